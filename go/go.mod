@@ -1,0 +1,3 @@
+module dbbench/go
+
+go 1.26.8

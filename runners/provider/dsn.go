@@ -1,0 +1,65 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/secret"
+)
+
+// ParseDSN parses a go-sql-driver DSN and registers its password as a secret. Its
+// errors never contain the DSN itself.
+func ParseDSN(dsn string) (*mysql.Config, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("malformed DSN (want user:password@tcp(host:port)/database): %s", secret.Scrub(err.Error()))
+	}
+	secret.Register(cfg.Passwd)
+	if cfg.DBName == "" {
+		return nil, fmt.Errorf("malformed DSN %s: it names no database (want user:password@tcp(host:port)/database)", Redact(cfg))
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Second // an unreachable host fails in seconds, not minutes
+	}
+	return cfg, nil
+}
+
+// attachDSN connects to an existing server. It changes nothing there but the users table
+// (replaced by the loader), and refuses a server that cannot hold the run's connections.
+func attachDSN(ctx context.Context, o Options) (*DB, error) {
+	if o.DSN == "" {
+		return nil, fmt.Errorf("dsn provider: no DSN given (--dsn user:password@tcp(host:port)/database)")
+	}
+	cfg, err := ParseDSN(o.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("dsn provider: %w", err)
+	}
+	db := &DB{Kind: "dsn", Config: cfg}
+	if err := checkServer(ctx, db, o.MaxConnections); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkServer connects and compares max_connections with what the run needs.
+func checkServer(ctx context.Context, db *DB, need int) error {
+	pool, err := db.Open()
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var max int
+	if err := pool.QueryRowContext(pctx, "SELECT @@max_connections").Scan(&max); err != nil {
+		return fmt.Errorf("%s provider: cannot reach %s: %s", db.Kind, db.Redacted(), secret.Scrub(err.Error()))
+	}
+	if max < need {
+		return fmt.Errorf("%s provider: server max_connections is %d but this run needs %d (its pools plus the runner's own); raise it (SET GLOBAL max_connections = %d) or run smaller pools",
+			db.Kind, max, need, need)
+	}
+	return nil
+}

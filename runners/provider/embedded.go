@@ -1,0 +1,250 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/secret"
+)
+
+// TempPrefix starts the name of every embedded server's temporary directory, so tests
+// (and people) can check that none is left behind.
+const TempPrefix = "dbbench-mariadb-"
+
+// EmbeddedSettings are the server options beyond the per-run ones (port, socket,
+// max_connections). They are written into results.json next to the measurements.
+var EmbeddedSettings = []string{
+	"--skip-name-resolve",
+	"--max-prepared-stmt-count=1048576", // 64 connections × prepare-per-query must never hit the default 16382
+	"--innodb-buffer-pool-size=256M",    // holds the whole users table
+	"--thread-cache-size=512",           // per-request variants reconnect all the time
+	"--max-connect-errors=1000000000",
+	"--general-log=0", // switched on only for the round-trip capture
+	"--performance-schema=0",
+	"--skip-log-bin",
+}
+
+func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
+	mariadbd, err := exec.LookPath("mariadbd")
+	if err != nil {
+		return nil, errors.New("embedded provider: no mariadbd on PATH: install Debian's mariadb-server (make deps) or add /usr/sbin to PATH")
+	}
+	installDB, err := exec.LookPath("mariadb-install-db")
+	if err != nil {
+		return nil, errors.New("embedded provider: no mariadb-install-db on PATH: install Debian's mariadb-server (make deps)")
+	}
+	sweepStale()
+	dir, err := os.MkdirTemp("", TempPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("embedded provider: %w", err)
+	}
+	// From here on every error path removes dir.
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		return nil, fmt.Errorf("embedded provider: %w", err)
+	}
+	user := []string{}
+	if os.Geteuid() == 0 {
+		user = []string{"--user=root"} // mariadbd refuses to run as root without it
+	}
+	datadir := filepath.Join(dir, "data")
+	install := exec.CommandContext(ctx, installDB, append([]string{"--no-defaults", "--datadir=" + datadir,
+		"--auth-root-authentication-method=socket", "--skip-test-db"}, user...)...)
+	if out, err := install.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("embedded provider: mariadb-install-db: %w: %s", err, lastLines(string(out), 3))
+	}
+
+	password := newPassword()
+	secret.Register(password)
+	// The init file creates the benchmark user with the generated password at start-up;
+	// it is 0600 inside our private directory and removed as soon as the server is up.
+	initFile := filepath.Join(dir, "init.sql")
+	initSQL := fmt.Sprintf(`CREATE DATABASE IF NOT EXISTS dbbench CHARACTER SET utf8mb4;
+CREATE USER IF NOT EXISTS 'dbbench'@'127.0.0.1' IDENTIFIED BY '%[1]s';
+CREATE USER IF NOT EXISTS 'dbbench'@'localhost' IDENTIFIED BY '%[1]s';
+GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
+`, password)
+	if err := os.WriteFile(initFile, []byte(initSQL), 0o600); err != nil {
+		return nil, fmt.Errorf("embedded provider: %w", err)
+	}
+
+	// A port picked free can be taken before mariadbd binds it (another dbbench starting at
+	// the same moment): then try again with a new one.
+	var srv *server
+	for attempt := 0; ; attempt++ {
+		port, perr := freePort()
+		if perr != nil {
+			return nil, fmt.Errorf("embedded provider: %w", perr)
+		}
+		args := append([]string{"--no-defaults", "--datadir=" + datadir},
+			append(user,
+				"--bind-address=127.0.0.1",
+				"--port="+strconv.Itoa(port),
+				"--socket="+filepath.Join(dir, "mariadbd.sock"),
+				"--pid-file="+filepath.Join(dir, "mariadbd.pid"),
+				"--log-error="+filepath.Join(dir, "error.log"),
+				"--init-file="+initFile,
+				"--max-connections="+strconv.Itoa(o.MaxConnections),
+			)...)
+		args = append(args, EmbeddedSettings...)
+		srv, err = launch(ctx, mariadbd, args, dir, port, password)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 4 {
+			return nil, err
+		}
+	}
+	os.Remove(initFile)
+	fmt.Fprintf(o.Log, "embedded mariadbd pid %d on 127.0.0.1:%d, datadir %s\n", srv.cmd.Process.Pid, srv.port, datadir)
+	return &DB{
+		Kind:   "embedded",
+		Config: srv.cfg,
+		PID:    srv.cmd.Process.Pid,
+		Dir:    dir,
+		close: func() error {
+			err := srv.stop()
+			if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+				err = fmt.Errorf("embedded provider: remove %s: %w", dir, rerr)
+			}
+			return err
+		},
+	}, nil
+}
+
+var errPortTaken = errors.New("port taken")
+
+type server struct {
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the process has exited
+	port   int
+	cfg    *mysql.Config
+	errLog string
+}
+
+func launch(ctx context.Context, bin string, args []string, dir string, port int, password string) (*server, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,            // a terminal's Ctrl-C reaches us, and we stop the server in order
+		Pdeathsig: syscall.SIGKILL, // if we are killed outright, the server does not outlive us
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("embedded provider: start mariadbd: %w", err)
+	}
+	s := &server{cmd: cmd, done: make(chan struct{}), port: port, errLog: filepath.Join(dir, "error.log")}
+	go func() { cmd.Wait(); close(s.done) }()
+
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.DBName = "dbbench", password, "dbbench"
+	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cfg.Timeout = 5 * time.Second
+	s.cfg = cfg
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-s.done:
+			log := readFile(s.errLog)
+			if strings.Contains(log, "Address already in use") || strings.Contains(log, "Can't start server: Bind on TCP/IP port") {
+				return nil, errPortTaken
+			}
+			return nil, fmt.Errorf("embedded provider: mariadbd exited during start-up: %s", lastLines(log, 3))
+		case <-ctx.Done():
+			s.stop()
+			return nil, fmt.Errorf("embedded provider: start interrupted: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := ping(pctx, cfg)
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("embedded provider: mariadbd not ready after 60s: %w; log: %s", err, lastLines(readFile(s.errLog), 3))
+		}
+	}
+}
+
+// stop asks mariadbd to shut down (SIGTERM) and kills it if it has not within 30 s.
+func (s *server) stop() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		return errors.New("embedded provider: mariadbd ignored SIGTERM for 30s and was killed")
+	}
+}
+
+// sweepStale removes the directories of embedded servers whose owner process is gone
+// (killed with SIGKILL, where no cleanup can run). Their mariadbd died with the owner
+// through Pdeathsig.
+func sweepStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), TempPrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
+		if err != nil {
+			continue // not ours to judge: maybe still being created
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(d)
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// newPassword makes a 26-character base32 password (A-Z, 2-7, 130 random bits), so it
+// needs no quoting in SQL, in a DSN or in a php-fpm environment line.
+func newPassword() string { return rand.Text() }
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+

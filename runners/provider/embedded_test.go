@@ -1,0 +1,104 @@
+package provider
+
+import (
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"dbbench/fixtures"
+)
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+// gone fails the test if the embedded server's process or directory is still there.
+func assertGone(t *testing.T, pid int, dir string) {
+	t.Helper()
+	if pid == 0 || dir == "" {
+		t.Fatalf("no pid (%d) or dir (%q) recorded", pid, dir)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("mariadbd pid %d still exists (kill 0: %v)", pid, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("datadir %s left behind (stat: %v)", dir, err)
+	}
+}
+
+func TestEmbeddedLoadsVerifiesAndCleansUp(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now()
+	db, err := Start(ctx, Options{Rows: fixtures.DefaultRows, MaxConnections: 300, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("embedded start + load + verify of %d rows: %v", fixtures.DefaultRows, time.Since(t0))
+	pid, dir := db.PID, db.Dir
+	defer func() {
+		db.Close()
+		assertGone(t, pid, dir)
+	}()
+
+	pool, err := db.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var max int
+	if err := pool.QueryRow("SELECT @@max_connections").Scan(&max); err != nil || max != 300 {
+		t.Fatalf("max_connections = %d, %v; want 300", max, err)
+	}
+	var bind string
+	if err := pool.QueryRow("SELECT @@bind_address").Scan(&bind); err != nil || bind != "127.0.0.1" {
+		t.Fatalf("bind_address = %q, %v; want 127.0.0.1", bind, err)
+	}
+	var name string
+	if err := pool.QueryRow("SELECT name FROM users WHERE id = 42").Scan(&name); err != nil || name != fixtures.Name(42) {
+		t.Fatalf("users[42] = %q, %v; want %q", name, err, fixtures.Name(42))
+	}
+	if err := fixtures.Verify(ctx, pool, fixtures.DefaultRows); err != nil {
+		t.Fatalf("Verify on a fresh table: %v", err)
+	}
+	// A corrupted row makes the checksum fail; so does a missing one.
+	if _, err := pool.Exec("UPDATE users SET name = 'Mallory' WHERE id = 777"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.Verify(ctx, pool, fixtures.DefaultRows); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("Verify after corrupting a name = %v, want a checksum error", err)
+	}
+	if _, err := pool.Exec("DELETE FROM users WHERE id = 5"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.Verify(ctx, pool, fixtures.DefaultRows); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Fatalf("Verify after deleting a row = %v, want a row-count error", err)
+	}
+}
+
+func TestTwoEmbeddedServersGetTwoPorts(t *testing.T) {
+	ctx := context.Background()
+	a, err := Start(ctx, Options{Rows: 10, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Start(ctx, Options{Rows: 10, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.Config.Addr == b.Config.Addr || a.Config.Passwd == b.Config.Passwd {
+		t.Fatalf("two servers share an address (%s, %s) or a password", a.Config.Addr, b.Config.Addr)
+	}
+}
+
+func TestNoMariadbdOnPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Start(context.Background(), Options{Rows: 10, Log: testLog{t}})
+	if err == nil || !strings.Contains(err.Error(), "no mariadbd on PATH") {
+		t.Fatalf("Start with empty PATH = %v, want 'no mariadbd on PATH'", err)
+	}
+}

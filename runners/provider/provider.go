@@ -1,0 +1,152 @@
+// Package provider brings up the database a run measures against: a private embedded
+// mariadbd (the default), an existing server named by a DSN, or MySQL in a container.
+// Whatever the kind, the caller gets a *DB whose Close undoes what Start did.
+package provider
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/fixtures"
+	"dbbench/runners/secret"
+)
+
+// Kinds lists the providers Start knows, in the order the CLI shows them.
+var Kinds = []string{"embedded", "dsn", "testcontainers"}
+
+// Options say which database to bring up and what the run will ask of it.
+type Options struct {
+	Kind string // one of Kinds; "" means embedded
+	DSN  string // for Kind "dsn": go-sql-driver format user:pass@tcp(host:port)/db
+	// MaxConnections is what the run needs at most at once (all pools plus the runner's
+	// own). The embedded server is started with it; a dsn server must allow it.
+	MaxConnections int
+	Rows           int       // fixture rows to load; 0 means fixtures.DefaultRows
+	Log            io.Writer // progress lines; nil means os.Stderr
+}
+
+// DB is a running, loaded database.
+type DB struct {
+	Kind   string
+	Config *mysql.Config // full, with the password: never print it, use Redacted
+	Rows   int
+	// Server facts for results.json, read once after start.
+	Version string
+	// For the embedded server: its process (the runner reads its CPU time from /proc)
+	// and its private directory. Zero for servers dbbench did not start.
+	PID int
+	Dir string
+	close   func() error
+}
+
+// DSN is the full go-sql-driver DSN, password included: write it only to a 0600 file.
+func (d *DB) DSN() string { return d.Config.FormatDSN() }
+
+// Redacted is the DSN with the password masked, for people and logs.
+func (d *DB) Redacted() string { return Redact(d.Config) }
+
+// Redact formats cfg as a DSN with its password masked.
+func Redact(cfg *mysql.Config) string {
+	c := cfg.Clone()
+	if c.Passwd != "" {
+		c.Passwd = secret.Mask
+	}
+	return c.FormatDSN()
+}
+
+// Open returns a new pool on the database; the caller closes it.
+func (d *DB) Open() (*sql.DB, error) {
+	c, err := mysql.NewConnector(d.Config)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	return sql.OpenDB(c), nil
+}
+
+// Close stops what Start started (for embedded: the server and its datadir). Safe to
+// call more than once.
+func (d *DB) Close() error {
+	if d == nil || d.close == nil {
+		return nil
+	}
+	f := d.close
+	d.close = nil
+	return f()
+}
+
+// Start brings the database up, loads the fixtures and verifies their checksum.
+// On any error everything started so far is stopped again.
+func Start(ctx context.Context, o Options) (*DB, error) {
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if o.Rows == 0 {
+		o.Rows = fixtures.DefaultRows
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = 512
+	}
+	var (
+		db  *DB
+		err error
+	)
+	switch o.Kind {
+	case "", "embedded":
+		db, err = startEmbedded(ctx, o)
+	case "dsn":
+		db, err = attachDSN(ctx, o)
+	case "testcontainers":
+		db, err = startContainer(ctx, o)
+	default:
+		return nil, fmt.Errorf("unknown provider %q (want one of %s)", o.Kind, strings.Join(Kinds, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	db.Rows = o.Rows
+	if err := db.load(ctx, o.Log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (d *DB) load(ctx context.Context, log io.Writer) error {
+	pool, err := d.Open()
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pool.QueryRowContext(ctx, "SELECT VERSION()").Scan(&d.Version); err != nil {
+		return fmt.Errorf("%s provider: read server version: %w", d.Kind, err)
+	}
+	t0 := time.Now()
+	if err := fixtures.Load(ctx, pool, d.Rows); err != nil {
+		return err
+	}
+	loaded := time.Since(t0)
+	if err := fixtures.Verify(ctx, pool, d.Rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "loaded %d users in %.2fs, checksum verified\n", d.Rows, loaded.Seconds())
+	return nil
+}
+
+// ping opens a short-lived pool and pings until ctx ends; a refused connection is
+// retried, an authentication error is returned at once.
+func ping(ctx context.Context, cfg *mysql.Config) error {
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	pool := sql.OpenDB(c)
+	defer pool.Close()
+	return pool.PingContext(ctx)
+}

@@ -1,0 +1,3 @@
+module dbbench/schema
+
+go 1.26.8
