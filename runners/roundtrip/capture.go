@@ -1,0 +1,183 @@
+// Package roundtrip counts the MySQL commands a target sends per request: from the
+// server's general log (by command type), cross-checked with SHOW GLOBAL STATUS deltas,
+// and optionally on the wire through a counting Proxy, which also sees what the general
+// log does not (COM_PING).
+package roundtrip
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// StatusVars are the SHOW GLOBAL STATUS counters whose deltas a capture records.
+// Questions counts COM_QUERY and COM_STMT_EXECUTE but not Prepare or Close;
+// Com_admin_commands counts COM_PING among others.
+var StatusVars = []string{
+	"Questions", "Queries", "Com_select", "Com_stmt_prepare", "Com_stmt_execute",
+	"Com_stmt_close", "Com_stmt_reprepare", "Com_change_db", "Com_set_option",
+	"Com_admin_commands", "Connections", "Bytes_sent", "Bytes_received",
+}
+
+// Settle is how long Capture waits after the last response before it reads the
+// counters: a driver may send COM_STMT_CLOSE or COM_QUIT after the HTTP response has
+// already gone out, and those must be counted with their request.
+var Settle = 300 * time.Millisecond
+
+// Result is what one capture saw.
+type Result struct {
+	Requests int
+	Log      map[string]int64 // general_log rows by command_type
+	Status   map[string]int64 // SHOW GLOBAL STATUS deltas, the capture's own queries subtracted
+	Wire     map[string]int64 // commands counted by a Proxy (WithProxy), else nil
+	Queries  []string         // distinct statements of Query/Prepare rows, numbers replaced by ?
+}
+
+// PerRequest is the general-log counts divided by the number of requests.
+func (r *Result) PerRequest() map[string]float64 { return perRequest(r.Log, r.Requests) }
+
+// WirePerRequest is the wire counts divided by the number of requests (nil without a proxy).
+func (r *Result) WirePerRequest() map[string]float64 {
+	if r.Wire == nil {
+		return nil
+	}
+	return perRequest(r.Wire, r.Requests)
+}
+
+func perRequest(m map[string]int64, n int) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = float64(v) / float64(n)
+	}
+	return out
+}
+
+// Option changes what Capture does.
+type Option func(*captureOptions)
+
+type captureOptions struct{ proxy *Proxy }
+
+// WithProxy makes Capture also record p's wire counts (p is reset before do runs).
+func WithProxy(p *Proxy) Option { return func(o *captureOptions) { o.proxy = p } }
+
+// Capture switches the general log on (log_output=TABLE), truncates it, snapshots the
+// status counters, calls do (which must send exactly `requests` requests), waits Settle,
+// snapshots again, switches the log off and reads the rows of every thread but its own.
+// The server's general log is global: nothing else may use the server meanwhile.
+func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, opts ...Option) (res *Result, err error) {
+	if requests < 1 {
+		return nil, fmt.Errorf("roundtrip: requests must be at least 1, got %d", requests)
+	}
+	var o captureOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	// One connection for everything, so its own thread id can be left out of the log.
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("roundtrip: admin connection: %w", err)
+	}
+	defer conn.Close()
+	var self int64
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&self); err != nil {
+		return nil, fmt.Errorf("roundtrip: connection id: %w", err)
+	}
+	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1", "TRUNCATE TABLE mysql.general_log"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("roundtrip: %s: %w (the user needs the SUPER or equivalent privilege)", q, err)
+		}
+	}
+	// The log must go off again whatever happens, or every later measurement pays for it.
+	defer func() {
+		if _, offErr := conn.ExecContext(context.WithoutCancel(ctx), "SET GLOBAL general_log = 0"); offErr != nil && err == nil {
+			err = fmt.Errorf("roundtrip: switch general log off: %w", offErr)
+		}
+	}()
+
+	// Two snapshots back to back measure what a snapshot itself adds to the counters
+	// (its own statement and result bytes), which is then subtracted.
+	s0, err := status(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	s1, err := status(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if o.proxy != nil {
+		o.proxy.Reset()
+	}
+	if err := do(ctx); err != nil {
+		return nil, fmt.Errorf("roundtrip: sending requests: %w", err)
+	}
+	select {
+	case <-time.After(Settle):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s2, err := status(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}}
+	if o.proxy != nil {
+		res.Wire = o.proxy.Counts()
+	}
+	for _, k := range StatusVars {
+		res.Status[k] = (s2[k] - s1[k]) - (s1[k] - s0[k])
+	}
+	if _, err := conn.ExecContext(ctx, "SET GLOBAL general_log = 0"); err != nil {
+		return nil, fmt.Errorf("roundtrip: switch general log off: %w", err)
+	}
+	rows, err := conn.QueryContext(ctx,
+		"SELECT command_type, CAST(argument AS CHAR) FROM mysql.general_log WHERE thread_id <> ?", self)
+	if err != nil {
+		return nil, fmt.Errorf("roundtrip: read general log: %w", err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	for rows.Next() {
+		var cmd, arg string
+		if err := rows.Scan(&cmd, &arg); err != nil {
+			return nil, fmt.Errorf("roundtrip: read general log: %w", err)
+		}
+		res.Log[cmd]++
+		if cmd == "Query" || cmd == "Prepare" {
+			q := cmd + ": " + numbers.ReplaceAllString(arg, "?")
+			if !seen[q] && len(seen) < 50 {
+				seen[q] = true
+				res.Queries = append(res.Queries, q)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("roundtrip: read general log: %w", err)
+	}
+	sort.Strings(res.Queries)
+	return res, nil
+}
+
+var numbers = regexp.MustCompile(`\b\d+\b`)
+
+func status(ctx context.Context, conn *sql.Conn) (map[string]int64, error) {
+	rows, err := conn.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil, fmt.Errorf("roundtrip: show global status: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("roundtrip: show global status: %w", err)
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[k] = n
+		}
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,134 @@
+package roundtrip
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/dbtest"
+)
+
+// open returns a pool of one connection to dsn with interpolateParams as given.
+func open(t *testing.T, dsn string, interpolate bool) *sql.DB {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.InterpolateParams = interpolate
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// The driver's well-known behaviour, seen through the log, the counters and the wire:
+// with interpolateParams=false a query with an argument is Prepare + Execute + Close
+// stmt; with true it is one Query. A ping shows only on the wire and in
+// Com_admin_commands, never in the general log.
+func TestCaptureCountsDriverCommands(t *testing.T) {
+	db := dbtest.Start(t, 100)
+	admin, err := db.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	proxy, err := StartProxy(db.Config.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	viaProxy, err := RewriteDSN(db.DSN(), proxy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	ctx := context.Background()
+
+	for _, tc := range []struct {
+		interpolate bool
+		log, wire   map[string]int64
+		status      map[string]int64
+	}{
+		{false,
+			map[string]int64{"Prepare": n, "Execute": n, "Close stmt": n},
+			map[string]int64{"Prepare": n, "Execute": n, "Close stmt": n, "Ping": n},
+			map[string]int64{"Com_stmt_prepare": n, "Com_stmt_execute": n, "Com_stmt_close": n, "Com_select": n, "Questions": n, "Com_admin_commands": n}},
+		{true,
+			map[string]int64{"Query": n},
+			map[string]int64{"Query": n, "Ping": n},
+			map[string]int64{"Com_stmt_prepare": 0, "Com_stmt_execute": 0, "Com_select": n, "Questions": n, "Com_admin_commands": n}},
+	} {
+		pool := open(t, viaProxy, tc.interpolate)
+		if err := pool.Ping(); err != nil { // connect before the capture
+			t.Fatal(err)
+		}
+		res, err := Capture(ctx, admin, n, func(ctx context.Context) error {
+			for id := 1; id <= n; id++ {
+				var name string
+				if err := pool.QueryRowContext(ctx, "SELECT name FROM users WHERE id = ?", id).Scan(&name); err != nil {
+					return err
+				}
+				if err := pool.PingContext(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, WithProxy(proxy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("interpolate=%v log=%v wire=%v status=%v queries=%v", tc.interpolate, res.Log, res.Wire, res.Status, res.Queries)
+		assertCounts(t, "general log", res.Log, tc.log)
+		assertCounts(t, "wire", res.Wire, tc.wire)
+		for k, want := range tc.status {
+			if got := res.Status[k]; got != want {
+				t.Errorf("interpolate=%v: status %s delta = %d, want %d", tc.interpolate, k, got, want)
+			}
+		}
+		if per := res.PerRequest(); tc.interpolate && per["Query"] != 1 {
+			t.Errorf("PerRequest()[Query] = %v, want 1", per["Query"])
+		}
+		pool.Close()
+	}
+
+	// The general log is off again afterwards.
+	var on int
+	if err := admin.QueryRow("SELECT @@general_log").Scan(&on); err != nil || on != 0 {
+		t.Fatalf("general_log = %d, %v after Capture; want 0", on, err)
+	}
+}
+
+// assertCounts compares exactly: every wanted command with its count and nothing else.
+func assertCounts(t *testing.T, what string, got, want map[string]int64) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s = %d, want %d (all: %v)", what, k, got[k], v, got)
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && v != 0 {
+			t.Errorf("%s: unexpected %s = %d (all: %v)", what, k, v, got)
+		}
+	}
+}
+
+func TestRewriteDSN(t *testing.T) {
+	got, err := RewriteDSN("u:p@tcp(127.0.0.1:3306)/db?interpolateParams=true", "127.0.0.1:9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "u:p@tcp(127.0.0.1:9)/db?interpolateParams=true"; got != want {
+		t.Fatalf("RewriteDSN = %q, want %q", got, want)
+	}
+	if _, err := RewriteDSN("not a dsn", "x"); err == nil {
+		t.Fatal("RewriteDSN accepted a malformed DSN")
+	}
+}

@@ -1,0 +1,168 @@
+package roundtrip
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// commandNames spells MySQL protocol command bytes as the general log does, plus the
+// commands the general log never shows.
+var commandNames = map[byte]string{
+	0x01: "Quit", 0x02: "Init DB", 0x03: "Query", 0x0e: "Ping",
+	0x11: "Change user", 0x16: "Prepare", 0x17: "Execute", 0x18: "Long Data",
+	0x19: "Close stmt", 0x1a: "Reset stmt", 0x1b: "Set option", 0x1c: "Fetch",
+	0x1f: "Reset connection",
+}
+
+// Proxy forwards TCP connections to a MySQL server and counts the commands clients send:
+// every client packet with sequence id 0 starts a command, and its first byte says which.
+// It assumes no TLS and no protocol compression (dbbench uses neither).
+type Proxy struct {
+	upstream string
+	ln       net.Listener
+	mu       sync.Mutex
+	counts   map[string]int64
+	conns    map[net.Conn]struct{}
+	wg       sync.WaitGroup
+}
+
+// StartProxy listens on a free loopback port and forwards to upstream (host:port).
+func StartProxy(upstream string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("roundtrip proxy: %w", err)
+	}
+	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, conns: map[net.Conn]struct{}{}}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the proxy's listening address (127.0.0.1:PORT).
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Counts returns a copy of the counts since the last Reset. "Connect" is the number of
+// client connections accepted.
+func (p *Proxy) Counts() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int64, len(p.counts))
+	for k, v := range p.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Reset sets every count to zero.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	p.counts = map[string]int64{}
+	p.mu.Unlock()
+}
+
+// Close stops accepting, cuts every open connection and waits for the forwarders.
+func (p *Proxy) Close() error {
+	err := p.ln.Close()
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	return err
+}
+
+func (p *Proxy) add(name string) {
+	p.mu.Lock()
+	p.counts[name]++
+	p.mu.Unlock()
+}
+
+func (p *Proxy) track(c net.Conn, on bool) {
+	p.mu.Lock()
+	if on {
+		p.conns[c] = struct{}{}
+	} else {
+		delete(p.conns, c)
+	}
+	p.mu.Unlock()
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		p.add("Connect")
+		p.wg.Add(1)
+		go p.serve(client)
+	}
+}
+
+func (p *Proxy) serve(client net.Conn) {
+	defer p.wg.Done()
+	server, err := net.Dial("tcp", p.upstream)
+	if err != nil {
+		client.Close()
+		return
+	}
+	p.track(client, true)
+	p.track(server, true)
+	defer func() {
+		p.track(client, false)
+		p.track(server, false)
+	}()
+	done := make(chan struct{})
+	go func() {
+		io.Copy(client, server)
+		client.Close()
+		close(done)
+	}()
+	p.countAndForward(client, server)
+	server.Close()
+	<-done
+}
+
+// countAndForward copies client packets to the server, counting each command.
+func (p *Proxy) countAndForward(client, server net.Conn) {
+	r := bufio.NewReaderSize(client, 64<<10)
+	var header [4]byte
+	for {
+		if _, err := io.ReadFull(r, header[:]); err != nil {
+			return
+		}
+		n := int(header[0]) | int(header[1])<<8 | int(header[2])<<16
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return
+		}
+		if header[3] == 0 && n > 0 {
+			name, ok := commandNames[payload[0]]
+			if !ok {
+				name = fmt.Sprintf("0x%02x", payload[0])
+			}
+			p.add(name)
+		}
+		if _, err := server.Write(append(header[:], payload...)); err != nil {
+			return
+		}
+	}
+}
+
+// RewriteDSN returns dsn with its host:port replaced by addr (to route it through a Proxy).
+func RewriteDSN(dsn, addr string) (string, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", errors.New("roundtrip: malformed DSN: " + err.Error())
+	}
+	cfg.Net, cfg.Addr = "tcp", addr
+	return cfg.FormatDSN(), nil
+}
