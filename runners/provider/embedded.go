@@ -247,4 +247,3 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
-

@@ -13,7 +13,10 @@ import (
 
 type testLog struct{ t *testing.T }
 
-func (l testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // gone fails the test if the embedded server's process or directory is still there.
 func assertGone(t *testing.T, pid int, dir string) {

@@ -41,9 +41,9 @@ type DB struct {
 	Version string
 	// For the embedded server: its process (the runner reads its CPU time from /proc)
 	// and its private directory. Zero for servers dbbench did not start.
-	PID int
-	Dir string
-	close   func() error
+	PID   int
+	Dir   string
+	close func() error
 }
 
 // DSN is the full go-sql-driver DSN, password included: write it only to a 0600 file.
