@@ -1,0 +1,290 @@
+package procstat
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startShell runs script under sh in its own process group, killed (group and all) when
+// the test ends, however it ends.
+func startShell(t *testing.T, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// waitFor polls cond until it holds, failing the test after a generous limit.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestParseStatCommandWithSpacesAndParens(t *testing.T) {
+	line := []byte("42 (a b) (c)) S 7 42 42 0 -1 4194304 98 0 0 0 250 130 9 1 20 0 1 0 58906 3133440 362 18446744073709551615\n")
+	s, err := parseStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stat{ppid: 7, startTime: 58906, times: Times{
+		User: 2500 * time.Millisecond, System: 1300 * time.Millisecond,
+		ChildUser: 90 * time.Millisecond, ChildSystem: 10 * time.Millisecond,
+	}}
+	if s != want {
+		t.Fatalf("parseStat = %+v, want %+v", s, want)
+	}
+	if _, err := parseStat([]byte("42 (x) S 7 42")); err == nil {
+		t.Fatal("a truncated line parsed without error")
+	}
+}
+
+func TestBusyChildAccumulatesCPU(t *testing.T) {
+	cmd := startShell(t, "while :; do :; done")
+	pid := cmd.Process.Pid
+	waitFor(t, "the busy loop to use 200 ms of CPU", func() bool {
+		tm, err := ReadTimes(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.Own() >= 200*time.Millisecond
+	})
+	// An idle process in the same state stays near zero.
+	idle := startShell(t, "sleep 30")
+	time.Sleep(300 * time.Millisecond)
+	tm, err := ReadTimes(idle.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm.Own() > 100*time.Millisecond {
+		t.Fatalf("sleeping process used %v of CPU", tm.Own())
+	}
+}
+
+func TestReadTimesOfMissingProcess(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTimes(cmd.Process.Pid); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ReadTimes of a reaped process: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestDescendantsFindsGrandchildren(t *testing.T) {
+	// root sh -> (sh -> sleep), sleep; the "; true" keeps sh from exec'ing its last command.
+	cmd := startShell(t, `sh -c "sleep 30; true" & sleep 30; true`)
+	root := cmd.Process.Pid
+	var kids []int
+	waitFor(t, "three descendants", func() bool {
+		var err error
+		kids, err = Descendants(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(kids) == 3
+	})
+	// Every descendant's parent chain must lead back to root.
+	for _, k := range kids {
+		p := k
+		for p != root {
+			s, err := readStat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ppid <= 1 {
+				t.Fatalf("descendant %d does not lead back to %d", k, root)
+			}
+			p = s.ppid
+		}
+	}
+	tree, err := Tree(root, kids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree) != 4 || tree[0] != root {
+		t.Fatalf("Tree(root, child) = %v, want root first and 4 distinct processes", tree)
+	}
+	if slices.Contains(kids, os.Getpid()) {
+		t.Fatal("the test process listed as its own child's descendant")
+	}
+}
+
+func TestSampleCountsGrandchildCPU(t *testing.T) {
+	cmd := startShell(t, `sh -c "while :; do :; done; true"; true`)
+	root := cmd.Process.Pid
+	waitFor(t, "the busy grandchild", func() bool {
+		k, err := Descendants(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(k) == 1
+	})
+	start, err := Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start.Len() != 2 {
+		t.Fatalf("start sample has %d processes, want 2", start.Len())
+	}
+	var d Delta
+	waitFor(t, "200 ms of CPU in the tree", func() bool {
+		end, err := Take(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = end.Sub(start)
+		return d.CPU() >= 200*time.Millisecond
+	})
+	if d.Started != 0 || d.Exited != 0 || d.Lost != 0 {
+		t.Fatalf("stable tree reported %s", d)
+	}
+	if d.CPU() > d.Wall+100*time.Millisecond {
+		t.Fatalf("one busy process used more CPU than wall time: %s", d)
+	}
+}
+
+// A child that burns CPU and exits inside the window must still be counted: its time
+// reaches the parent's children times when the parent reaps it.
+func TestSampleCountsChildThatExited(t *testing.T) {
+	// The loop costs about 0.6 s of CPU here; the parent waits for it, then sleeps.
+	cmd := startShell(t, `sh -c 'i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done'; sleep 30; true`)
+	root := cmd.Process.Pid
+	var start *Sample
+	waitFor(t, "the counting child", func() bool {
+		var err error
+		if start, err = Take(root); err != nil {
+			t.Fatal(err)
+		}
+		return start.Len() == 2
+	})
+	var d Delta
+	waitFor(t, "the counting child to be replaced by sleep", func() bool {
+		end, err := Take(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = end.Sub(start)
+		return d.Exited == 1 && d.Started == 1
+	})
+	if d.Lost != 0 {
+		t.Fatalf("child reaped by a tracked parent counted as lost: %s", d)
+	}
+	if d.CPU() < 200*time.Millisecond {
+		t.Fatalf("the exited child's CPU is missing: %s", d)
+	}
+	// Counting only the processes alive at both ends would have missed it: the parent
+	// itself did next to nothing.
+	rootTimes, err := ReadTimes(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rootTimes.Own() >= 100*time.Millisecond {
+		t.Fatalf("root itself used %v; the test needs an idle parent", rootTimes.Own())
+	}
+}
+
+func TestSelfGrowsWithWork(t *testing.T) {
+	before, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for i := 0; i < 1<<27; i++ {
+		x ^= i * i
+	}
+	after, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Own() <= before.Own() {
+		t.Fatalf("self CPU did not grow over a busy loop (%v -> %v, x=%d)", before.Own(), after.Own(), x)
+	}
+}
+
+func TestPeakRSSAndReset(t *testing.T) {
+	self := os.Getpid()
+	base, err := PeakRSS(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 128 << 20
+	b := make([]byte, size)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	peak, err := PeakRSS(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak < size {
+		t.Fatalf("peak RSS %d after touching %d bytes (before: %d)", peak, size, base)
+	}
+	b = nil
+	debug.FreeOSMemory()
+	if err := ResetPeakRSS(self); err != nil {
+		t.Fatal(err)
+	}
+	after, err := PeakRSS(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after > peak-size/2 {
+		t.Fatalf("peak RSS after reset %d, before %d: not reset", after, peak)
+	}
+	// A sum over processes, vanished ones skipped.
+	idle := startShell(t, "sleep 30")
+	both, err := PeakRSS(self, idle.Process.Pid, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if both <= after {
+		t.Fatalf("PeakRSS(self, sleep) = %d, not more than self alone (%d)", both, after)
+	}
+}
+
+// A process whose parent leaves the tree is re-parented outside it; Sub must say so
+// rather than pretend its CPU was counted.
+func TestSampleReportsLostOrphans(t *testing.T) {
+	cmd := startShell(t, `sh -c "sleep 30 & sleep 0.5; true"; sleep 30; true`)
+	root := cmd.Process.Pid
+	var start *Sample
+	waitFor(t, "root, inner sh and its two sleeps", func() bool {
+		var err error
+		if start, err = Take(root); err != nil {
+			t.Fatal(err)
+		}
+		return start.Len() == 4
+	})
+	var d Delta
+	waitFor(t, "the inner sh to exit and root to start its sleep", func() bool {
+		end, err := Take(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = end.Sub(start)
+		return d.Exited == 3 && d.Started == 1
+	})
+	// The inner sh was reaped by root (counted); both sleeps lost their parent.
+	if d.Lost != 2 {
+		t.Fatalf("got %s, want 2 of the 3 exited lost", d)
+	}
+}
