@@ -10,7 +10,7 @@ import (
 )
 
 // Prefix starts every variant's benchmark name, so benchstat reads it as one benchmark
-// with sub-keys it can slice by.
+// with sub-nameKeys it can slice by.
 const Prefix = "BenchmarkSingleRow"
 
 // Variant is one point in lang × layer × stmt × conn × pool.
@@ -33,22 +33,22 @@ func (v Variant) Name() string { return Prefix + "/" + v.Key() }
 
 func (v Variant) String() string { return v.Key() }
 
-// keys in the order a variant name spells them.
-var keys = []string{"lang", "layer", "stmt", "conn", "pool"}
+// nameKeys in the order a variant name spells them.
+var nameKeys = []string{"lang", "layer", "stmt", "conn", "pool"}
 
 // ParseName reads a variant from its Key or Name. It checks the form only; Matrix.Check
 // says whether the matrix knows the variant.
 func ParseName(s string) (Variant, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, Prefix), "/")
 	parts := strings.Split(s, "/")
-	if len(parts) != len(keys) {
+	if len(parts) != len(nameKeys) {
 		return Variant{}, fmt.Errorf("variant %q: want %s", s, strings.Join(keysForm(), "/"))
 	}
 	var v Variant
 	for i, p := range parts {
 		k, val, ok := strings.Cut(p, "=")
-		if !ok || k != keys[i] || val == "" {
-			return Variant{}, fmt.Errorf("variant %q: part %d is %q, want %s=…", s, i+1, p, keys[i])
+		if !ok || k != nameKeys[i] || val == "" {
+			return Variant{}, fmt.Errorf("variant %q: part %d is %q, want %s=…", s, i+1, p, nameKeys[i])
 		}
 		switch k {
 		case "lang":
@@ -71,8 +71,8 @@ func ParseName(s string) (Variant, error) {
 }
 
 func keysForm() []string {
-	out := make([]string, len(keys))
-	for i, k := range keys {
+	out := make([]string, len(nameKeys))
+	for i, k := range nameKeys {
 		out[i] = k + "=…"
 	}
 	return out

@@ -1,0 +1,280 @@
+package matrix
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// parser walks the YAML node tree by hand so that every error can name the file, the
+// line and what would have been allowed.
+type parser struct{ file string }
+
+func (p parser) errorf(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", p.file, n.Line, fmt.Sprintf(format, args...))
+}
+
+// mapping reads a mapping whose keys must be among allowed (any key when allowed is empty).
+func (p parser) mapping(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errorf(n, "%s must be a mapping", what)
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if len(allowed) > 0 && !slices.Contains(allowed, k.Value) {
+			return nil, p.errorf(k, "unknown key %q in %s (allowed: %s)", k.Value, what, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, p.errorf(k, "key %q given twice in %s", k.Value, what)
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+// keys returns a mapping's keys in file order.
+func keys(n *yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i])
+	}
+	return out
+}
+
+func (p parser) required(at *yaml.Node, m map[string]*yaml.Node, names ...string) error {
+	for _, k := range names {
+		if m[k] == nil {
+			return p.errorf(at, "missing key %q", k)
+		}
+	}
+	return nil
+}
+
+func (p parser) strings(n *yaml.Node, what string, allowed []string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errorf(n, "%s must be a list", what)
+	}
+	var out []string
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode {
+			return nil, p.errorf(c, "%s must hold plain values", what)
+		}
+		if allowed != nil && !slices.Contains(allowed, c.Value) {
+			return nil, p.errorf(c, "unknown %s %q (allowed: %s)", what, c.Value, strings.Join(allowed, ", "))
+		}
+		out = append(out, c.Value)
+	}
+	if len(out) == 0 {
+		return nil, p.errorf(n, "%s is empty", what)
+	}
+	return out, nil
+}
+
+func (p parser) ints(n *yaml.Node, what string) ([]int, error) {
+	vals, err := p.strings(n, what, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(vals))
+	for i, s := range vals {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			return nil, p.errorf(n.Content[i], "%s: %q is not a positive integer", what, s)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (p parser) positive(n *yaml.Node, what string) (int, error) {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 1 {
+		return 0, p.errorf(n, "%s: %q is not a positive integer", what, n.Value)
+	}
+	return v, nil
+}
+
+func (p parser) duration(n *yaml.Node, what string) (time.Duration, error) {
+	d, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+		return 0, p.errorf(n, "%s: %q is not a positive duration (like 500ms or 3s)", what, n.Value)
+	}
+	return d, nil
+}
+
+func (p parser) regexp(n *yaml.Node, what string) (*regexp.Regexp, error) {
+	if n.Kind != yaml.ScalarNode {
+		return nil, p.errorf(n, "%s must be a pattern", what)
+	}
+	re, err := regexp.Compile(n.Value)
+	if err != nil {
+		return nil, p.errorf(n, "%s: %v", what, err)
+	}
+	return re, nil
+}
+
+func (p parser) langs(m *Matrix, n *yaml.Node) error {
+	langs, err := p.mapping(n, "langs")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys(n) {
+		ln := k.Value
+		spec, err := p.mapping(langs[ln], "lang "+ln, "pool_sweep", "layers")
+		if err != nil {
+			return err
+		}
+		if err := p.required(langs[ln], spec, "layers"); err != nil {
+			return err
+		}
+		l := &Lang{Name: ln, Layers: map[string]Layer{}}
+		if s := spec["pool_sweep"]; s != nil {
+			if l.PoolSweep, err = p.ints(s, "pool_sweep"); err != nil {
+				return err
+			}
+		}
+		layers, err := p.mapping(spec["layers"], "layers of "+ln)
+		if err != nil {
+			return err
+		}
+		for _, lk := range keys(spec["layers"]) {
+			ls, err := p.mapping(layers[lk.Value], "layer "+lk.Value, "stmt", "conn")
+			if err != nil {
+				return err
+			}
+			if err := p.required(layers[lk.Value], ls, "stmt", "conn"); err != nil {
+				return err
+			}
+			var layer Layer
+			if layer.Stmt, err = p.strings(ls["stmt"], "stmt", Stmts); err != nil {
+				return err
+			}
+			if layer.Conn, err = p.strings(ls["conn"], "conn", Conns); err != nil {
+				return err
+			}
+			l.Layers[lk.Value] = layer
+			l.order = append(l.order, lk.Value)
+		}
+		m.Langs[ln] = l
+		m.order = append(m.order, ln)
+	}
+	return nil
+}
+
+func (p parser) exclude(m *Matrix, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errorf(n, "exclude must be a list")
+	}
+	for _, c := range n.Content {
+		e, err := p.mapping(c, "an exclude entry", "match", "why")
+		if err != nil {
+			return err
+		}
+		if err := p.required(c, e, "match", "why"); err != nil {
+			return err
+		}
+		re, err := p.regexp(e["match"], "match")
+		if err != nil {
+			return err
+		}
+		m.Exclude = append(m.Exclude, Exclusion{Match: re, Why: e["why"].Value})
+	}
+	return nil
+}
+
+func (p parser) rules(m *Matrix, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errorf(n, "roundtrips must be a list")
+	}
+	for _, c := range n.Content {
+		r, err := p.mapping(c, "a roundtrips rule", "match", "commands")
+		if err != nil {
+			return err
+		}
+		if err := p.required(c, r, "match", "commands"); err != nil {
+			return err
+		}
+		re, err := p.regexp(r["match"], "match")
+		if err != nil {
+			return err
+		}
+		cmds, err := p.mapping(r["commands"], "commands", Commands...)
+		if err != nil {
+			return err
+		}
+		rule := Rule{Match: re, Commands: map[string]int{}}
+		for k, v := range cmds {
+			n, err := strconv.Atoi(v.Value)
+			if err != nil {
+				return p.errorf(v, "count of %s: %q is not an integer", k, v.Value)
+			}
+			rule.Commands[k] = n
+		}
+		m.Rules = append(m.Rules, rule)
+	}
+	return nil
+}
+
+func (p parser) presets(m *Matrix, n *yaml.Node) error {
+	presets, err := p.mapping(n, "presets")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys(n) {
+		pn := presets[k.Value]
+		f, err := p.mapping(pn, "preset "+k.Value,
+			"about", "include", "pools", "connections", "warmup", "duration", "reps")
+		if err != nil {
+			return err
+		}
+		if err := p.required(pn, f, "include", "pools", "connections", "warmup", "duration", "reps"); err != nil {
+			return err
+		}
+		ps := &Preset{Name: k.Value, Pools: map[string][]int{}}
+		if a := f["about"]; a != nil {
+			ps.About = a.Value
+		}
+		if _, err := p.strings(f["include"], "include", nil); err != nil {
+			return err
+		}
+		for _, c := range f["include"].Content {
+			re, err := p.regexp(c, "include")
+			if err != nil {
+				return err
+			}
+			ps.Include = append(ps.Include, re)
+		}
+		pools, err := p.mapping(f["pools"], "pools", m.order...)
+		if err != nil {
+			return err
+		}
+		for ln, pn := range pools {
+			if ps.Pools[ln], err = p.ints(pn, "pools of "+ln); err != nil {
+				return err
+			}
+		}
+		if ps.Connections, err = p.positive(f["connections"], "connections"); err != nil {
+			return err
+		}
+		if ps.Reps, err = p.positive(f["reps"], "reps"); err != nil {
+			return err
+		}
+		if ps.Warmup, err = p.duration(f["warmup"], "warmup"); err != nil {
+			return err
+		}
+		if ps.Duration, err = p.duration(f["duration"], "duration"); err != nil {
+			return err
+		}
+		if len(m.Expand(ps)) == 0 {
+			return p.errorf(pn, "preset %s selects no variant", k.Value)
+		}
+		m.Presets[k.Value] = ps
+	}
+	return nil
+}
