@@ -1,0 +1,48 @@
+# dbbench: `make db-bench` measures, `make test` tests. Both install what is missing.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+# Debian keeps mariadbd, php-fpm8.2 and nginx in /usr/sbin, which a non-login PATH may lack.
+export PATH := $(PATH):/usr/local/sbin:/usr/sbin:/sbin
+GO_MODULES := ./fixtures/... ./schema/... ./runners/... ./go/...
+BIN := $(CURDIR)/bin
+PRESET ?= quick
+FUZZTIME ?= 5s
+
+.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up clean
+
+help:
+	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
+	@echo "make test       install what is missing, run every test (Go, PHP, end to end)"
+	@echo "make build      build bin/dbbench and bin/gotarget"
+	@echo "make deps       install missing Debian packages and Go modules only"
+
+deps:
+	@bash runners/install-deps.sh
+
+build: deps
+	go build -o $(BIN)/dbbench ./runners/cmd/dbbench
+	go build -o $(BIN)/gotarget ./go/cmd/gotarget
+
+vet:
+	@test -z "$$(gofmt -l fixtures schema runners go)" || { gofmt -l fixtures schema runners go; echo "gofmt needed"; exit 1; }
+	go vet $(GO_MODULES)
+
+test: build vet test-php test-go fuzz
+
+test-go:
+	go test -count=1 -timeout 20m $(GO_MODULES)
+
+test-php:
+	cd php && phpunit --colors=never
+
+fuzz:
+	go test -run '^$$' -fuzz FuzzParseID -fuzztime $(FUZZTIME) ./go/server
+
+db-bench: build
+	$(BIN)/dbbench run --preset $(PRESET)
+
+db-up: build
+	$(BIN)/dbbench db up --dsn-out $(CURDIR)/bin/dsn
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what dbbench needs and nothing else: the Debian packages that are missing
+# (as root, with apt) and the Go modules. Idempotent, and quick when all is there.
+# Without root or apt it prints the exact command to run and exits non-zero.
+set -euo pipefail
+
+# Every Debian package a target, a test or the runner needs. Keep in step with README.md.
+packages=(
+  mariadb-server mariadb-client
+  php8.2-cli php8.2-fpm php8.2-mysql php8.2-opcache php-illuminate-database
+  nginx phpunit wrk
+)
+# Extra packages a caller asks for (e.g. chromium for the report test).
+packages+=(${DBBENCH_EXTRA_PACKAGES:-})
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+    echo "dbbench needs these packages: ${missing[*]}" >&2
+    echo "install them with (as root on Debian 12):" >&2
+    echo "  $cmd" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  # policy-rc.d keeps Debian from starting the system mariadb, nginx and php-fpm
+  # services: dbbench starts its own, on private ports.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+command -v go >/dev/null || { echo "dbbench needs Go 1.26 or later on PATH (https://go.dev/dl/)" >&2; exit 1; }
+# Module downloads are cached: a no-op after the first time.
+for m in fixtures schema runners go; do
+  (cd "$(dirname "$0")/../$m" && go mod download)
+done
