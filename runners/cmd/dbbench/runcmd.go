@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"dbbench/runners/results"
+	"dbbench/runners/run"
+)
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", stderr)
+	var df dbFlags
+	df.register(fs)
+	preset := fs.String("preset", "quick", "preset from the matrix: smoke, quick, full")
+	variants := fs.String("variants", "", "keep only variants whose key matches this regular expression")
+	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
+	duration := fs.Duration("duration", 0, "measured time per repetition (default: the preset's)")
+	warmup := fs.Duration("warmup", 0, "warm-up before each repetition (default: the preset's)")
+	reps := fs.Int("reps", 0, "repetitions per variant, interleaved (default: the preset's)")
+	conns := fs.Int("connections", 0, "closed loop: client connections (default: the preset's)")
+	rate := fs.Float64("rate", 0, "open loop: requests per second in all (0: closed loop)")
+	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
+	seed := fs.Uint64("seed", 1, "seed of the id sequence")
+	out := fs.String("out", "", "run directory (default reports/runs/<stamp>)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: run: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	for name, bad := range map[string]bool{
+		"--duration": *duration < 0, "--warmup": *warmup < 0, "--reps": *reps < 0,
+		"--connections": *conns < 0, "--rate": *rate < 0,
+	} {
+		if bad {
+			return fmt.Errorf("%w: run: %s must not be negative", errUsage, name)
+		}
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	m, err := loadMatrix(root, *matrixFile)
+	if err != nil {
+		return err
+	}
+	p, err := m.Preset(*preset)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	var re *regexp.Regexp
+	if *variants != "" {
+		if re, err = regexp.Compile(*variants); err != nil {
+			return fmt.Errorf("%w: run: --variants: %v", errUsage, err)
+		}
+	}
+	dbo, err := df.options(0, stderr)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
+	}
+	fmt.Fprintf(stderr, "results go to %s\n", dir)
+	res, err := run.Run(ctx, run.Options{
+		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
+		Warmup: *warmup, Duration: *duration, Reps: *reps, Connections: *conns,
+		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir, Log: stderr,
+	})
+	if res != nil {
+		printSummary(stdout, res)
+		fmt.Fprintf(stdout, "\nresults: %s (results.json, bench.txt, histograms/)\n", dir)
+		fmt.Fprintf(stdout, "compare stmt modes: benchstat -col /stmt %s\n", filepath.Join(dir, "bench.txt"))
+	}
+	if errors.Is(err, run.ErrInterrupted) {
+		return fmt.Errorf("%v; what was measured is kept in %s", err, dir)
+	}
+	return err
+}
+
+// printSummary is the table a person reads at the end of a run: medians over the
+// repetitions, invalid variants with their reason.
+func printSummary(w io.Writer, res *results.Run) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "variant\treps\treq/s\tp50 ms\tp99 ms\tapp µs/op\tdb µs/op\tgen µs/op\troundtrips/op\t")
+	for _, v := range res.Variants {
+		if !v.Valid {
+			fmt.Fprintf(tw, "%s\tinvalid: %s\t\t\t\t\t\t\t\t\n", v.Key, v.InvalidReason)
+			continue
+		}
+		if len(v.Reps) == 0 {
+			continue
+		}
+		med := func(f func(*results.Repetition) float64) float64 {
+			xs := make([]float64, len(v.Reps))
+			for i, r := range v.Reps {
+				xs[i] = f(r)
+			}
+			return median(xs)
+		}
+		trips := "-"
+		if v.Roundtrips != nil {
+			_, rt := run.Commands(v.Roundtrips)
+			trips = fmt.Sprintf("%.2f", rt)
+			if !v.Roundtrips.Match {
+				trips += " (!)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t\n", v.Key, len(v.Reps),
+			med(func(r *results.Repetition) float64 { return r.QPS }),
+			1e3*med(func(r *results.Repetition) float64 { return r.P50 }),
+			1e3*med(func(r *results.Repetition) float64 { return r.P99 }),
+			1e6*med(func(r *results.Repetition) float64 { return r.AppCPU }),
+			micro(med(func(r *results.Repetition) float64 { return r.DBCPU })),
+			1e6*med(func(r *results.Repetition) float64 { return r.GenCPU }),
+			trips)
+	}
+	tw.Flush()
+}
+
+func micro(s float64) string {
+	if s < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", 1e6*s)
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

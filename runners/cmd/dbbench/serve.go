@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/target"
+)
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	dsnFile := fs.String("dsn-file", "", "file holding the DSN (from 'dbbench db up --dsn-out')")
+	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address of the target")
+	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
+	// Flags may follow the variant, as the design writes it: serve VARIANT --dsn-file F.
+	var name string
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return fmt.Errorf("%w: serve takes one variant, got extra %q", errUsage, fs.Arg(0))
+	}
+	if name == "" {
+		return fmt.Errorf("%w: serve needs a variant, like lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8", errUsage)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	m, err := loadMatrix(root, *matrixFile)
+	if err != nil {
+		return err
+	}
+	v, err := matrix.ParseName(name)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := m.Check(v); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *dsnFile == "" && v.Layer != "hello" {
+		return fmt.Errorf("%w: serve %s needs --dsn-file", errUsage, v.Key())
+	}
+	t, err := target.Start(ctx, v, target.Options{DSNFile: *dsnFile, Listen: *listen, RepoRoot: root, Log: stderr})
+	if err != nil {
+		return err
+	}
+	defer t.Stop()
+	fmt.Fprintf(stdout, "serving %s at %s (try %s/users/42); Ctrl-C to stop\n", v.Key(), t.URL, t.URL)
+	if t.AdminURL != "" {
+		fmt.Fprintf(stdout, "admin (DBStats, pprof) at %s\n", t.AdminURL)
+	}
+	<-ctx.Done()
+	return t.Stop()
+}
+
+func loadMatrix(root, file string) (*matrix.Matrix, error) {
+	if file == "" {
+		file = filepath.Join(root, "runners", "matrix.yaml")
+	}
+	return matrix.Load(file)
+}
+
+func listVariants(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("variants", stderr)
+	preset := fs.String("preset", "quick", "preset to expand")
+	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	m, err := loadMatrix(root, *matrixFile)
+	if err != nil {
+		return err
+	}
+	p, err := m.Preset(*preset)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for _, v := range m.Expand(p) {
+		fmt.Fprintln(stdout, v.Name())
+	}
+	return nil
+}

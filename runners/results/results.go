@@ -1,0 +1,165 @@
+// Package results is the schema of results.json, written while a run goes on so that an
+// interrupted run keeps everything it measured. Every write replaces the file atomically:
+// a reader never sees half a file.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Schema names this layout; change it when a field changes meaning.
+const Schema = "dbbench/results/v1"
+
+// Run is the whole of results.json.
+type Run struct {
+	Schema      string            `json:"schema"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished,omitzero"`
+	Status      string            `json:"status"` // running, complete, interrupted, failed
+	Error       string            `json:"error,omitempty"`
+	Environment map[string]string `json:"environment"`
+	Settings    Settings          `json:"settings"`
+	Variants    []*Variant        `json:"variants"`
+}
+
+// Settings are the run's knobs, as given or taken from the preset.
+type Settings struct {
+	Preset      string  `json:"preset"`
+	Provider    string  `json:"provider"`
+	Rows        int     `json:"rows"`
+	Connections int     `json:"connections"`
+	Rate        float64 `json:"rate"` // 0: closed loop
+	KeepAlive   bool    `json:"keepalive"`
+	Warmup      string  `json:"warmup"`
+	Duration    string  `json:"duration"`
+	Reps        int     `json:"reps"`
+	Seed        uint64  `json:"seed"`
+	// Round trips: requests per capture, sent one at a time after a warm-up.
+	RoundtripRequests int `json:"roundtrip_requests"`
+	// A variant is invalid when its error rate exceeds this fraction.
+	MaxErrorRate float64 `json:"max_error_rate"`
+}
+
+// Variant is one variant's verification, round trips and repetitions.
+type Variant struct {
+	Name          string        `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
+	Key           string        `json:"key"`
+	Lang          string        `json:"lang"`
+	Layer         string        `json:"layer"`
+	Stmt          string        `json:"stmt"`
+	Conn          string        `json:"conn"`
+	Pool          int           `json:"pool"`
+	Valid         bool          `json:"valid"`
+	InvalidReason string        `json:"invalid_reason,omitempty"`
+	Verification  *Verification `json:"verification,omitempty"`
+	Roundtrips    *Roundtrips   `json:"roundtrips,omitempty"`
+	Reps          []*Repetition `json:"reps"`
+	Histogram     string        `json:"histogram,omitempty"` // .hgrm file of all reps merged, relative to the run dir
+}
+
+// Verification is what the runner checked before measuring.
+type Verification struct {
+	Bodies    int    `json:"bodies"`     // responses compared with name(id)
+	BadID     int    `json:"bad_id"`     // status for /users/abc (want 400)
+	UnknownID int    `json:"unknown_id"` // status for an id beyond N (want 404)
+	Error     string `json:"error,omitempty"`
+}
+
+// Roundtrips is one capture: counts are per request.
+type Roundtrips struct {
+	Requests int                `json:"requests"`
+	Log      map[string]float64 `json:"log"`            // general log, per request
+	Wire     map[string]float64 `json:"wire,omitempty"` // counting proxy, per request
+	Status   map[string]float64 `json:"status"`         // SHOW GLOBAL STATUS deltas, per request
+	Expected map[string]int     `json:"expected"`       // from the matrix
+	Match    bool               `json:"match"`          // wire (or log, for log-visible commands) equals expected
+	Mismatch string             `json:"mismatch,omitempty"`
+	Queries  []string           `json:"queries,omitempty"`
+}
+
+// Repetition is one measured interval of one variant.
+type Repetition struct {
+	Rep      int              `json:"rep"` // 1-based
+	Started  time.Time        `json:"started"`
+	Seconds  float64          `json:"seconds"`
+	Requests int64            `json:"requests"`
+	OK       int64            `json:"ok"`
+	Errors   map[string]int64 `json:"errors,omitempty"` // by class
+	QPS      float64          `json:"qps"`
+	// Latency in seconds; for open loop, from the intended send time.
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	// CPU seconds per request by role; -1 when not measurable (a server not on this host).
+	AppCPU float64 `json:"app_cpu_per_op"`
+	DBCPU  float64 `json:"db_cpu_per_op"`
+	GenCPU float64 `json:"gen_cpu_per_op"`
+	AppRSS int64   `json:"app_peak_rss_bytes"`
+	// Go targets: database/sql pool counters over the repetition.
+	PoolWaits       int64   `json:"pool_waits,omitempty"`
+	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
+	// HdrHistograms of the repetition in nanoseconds, V2-compressed and base64 encoded
+	// (loadgen.DecodeHistogram), so they merge across repetitions, runs and hosts.
+	// Latency is from the intended send time, Service from the actual send.
+	Latency string `json:"latency_hdr"`
+	Service string `json:"service_hdr"`
+}
+
+// WriteJSON writes v as indented JSON to path atomically: a temporary file in the same
+// directory, synced, then renamed over path.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encode %s: %w", filepath.Base(path), err)
+	}
+	return WriteFile(path, append(b, '\n'))
+}
+
+// WriteFile replaces path with b atomically.
+func WriteFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("results: sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("results: close %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+// Read loads a results.json.
+func Read(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("results: %s has schema %q, this dbbench reads %q", path, r.Schema, Schema)
+	}
+	return &r, nil
+}

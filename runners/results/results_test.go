@@ -1,0 +1,43 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestWriteJSONReplacesAtomicallyAndReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "results.json")
+	run := &Run{Schema: Schema, Started: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), Status: "running",
+		Environment: map[string]string{"go": "go1.26.8"},
+		Variants: []*Variant{{Name: "BenchmarkSingleRow/lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8",
+			Valid: true, Reps: []*Repetition{{Rep: 1, Requests: 100, QPS: 50}}}}}
+	for i := 0; i < 3; i++ {
+		run.Variants[0].Reps[0].Requests += 1
+		if err := WriteJSON(path, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, run) {
+		t.Fatalf("read back %+v, wrote %+v", got, run)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left beside results.json: %v", entries)
+	}
+}
+
+func TestReadRefusesOtherSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	os.WriteFile(path, []byte(`{"schema":"dbbench/results/v0"}`), 0o644)
+	if _, err := Read(path); err == nil {
+		t.Fatal("Read accepted a file of another schema")
+	}
+}

@@ -1,0 +1,125 @@
+package run
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
+)
+
+// countRoundtrips warms the target up (so every pooled connection and every php-fpm
+// worker's persistent connection is open), then sends n requests one at a time under
+// roundtrip.Capture and compares the counts with what the matrix expects.
+func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, pool, rows, n int, seed uint64, expected map[string]int) (*results.Roundtrips, error) {
+	r := rand.New(rand.NewPCG(seed, 0x726f756e64)) // "round": a stream of its own
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	defer client.CloseIdleConnections()
+	get := func(ctx context.Context, id int) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/users/"+strconv.Itoa(id), nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET /users/%d = %s", id, resp.Status)
+		}
+		return nil
+	}
+	// Warm-up at concurrency = pool: php-fpm hands requests to whichever worker is free,
+	// and only concurrency reaches them all.
+	warm := max(20*pool, 200)
+	var wg sync.WaitGroup
+	errs := make(chan error, pool)
+	ids := make(chan int, warm)
+	for range warm {
+		ids <- 1 + r.IntN(rows)
+	}
+	close(ids)
+	for range pool {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range ids {
+				if err := get(ctx, id); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, fmt.Errorf("round-trip warm-up: %w", err)
+	}
+
+	res, err := roundtrip.Capture(ctx, admin, n, func(ctx context.Context) error {
+		for range n {
+			if err := get(ctx, 1+r.IntN(rows)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, roundtrip.WithProxy(proxy))
+	if err != nil {
+		return nil, err
+	}
+	out := &results.Roundtrips{
+		Requests: n,
+		Log:      res.PerRequest(),
+		Wire:     res.WirePerRequest(),
+		Status:   map[string]float64{},
+		Expected: expected,
+		Queries:  res.Queries,
+	}
+	for k, v := range res.Status {
+		out.Status[k] = float64(v) / float64(n)
+	}
+	out.Mismatch = Mismatch(res, expected)
+	out.Match = out.Mismatch == ""
+	return out, nil
+}
+
+// Mismatch compares a capture with the expected commands per request and describes
+// every difference; "" when they agree. The wire count must equal the expectation in
+// full; the general log must equal it without Ping, which the log never shows.
+func Mismatch(res *roundtrip.Result, expected map[string]int) string {
+	var diffs []string
+	compare := func(what string, got map[string]int64, skip string) {
+		names := map[string]bool{}
+		for k := range got {
+			names[k] = true
+		}
+		for k := range expected {
+			names[k] = true
+		}
+		for k := range names {
+			if k == skip {
+				continue
+			}
+			want := int64(expected[k]) * int64(res.Requests)
+			if got[k] != want {
+				diffs = append(diffs, fmt.Sprintf("%s %s: %.2f per request, want %d", what, k, float64(got[k])/float64(res.Requests), expected[k]))
+			}
+		}
+	}
+	compare("log", res.Log, "Ping")
+	if res.Wire != nil {
+		compare("wire", res.Wire, "")
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}

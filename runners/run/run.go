@@ -1,0 +1,297 @@
+// Package run is one whole benchmark run: provision the database, then for every
+// variant verify its target and count its round trips, then measure repetitions
+// interleaved across variants (A B C A B C …), writing results as they come.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"dbbench/runners/environment"
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
+	"dbbench/runners/target"
+)
+
+// Options configure a run. Zero fields take the preset's values.
+type Options struct {
+	Root        string // the repository
+	Matrix      *matrix.Matrix
+	Preset      *matrix.Preset
+	Variants    *regexp.Regexp // keep only variants whose key matches; nil keeps all
+	DB          provider.Options
+	Warmup      time.Duration
+	Duration    time.Duration
+	Reps        int
+	Connections int
+	Rate        float64 // requests per second, open loop; 0 is closed loop
+	KeepAlive   bool
+	Seed        uint64
+	Out         string // run directory; created
+	// RoundtripRequests are sent one at a time while the general log is on.
+	RoundtripRequests int
+	// MaxErrorRate above which a variant is invalid (fraction of requests).
+	MaxErrorRate float64
+	Log          io.Writer
+}
+
+// ErrInterrupted is returned when the context ended the run early; what was measured
+// until then is in the run directory.
+var ErrInterrupted = errors.New("run interrupted")
+
+func (o *Options) defaults() {
+	p := o.Preset
+	if o.Warmup == 0 {
+		o.Warmup = p.Warmup
+	}
+	if o.Duration == 0 {
+		o.Duration = p.Duration
+	}
+	if o.Reps == 0 {
+		o.Reps = p.Reps
+	}
+	if o.Connections == 0 {
+		o.Connections = p.Connections
+	}
+	if o.RoundtripRequests == 0 {
+		o.RoundtripRequests = 100
+	}
+	if o.MaxErrorRate == 0 {
+		o.MaxErrorRate = 0.001
+	}
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+}
+
+// Variants lists what a run with these options measures.
+func (o *Options) variants() []matrix.Variant {
+	var out []matrix.Variant
+	for _, v := range o.Matrix.Expand(o.Preset) {
+		if o.Variants == nil || o.Variants.MatchString(v.Key()) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// runner holds one run's state.
+type runner struct {
+	o        Options
+	vs       []matrix.Variant
+	res      *results.Run
+	byKey    map[string]*results.Variant
+	db       *provider.DB
+	dsnFile  string // direct to the database
+	viaProxy string // through the counting proxy
+	proxy    *roundtrip.Proxy
+	progress *progress
+	writer   *writer
+}
+
+// Run performs the run and returns its results. The results are also in o.Out:
+// results.json, bench.txt and histograms, each replaced atomically after every step.
+func Run(ctx context.Context, o Options) (*results.Run, error) {
+	o.defaults()
+	vs := o.variants()
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("no variant of preset %s matches --variants %v", o.Preset.Name, o.Variants)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	r := &runner{o: o, vs: vs, byKey: map[string]*results.Variant{}}
+	r.res = &results.Run{
+		Schema:      results.Schema,
+		Started:     time.Now().UTC(),
+		Status:      "running",
+		Environment: environment.Collect(o.Root, filepath.Join(o.Root, "bin", "gotarget")),
+		Settings: results.Settings{
+			Preset: o.Preset.Name, Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows,
+			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
+			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
+			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate,
+		},
+	}
+	for _, v := range vs {
+		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Layer: v.Layer,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Valid: true, Reps: []*results.Repetition{}}
+		r.res.Variants = append(r.res.Variants, rv)
+		r.byKey[v.Key()] = rv
+	}
+	r.writer = &writer{dir: o.Out, run: r.res}
+	r.progress = newProgress(o.Log, len(vs), o.Reps, o.Warmup+o.Duration)
+	err := r.run(ctx)
+	r.res.Finished = time.Now().UTC()
+	switch {
+	case err == nil:
+		r.res.Status = "complete"
+	case ctx.Err() != nil:
+		r.res.Status = "interrupted"
+		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
+	default:
+		r.res.Status = "failed"
+	}
+	if err != nil {
+		r.res.Error = err.Error()
+	}
+	if werr := r.writer.flush(); werr != nil && err == nil {
+		err = werr
+	}
+	return r.res, err
+}
+
+func kindOrDefault(k string) string {
+	if k == "" {
+		return "embedded"
+	}
+	return k
+}
+
+func (r *runner) run(ctx context.Context) error {
+	if err := r.writer.flush(); err != nil {
+		return err
+	}
+	if err := r.provision(ctx); err != nil {
+		return err
+	}
+	defer r.teardown()
+	for i, v := range r.vs {
+		r.progress.phase(i, 0, v, "verify + round trips")
+		if err := r.check(ctx, v); err != nil {
+			return err
+		}
+		if err := r.writer.flush(); err != nil {
+			return err
+		}
+	}
+	for rep := 1; rep <= r.o.Reps; rep++ {
+		for i, v := range r.vs {
+			rv := r.byKey[v.Key()]
+			if !rv.Valid {
+				continue
+			}
+			r.progress.phase(i, rep, v, "measure")
+			if err := r.measure(ctx, v, rep); err != nil {
+				return err
+			}
+			if err := r.writer.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	r.progress.done()
+	return nil
+}
+
+// provision starts the database and the counting proxy, and writes the two DSN files
+// targets read: both 0600 in a private directory outside the run directory.
+func (r *runner) provision(ctx context.Context) error {
+	opts := r.o.DB
+	// One target runs at a time: its pool, the runner's few connections, and headroom for
+	// connections still closing from the previous target.
+	opts.MaxConnections = 2*matrix.MaxPool(r.vs) + 50
+	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", kindOrDefault(opts.Kind), opts.Rows)
+	db, err := provider.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	r.db = db
+	r.res.Environment["database"] = db.Kind + " " + db.Version
+	if db.Kind == "embedded" {
+		r.res.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
+	}
+	secrets, err := os.MkdirTemp("", "dbbench-secrets-")
+	if err != nil {
+		return err
+	}
+	r.dsnFile = filepath.Join(secrets, "dsn")
+	if err := os.WriteFile(r.dsnFile, []byte(db.DSN()+"\n"), 0o600); err != nil {
+		return err
+	}
+	if r.proxy, err = roundtrip.StartProxy(db.Config.Addr); err != nil {
+		return err
+	}
+	proxied, err := roundtrip.RewriteDSN(db.DSN(), r.proxy.Addr())
+	if err != nil {
+		return err
+	}
+	r.viaProxy = filepath.Join(secrets, "dsn-proxy")
+	return os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600)
+}
+
+func (r *runner) teardown() {
+	if r.proxy != nil {
+		r.proxy.Close()
+	}
+	if r.dsnFile != "" {
+		os.RemoveAll(filepath.Dir(r.dsnFile))
+	}
+	if r.db != nil {
+		if err := r.db.Close(); err != nil {
+			fmt.Fprintf(r.o.Log, "stopping the database: %v\n", err)
+		}
+	}
+}
+
+func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
+	return target.Start(ctx, v, target.Options{DSNFile: dsnFile, RepoRoot: r.o.Root, Log: io.Discard})
+}
+
+// check verifies a variant and counts its round trips through the proxy. A failure of
+// the variant marks it invalid; only a failure of the run itself is returned.
+func (r *runner) check(ctx context.Context, v matrix.Variant) error {
+	rv := r.byKey[v.Key()]
+	t, err := r.startTarget(ctx, v, r.viaProxy)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.invalidate(rv, "target did not start: "+err.Error())
+		return nil
+	}
+	defer t.Stop()
+	rv.Verification = verify(ctx, t.URL, v.Layer, r.db.Rows, r.o.Seed)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if rv.Verification.Error != "" {
+		r.invalidate(rv, "verification failed: "+rv.Verification.Error)
+		return nil
+	}
+	if v.Layer == "hello" {
+		return nil // no database, nothing to count
+	}
+	admin, err := r.db.Open()
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	rt, err := countRoundtrips(ctx, admin, r.proxy, t.URL, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.invalidate(rv, "round-trip capture failed: "+err.Error())
+		return nil
+	}
+	rv.Roundtrips = rt
+	if !rt.Match {
+		fmt.Fprintf(r.o.Log, "note: %s round trips differ from the matrix: %s\n", v.Key(), rt.Mismatch)
+	}
+	return nil
+}
+
+func (r *runner) invalidate(rv *results.Variant, reason string) {
+	rv.Valid = false
+	rv.InvalidReason = reason
+	fmt.Fprintf(r.o.Log, "invalid: %s: %s\n", rv.Key, reason)
+}
