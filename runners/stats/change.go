@@ -1,0 +1,148 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Verdict is the one-word outcome of a Change, as criterion words it.
+type Verdict string
+
+const (
+	Improved    Verdict = "improved"     // significant, beyond the noise, in the better direction
+	Regressed   Verdict = "regressed"    // significant, beyond the noise, in the worse direction
+	NoChange    Verdict = "no change"    // not significant (benchstat's `~`), or the same value
+	WithinNoise Verdict = "within noise" // significant, but no larger than the noise threshold
+)
+
+// DefaultNoise is compare's default noise threshold: changes up to 3% are noise.
+const DefaultNoise = 0.03
+
+// Bootstrap parameters of the change interval. The seed is fixed so that the same two
+// samples always give the same interval.
+const (
+	resamples = 10000
+	seed1     = 0x6462_6265_6e63_6831 // "dbbench1"
+	seed2     = 0x5349_4e47_4c45_524f // "SINGLERO"
+)
+
+// Change is a Comparison with a criterion-style interval of the relative change and a
+// verdict.
+type Change struct {
+	Comparison
+	// Mid is the relative change of the centers, New.Center/Old.Center - 1 (the number
+	// benchstat prints as delta). [Lo, Hi] is its 95% percentile-bootstrap interval:
+	// the two samples are resampled with replacement (fixed seed) and the ratio of their
+	// medians taken each time. Lo and Hi are ±Inf when either sample is too small for
+	// its own confidence interval. For exact units they span the values' ranges.
+	Lo, Mid, Hi float64
+	Noise       float64 // the threshold the verdict used, as a fraction (0.03 = 3%)
+	Verdict     Verdict
+}
+
+// ChangeOf compares old and new in unit and judges the change against noise (a fraction,
+// DefaultNoise = 0.03). The verdict follows benchstat's test and delta: NoChange when
+// benchstat prints `~` (or the centers are equal), WithinNoise when |Mid| <= noise,
+// otherwise Improved or Regressed by Better(unit). Unlike criterion, the verdict judges
+// Mid rather than the whole interval, so that it never contradicts benchstat's table;
+// the interval shows how sure it is.
+func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
+	if math.IsNaN(noise) || noise < 0 || noise >= 1 {
+		return Change{}, fmt.Errorf("noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", noise)
+	}
+	dir := Better(unit)
+	if dir == Unknown {
+		return Change{}, fmt.Errorf("unit %q: unknown direction of improvement, want a rate (…/s) or a cost per request (…/op)", unit)
+	}
+	cmp, err := Compare(old, new, unit)
+	if err != nil {
+		return Change{}, err
+	}
+	c := Change{Comparison: cmp, Mid: cmp.Ratio - 1, Noise: noise}
+
+	switch {
+	case Exact(unit):
+		c.Lo = ratio(cmp.Old.Hi, cmp.New.Lo) - 1
+		c.Hi = ratio(cmp.Old.Lo, cmp.New.Hi) - 1
+	case !cmp.Old.HasInterval() || !cmp.New.HasInterval():
+		c.Lo, c.Hi = math.Inf(-1), math.Inf(1)
+		c.Warnings = append(c.Warnings, "no change interval: each side needs enough samples for its own confidence interval")
+	default:
+		c.Lo, c.Hi = bootstrap(old, new)
+	}
+
+	switch {
+	case !c.Significant || c.Mid == 0:
+		c.Verdict = NoChange
+	case math.Abs(c.Mid) <= noise:
+		c.Verdict = WithinNoise
+	case (c.Mid > 0) == (dir == Higher):
+		c.Verdict = Improved
+	default:
+		c.Verdict = Regressed
+	}
+	return c, nil
+}
+
+// String formats the change as criterion does, with benchstat's p and n:
+// "[-3.10% -2.05% -0.90%] (p = 0.002, n = 10) improved", then any warnings.
+func (c Change) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s %s %s] (", pct(c.Lo), pct(c.Mid), pct(c.Hi))
+	if Exact(c.Unit) {
+		b.WriteString("exact, ")
+	} else {
+		fmt.Fprintf(&b, "p = %.3f, ", c.P)
+	}
+	if c.Old.N == c.New.N {
+		fmt.Fprintf(&b, "n = %d", c.Old.N)
+	} else {
+		fmt.Fprintf(&b, "n = %d+%d", c.Old.N, c.New.N)
+	}
+	fmt.Fprintf(&b, ") %s", c.Verdict)
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(c.Warnings, "; "))
+	}
+	return b.String()
+}
+
+func pct(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+∞"
+	case math.IsInf(x, -1):
+		return "-∞"
+	}
+	return fmt.Sprintf("%+.2f%%", 100*x)
+}
+
+// bootstrap returns the 95% percentile interval of median(new*)/median(old*) - 1 over
+// resamples of both samples.
+func bootstrap(old, new []float64) (lo, hi float64) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	oldBuf := make([]float64, len(old))
+	newBuf := make([]float64, len(new))
+	changes := make([]float64, resamples)
+	for i := range changes {
+		changes[i] = ratio(resampleMedian(rng, old, oldBuf), resampleMedian(rng, new, newBuf)) - 1
+	}
+	slices.Sort(changes)
+	k := int(math.Round((1 - Confidence) / 2 * resamples)) // resamples below lo, and above hi
+	return changes[k], changes[resamples-1-k]
+}
+
+// resampleMedian fills buf with len(xs) draws from xs and returns their median.
+func resampleMedian(rng *rand.Rand, xs, buf []float64) float64 {
+	for i := range buf {
+		buf[i] = xs[rng.IntN(len(xs))]
+	}
+	slices.Sort(buf)
+	n := len(buf)
+	if n%2 == 1 {
+		return buf[n/2]
+	}
+	return (buf[n/2-1] + buf[n/2]) / 2
+}
