@@ -40,7 +40,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 command -v go >/dev/null || { echo "dbbench needs Go 1.26 or later on PATH (https://go.dev/dl/)" >&2; exit 1; }
+root=$(cd "$(dirname "$0")/.." && pwd)
 # Module downloads are cached: a no-op after the first time.
 for m in fixtures schema runners go; do
-  (cd "$(dirname "$0")/../$m" && go mod download)
+  (cd "$root/$m" && go mod download)
 done
+
+# benchstat, pinned to the golang.org/x/perf version runners/ builds with, so the
+# statistics in our reports and in `benchstat bench.txt` come from the same code.
+perf=$(cd "$root/runners" && go list -m -f '{{.Version}}' golang.org/x/perf)
+mkdir -p "$root/bin"
+if [ "$(cat "$root/bin/.benchstat-version" 2>/dev/null)" != "$perf" ]; then
+  GOBIN="$root/bin" go install "golang.org/x/perf/cmd/benchstat@$perf"
+  echo "$perf" > "$root/bin/.benchstat-version"
+fi

@@ -24,6 +24,7 @@ import (
 // Options configure a run. Zero fields take the preset's values.
 type Options struct {
 	Root        string // the repository
+	BinDir      string // where gotarget is; "" means Root/bin
 	Matrix      *matrix.Matrix
 	Preset      *matrix.Preset
 	Variants    *regexp.Regexp // keep only variants whose key matches; nil keeps all
@@ -70,6 +71,9 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
+	if o.BinDir == "" {
+		o.BinDir = filepath.Join(o.Root, "bin")
+	}
 }
 
 // Variants lists what a run with these options measures.
@@ -113,7 +117,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Schema:      results.Schema,
 		Started:     time.Now().UTC(),
 		Status:      "running",
-		Environment: environment.Collect(o.Root, filepath.Join(o.Root, "bin", "gotarget")),
+		Environment: environment.Collect(o.Root, filepath.Join(o.BinDir, "gotarget")),
 		Settings: results.Settings{
 			Preset: o.Preset.Name, Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
@@ -243,7 +247,7 @@ func (r *runner) teardown() {
 }
 
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
-	return target.Start(ctx, v, target.Options{DSNFile: dsnFile, RepoRoot: r.o.Root, Log: io.Discard})
+	return target.Start(ctx, v, target.Options{DSNFile: dsnFile, RepoRoot: r.o.Root, BinDir: r.o.BinDir, Log: io.Discard})
 }
 
 // check verifies a variant and counts its round trips through the proxy. A failure of

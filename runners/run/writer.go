@@ -29,17 +29,8 @@ func (w *writer) flush() error {
 // BenchText renders a run in Go benchmark format: the environment as configuration
 // lines, then one line per repetition in the order they were measured.
 func BenchText(run *results.Run) ([]byte, error) {
-	keys := make([]string, 0, len(run.Environment))
-	for k := range run.Environment {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var config []benchfile.Config
-	for _, k := range keys {
-		config = append(config, benchfile.Config{Key: k, Value: run.Environment[k]})
-	}
 	var buf bytes.Buffer
-	bw, err := benchfile.NewWriter(&buf, config)
+	bw, err := benchfile.NewWriter(&buf, benchfile.Configs(run.Environment))
 	if err != nil {
 		return nil, err
 	}

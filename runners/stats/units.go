@@ -45,7 +45,7 @@ func Better(unit string) Direction {
 // timing. Such units are summarized by their value and compared without a test, as
 // benchstat does for units marked `assume=exact` (benchfile writes that mark).
 func Exact(unit string) bool {
-	return unit == "roundtrips/op"
+	return unit == "roundtrips/op" || unit == "commands/op"
 }
 
 func assumption(unit string) benchmath.Assumption {

@@ -7,12 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"text/tabwriter"
 	"time"
 
 	"dbbench/runners/results"
 	"dbbench/runners/run"
+	"dbbench/runners/stats"
 )
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -105,7 +105,8 @@ func printSummary(w io.Writer, res *results.Run) {
 			for i, r := range v.Reps {
 				xs[i] = f(r)
 			}
-			return median(xs)
+			s, _ := stats.Summarize(xs, "")
+			return s.Center
 		}
 		trips := "-"
 		if v.Roundtrips != nil {
@@ -132,14 +133,4 @@ func micro(s float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f", 1e6*s)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

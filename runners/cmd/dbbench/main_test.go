@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"dbbench/runners/dbtest"
+)
+
+var bin string // the dbbench binary under test, built fresh
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dbbench-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "dbbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("build dbbench: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// dbbench runs the binary to completion and returns its exit code, stdout and stderr.
+func dbbench(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = "../../.." // the repository, so runners/matrix.yaml is found
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run dbbench: %v", err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// Bad input: one clear line naming the problem, a non-zero status, and the password
+// (here the distinctive "Sesame4711") nowhere in the output.
+func TestBadInputGivesOneClearLine(t *testing.T) {
+	db := dbtest.Start(t, 10)
+	wrongPassword := "dbbench:Sesame4711@tcp(" + db.Config.Addr + ")/dbbench"
+	badMatrix := filepath.Join(t.TempDir(), "matrix.yaml")
+	orig, err := os.ReadFile("../../matrix.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := bytes.Replace(orig, []byte("conn: [persistent, per-request]"), []byte("conn: [persistent, per-requets]"), 1)
+	os.WriteFile(badMatrix, typo, 0o644)
+	typoLine := 1 + bytes.Count(typo[:bytes.Index(typo, []byte("per-requets"))], []byte("\n"))
+
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"malformed DSN", nil, []string{"db", "up", "--provider", "dsn", "--dsn", "dbbench:Sesame4711@127.0.0.1:3306/dbbench"}, "malformed DSN"},
+		{"DSN without database", nil, []string{"db", "up", "--provider", "dsn", "--dsn", "dbbench:Sesame4711@tcp(127.0.0.1:1)/"}, "names no database"},
+		{"unreachable host", nil, []string{"db", "up", "--provider", "dsn", "--dsn", "dbbench:Sesame4711@tcp(127.0.0.1:1)/dbbench"}, "cannot reach dbbench:****@tcp(127.0.0.1:1)/dbbench"},
+		{"wrong password", nil, []string{"db", "up", "--provider", "dsn", "--dsn", wrongPassword}, "Access denied"},
+		{"no mariadbd on PATH", []string{"PATH=" + t.TempDir()}, []string{"db", "up", "--rows", "10"}, "no mariadbd on PATH"},
+		{"unknown provider", nil, []string{"db", "up", "--provider", "docker"}, `unknown provider "docker"`},
+		{"unknown preset", nil, []string{"run", "--preset", "quik"}, `unknown preset "quik"`},
+		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request, none)`},
+		{"unknown flag", nil, []string{"run", "--durration", "1s"}, "flag provided but not defined: -durration"},
+		{"unknown command", nil, []string{"bench"}, `unknown command "bench"`},
+		{"nonsense variant", nil, []string{"serve", "lang=go/layer=hello/stmt=prepare/conn=none/pool=1"}, `no stmt "prepare"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := dbbench(t, tc.env, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit status 0, want non-zero; stderr: %s", stderr)
+			}
+			var errLines []string
+			for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+				if strings.HasPrefix(l, "dbbench: ") {
+					errLines = append(errLines, l)
+				}
+			}
+			if len(errLines) != 1 || !strings.Contains(errLines[0], tc.want) {
+				t.Fatalf("want one 'dbbench: ' line containing %q; stderr:\n%s", tc.want, stderr)
+			}
+			if strings.Contains(stdout+stderr, "Sesame4711") || strings.Contains(stdout+stderr, db.Config.Passwd) {
+				t.Fatalf("a password was printed:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+}
+
+var serverLine = regexp.MustCompile(`embedded mariadbd pid (\d+) on \S+, datadir (\S+)`)
+
+// db up stopped by SIGINT stops its server and removes its datadir; the DSN file it
+// wrote is 0600 and holds the password that stdout masks.
+func TestDBUpStopsCleanlyOnSIGINT(t *testing.T) {
+	dsnFile := filepath.Join(t.TempDir(), "dsn")
+	cmd := exec.Command(bin, "db", "up", "--rows", "1000", "--dsn-out", dsnFile)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var pid int
+	var datadir string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if m := serverLine.FindStringSubmatch(sc.Text()); m != nil {
+			pid, _ = strconv.Atoi(m[1])
+			datadir = m[2]
+		}
+		if strings.Contains(sc.Text(), "checksum verified") {
+			break
+		}
+	}
+	if pid == 0 {
+		t.Fatal("db up never reported its server")
+	}
+	go io.Copy(io.Discard, stderr)
+	// Wait for the DSN file and the banner, then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stdout.String(), "Ctrl-C") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	fi, err := os.Stat(dsnFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("DSN file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+	dsn, _ := os.ReadFile(dsnFile)
+	_, pw, _ := strings.Cut(strings.SplitN(string(dsn), "@", 2)[0], ":")
+	if len(pw) < 20 || strings.Contains(stdout.String(), pw) || !strings.Contains(stdout.String(), "dbbench:****@tcp(127.0.0.1:") {
+		t.Fatalf("stdout must show the DSN masked and the file hold the generated password; stdout: %s", stdout.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("db up after SIGINT: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Fatalf("mariadbd %d survived SIGINT to db up", pid)
+	}
+	if _, err := os.Stat(filepath.Dir(datadir)); !os.IsNotExist(err) {
+		t.Fatalf("datadir %s survived SIGINT to db up", datadir)
+	}
+}
+
+// A test that fails half-way still stops its database: the helper test below fails on
+// purpose in a child process, and this test checks what it left.
+func TestFailingTestLeavesNoDatabase(t *testing.T) {
+	if os.Getenv("DBBENCH_FAIL_HALFWAY") == "1" {
+		db := dbtest.Start(t, 10)
+		os.Stdout.WriteString("server " + strconv.Itoa(db.PID) + " " + db.Dir + "\n")
+		t.Fatal("failing half-way on purpose")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFailingTestLeavesNoDatabase$", "-test.v")
+	cmd.Env = append(os.Environ(), "DBBENCH_FAIL_HALFWAY=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "failing half-way on purpose") {
+		t.Fatalf("the child test should have failed on purpose: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`server (\d+) (\S+)`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("child did not report its server:\n%s", out)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("mariadbd %d survived the failing test", pid)
+	}
+	if _, err := os.Stat(m[2]); !os.IsNotExist(err) {
+		t.Errorf("directory %s survived the failing test", m[2])
+	}
+}
