@@ -1,0 +1,158 @@
+// Package report turns a run's results.json into report.md and report.html, and
+// compares two runs criterion-style. Every number comes from package stats (benchstat's
+// median, 95% interval and U test); where the sample is too small for an interval or a
+// test, the text says so beside the number.
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"dbbench/runners/benchfile"
+	"dbbench/runners/results"
+	"dbbench/runners/run"
+	"dbbench/runners/stats"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Units of bench.txt the reports read.
+const (
+	uQPS    = "req/s"
+	uP50    = "p50-sec/op"
+	uP99    = "p99-sec/op"
+	uP999   = "p99.9-sec/op"
+	uApp    = "app-cpu-sec/op"
+	uDB     = "db-cpu-sec/op"
+	uGen    = "gen-cpu-sec/op"
+	uTrips  = "roundtrips/op"
+	uCmds   = "commands/op"
+	uErrors = "errors/op"
+)
+
+// data is a run with the samples of its valid variants, read back from the same
+// bench.txt lines `benchstat` reads, so report and benchstat agree.
+type data struct {
+	run     *results.Run
+	samples *benchfile.File
+	valid   []*results.Variant
+	invalid []*results.Variant
+}
+
+func load(r *results.Run) (*data, error) {
+	txt, err := run.BenchText(r)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	f, err := benchfile.Read(bytes.NewReader(txt), "results.json")
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	d := &data{run: r, samples: f}
+	for _, v := range r.Variants {
+		switch {
+		case !v.Valid:
+			d.invalid = append(d.invalid, v)
+		case len(v.Reps) > 0:
+			d.valid = append(d.valid, v)
+		}
+	}
+	return d, nil
+}
+
+// sample returns v's values in unit, nil when not measured.
+func (d *data) sample(v *results.Variant, unit string) []float64 {
+	return d.samples.Sample(v.Name, unit)
+}
+
+// summary summarizes v in unit; ok is false when the unit was not measured.
+func (d *data) summary(v *results.Variant, unit string) (stats.Summary, bool) {
+	xs := d.sample(v, unit)
+	if len(xs) == 0 {
+		return stats.Summary{}, false
+	}
+	s, err := stats.Summarize(xs, unit)
+	if err != nil {
+		return stats.Summary{}, false // values were checked when bench.txt was written
+	}
+	return s, true
+}
+
+// find returns the valid variant equal to v except for the given field set to value.
+func (d *data) find(v *results.Variant, field, value string) *results.Variant {
+	for _, w := range d.valid {
+		if w.Lang != v.Lang || w.Pool != v.Pool {
+			continue
+		}
+		same := func(f, a, b string) bool { return f == field && b == value || f != field && a == b }
+		if same("layer", v.Layer, w.Layer) && same("stmt", v.Stmt, w.Stmt) && same("conn", v.Conn, w.Conn) {
+			return w
+		}
+	}
+	return nil
+}
+
+// label is a short name of a variant for tables and charts.
+func label(v *results.Variant) string {
+	if v.Layer == "hello" {
+		return fmt.Sprintf("%s/hello", v.Lang)
+	}
+	return fmt.Sprintf("%s/%s/%s/%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool)
+}
+
+// scale shows a summary in a display unit: factor multiplies seconds into ms or µs.
+// The ± is benchstat's (the larger side of the interval, in percent), "± ∞" without
+// an interval; note is appended as is (a footnote mark).
+func scaled(s stats.Summary, factor float64, digits int, note string) string {
+	b := benchmath.Summary{Center: s.Center, Lo: s.Lo, Hi: s.Hi}
+	out := fmt.Sprintf("%.*f", digits, s.Center*factor)
+	if !stats.Exact(s.Unit) {
+		out += " ± " + b.PctRangeString()
+	}
+	return out + note
+}
+
+// commandList renders a capture's commands per request, "Prepare 1, Execute 1, Close stmt 1".
+func commandList(rt *results.Roundtrips) string {
+	src := rt.Wire
+	if src == nil {
+		src = rt.Log
+	}
+	order := []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
+	var parts []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if n, ok := src[k]; ok && n != 0 && !seen[k] {
+			seen[k] = true
+			parts = append(parts, fmt.Sprintf("%s %s", k, num(n)))
+		}
+	}
+	for _, k := range order {
+		add(k)
+	}
+	var rest []string
+	for k := range src {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		add(k)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// num prints a per-request count: integers as integers, else two decimals.
+func num(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
