@@ -87,7 +87,7 @@ func (d *data) overhead(_ string, raw, v *results.Variant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s against %s/raw (%s): ", v.Lang, v.Layer, v.Lang, sharedBy("layer", v)[len(v.Lang)+2:])
 	if c, err := stats.ChangeOf(d.sample(raw, uQPS), d.sample(v, uQPS), uQPS, stats.DefaultNoise); err == nil {
-		fmt.Fprintf(&b, "QPS %s raw's", ratioText(c))
+		fmt.Fprintf(&b, "QPS ratio to raw %s", ratioText(c))
 	} else {
 		fmt.Fprintf(&b, "QPS not comparable (%v)", err)
 	}

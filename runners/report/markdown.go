@@ -212,7 +212,7 @@ func (d *data) ceiling() []string {
 
 func (d *data) tripRows() [][]string {
 	var rows [][]string
-	for _, v := range d.run.Variants {
+	for _, v := range d.valid {
 		if v.Roundtrips == nil {
 			continue
 		}
