@@ -9,6 +9,7 @@ packages=(
   mariadb-server mariadb-client
   php8.2-cli php8.2-fpm php8.2-mysql php8.2-opcache php-illuminate-database
   nginx phpunit wrk
+  chromium  # the report test opens report.html headless
 )
 # Extra packages a caller asks for (e.g. chromium for the report test).
 packages+=(${DBBENCH_EXTRA_PACKAGES:-})

@@ -21,7 +21,9 @@ const usage = `usage: dbbench COMMAND [flags]
 commands:
   db up      start (or attach to) a database, load the fixtures, wait until interrupted
   serve      start one target for a variant, wait until interrupted
-  run        measure a preset's variants end to end
+  run        measure a preset's variants end to end, then write the report
+  report     write report.md and report.html for a run directory
+  compare    compare two runs (or a saved baseline and a run), criterion style
   variants   list the variants a preset runs
 
 Run 'dbbench COMMAND -h' for a command's flags.
@@ -59,6 +61,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serve(ctx, args[1:], stdout, stderr)
 	case "run":
 		return runCmd(ctx, args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return compareCmd(ctx, args[1:], stdout, stderr)
 	case "variants":
 		return listVariants(args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
 	"dbbench/runners/stats"
@@ -30,6 +31,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	out := fs.String("out", "", "run directory (default reports/runs/<stamp>)")
+	saveBaseline := fs.String("save-baseline", "", "also save the run as a named baseline for 'dbbench compare --baseline NAME'")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -78,8 +80,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	})
 	if res != nil {
 		printSummary(stdout, res)
-		fmt.Fprintf(stdout, "\nresults: %s (results.json, bench.txt, histograms/)\n", dir)
-		fmt.Fprintf(stdout, "compare stmt modes: benchstat -col /stmt %s\n", filepath.Join(dir, "bench.txt"))
+		// The report is written whatever happened: an interrupted run's report says so.
+		if rerr := report.Write(dir); rerr != nil {
+			fmt.Fprintf(stderr, "report: %v\n", rerr)
+		} else {
+			fmt.Fprintf(stdout, "\nreport:  %s\n", filepath.Join(dir, "report.md"))
+			fmt.Fprintf(stdout, "         %s\n", filepath.Join(dir, "report.html"))
+		}
+		fmt.Fprintf(stdout, "results: %s (results.json, bench.txt, histograms/)\n", dir)
+		fmt.Fprintf(stdout, "compare stmt modes: bin/benchstat -col /stmt %s\n", filepath.Join(dir, "bench.txt"))
+	}
+	if err == nil && *saveBaseline != "" {
+		path, berr := report.SaveBaseline(dir, filepath.Join(root, "reports", "baselines"), *saveBaseline)
+		if berr != nil {
+			return berr
+		}
+		fmt.Fprintf(stdout, "baseline %q saved in %s\n", *saveBaseline, path)
 	}
 	if errors.Is(err, run.ErrInterrupted) {
 		return fmt.Errorf("%v; what was measured is kept in %s", err, dir)
