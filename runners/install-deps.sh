@@ -11,8 +11,6 @@ packages=(
   nginx phpunit wrk
   chromium  # the report test opens report.html headless
 )
-# Extra packages a caller asks for (e.g. chromium for the report test).
-packages+=(${DBBENCH_EXTRA_PACKAGES:-})
 
 missing=()
 for p in "${packages[@]}"; do
