@@ -1,0 +1,187 @@
+package loadgen
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry shared by every histogram the generator makes, so any two merge
+// exactly: nanoseconds, 1 µs to 100 s, 3 significant digits.
+const (
+	histLowest  = int64(time.Microsecond)
+	histHighest = int64(100 * time.Second)
+	histDigits  = 3
+)
+
+// NewHistogram returns an empty latency histogram in nanoseconds with the generator's
+// geometry; merge repetitions into one to write a variant's .hgrm.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histDigits)
+}
+
+func recordNS(h *hdrhistogram.Histogram, d time.Duration) {
+	v := int64(d)
+	if v < histLowest {
+		v = histLowest
+	}
+	if v > histHighest {
+		v = histHighest // saturate rather than drop: the count must stay right
+	}
+	_ = h.RecordValue(v)
+}
+
+// Error classes, the keys of Result.Errors.
+const (
+	ErrConnect = "connect" // could not open a TCP connection
+	ErrWrite   = "write"   // the request could not be sent
+	ErrRead    = "read"    // the connection failed or the response was malformed
+	ErrTimeout = "timeout" // no whole response within Config.Timeout
+	ErrNon2xx  = "non2xx"  // a whole response with a status outside 200-299 (see Result.Status)
+	ErrBody    = "body"    // a 2xx body that Config.Check rejected
+)
+
+// Result is what one Run measured.
+type Result struct {
+	Mode        string  // "closed" or "open"
+	Connections int     // C
+	Rate        float64 // open loop: the total rate asked for; 0 in closed loop
+
+	// Requests counts every request that finished, well or not: OK plus all Errors.
+	Requests int64
+	OK       int64            // 2xx, and the body passed Check when it was checked
+	Errors   map[string]int64 // by class (ErrConnect, ...), every class present
+	Status   map[int]int64    // whole responses by status code
+	Checked  int64            // bodies given to Check
+	// ErrorSamples holds the first error message of each class that occurred.
+	ErrorSamples map[string]string
+	// Unsent counts open-loop sends still due when Duration ended: the rate was not kept.
+	Unsent int64
+
+	Elapsed time.Duration
+	QPS     float64 // OK / Elapsed: failed requests are not throughput
+
+	// Latency is measured from the intended send time (open loop; in closed loop that
+	// is the actual send time), Service from the actual send. Only whole responses are
+	// recorded, in nanoseconds. In open loop the difference between them is the time
+	// requests waited to be sent: what a generator with coordinated omission hides.
+	Latency *hdrhistogram.Histogram
+	Service *hdrhistogram.Histogram
+
+	// CPU is the generator's process CPU time (user+system) while the load ran. It is
+	// the whole process: anything else dbbench does meanwhile counts too.
+	CPU time.Duration
+}
+
+// ErrorCount is the sum over all error classes.
+func (r *Result) ErrorCount() int64 {
+	var n int64
+	for _, v := range r.Errors {
+		n += v
+	}
+	return n
+}
+
+// CPUPerRequest is the generator's CPU seconds per finished request.
+func (r *Result) CPUPerRequest() float64 {
+	if r.Requests == 0 {
+		return 0
+	}
+	return r.CPU.Seconds() / float64(r.Requests)
+}
+
+// Percentiles are the latency figures a report shows.
+type Percentiles struct {
+	Count                    int64
+	P50, P90, P99, P999, Max time.Duration
+}
+
+// Summarize reads the report's percentiles off a histogram in nanoseconds.
+func Summarize(h *hdrhistogram.Histogram) Percentiles {
+	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Percentiles{
+		Count: h.TotalCount(),
+		P50:   time.Duration(v[0]), P90: time.Duration(v[1]),
+		P99: time.Duration(v[2]), P999: time.Duration(v[3]),
+		Max: time.Duration(h.Max()),
+	}
+}
+
+func (p Percentiles) String() string {
+	return fmt.Sprintf("n=%d p50=%v p90=%v p99=%v p99.9=%v max=%v", p.Count, p.P50, p.P90, p.P99, p.P999, p.Max)
+}
+
+// WriteHGRM writes h (nanoseconds) in HdrHistogram's percentile-distribution text
+// format, values in milliseconds, as wrk2 and the HdrHistogram plotter use it.
+func WriteHGRM(w io.Writer, h *hdrhistogram.Histogram) error {
+	if _, err := h.PercentilesPrint(w, 5, float64(time.Millisecond)); err != nil {
+		return fmt.Errorf("loadgen: write histogram: %w", err)
+	}
+	return nil
+}
+
+// EncodeHistogram returns h in HdrHistogram's compressed V2 encoding (base64), which
+// keeps every bucket: decode and merge histograms from several runs or hosts.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("loadgen: encode histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// DecodeHistogram reverses EncodeHistogram.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: decode histogram: %w", err)
+	}
+	return h, nil
+}
+
+// result merges the workers' counts.
+func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
+	res := &Result{
+		Mode:         "closed",
+		Connections:  r.Connections,
+		Rate:         r.Rate,
+		Errors:       make(map[string]int64, numClasses),
+		Status:       make(map[int]int64),
+		ErrorSamples: make(map[string]string),
+		Elapsed:      elapsed,
+		Latency:      NewHistogram(),
+		Service:      NewHistogram(),
+		CPU:          cpu,
+	}
+	if r.Rate > 0 {
+		res.Mode = "open"
+	}
+	for class := classNone + 1; class < numClasses; class++ {
+		res.Errors[classNames[class]] = 0
+	}
+	for _, w := range workers {
+		c := &w.counts
+		res.Requests += c.requests
+		res.OK += c.ok
+		res.Checked += c.checked
+		res.Unsent += c.unsent
+		for class := classNone + 1; class < numClasses; class++ {
+			name := classNames[class]
+			res.Errors[name] += c.errors[class]
+			if c.samples[class] != "" && res.ErrorSamples[name] == "" {
+				res.ErrorSamples[name] = c.samples[class]
+			}
+		}
+		for code, n := range c.status {
+			res.Status[code] += n
+		}
+		res.Latency.Merge(c.latency)
+		res.Service.Merge(c.service)
+	}
+	if elapsed > 0 {
+		res.QPS = float64(res.OK) / elapsed.Seconds()
+	}
+	return res
+}
