@@ -1,3 +1,23 @@
 module dbbench/go
 
 go 1.26.8
+
+require (
+	github.com/Masterminds/squirrel v1.5.4
+	github.com/beego/beego/v2 v2.3.8
+	github.com/go-sql-driver/mysql v1.10.1
+	gorm.io/driver/mysql v1.6.0
+	gorm.io/gorm v1.31.2
+)
+
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/hashicorp/golang-lru v0.5.4 // indirect
+	github.com/jinzhu/inflection v1.0.0 // indirect
+	github.com/jinzhu/now v1.1.5 // indirect
+	github.com/lann/builder v0.0.0-20180802200727-47ae307949d0 // indirect
+	github.com/lann/ps v0.0.0-20150810152359-62de8c46ede0 // indirect
+	github.com/shiena/ansicolor v0.0.0-20200904210342-c7312218db18 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	golang.org/x/text v0.20.0 // indirect
+)

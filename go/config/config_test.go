@@ -1,0 +1,68 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestParseAcceptsVariants(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want Config
+	}{
+		{[]string{"--layer", "hello"}, Config{Layer: "hello", Listen: "127.0.0.1:8080"}},
+		{[]string{"--layer", "hello", "--stmt", "none", "--conn", "none", "--listen", "127.0.0.1:0", "--admin-listen", "[::1]:9"},
+			Config{Layer: "hello", Listen: "127.0.0.1:0", AdminListen: "[::1]:9"}},
+		{[]string{"--layer", "gorm", "--stmt", "prepared", "--conn", "persistent", "--pool", "64", "--dsn-file", "f", "--admin-listen", "localhost:0"},
+			Config{DSNFile: "f", Layer: "gorm", Stmt: "prepared", Conn: "persistent", Pool: 64, Listen: "127.0.0.1:8080", AdminListen: "localhost:0"}},
+		{[]string{"--layer", "raw", "--stmt", "interpolate", "--conn", "per-request", "--pool", "1", "--dsn-file", "f"},
+			Config{DSNFile: "f", Layer: "raw", Stmt: "interpolate", Conn: "per-request", Pool: 1, Listen: "127.0.0.1:8080"}},
+	} {
+		got, err := Parse(tc.args, io.Discard)
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.args, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseRefusesNonVariants(t *testing.T) {
+	db := []string{"--dsn-file", "f", "--pool", "4"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--layer is required"},
+		{[]string{"--layer", "Raw"}, `--layer "Raw" is unknown`},
+		{[]string{"--layer", "hello", "--stmt", "interpolate"}, "layer hello uses no database, so --stmt interpolate makes no sense"},
+		{[]string{"--layer", "hello", "--conn", "per-request"}, "so --conn per-request makes no sense"},
+		{[]string{"--layer", "hello", "--pool", "1"}, "so --pool 1 makes no sense"},
+		{[]string{"--layer", "hello", "--dsn-file", "f"}, "so --dsn-file makes no sense"},
+		{append([]string{"--layer", "orm", "--conn", "persistent"}, db...), "--stmt is required"},
+		{append([]string{"--layer", "orm", "--stmt", "none", "--conn", "persistent"}, db...), `--stmt "none" is unknown`},
+		{append([]string{"--layer", "orm", "--stmt", "prepare"}, db...), "--conn is required"},
+		{append([]string{"--layer", "orm", "--stmt", "prepare", "--conn", "none"}, db...), `--conn "none" is unknown`},
+		{[]string{"--layer", "orm", "--stmt", "prepare", "--conn", "persistent", "--dsn-file", "f"}, "--pool must be at least 1"},
+		{[]string{"--layer", "orm", "--stmt", "prepare", "--conn", "persistent", "--pool", "2"}, "--dsn-file is required"},
+		{append([]string{"--layer", "builder", "--stmt", "prepared", "--conn", "per-request"}, db...), "is not a variant"},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--listen", "8080"}, db...), `--listen "8080" is not host:port`},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--admin-listen", ":6060"}, db...), "must be a loopback address"},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--admin-listen", "10.0.0.1:6060"}, db...), "must be a loopback address"},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "now"}, db...), `unexpected argument "now"`},
+		{[]string{"--layer", "raw", "--bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		_, err := Parse(tc.args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	var out strings.Builder
+	if _, err := Parse([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-stmt") {
+		t.Errorf("Parse(-h) = %v, usage %q", err, out.String())
+	}
+}

@@ -1,0 +1,75 @@
+package dsn
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const pw = "S3cretPassw0rdABC"
+
+func write(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRead(t *testing.T) {
+	cfg, err := Read(write(t, "dbbench:"+pw+"@tcp(127.0.0.1:3307)/dbbench\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.User != "dbbench" || cfg.Passwd != pw || cfg.Addr != "127.0.0.1:3307" || cfg.DBName != "dbbench" || cfg.Timeout != dialTimeout {
+		t.Errorf("Read = %+v", cfg)
+	}
+	// A timeout the file sets is kept.
+	cfg, err = Read(write(t, "u:p@tcp(127.0.0.1:1)/d?timeout=2s"))
+	if err != nil || cfg.Timeout != 2*time.Second {
+		t.Errorf("Read with timeout=2s = %v, %v", cfg.Timeout, err)
+	}
+}
+
+func TestReadErrorsNeverShowThePassword(t *testing.T) {
+	for _, tc := range []struct{ content, want string }{
+		{"", "is empty"},
+		{"\n\n", "is empty"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench\ndbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench", "more than one line"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1/dbbench", "is malformed"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench?interpolateParams=" + pw, "is malformed"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/", "names no database"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)", "is malformed"},
+	} {
+		_, err := Read(write(t, tc.content))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read(%q) = %v, want %q", tc.content, err, tc.want)
+			continue
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("Read(%q) error shows the password: %v", tc.content, err)
+		}
+	}
+	if _, err := Read(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "read DSN file") {
+		t.Errorf("Read(missing) = %v", err)
+	}
+}
+
+func TestRedactAndScrub(t *testing.T) {
+	cfg, err := Read(write(t, "dbbench:"+pw+"@tcp(127.0.0.1:3307)/dbbench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Redact(cfg); strings.Contains(got, pw) || !strings.HasPrefix(got, "dbbench:****@tcp(127.0.0.1:3307)/dbbench") {
+		t.Errorf("Redact = %q", got)
+	}
+	if cfg.Passwd != pw {
+		t.Error("Redact changed the config it was given")
+	}
+	if got := Scrubber(cfg)("error: " + pw + " twice " + pw); got != "error: **** twice ****" {
+		t.Errorf("Scrubber = %q", got)
+	}
+}
