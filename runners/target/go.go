@@ -1,0 +1,198 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+	"dbbench/runners/secret"
+)
+
+// GoBinary is the name `make build` gives the Go target in the bin directory.
+const GoBinary = "gotarget"
+
+// Go target timings: start-up is a connect plus at most a few ORM queries; a graceful
+// stop waits for in-flight requests, which end within the target's 5 s request timeout.
+var (
+	goHealthyTimeout = 30 * time.Second
+	goStopTimeout    = 10 * time.Second
+)
+
+// startGo runs bin/gotarget with the flags that name v, on a free loopback admin port,
+// and returns once GET /hello answers.
+func startGo(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
+	args, err := goArgs(v, o.DSNFile)
+	if err != nil {
+		return nil, err
+	}
+	binDir := o.BinDir
+	if binDir == "" {
+		binDir = filepath.Join(o.RepoRoot, "bin")
+	}
+	bin := filepath.Join(binDir, GoBinary)
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("target %s: no Go target at %s (run make build): %w", v.Key(), bin, err)
+	}
+	listen, err := listenAddr(o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", v.Key(), err)
+	}
+	admin, err := FreeAddr()
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", v.Key(), err)
+	}
+	args = append(args, "--listen", listen, "--admin-listen", admin)
+
+	out := &tailWriter{prefix: GoBinary + ": ", w: o.Log}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,            // a terminal's Ctrl-C reaches the runner, which stops the target in order
+		Pdeathsig: syscall.SIGKILL, // if the runner is killed outright, the target does not outlive it
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("target %s: start %s: %w", v.Key(), bin, err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); out.flush(); close(exited) }()
+	pid := cmd.Process.Pid
+
+	stop := func() error {
+		select {
+		case <-exited:
+			if waitErr != nil {
+				return fmt.Errorf("target %s: %s had already exited: %v; last output: %s", v.Key(), GoBinary, waitErr, out.tail())
+			}
+			return nil
+		default:
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+			if waitErr != nil {
+				return fmt.Errorf("target %s: %s pid %d did not stop cleanly on SIGTERM: %v; last output: %s", v.Key(), GoBinary, pid, waitErr, out.tail())
+			}
+			return nil
+		case <-time.After(goStopTimeout):
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("target %s: %s pid %d ignored SIGTERM for %v and was killed", v.Key(), GoBinary, pid, goStopTimeout)
+		}
+	}
+
+	url := "http://" + listen
+	if err := WaitHealthy(ctx, url+"/hello", exited, goHealthyTimeout); err != nil {
+		stop()
+		<-exited
+		return nil, fmt.Errorf("target %s: %w; %s said: %s", v.Key(), err, GoBinary, out.tail())
+	}
+	fmt.Fprintf(o.Log, "%s pid %d serving %s on %s\n", GoBinary, pid, v.Key(), url)
+	return &Target{
+		Variant:  v,
+		URL:      url,
+		AdminURL: "http://" + admin,
+		pids: func() []int {
+			select {
+			case <-exited:
+				return nil
+			default:
+				return []int{pid}
+			}
+		},
+		stop: stop,
+	}, nil
+}
+
+// goArgs are gotarget's flags for v. The binary refuses combinations that are not
+// variants itself; here only what it cannot know is checked: the DSN file.
+func goArgs(v matrix.Variant, dsnFile string) ([]string, error) {
+	if v.Layer == "hello" {
+		if v.Stmt != "none" || v.Conn != "none" {
+			return nil, fmt.Errorf("target %s: layer hello uses no database, so its stmt and conn must be none", v.Key())
+		}
+		return []string{"--layer", "hello"}, nil
+	}
+	if dsnFile == "" {
+		return nil, fmt.Errorf("target %s: the layer reads the database, but no DSN file was given", v.Key())
+	}
+	b, err := os.ReadFile(dsnFile)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", v.Key(), err)
+	}
+	// Registers the password with secret, so the target's output is scrubbed even when
+	// the DSN came from a file this process did not write.
+	if _, err := provider.ParseDSN(strings.TrimSpace(string(b))); err != nil {
+		return nil, fmt.Errorf("target %s: DSN file %s: %w", v.Key(), dsnFile, err)
+	}
+	return []string{"--layer", v.Layer, "--stmt", v.Stmt, "--conn", v.Conn,
+		"--pool", strconv.Itoa(v.Pool), "--dsn-file", dsnFile}, nil
+}
+
+// tailWriter passes the target's output on line by line, scrubbed of secrets, and keeps
+// the last lines for error messages.
+type tailWriter struct {
+	prefix string
+	w      io.Writer
+	mu     sync.Mutex
+	part   []byte   // an unfinished line
+	last   []string // the most recent lines, at most tailLines
+}
+
+const tailLines = 5
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, p...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		t.line(string(t.part[:i]))
+		t.part = t.part[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush emits an unfinished last line (the process has exited).
+func (t *tailWriter) flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.part) > 0 {
+		t.line(string(t.part))
+		t.part = nil
+	}
+}
+
+func (t *tailWriter) line(s string) {
+	s = secret.Scrub(s)
+	if t.w != nil {
+		fmt.Fprintln(t.w, t.prefix+s)
+	}
+	t.last = append(t.last, s)
+	if len(t.last) > tailLines {
+		t.last = t.last[1:]
+	}
+}
+
+func (t *tailWriter) tail() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.last) == 0 {
+		return "(nothing)"
+	}
+	return strings.Join(t.last, " | ")
+}

@@ -1,0 +1,969 @@
+package target
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"dbbench/fixtures"
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+	"dbbench/runners/roundtrip"
+)
+
+// testRows is the fixture size of the shared database: small enough to load in a blink,
+// large enough for ids that are not all one digit.
+const testRows = 1000
+
+// TestMain removes what the lazily started helpers below left: the freshly built binary
+// and the one embedded MariaDB all tests of this package share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.db != nil {
+		if err := shared.db.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop shared MariaDB:", err)
+			code = 1
+		}
+	}
+	if goBuild.dir != "" {
+		os.RemoveAll(goBuild.dir)
+	}
+	os.Exit(code)
+}
+
+var goBuild struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// goBinDir builds gotarget from the current source into a temporary directory, once per
+// test binary, so no test ever runs a stale bin/gotarget.
+func goBinDir(t *testing.T) string {
+	t.Helper()
+	goBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dbbench-gotarget-")
+		if err != nil {
+			goBuild.err = err
+			return
+		}
+		goBuild.dir = dir
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, GoBinary), "dbbench/go/cmd/gotarget")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			goBuild.err = fmt.Errorf("go build gotarget: %v\n%s", err, out)
+		}
+	})
+	if goBuild.err != nil {
+		t.Fatal(goBuild.err)
+	}
+	return goBuild.dir
+}
+
+var shared struct {
+	once    sync.Once
+	db      *provider.DB
+	dsnFile string
+	admin   *sql.DB
+	err     error
+}
+
+// sharedDB starts one embedded MariaDB with testRows users for the whole test binary
+// (stopped in TestMain) and returns it, a 0600 file with its DSN and an admin pool.
+func sharedDB(t *testing.T) (*provider.DB, string, *sql.DB) {
+	t.Helper()
+	shared.once.Do(func() {
+		db, err := provider.Start(context.Background(), provider.Options{Rows: testRows, MaxConnections: 500, Log: io.Discard})
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.db = db
+		shared.dsnFile, shared.err = writeDSN(db.Dir, "dsn", db.DSN())
+		if shared.err != nil {
+			return
+		}
+		shared.admin, shared.err = db.Open()
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.db, shared.dsnFile, shared.admin
+}
+
+func writeDSN(dir, name, dsn string) (string, error) {
+	path := filepath.Join(dir, name)
+	return path, os.WriteFile(path, []byte(dsn+"\n"), 0o600)
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// startGoTarget starts v through Start and stops it when the test ends, checking that
+// the process is gone afterwards.
+func startGoTarget(t *testing.T, v matrix.Variant, dsnFile string) *Target {
+	t.Helper()
+	tg, err := Start(context.Background(), v, Options{DSNFile: dsnFile, BinDir: goBinDir(t), Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := tg.PIDs()
+	t.Cleanup(func() {
+		// An idle keep-alive connection that never carried a request would hold up the
+		// graceful shutdown for 5 s (net/http's grace for new connections).
+		client.CloseIdleConnections()
+		if err := tg.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		for _, pid := range pids {
+			if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+				t.Errorf("gotarget pid %d still exists after Stop (kill 0: %v)", pid, err)
+			}
+		}
+	})
+	return tg
+}
+
+func goVariant(layer, stmt, conn string, pool int) matrix.Variant {
+	return matrix.Variant{Lang: "go", Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}
+}
+
+// reply is one HTTP answer.
+type reply struct {
+	status int
+	ctype  string
+	body   string
+}
+
+// client keeps enough idle connections for the concurrent helpers, so that they reuse
+// their connections instead of opening new ones all the time.
+var client = &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+func get(t *testing.T, url string) reply {
+	t.Helper()
+	r, err := fetch(context.Background(), http.MethodGet, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func fetch(ctx context.Context, method, url string) (reply, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return reply{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{resp.StatusCode, resp.Header.Get("Content-Type"), string(b)}, nil
+}
+
+// userBody is the exact 200 body for id.
+func userBody(id uint32) string {
+	b, _ := json.Marshal(struct {
+		ID   uint32 `json:"id"`
+		Name string `json:"name"`
+	}{id, fixtures.Name(id)})
+	return string(b)
+}
+
+// viaProxy writes a DSN file that reaches the database through addr.
+func viaProxy(t *testing.T, db *provider.DB, addr string) string {
+	t.Helper()
+	dsn, err := roundtrip.RewriteDSN(db.DSN(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := writeDSN(t.TempDir(), "dsn", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sequential sends GET /users/{id} for n ids, one at a time, each expecting 200.
+func sequential(base string, n int) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		for i := range n {
+			id := uint32(1 + (i*379)%testRows)
+			r, err := fetch(ctx, http.MethodGet, base+"/users/"+strconv.Itoa(int(id)))
+			if err != nil {
+				return err
+			}
+			if r.status != http.StatusOK || r.body != userBody(id) {
+				return fmt.Errorf("GET /users/%d = %d %s", id, r.status, r.body)
+			}
+		}
+		return nil
+	}
+}
+
+// concurrently sends n requests for ids from workers goroutines at once.
+func concurrently(base string, n, workers int) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		ids := make(chan int, n)
+		for i := range n {
+			ids <- 1 + (i*7919)%testRows
+		}
+		close(ids)
+		errs := make(chan error, workers)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for id := range ids {
+					r, err := fetch(ctx, http.MethodGet, base+"/users/"+strconv.Itoa(id))
+					if err == nil && r.status != http.StatusOK {
+						err = fmt.Errorf("GET /users/%d = %d %s", id, r.status, r.body)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+}
+
+// goDBVariants are every Go layer × stmt × conn the target serves: all but
+// stmt=prepared with conn=per-request, which go/README.md explains.
+func goDBVariants(pool int) []matrix.Variant {
+	var out []matrix.Variant
+	for _, layer := range []string{"raw", "builder", "orm", "gorm"} {
+		for _, stmt := range []string{"prepare", "prepared", "interpolate"} {
+			for _, conn := range []string{"persistent", "per-request"} {
+				if stmt == "prepared" && conn == "per-request" {
+					continue
+				}
+				out = append(out, goVariant(layer, stmt, conn, pool))
+			}
+		}
+	}
+	return out
+}
+
+// counts is MySQL commands by their general-log name (plus Ping, seen on the wire only).
+type counts map[string]int64
+
+// goSteady is the commands one GET /users/{id} costs in steady state, per variant, as
+// go/README.md tables them. Every layer sends the same commands; only the SQL differs.
+var goSteady = map[string]counts{
+	"stmt=prepare/conn=persistent":      {"Prepare": 1, "Execute": 1, "Close stmt": 1},
+	"stmt=prepare/conn=per-request":     {"Connect": 1, "Prepare": 1, "Execute": 1, "Close stmt": 1, "Quit": 1},
+	"stmt=prepared/conn=persistent":     {"Execute": 1},
+	"stmt=interpolate/conn=persistent":  {"Query": 1},
+	"stmt=interpolate/conn=per-request": {"Connect": 1, "Query": 1, "Quit": 1},
+}
+
+// goSQL is the statement each layer sends per request, as the general log shows it.
+var goSQL = map[string]string{
+	"raw":     "SELECT id, name FROM users WHERE id = ?",
+	"builder": "SELECT id, name FROM users WHERE id = ?",
+	"orm":     "SELECT `id`, `name` FROM `users` WHERE `id` = ?",
+	"gorm":    "SELECT * FROM `users` WHERE `users`.`id` = ? ORDER BY `users`.`id` LIMIT ?",
+}
+
+func steadyKey(v matrix.Variant) string { return "stmt=" + v.Stmt + "/conn=" + v.Conn }
+
+// goStartup is what a target sends once while it starts (until /hello answers), on the
+// general log and on the wire (log plus Ping). It is left out of the per-request counts.
+func goStartup(v matrix.Variant) (log counts, pings int64, queries []string) {
+	log = counts{"Connect": 1} // gotarget pings the database before it serves
+	pings = 1
+	switch {
+	case v.Layer == "raw" && v.Stmt == "prepared":
+		log["Prepare"] = 1 // the *sql.Stmt prepared at start
+		queries = []string{"Prepare: " + goSQL["raw"]}
+	case v.Layer == "orm":
+		// beego pings again, then reads the time zone and the default engine; with its
+		// statement cache on, those two go through the cache as well (prepared, kept).
+		pings++
+		tz, engine := "SELECT TIMEDIFF(NOW(), UTC_TIMESTAMP)", "SELECT ENGINE, TRANSACTIONS FROM information_schema.engines WHERE SUPPORT = 'DEFAULT'"
+		if v.Stmt == "prepared" {
+			log["Prepare"], log["Execute"] = 2, 2
+			queries = []string{"Prepare: " + engine, "Prepare: " + tz}
+		} else {
+			log["Query"] = 2
+			queries = []string{"Query: " + engine, "Query: " + tz}
+		}
+		if v.Conn == "per-request" {
+			log["Connect"] += 3 // beego's ping and each query dial a connection of their own
+		}
+	case v.Layer == "gorm":
+		// GORM asks for the version (to pick its MariaDB dialect), then pings. The
+		// version query runs before PrepareStmt wraps the pool, so it is never prepared.
+		pings++
+		log["Query"] = 1
+		queries = []string{"Query: SELECT VERSION()"}
+		if v.Conn == "per-request" {
+			log["Connect"] += 2
+		}
+	}
+	if v.Conn == "per-request" {
+		log["Quit"] = log["Connect"]
+	}
+	return log, pings, queries
+}
+
+// badIDs must all be answered 400, as URL paths (already escaped where needed).
+var badIDs = []string{
+	"abc", "-1", "0", "1.5", "99999999999", "4294967296", "+1", "01", "%201", "1%20", "0x10",
+	"1;DROP%20TABLE%20users", url.PathEscape("1;DROP TABLE users"), "%27", "1%27%20OR%20%271%27=%271", "",
+	strings.Repeat("9", 10240), strings.Repeat("0", 10239) + "1", "%2F", "%00",
+}
+
+func TestGoVariants(t *testing.T) {
+	db, _, admin := sharedDB(t)
+	proxy, err := roundtrip.StartProxy(db.Config.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	dsnFile := viaProxy(t, db, proxy.Addr())
+	ctx := context.Background()
+	const pool, n = 4, 20
+
+	t.Run("lang=go/layer=hello/stmt=none/conn=none", func(t *testing.T) {
+		var tg *Target
+		res, err := roundtrip.Capture(ctx, admin, 1, func(context.Context) error {
+			tg = startGoTarget(t, goVariant("hello", "none", "none", 1), "")
+			return nil
+		}, roundtrip.WithProxy(proxy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertCounts(t, "start-up log", res.Log, counts{})
+		assertCounts(t, "start-up wire", res.Wire, counts{})
+		r := get(t, tg.URL+"/hello")
+		if r.status != 200 || r.ctype != "text/plain; charset=utf-8" || r.body != "Hello, World!" {
+			t.Errorf("GET /hello = %d %q %q", r.status, r.ctype, r.body)
+		}
+		assertError(t, tg.URL+"/users/1", http.StatusNotFound) // hello has no users
+		res, err = roundtrip.Capture(ctx, admin, n, func(ctx context.Context) error {
+			for range n {
+				if r, err := fetch(ctx, http.MethodGet, tg.URL+"/hello"); err != nil || r.status != 200 {
+					return fmt.Errorf("GET /hello = %v, %v", r, err)
+				}
+			}
+			return nil
+		}, roundtrip.WithProxy(proxy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertCounts(t, "steady log", res.Log, counts{})
+		assertCounts(t, "steady wire", res.Wire, counts{})
+	})
+
+	for _, v := range goDBVariants(pool) {
+		t.Run(v.Key(), func(t *testing.T) {
+			// The previous variant's Quits, sent as it stopped, must land before the log
+			// is cleared, or they would count as this one's start-up.
+			time.Sleep(roundtrip.Settle)
+			var tg *Target
+			res, err := roundtrip.Capture(ctx, admin, 1, func(context.Context) error {
+				tg = startGoTarget(t, v, dsnFile)
+				return nil
+			}, roundtrip.WithProxy(proxy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLog, pings, wantQueries := goStartup(v)
+			assertCounts(t, "start-up log", res.Log, wantLog)
+			wantWire := counts{"Ping": pings}
+			for k, c := range wantLog {
+				wantWire[k] = c
+			}
+			assertCounts(t, "start-up wire", res.Wire, wantWire)
+			if !slices.Equal(res.Queries, wantQueries) {
+				t.Errorf("start-up statements = %q, want %q", res.Queries, wantQueries)
+			}
+
+			checkContract(t, tg.URL)
+
+			// Warm-up at concurrency = pool, so every pooled connection is open (and has
+			// its statement prepared) before the counting starts.
+			if err := concurrently(tg.URL, 10*pool, pool)(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// The last warm-up request's Quit or Close stmt can reach the server after its
+			// response reached us; let it land before the log is cleared.
+			time.Sleep(roundtrip.Settle)
+			res, err = roundtrip.Capture(ctx, admin, n, sequential(tg.URL, n), roundtrip.WithProxy(proxy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := times(goSteady[steadyKey(v)], n)
+			assertCounts(t, "steady log", res.Log, want)
+			assertCounts(t, "steady wire", res.Wire, want) // so also: no Ping per request
+			// The server's own counters agree with its log.
+			for cmd, status := range map[string]string{"Prepare": "Com_stmt_prepare", "Execute": "Com_stmt_execute",
+				"Close stmt": "Com_stmt_close", "Connect": "Connections"} {
+				if res.Status[status] != want[cmd] {
+					t.Errorf("%s = %d, want %d (the log's %s)", status, res.Status[status], want[cmd], cmd)
+				}
+			}
+			if res.Status["Com_select"] != n {
+				t.Errorf("Com_select = %d, want %d", res.Status["Com_select"], n)
+			}
+			wantStmt := "Query: "
+			if v.Stmt != "interpolate" {
+				wantStmt = "Prepare: "
+			}
+			if v.Stmt == "prepared" { // prepared during warm-up, not again
+				if len(res.Queries) != 0 {
+					t.Errorf("statements = %q, want none", res.Queries)
+				}
+			} else if !slices.Equal(res.Queries, []string{wantStmt + goSQL[v.Layer]}) {
+				t.Errorf("statements = %q, want %q", res.Queries, wantStmt+goSQL[v.Layer])
+			}
+
+			if err := fixtures.Verify(ctx, admin, testRows); err != nil {
+				t.Errorf("table changed by the requests: %v", err)
+			}
+		})
+	}
+}
+
+// checkContract sends good, unknown and bad ids, wrong methods and other paths.
+func checkContract(t *testing.T, base string) {
+	t.Helper()
+	for _, id := range []uint32{1, 2, 42, 379, 999, testRows} {
+		r := get(t, base+"/users/"+strconv.Itoa(int(id)))
+		if r.status != http.StatusOK || r.ctype != "application/json" || r.body != userBody(id) {
+			t.Errorf("GET /users/%d = %d %q %s, want 200 application/json %s", id, r.status, r.ctype, r.body, userBody(id))
+		}
+	}
+	for _, id := range []string{strconv.Itoa(testRows + 1), "4294967295"} {
+		assertError(t, base+"/users/"+id, http.StatusNotFound)
+	}
+	for _, id := range badIDs {
+		assertError(t, base+"/users/"+id, http.StatusBadRequest)
+	}
+	for _, path := range []string{"/", "/nope", "/users", "/users/1/name", "/hello/"} {
+		assertError(t, base+path, http.StatusNotFound)
+	}
+	for _, m := range []string{http.MethodPost, http.MethodDelete, http.MethodPut} {
+		for _, path := range []string{"/users/1", "/hello"} {
+			r, err := fetch(context.Background(), m, base+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.status != http.StatusMethodNotAllowed || !isJSONError(r) {
+				t.Errorf("%s %s = %d %q %s, want 405 with a JSON error", m, path, r.status, r.ctype, r.body)
+			}
+		}
+	}
+}
+
+func assertError(t *testing.T, url string, status int) {
+	t.Helper()
+	r := get(t, url)
+	if r.status != status || !isJSONError(r) {
+		t.Errorf("GET %s = %d %q %.200s, want %d with a JSON error", truncate(url, 80), r.status, r.ctype, r.body, status)
+	}
+}
+
+func isJSONError(r reply) bool {
+	var e struct{ Error string }
+	return r.ctype == "application/json" && json.Unmarshal([]byte(r.body), &e) == nil && e.Error != ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func times(c counts, n int64) counts {
+	out := counts{}
+	for k, v := range c {
+		out[k] = v * n
+	}
+	return out
+}
+
+// assertCounts compares got and want exactly: a command missing from one is zero.
+func assertCounts(t *testing.T, what string, got map[string]int64, want counts) {
+	t.Helper()
+	for k, v := range got {
+		if v != want[k] {
+			t.Errorf("%s: %s = %d, want %d (all: %v)", what, k, v, want[k], got)
+		}
+	}
+	for k, v := range want {
+		if _, ok := got[k]; !ok && v != 0 {
+			t.Errorf("%s: %s = 0, want %d (all: %v)", what, k, v, got)
+		}
+	}
+}
+
+// switchProxy forwards TCP to the database and can be switched off (listener closed,
+// every connection cut: what clients see when the server dies), on again at the same
+// address, or made to hold new connections until released.
+type switchProxy struct {
+	upstream, addr string
+	mu             sync.Mutex
+	ln             net.Listener
+	conns          map[net.Conn]bool
+	gate           chan struct{} // new connections wait until it is closed
+	held           int           // connections waiting at the gate
+	wg             sync.WaitGroup
+}
+
+func startSwitchProxy(t *testing.T, upstream string) *switchProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := make(chan struct{})
+	close(open)
+	p := &switchProxy{upstream: upstream, addr: ln.Addr().String(), conns: map[net.Conn]bool{}, gate: open}
+	p.serve(ln)
+	t.Cleanup(func() {
+		p.down()
+		p.release()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *switchProxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.conns[c] = true
+			gate := p.gate
+			p.mu.Unlock()
+			p.wg.Add(1)
+			go p.pipe(c, gate)
+		}
+	}()
+}
+
+func (p *switchProxy) pipe(c net.Conn, gate chan struct{}) {
+	defer p.wg.Done()
+	defer p.forget(c)
+	p.mu.Lock()
+	p.held++
+	p.mu.Unlock()
+	<-gate
+	p.mu.Lock()
+	p.held--
+	p.mu.Unlock()
+	s, err := net.Dial("tcp", p.upstream)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	p.conns[s] = true
+	p.mu.Unlock()
+	defer p.forget(s)
+	done := make(chan struct{})
+	go func() { io.Copy(c, s); c.Close(); close(done) }()
+	io.Copy(s, c)
+	s.Close()
+	<-done
+}
+
+func (p *switchProxy) forget(c net.Conn) {
+	c.Close()
+	p.mu.Lock()
+	delete(p.conns, c)
+	p.mu.Unlock()
+}
+
+// down closes the listener (connection refused from now on) and cuts every connection.
+func (p *switchProxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+// up listens again on the same address.
+func (p *switchProxy) up(t *testing.T) {
+	t.Helper()
+	var err error
+	for range 50 { // the port is ours and free; a retry covers a slow socket teardown
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			p.serve(ln)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("proxy up again on %s: %v", p.addr, err)
+}
+
+func (p *switchProxy) hold() {
+	p.mu.Lock()
+	p.gate = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *switchProxy) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.gate:
+	default:
+		close(p.gate)
+	}
+}
+
+func (p *switchProxy) heldConns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
+}
+
+// With the database gone every variant answers 503 with a JSON error and keeps running;
+// once it is back the variant answers 200 again by itself. The first outage comes before
+// any /users request, while no statement is prepared or cached yet.
+func TestGoDatabaseGoneThenBack(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	for _, v := range goDBVariants(2) {
+		t.Run(v.Key(), func(t *testing.T) {
+			proxy := startSwitchProxy(t, db.Config.Addr)
+			tg := startGoTarget(t, v, viaProxy(t, db, proxy.addr))
+			for round := range 2 {
+				proxy.down()
+				assertError(t, tg.URL+"/users/7", http.StatusServiceUnavailable)
+				if r := get(t, tg.URL+"/users/abc"); r.status != http.StatusBadRequest {
+					t.Errorf("round %d: bad id with the database gone = %d, want 400", round, r.status)
+				}
+				proxy.up(t)
+				waitFor(t, 10*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
+				if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {
+					t.Errorf("round %d: after recovery: %v", round, err)
+				}
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, timeout time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// SIGTERM lets a request in flight finish, refuses new ones, and the process exits 0.
+func TestGoSIGTERMIsGraceful(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	proxy := startSwitchProxy(t, db.Config.Addr)
+	tg := startGoTarget(t, goVariant("raw", "interpolate", "per-request", 2), viaProxy(t, db, proxy.addr))
+	pid := tg.PIDs()[0]
+
+	proxy.hold() // the next request's connection to the database waits at the proxy
+	inflight := make(chan reply, 1)
+	go func() {
+		r, err := fetch(context.Background(), http.MethodGet, tg.URL+"/users/11")
+		if err != nil {
+			r.body = err.Error()
+		}
+		inflight <- r
+	}()
+	waitFor(t, 5*time.Second, func() bool { return proxy.heldConns() == 1 })
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The listener closes at once; the process waits for the request.
+	waitFor(t, 5*time.Second, func() bool {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(tg.URL, "http://"), time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("gotarget exited with a request in flight: %v", err)
+	}
+	proxy.release()
+	if r := <-inflight; r.status != http.StatusOK || r.body != userBody(11) {
+		t.Fatalf("request in flight during shutdown = %d %s, want 200 %s", r.status, r.body, userBody(11))
+	}
+	if err := tg.Stop(); err != nil { // reaps the process and reports a non-zero exit
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+}
+
+// conn=per-request really dials for every request, also when more requests arrive at
+// once than the pool holds (database/sql would otherwise hand a released connection to a
+// waiting request instead of closing it).
+func TestGoPerRequestDialsEveryRequestUnderConcurrency(t *testing.T) {
+	db, dsnFile, admin := sharedDB(t)
+	const n, workers, pool = 48, 8, 2
+	for _, v := range goDBVariants(pool) {
+		if v.Conn != "per-request" {
+			continue
+		}
+		t.Run(v.Key(), func(t *testing.T) {
+			tg := startGoTarget(t, v, dsnFile)
+			res, err := roundtrip.Capture(context.Background(), admin, n, concurrently(tg.URL, n, workers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertCounts(t, "log", res.Log, times(goSteady[steadyKey(v)], n))
+			if got := res.Status["Connections"]; got != n {
+				t.Errorf("Connections = %d, want %d", got, n)
+			}
+			stats := dbStats(t, tg)
+			if stats["MaxOpenConnections"] != pool || stats["OpenConnections"] != 0 || stats["Idle"] != 0 {
+				t.Errorf("DBStats = %v, want MaxOpenConnections %d, nothing open", stats, pool)
+			}
+			if stats["WaitCount"] != 0 {
+				t.Errorf("DBStats WaitCount = %d: a request waited inside database/sql and may have reused a connection", stats["WaitCount"])
+			}
+		})
+	}
+	_ = db
+}
+
+func dbStats(t *testing.T, tg *Target) map[string]int64 {
+	t.Helper()
+	r := get(t, tg.AdminURL+"/debug/dbstats")
+	if r.status != http.StatusOK || r.ctype != "application/json" {
+		t.Fatalf("GET /debug/dbstats = %d %q %s", r.status, r.ctype, r.body)
+	}
+	var stats map[string]int64
+	if err := json.Unmarshal([]byte(r.body), &stats); err != nil {
+		t.Fatalf("/debug/dbstats: %v: %s", err, r.body)
+	}
+	for _, k := range []string{"MaxOpenConnections", "OpenConnections", "InUse", "Idle", "WaitCount", "WaitDuration",
+		"MaxIdleClosed", "MaxIdleTimeClosed", "MaxLifetimeClosed"} {
+		if _, ok := stats[k]; !ok {
+			t.Errorf("/debug/dbstats lacks %s: %s", k, r.body)
+		}
+	}
+	return stats
+}
+
+// The admin listener is on loopback, serves the pool's DBStats and pprof.
+func TestGoAdmin(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool = 3
+	tg := startGoTarget(t, goVariant("raw", "prepared", "persistent", pool), dsnFile)
+	if !strings.HasPrefix(tg.AdminURL, "http://127.0.0.1:") {
+		t.Errorf("AdminURL = %s, want loopback", tg.AdminURL)
+	}
+	if err := concurrently(tg.URL, 30, pool)(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := dbStats(t, tg)
+	if s["MaxOpenConnections"] != pool || s["InUse"] != 0 || s["OpenConnections"] < 1 || s["OpenConnections"] > pool ||
+		s["Idle"] != s["OpenConnections"] || s["MaxIdleClosed"] != 0 {
+		t.Errorf("DBStats after 30 requests at concurrency %d = %v", pool, s)
+	}
+	if r := get(t, tg.AdminURL+"/debug/pprof/"); r.status != http.StatusOK || !strings.Contains(r.body, "goroutine") {
+		t.Errorf("GET /debug/pprof/ = %d %.200s", r.status, r.body)
+	}
+	if r := get(t, tg.AdminURL+"/debug/pprof/goroutine?debug=1"); r.status != http.StatusOK || !strings.Contains(r.body, "net/http") {
+		t.Errorf("GET /debug/pprof/goroutine = %d %.200s", r.status, r.body)
+	}
+	hello := startGoTarget(t, goVariant("hello", "none", "none", 1), "")
+	assertError(t, hello.AdminURL+"/debug/dbstats", http.StatusNotFound)
+}
+
+// runGotarget runs the binary with args until it exits (it must, within 20 s).
+func runGotarget(t *testing.T, args ...string) (exit int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(goBinDir(t), GoBinary), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("gotarget %q did not exit: %s", args, out)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// Every flag combination that is not a variant is refused at start, naming the problem.
+func TestGoRefusesWhatIsNotAVariant(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	db := func(args ...string) []string {
+		return append([]string{"--dsn-file", dsnFile, "--listen", "127.0.0.1:0"}, args...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--layer", "hello", "--stmt", "prepare"}, "layer hello uses no database, so --stmt prepare makes no sense"},
+		{[]string{"--layer", "hello", "--conn", "persistent"}, "layer hello uses no database, so --conn persistent makes no sense"},
+		{[]string{"--layer", "hello", "--pool", "8"}, "layer hello uses no database, so --pool 8 makes no sense"},
+		{db("--layer", "hello"), "layer hello uses no database, so --dsn-file makes no sense"},
+		{[]string{}, "--layer is required (one of hello, raw, builder, orm, gorm)"},
+		{db("--layer", "sqlx", "--stmt", "prepare", "--conn", "persistent", "--pool", "4"), `--layer "sqlx" is unknown (want one of hello, raw, builder, orm, gorm)`},
+		{db("--layer", "raw", "--conn", "persistent", "--pool", "4"), "--stmt is required (one of prepare, prepared, interpolate)"},
+		{db("--layer", "raw", "--stmt", "interpolated", "--conn", "persistent", "--pool", "4"), `--stmt "interpolated" is unknown`},
+		{db("--layer", "raw", "--stmt", "none", "--conn", "persistent", "--pool", "4"), `--stmt "none" is unknown`},
+		{db("--layer", "gorm", "--stmt", "prepare", "--conn", "pooled", "--pool", "4"), `--conn "pooled" is unknown (want one of persistent, per-request)`},
+		{db("--layer", "orm", "--stmt", "prepare", "--conn", "persistent"), "--pool must be at least 1 for layer orm"},
+		{db("--layer", "orm", "--stmt", "prepare", "--conn", "persistent", "--pool", "-3"), "--pool must be at least 1 for layer orm"},
+		{db("--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--pool", "four"), `invalid value "four" for flag -pool`},
+		{[]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--pool", "4"}, "layer raw reads the database: --dsn-file is required"},
+		{db("--layer", "raw", "--stmt", "prepared", "--conn", "per-request", "--pool", "4"), "--stmt prepared with --conn per-request is not a variant"},
+		{db("--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--pool", "4", "--admin-listen", "0.0.0.0:0"), `--admin-listen "0.0.0.0:0" must be a loopback address`},
+		{db("--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--pool", "4", "extra"), `unexpected argument "extra"`},
+	} {
+		exit, out := runGotarget(t, tc.args...)
+		if exit != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("gotarget %q: exit %d, output %q; want exit 2 and %q", tc.args, exit, out, tc.want)
+		}
+	}
+
+	// Through Start the refusal comes back as the error, and nothing is left running.
+	_, err := Start(context.Background(), goVariant("raw", "prepared", "per-request", 4),
+		Options{DSNFile: dsnFile, BinDir: goBinDir(t), Log: testLog{t}})
+	if err == nil || !strings.Contains(err.Error(), "--stmt prepared with --conn per-request is not a variant") {
+		t.Errorf("Start(prepared, per-request) = %v, want the binary's refusal", err)
+	}
+}
+
+// A database the target cannot use stops it at start with the DSN redacted, and the
+// password appears nowhere in its output, whatever went wrong.
+func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	dir := t.TempDir()
+	const wrong = "Wr0ngPassw0rdXYZ"
+	bad := db.Config.Clone()
+	bad.Passwd = wrong
+	wrongPW, _ := writeDSN(dir, "wrong", bad.FormatDSN())
+	closed := db.Config.Clone()
+	closed.Addr = "127.0.0.1:1"
+	noServer, _ := writeDSN(dir, "closed", closed.FormatDSN())
+	malformed, _ := writeDSN(dir, "malformed", "dbbench:"+wrong+"@tcp(127.0.0.1:1/dbbench")
+	twoLines, _ := writeDSN(dir, "two", db.DSN()+"\n"+db.DSN())
+	for _, tc := range []struct {
+		file, password string
+		want           []string
+	}{
+		{wrongPW, wrong, []string{"cannot reach the database at dbbench:****@tcp(" + db.Config.Addr + ")/dbbench", "Access denied"}},
+		{noServer, db.Config.Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
+		{malformed, wrong, []string{"is malformed (want user:password@tcp(host:port)/database)"}},
+		{twoLines, db.Config.Passwd, []string{"has more than one line"}},
+		{filepath.Join(dir, "missing"), "", []string{"read DSN file", "no such file"}},
+	} {
+		for _, layer := range []string{"raw", "orm", "gorm"} {
+			exit, out := runGotarget(t, "--layer", layer, "--stmt", "prepared", "--conn", "persistent", "--pool", "2",
+				"--dsn-file", tc.file, "--listen", "127.0.0.1:0")
+			if exit != 1 {
+				t.Errorf("%s with %s: exit %d, want 1: %s", layer, filepath.Base(tc.file), exit, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%s with %s: output %q lacks %q", layer, filepath.Base(tc.file), out, w)
+				}
+			}
+			if tc.password != "" && strings.Contains(out, tc.password) {
+				t.Errorf("%s with %s: output shows the password: %s", layer, filepath.Base(tc.file), out)
+			}
+		}
+	}
+}
+
+// The expected commands here and in go/README.md are the matrix's: the runner checks
+// every run against matrix.yaml, which must agree with what the targets really send, and
+// the matrix lists exactly the Go variants gotarget serves.
+func TestGoMatrixAgrees(t *testing.T) {
+	m, err := matrix.Load("../matrix.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pool = 4
+	served := map[string]bool{goVariant("hello", "none", "none", pool).Key(): true}
+	for _, v := range goDBVariants(pool) {
+		served[v.Key()] = true
+		if got, want := m.Expected(v), goSteady[steadyKey(v)]; !sameCounts(got, want) {
+			t.Errorf("matrix expects %v for %s, the target sends %v", got, v.Key(), want)
+		}
+	}
+	if got := m.Expected(goVariant("hello", "none", "none", pool)); len(got) != 0 {
+		t.Errorf("matrix expects %v for hello, the target sends nothing", got)
+	}
+	listed := map[string]bool{}
+	for _, v := range m.All(map[string][]int{"go": {pool}}) {
+		if v.Lang != "go" {
+			continue
+		}
+		listed[v.Key()] = true
+		if !served[v.Key()] {
+			t.Errorf("matrix lists %s, which gotarget refuses (see go/README.md)", v.Key())
+		}
+	}
+	for k := range served {
+		if !listed[k] {
+			t.Errorf("gotarget serves %s, which the matrix does not list", k)
+		}
+	}
+}
+
+func sameCounts(a map[string]int, b counts) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != int64(v) {
+			return false
+		}
+	}
+	return true
+}
