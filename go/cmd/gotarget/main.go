@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	beego "github.com/beego/beego/v2/client/orm"
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/go/config"
@@ -85,7 +86,7 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
-	logger := log.New(stderr, "gotarget: ", log.LstdFlags)
+	logger := log.New(stderr, "", log.LstdFlags)
 	var (
 		finder server.Finder
 		stats  func() sql.DBStats
@@ -97,9 +98,13 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		}
 		defer db.Close()
 		scrub := dsn.Scrubber(cfg)
-		// From here on every line the target prints passes the scrubber: driver and ORM
-		// errors are quoted verbatim and must not carry the password.
-		logger = log.New(scrubWriter{stderr, scrub}, "gotarget: ", log.LstdFlags)
+		// From here on every line the target prints passes the scrubber, the driver's and
+		// beego's own loggers included: their errors are quoted verbatim and must not
+		// carry the password.
+		out := scrubWriter{stderr, scrub}
+		logger = log.New(out, "", log.LstdFlags)
+		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
+		beego.DebugLog = beego.NewLog(out)
 		sctx, cancel := context.WithTimeout(ctx, startTimeout)
 		finder, err = layers[c.Layer](sctx, db, c.Stmt == "prepared")
 		cancel()
