@@ -64,8 +64,8 @@ type captureOptions struct{ proxy *Proxy }
 // WithProxy makes Capture also record p's wire counts (p is reset before do runs).
 func WithProxy(p *Proxy) Option { return func(o *captureOptions) { o.proxy = p } }
 
-// Capture switches the general log on (log_output=TABLE), truncates it, snapshots the
-// status counters, calls do (which must send exactly `requests` requests), waits Settle,
+// Capture waits Settle for earlier commands to land, switches the general log on
+// (log_output=TABLE), truncates it, snapshots the status counters, calls do (which must send exactly `requests` requests), waits Settle,
 // snapshots again, switches the log off and reads the rows of every thread but its own.
 // The server's general log is global: nothing else may use the server meanwhile.
 func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, opts ...Option) (res *Result, err error) {
@@ -85,6 +85,13 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	var self int64
 	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&self); err != nil {
 		return nil, fmt.Errorf("roundtrip: connection id: %w", err)
+	}
+	// Whatever the caller did just before (a warm-up) may still have commands on the way,
+	// such as the Quit of a connection closed after its response: let them land first.
+	select {
+	case <-time.After(Settle):
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1", "TRUNCATE TABLE mysql.general_log"} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
