@@ -129,13 +129,13 @@ func (c *client) close() {
 	}
 }
 
-// do sends GET for id and reads the whole response. keepBody(status) says whether the
+// do sends GET for id and reads the whole response; now is the time it starts. keepBody(status) says whether the
 // body is wanted (for a check); otherwise it is skipped. Any error leaves the
 // connection closed, so the next request starts clean.
-func (c *client) do(id uint32, keepBody func(status int) bool) (response, error) {
+func (c *client) do(id uint32, now time.Time, keepBody func(status int) bool) (response, error) {
 	var deadline time.Time
 	if c.timeout > 0 {
-		deadline = time.Now().Add(c.timeout)
+		deadline = now.Add(c.timeout)
 	}
 	if err := c.connect(deadline); err != nil {
 		return response{}, err

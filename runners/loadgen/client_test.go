@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // rawServer answers every request with the bytes of resp, closing the connection
@@ -176,11 +177,11 @@ func TestRequestAllocations(t *testing.T) {
 	w := newWorker(&run{plan: &plan{Config: Config{Rows: 100, Timeout: DefaultTimeout}, hasID: true}}, 0)
 	w.c = newClient(strings.TrimPrefix(url, "http://"), "h", "/users/", "", true, true, DefaultTimeout)
 	keep := func(int) bool { return false }
-	if _, err := w.c.do(1, keep); err != nil { // connect outside the measurement
+	if _, err := w.c.do(1, time.Now(), keep); err != nil { // connect outside the measurement
 		t.Fatal(err)
 	}
 	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := w.c.do(w.nextID(), keep); err != nil {
+		if _, err := w.c.do(w.nextID(), time.Now(), keep); err != nil {
 			t.Fatal(err)
 		}
 	})

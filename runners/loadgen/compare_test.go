@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,7 +23,7 @@ import (
 
 // The comparison with wrk is a measurement, not a test: it runs only when asked,
 //
-//	go test ./loadgen -run TestCompareWithWrk -wrk -v [-wrk.target URL] [-wrk.duration 5s] [-wrk.rounds 2]
+//	go test ./loadgen -run TestCompareWithWrk -wrk -v [-wrk.target URL [-wrk.pid PID]] [-wrk.duration 5s] [-wrk.rounds 2]
 //
 // and prints both tools' QPS and CPU per request; it asserts nothing about speed.
 var (
@@ -31,6 +32,7 @@ var (
 	wrkDuration = flag.Duration("wrk.duration", 5*time.Second, "length of each run")
 	wrkRounds   = flag.Int("wrk.rounds", 2, "wrk/loadgen pairs, interleaved")
 	wrkConns    = flag.Int("wrk.c", 64, "connections for both tools")
+	wrkPID      = flag.Int("wrk.pid", 0, "with -wrk.target: the server's PID, to report its CPU (with all its descendants)")
 )
 
 const helloServerEnv = "LOADGEN_TEST_HELLO_SERVER"
@@ -98,7 +100,7 @@ func TestCompareWithWrk(t *testing.T) {
 	if err != nil {
 		t.Skip("wrk not installed")
 	}
-	target, serverPID := *wrkTarget, 0
+	target, serverPID := *wrkTarget, *wrkPID
 	if target == "" {
 		target, serverPID = startHelloServer(t)
 	}
@@ -123,7 +125,15 @@ func TestCompareWithWrk(t *testing.T) {
 			return s1.Sub(s0).CPU().Seconds()
 		}
 	}
-	secs := strconv.Itoa(int(wrkDuration.Seconds()))
+	secs := strconv.Itoa(max(1, int(wrkDuration.Seconds())))
+	var wrkQPS, lgQPS, wrkCPUs, lgCPUs []float64
+	defer func() {
+		if len(lgQPS) == 0 {
+			return
+		}
+		t.Logf("medians: wrk %.0f req/s %.2f µs/req, loadgen %.0f req/s %.2f µs/req; loadgen/wrk QPS %.2f",
+			median(wrkQPS), median(wrkCPUs), median(lgQPS), median(lgCPUs), median(lgQPS)/median(wrkQPS))
+	}()
 	t.Logf("target %s, %d connections, %v per run, wrk -t2", target, *wrkConns, *wrkDuration)
 	t.Logf("%-8s %10s %10s %14s %14s", "tool", "req/s", "requests", "own µs CPU/req", "server µs/req")
 	for round := 0; round < *wrkRounds; round++ {
@@ -143,7 +153,9 @@ func TestCompareWithWrk(t *testing.T) {
 			t.Logf("wrk reported errors: %s", e)
 		}
 		reqs, _ := strconv.ParseFloat(string(n[1]), 64)
+		rps, _ := strconv.ParseFloat(string(m[1]), 64)
 		wrkCPU := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+		wrkQPS, wrkCPUs = append(wrkQPS, rps), append(wrkCPUs, wrkCPU/reqs*1e6)
 		t.Logf("%-8s %10s %10.0f %14.2f %14.2f", "wrk", m[1], reqs, wrkCPU/reqs*1e6, srv()/reqs*1e6)
 
 		// loadgen
@@ -163,7 +175,16 @@ func TestCompareWithWrk(t *testing.T) {
 		if res.ErrorCount() != 0 {
 			t.Errorf("loadgen errors %v: %v", res.Errors, res.ErrorSamples)
 		}
+		lgQPS, lgCPUs = append(lgQPS, res.QPS), append(lgCPUs, res.CPUPerRequest()*1e6)
 		t.Logf("%-8s %10.2f %10d %14.2f %14.2f   (%v)", "loadgen", res.QPS, res.Requests,
 			res.CPUPerRequest()*1e6, srv()/float64(res.Requests)*1e6, Summarize(res.Latency))
 	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

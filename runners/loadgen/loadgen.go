@@ -248,7 +248,7 @@ type counts struct {
 	status   map[int]int64
 	samples  [numClasses]string // the first error of each class
 	latency  *hdrhistogram.Histogram
-	service  *hdrhistogram.Histogram
+	service  *hdrhistogram.Histogram // open loop only
 }
 
 func newWorker(r *run, i int) *worker {
@@ -260,8 +260,10 @@ func newWorker(r *run, i int) *worker {
 		counts: counts{
 			status:  make(map[int]int64, 4),
 			latency: NewHistogram(),
-			service: NewHistogram(),
 		},
+	}
+	if r.interval > 0 {
+		w.counts.service = NewHistogram()
 	}
 	w.c = newClient(r.addr, r.host, r.pathHead, r.pathTail, r.hasID, !r.DisableKeepAlives, r.Timeout)
 	w.c.reg = w.register
@@ -337,7 +339,7 @@ func (w *worker) loop() {
 			return
 		}
 		id := w.nextID()
-		resp, err := w.c.do(id, keepBody)
+		resp, err := w.c.do(id, now, keepBody)
 		done := time.Now()
 		if r.stopping.Load() {
 			return // abandoned by a cancel: neither a success nor the target's fault
@@ -387,7 +389,9 @@ func (w *worker) record(id uint32, resp response, err error, intended, sent, don
 	}
 	c.status[resp.status]++
 	recordNS(c.latency, done.Sub(intended))
-	recordNS(c.service, done.Sub(sent))
+	if c.service != nil { // open loop; in closed loop the two are the same
+		recordNS(c.service, done.Sub(sent))
+	}
 	switch {
 	case resp.status < 200 || resp.status > 299:
 		c.fail(classNon2xx, fmt.Errorf("status %d", resp.status))

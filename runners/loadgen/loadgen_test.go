@@ -125,6 +125,9 @@ func TestClosedLoopQPSIsConnectionsOverDelay(t *testing.T) {
 	if got := s.conns.Load(); got != conns {
 		t.Fatalf("%d connections for %d keep-alive workers", got, conns)
 	}
+	if !res.Service.Equals(res.Latency) {
+		t.Fatal("closed loop: service time differs from latency, but every request went out when intended")
+	}
 	if res.Mode != "closed" || res.Unsent != 0 {
 		t.Fatalf("mode %q unsent %d", res.Mode, res.Unsent)
 	}

@@ -152,11 +152,11 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		ErrorSamples: make(map[string]string),
 		Elapsed:      elapsed,
 		Latency:      NewHistogram(),
-		Service:      NewHistogram(),
 		CPU:          cpu,
 	}
 	if r.Rate > 0 {
 		res.Mode = "open"
+		res.Service = NewHistogram()
 	}
 	for class := classNone + 1; class < numClasses; class++ {
 		res.Errors[classNames[class]] = 0
@@ -178,7 +178,12 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 			res.Status[code] += n
 		}
 		res.Latency.Merge(c.latency)
-		res.Service.Merge(c.service)
+		if c.service != nil {
+			res.Service.Merge(c.service)
+		}
+	}
+	if res.Service == nil { // closed loop: sent when intended, so the two are one
+		res.Service = res.Latency.Clone()
 	}
 	if elapsed > 0 {
 		res.QPS = float64(res.OK) / elapsed.Seconds()
