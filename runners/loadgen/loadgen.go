@@ -61,7 +61,8 @@ type Config struct {
 	DisableKeepAlives bool
 	Timeout           time.Duration // per request; 0 means DefaultTimeout
 	// Check, if set, is given the body of one 2xx response in CheckEvery per
-	// connection; an error counts the request under "body". id is 0 when Path has no {id}.
+	// connection; an error counts the request under "body". id is 0 when Path has no
+	// {id}. Connections call it concurrently; body is valid only during the call.
 	Check      func(id uint32, body []byte) error
 	CheckEvery int // 0 means DefaultCheckEvery; 1 checks every response
 }
