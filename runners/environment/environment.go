@@ -17,7 +17,7 @@ import (
 
 // goModules are the target's dependencies worth naming, by module path.
 var goModules = map[string]string{
-	"github.com/go-sql-driver/mysql": "go-sql-driver-mysql",
+	"github.com/go-sql-driver/mysql":  "go-sql-driver-mysql",
 	"github.com/Masterminds/squirrel": "squirrel",
 	"github.com/beego/beego/v2":       "beego",
 	"gorm.io/gorm":                    "gorm",
