@@ -1,0 +1,97 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench;
+
+use DbBench\Layer\Builder;
+use DbBench\Layer\Hello;
+use DbBench\Layer\Layer;
+use DbBench\Layer\Orm;
+use DbBench\Layer\Raw;
+use PDOException;
+
+/**
+ * The endpoint contract every dbbench target keeps (design.md), with the Go targets'
+ * messages (go/server): GET /hello; GET /users/{id} unless the layer is hello; 400 for a
+ * bad id, 404 for an unknown id or path, 405 for another method, 503 when the database
+ * fails. Errors are JSON and never carry internals: those go to the php-fpm log.
+ */
+final class App
+{
+    private const USERS = '/users/';
+    private const ALLOW = ['Allow' => 'GET, HEAD'];
+
+    /** @param Layer|null $users where users are read from; null for the hello layer */
+    public function __construct(private readonly ?Layer $users)
+    {
+    }
+
+    public static function fromConfig(Config $config): self
+    {
+        return new self(match ($config->layer) {
+            'hello' => null,
+            'raw' => new Raw($config),
+            'builder' => new Builder($config),
+            'orm' => new Orm($config),
+        });
+    }
+
+    /** @param string $uri the raw request target (REQUEST_URI), query string included */
+    public function handle(string $method, string $uri): Response
+    {
+        $path = explode('?', $uri, 2)[0];
+        if ($path === '/hello') {
+            return self::isRead($method) ? Hello::response() : self::methodNotAllowed($method);
+        }
+        if ($this->users !== null && str_starts_with($path, self::USERS)) {
+            $segment = substr($path, strlen(self::USERS));
+            if (!str_contains($segment, '/')) {
+                // Decoded like Go's PathValue: /users/%34%32 is user 42, %27 a bad id.
+                return self::isRead($method) ? $this->user(rawurldecode($segment)) : self::methodNotAllowed($method);
+            }
+        }
+        return Response::error(404, sprintf('no such path: "%s"', self::truncate($path, 64)));
+    }
+
+    private function user(string $segment): Response
+    {
+        try {
+            $id = UserId::parse($segment);
+        } catch (BadId $e) {
+            return Response::error(400, 'bad id: ' . $e->getMessage());
+        }
+        try {
+            $user = $this->users->user($id);
+        } catch (PDOException $e) {
+            // Illuminate's QueryException is a PDOException too. The message names the
+            // server and the SQL, never the password; the client learns only the status.
+            error_log(sprintf('dbbench: GET /users/%d: database error: %s', $id, $e->getMessage()));
+            return Response::error(503, 'database unavailable');
+        }
+        if ($user === null) {
+            return Response::error(404, sprintf('user %d not found', $id));
+        }
+        return Response::json(200, $user);
+    }
+
+    private static function isRead(string $method): bool
+    {
+        return $method === 'GET' || $method === 'HEAD';
+    }
+
+    private static function methodNotAllowed(string $method): Response
+    {
+        return Response::error(
+            405,
+            sprintf('method "%s" not allowed (only GET)', self::truncate($method, 32)),
+            self::ALLOW,
+        );
+    }
+
+    /** Keeps echoed client input short: a 10 kB path is not worth sending back. */
+    private static function truncate(string $s, int $n): string
+    {
+        return strlen($s) <= $n ? $s : substr($s, 0, $n) . '…';
+    }
+}

@@ -1,0 +1,107 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench;
+
+use InvalidArgumentException;
+use PDO;
+
+/**
+ * One variant's settings, read from the environment the php-fpm pool sets (env[...] in
+ * the generated php-fpm.conf). Connection values arrive the same way, so no secret is
+ * ever part of the code or of a request.
+ */
+final class Config
+{
+    public const LAYERS = ['hello', 'raw', 'builder', 'orm'];
+    public const STMTS = ['prepare', 'interpolate'];
+    public const CONNS = ['persistent', 'per-request'];
+
+    public function __construct(
+        public readonly string $layer,
+        public readonly string $stmt = 'none',
+        public readonly string $conn = 'none',
+        public readonly string $host = '',
+        public readonly int $port = 3306,
+        public readonly string $database = '',
+        public readonly string $username = '',
+        public readonly string $password = '',
+    ) {
+        if (!in_array($layer, self::LAYERS, true)) {
+            throw new InvalidArgumentException(sprintf(
+                'DBBENCH_LAYER is "%s", want one of %s',
+                $layer,
+                implode(', ', self::LAYERS)
+            ));
+        }
+        if ($layer === 'hello') {
+            return; // no database: stmt and conn are "none"
+        }
+        if (!in_array($stmt, self::STMTS, true)) {
+            throw new InvalidArgumentException(sprintf(
+                'DBBENCH_STMT is "%s", want one of %s',
+                $stmt,
+                implode(', ', self::STMTS)
+            ));
+        }
+        if (!in_array($conn, self::CONNS, true)) {
+            throw new InvalidArgumentException(sprintf(
+                'DBBENCH_CONN is "%s", want one of %s',
+                $conn,
+                implode(', ', self::CONNS)
+            ));
+        }
+        if ($host === '' || $database === '' || $username === '') {
+            throw new InvalidArgumentException(
+                'DBBENCH_DB_HOST, DBBENCH_DB_NAME and DBBENCH_DB_USER must be set for layer ' . $layer
+            );
+        }
+        if ($port < 1 || $port > 65535) {
+            throw new InvalidArgumentException(sprintf('DBBENCH_DB_PORT is %d, want 1..65535', $port));
+        }
+    }
+
+    /** Reads the variant from the pool's environment. */
+    public static function fromEnvironment(): self
+    {
+        $env = static fn (string $name, string $default = ''): string =>
+            ($value = getenv($name)) === false ? $default : $value;
+        $port = $env('DBBENCH_DB_PORT', '3306');
+        if (!ctype_digit($port)) {
+            throw new InvalidArgumentException(sprintf('DBBENCH_DB_PORT is "%s", want a port number', $port));
+        }
+        return new self(
+            layer: $env('DBBENCH_LAYER'),
+            stmt: $env('DBBENCH_STMT', 'none'),
+            conn: $env('DBBENCH_CONN', 'none'),
+            host: $env('DBBENCH_DB_HOST'),
+            port: (int) $port,
+            database: $env('DBBENCH_DB_NAME'),
+            username: $env('DBBENCH_DB_USER'),
+            password: $env('DBBENCH_DB_PASSWORD'),
+        );
+    }
+
+    /** The PDO DSN: TCP, as across a network; the charset goes in the handshake. */
+    public function pdoDsn(): string
+    {
+        return sprintf('mysql:host=%s;port=%d;dbname=%s;charset=utf8mb4', $this->host, $this->port, $this->database);
+    }
+
+    /**
+     * PDO options for the variant: stmt `interpolate` is client-side emulation (one text
+     * query), `prepare` a server-side prepare per query; conn `persistent` keeps the
+     * connection in the fpm worker across requests.
+     *
+     * @return array<int, mixed>
+     */
+    public function pdoOptions(): array
+    {
+        return [
+            PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION,
+            PDO::ATTR_EMULATE_PREPARES => $this->stmt === 'interpolate',
+            PDO::ATTR_PERSISTENT => $this->conn === 'persistent',
+        ];
+    }
+}

@@ -1,0 +1,26 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Layer;
+
+use DbBench\Config;
+use DbBench\Illuminate;
+
+/** Illuminate's query builder: table('users')->where('id', $id)->first(). */
+final class Builder implements Layer
+{
+    public function __construct(private readonly Config $config)
+    {
+    }
+
+    public function user(int $id): ?array
+    {
+        $row = Illuminate::capsule($this->config)->getConnection()
+            ->table('users')->where('id', $id)->first();
+        if ($row === null) {
+            return null;
+        }
+        return ['id' => (int) $row->id, 'name' => (string) $row->name];
+    }
+}

@@ -1,0 +1,111 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Tests;
+
+use DbBench\Config;
+use InvalidArgumentException;
+use PDO;
+use PHPUnit\Framework\TestCase;
+
+final class ConfigTest extends TestCase
+{
+    private const VARS = [
+        'DBBENCH_LAYER', 'DBBENCH_STMT', 'DBBENCH_CONN', 'DBBENCH_DB_HOST',
+        'DBBENCH_DB_PORT', 'DBBENCH_DB_NAME', 'DBBENCH_DB_USER', 'DBBENCH_DB_PASSWORD',
+    ];
+
+    protected function tearDown(): void
+    {
+        foreach (self::VARS as $name) {
+            putenv($name);
+        }
+    }
+
+    /** @param array<string, string> $vars */
+    private static function env(array $vars): void
+    {
+        foreach ($vars as $name => $value) {
+            putenv("$name=$value");
+        }
+    }
+
+    public function testFromEnvironment(): void
+    {
+        self::env([
+            'DBBENCH_LAYER' => 'orm', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent',
+            'DBBENCH_DB_HOST' => '127.0.0.1', 'DBBENCH_DB_PORT' => '3307', 'DBBENCH_DB_NAME' => 'dbbench',
+            'DBBENCH_DB_USER' => 'bench', 'DBBENCH_DB_PASSWORD' => 'p=w;d"',
+        ]);
+        $c = Config::fromEnvironment();
+        self::assertSame(['orm', 'prepare', 'persistent'], [$c->layer, $c->stmt, $c->conn]);
+        self::assertSame('mysql:host=127.0.0.1;port=3307;dbname=dbbench;charset=utf8mb4', $c->pdoDsn());
+        self::assertSame(['bench', 'p=w;d"'], [$c->username, $c->password]);
+    }
+
+    /** @return array<string, array{string, string, bool, bool}> */
+    public function variants(): array
+    {
+        return [
+            'prepare, per-request' => ['prepare', 'per-request', false, false],
+            'interpolate, per-request' => ['interpolate', 'per-request', true, false],
+            'prepare, persistent' => ['prepare', 'persistent', false, true],
+            'interpolate, persistent' => ['interpolate', 'persistent', true, true],
+        ];
+    }
+
+    /** @dataProvider variants */
+    public function testPdoOptions(string $stmt, string $conn, bool $emulate, bool $persistent): void
+    {
+        $o = (new Config('raw', $stmt, $conn, '127.0.0.1', 3306, 'dbbench', 'u'))->pdoOptions();
+        self::assertSame($emulate, $o[PDO::ATTR_EMULATE_PREPARES]);
+        self::assertSame($persistent, $o[PDO::ATTR_PERSISTENT]);
+        self::assertSame(PDO::ERRMODE_EXCEPTION, $o[PDO::ATTR_ERRMODE]);
+    }
+
+    public function testHelloNeedsNoDatabase(): void
+    {
+        self::env(['DBBENCH_LAYER' => 'hello']);
+        self::assertSame('hello', Config::fromEnvironment()->layer);
+    }
+
+    /** @return array<string, array{array<string, string>, string}> */
+    public function misconfigurations(): array
+    {
+        $db = ['DBBENCH_DB_HOST' => 'h', 'DBBENCH_DB_NAME' => 'd', 'DBBENCH_DB_USER' => 'u'];
+        return [
+            'no layer' => [[], 'DBBENCH_LAYER is ""'],
+            'unknown layer' => [['DBBENCH_LAYER' => 'gorm'], 'DBBENCH_LAYER is "gorm"'],
+            'prepared is Go only' => [
+                $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepared', 'DBBENCH_CONN' => 'persistent'],
+                'DBBENCH_STMT is "prepared"',
+            ],
+            'unknown conn' => [
+                $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'pooled'],
+                'DBBENCH_CONN is "pooled"',
+            ],
+            'no host' => [
+                ['DBBENCH_LAYER' => 'builder', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent'],
+                'DBBENCH_DB_HOST, DBBENCH_DB_NAME and DBBENCH_DB_USER must be set',
+            ],
+            'bad port' => [
+                $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent',
+                    'DBBENCH_DB_PORT' => '33o6'],
+                'DBBENCH_DB_PORT is "33o6"',
+            ],
+        ];
+    }
+
+    /**
+     * @dataProvider misconfigurations
+     * @param array<string, string> $vars
+     */
+    public function testMisconfigurationNamesTheVariable(array $vars, string $want): void
+    {
+        self::env($vars);
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage($want);
+        Config::fromEnvironment();
+    }
+}
