@@ -1,0 +1,490 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/procstat"
+	"dbbench/runners/secret"
+)
+
+// PHPTempPrefix starts the name of every PHP target's run directory, so tests (and
+// people) can check that none is left behind.
+const PHPTempPrefix = "dbbench-php-"
+
+// What the PHP code (php/src/Config.php) accepts. matrix.yaml decides which of these a
+// run measures; this only refuses, before anything starts, what php/ cannot serve.
+var (
+	phpLayers = []string{"hello", "raw", "builder", "orm"}
+	phpStmts  = []string{"prepare", "interpolate"}
+	phpConns  = []string{"persistent", "per-request"}
+)
+
+// phpDBVars carry the database connection to the PHP code. They are set in php-fpm's own
+// environment and named by the pool's env[NAME] = $NAME lines, so no file holds them.
+var phpDBVars = []string{"DBBENCH_DB_HOST", "DBBENCH_DB_PORT", "DBBENCH_DB_NAME", "DBBENCH_DB_USER", "DBBENCH_DB_PASSWORD"}
+
+const (
+	// phpBacklog is both nginx's and php-fpm's listen backlog: far above any load
+	// generator's connection count, so a burst queues instead of failing (the kernel caps
+	// it at net.core.somaxconn, 4096 on current kernels).
+	phpBacklog       = 4096
+	phpHealthTimeout = 15 * time.Second
+	// maxSocketPath is the longest path a unix socket can have on Linux (sun_path is 108
+	// bytes with the NUL); php-fpm silently truncates a longer one.
+	maxSocketPath  = 107
+	phpStopTimeout = 10 * time.Second
+)
+
+// phpTemplates are rendered from php/conf/NAME.tmpl into the run directory as NAME.
+var phpTemplates = []string{"nginx.conf", "php-fpm.conf", "php.ini"}
+
+// phpConf is what the templates see.
+type phpConf struct {
+	Dir     string // the private run directory
+	PHPDir  string // the repository's php/ directory (absolute)
+	Listen  string // nginx's 127.0.0.1:PORT
+	Socket  string // php-fpm's unix socket, which nginx connects to
+	User    string // "root" when running as root (both servers refuse root otherwise), else ""
+	Pool    int    // pm.max_children
+	Backlog int
+	Layer   string
+	Stmt    string
+	Conn    string
+	DBEnv   []string // names of phpDBVars, or none for hello
+}
+
+// startPHP renders nginx and php-fpm configurations for v into a private directory,
+// starts both in the foreground as our children, and returns once GET /hello answers.
+func startPHP(ctx context.Context, v matrix.Variant, o Options) (_ *Target, err error) {
+	if err := checkPHPVariant(v); err != nil {
+		return nil, err
+	}
+	dbEnv, err := phpDatabaseEnv(v, o.DSNFile)
+	if err != nil {
+		return nil, err
+	}
+	fpmBin, err := lookSbin("php-fpm8.2", "php-fpm")
+	if err != nil {
+		return nil, err
+	}
+	nginxBin, err := lookSbin("nginx")
+	if err != nil {
+		return nil, err
+	}
+	phpDir, err := findPHPDir(o.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	listen, err := listenAddr(o.Listen)
+	if err != nil {
+		return nil, err
+	}
+
+	parent := o.RunDir
+	if parent != "" {
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			return nil, fmt.Errorf("php target: %w", err)
+		}
+	}
+	dir, err := os.MkdirTemp(parent, PHPTempPrefix+"*") // mode 0700
+	if err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	s := &phpServer{dir: dir}
+	defer func() {
+		if err != nil {
+			s.stop()
+		}
+	}()
+	for _, p := range []string{dir, phpDir} {
+		if strings.ContainsAny(p, "\"'$\\\x00\n\r\t") {
+			return nil, fmt.Errorf("php target: path %q has a quote, $, backslash or control character, which the nginx and php-fpm configurations cannot hold", p)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	conf := phpConf{
+		Dir: dir, PHPDir: phpDir, Listen: listen, Pool: v.Pool, Backlog: phpBacklog,
+		Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn,
+	}
+	if os.Geteuid() == 0 {
+		conf.User = "root"
+	}
+	conf.Socket = filepath.Join(dir, "php-fpm.sock")
+	if len(conf.Socket) > maxSocketPath { // a deep RunDir: the socket goes to a short private directory
+		sockDir, err := os.MkdirTemp("", PHPTempPrefix+"sock-*")
+		if err != nil {
+			return nil, fmt.Errorf("php target: %w", err)
+		}
+		s.sockDir = sockDir
+		if conf.Socket = filepath.Join(sockDir, "php-fpm.sock"); len(conf.Socket) > maxSocketPath {
+			return nil, fmt.Errorf("php target: socket path %s is longer than %d bytes: set a shorter TMPDIR", conf.Socket, maxSocketPath)
+		}
+	}
+	for _, kv := range dbEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		conf.DBEnv = append(conf.DBEnv, name)
+	}
+	for _, name := range phpTemplates {
+		if err := renderPHPTemplate(filepath.Join(phpDir, "conf", name+".tmpl"), filepath.Join(dir, name), conf); err != nil {
+			return nil, err
+		}
+	}
+
+	// Neither server inherits our environment: php-fpm gets the connection settings and
+	// an empty PHP_INI_SCAN_DIR (php.ini is the whole configuration), nginx nothing.
+	const path = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	fpmArgs := []string{"-y", filepath.Join(dir, "php-fpm.conf"), "-c", filepath.Join(dir, "php.ini")}
+	if conf.User == "root" {
+		fpmArgs = append([]string{"-R"}, fpmArgs...) // php-fpm refuses root without it
+	}
+	fpmEnv := append([]string{path, "PHP_INI_SCAN_DIR="}, dbEnv...)
+	s.fpm, err = startPHPProc(fpmBin, fpmArgs, fpmEnv, filepath.Join(dir, "php-fpm.log"))
+	if err != nil {
+		return nil, err
+	}
+	// nginx answers 502 until php-fpm listens; starting it only then keeps that out of
+	// its log (and out of the health check).
+	if err := waitForSocket(ctx, conf.Socket, s.fpm.done, phpHealthTimeout); err != nil {
+		return nil, fmt.Errorf("php target %s: php-fpm: %w; %s", v.Key(), err, s.logTails())
+	}
+	nginxLog := filepath.Join(dir, "nginx-error.log") // -e: never the system's error log, not even at start-up
+	s.nginx, err = startPHPProc(nginxBin, []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", nginxLog},
+		[]string{path}, nginxLog)
+	if err != nil {
+		return nil, err
+	}
+
+	exited := make(chan struct{})
+	go func() {
+		select {
+		case <-s.fpm.done:
+		case <-s.nginx.done:
+		}
+		close(exited)
+	}()
+	url := "http://" + listen
+	if err := WaitHealthy(ctx, url+"/hello", exited, phpHealthTimeout); err != nil {
+		return nil, fmt.Errorf("php target %s: %w; %s", v.Key(), err, s.logTails())
+	}
+	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
+		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
+	return &Target{Variant: v, URL: url, pids: s.pids, stop: s.stop}, nil
+}
+
+func checkPHPVariant(v matrix.Variant) error {
+	if !slices.Contains(phpLayers, v.Layer) {
+		return fmt.Errorf("php target: layer %q in %s: php/ has %s", v.Layer, v.Key(), strings.Join(phpLayers, ", "))
+	}
+	if v.Layer == "hello" {
+		if v.Stmt != "none" || v.Conn != "none" {
+			return fmt.Errorf("php target: %s: layer hello has stmt=none and conn=none", v.Key())
+		}
+	} else {
+		if !slices.Contains(phpStmts, v.Stmt) {
+			return fmt.Errorf("php target: stmt %q in %s: PHP has %s (a statement does not survive its request)", v.Stmt, v.Key(), strings.Join(phpStmts, ", "))
+		}
+		if !slices.Contains(phpConns, v.Conn) {
+			return fmt.Errorf("php target: conn %q in %s: PHP has %s", v.Conn, v.Key(), strings.Join(phpConns, ", "))
+		}
+	}
+	if v.Pool < 1 {
+		return fmt.Errorf("php target: pool %d in %s: pm.max_children must be at least 1", v.Pool, v.Key())
+	}
+	return nil
+}
+
+// phpDatabaseEnv reads the DSN file and returns the DBBENCH_DB_* variables for php-fpm's
+// environment (none for hello, which needs no database). PDO connects over TCP, as it
+// would across a network, so a DSN must name tcp(host:port).
+func phpDatabaseEnv(v matrix.Variant, dsnFile string) ([]string, error) {
+	if v.Layer == "hello" {
+		return nil, nil
+	}
+	if dsnFile == "" {
+		return nil, fmt.Errorf("php target: %s needs a database: give a DSN file", v.Key())
+	}
+	b, err := os.ReadFile(dsnFile)
+	if err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	cfg, err := mysql.ParseDSN(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.Scrub(err.Error()))
+	}
+	secret.Register(cfg.Passwd)
+	if cfg.Net != "tcp" {
+		return nil, fmt.Errorf("php target: DSN in %s uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", dsnFile, cfg.Net)
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("php target: DSN in %s: address %q: %w", dsnFile, cfg.Addr, err)
+	}
+	if cfg.DBName == "" || cfg.User == "" {
+		return nil, fmt.Errorf("php target: DSN in %s names no database or no user", dsnFile)
+	}
+	vals := []string{host, port, cfg.DBName, cfg.User, cfg.Passwd}
+	env := make([]string, len(phpDBVars))
+	for i, name := range phpDBVars {
+		if strings.ContainsAny(vals[i], "\x00\n") {
+			return nil, fmt.Errorf("php target: DSN in %s: %s holds a NUL or newline", dsnFile, name)
+		}
+		env[i] = name + "=" + vals[i]
+	}
+	return env, nil
+}
+
+// lookSbin finds the first of names on PATH or in the sbin directories a non-login PATH
+// may lack (Debian keeps php-fpm8.2 and nginx in /usr/sbin).
+func lookSbin(names ...string) (string, error) {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+		for _, d := range []string{"/usr/local/sbin", "/usr/sbin", "/sbin"} {
+			if p := filepath.Join(d, n); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("php target: no %s found: install Debian's php8.2-fpm and nginx (make deps)", strings.Join(names, " or "))
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// findPHPDir returns the absolute php/ directory of the repository at root, or of the
+// first directory above the working directory that has one when root is "".
+func findPHPDir(root string) (string, error) {
+	const marker = "php/public/index.php"
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return "", fmt.Errorf("php target: %w", err)
+		}
+		if _, err := os.Stat(filepath.Join(abs, marker)); err != nil {
+			return "", fmt.Errorf("php target: repository root %s has no %s", abs, marker)
+		}
+		return filepath.Join(abs, "php"), nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("php target: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+			return filepath.Join(d, "php"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("php target: no %s in %s or above: set the repository root", marker, wd)
+		}
+	}
+}
+
+// listenAddr turns "" into a free loopback address and a port of 0 into a free port on
+// the host given. (startGo uses it too.)
+func listenAddr(addr string) (string, error) {
+	if addr == "" {
+		return FreeAddr()
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("target: listen address %q: %w", addr, err)
+	}
+	if port != "0" {
+		return addr, nil
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "", fmt.Errorf("target: find a free port on %s: %w", host, err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitForSocket waits until path exists, the process exits (done) or timeout passes.
+func waitForSocket(ctx context.Context, path string, done <-chan struct{}, timeout time.Duration) error {
+	deadline := time.After(timeout)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-done:
+			return errors.New("exited during start-up")
+		case <-deadline:
+			return fmt.Errorf("no socket %s after %v", path, timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func renderPHPTemplate(src, dst string, conf phpConf) error {
+	t, err := template.New(filepath.Base(src)).Option("missingkey=error").ParseFiles(src)
+	if err != nil {
+		return fmt.Errorf("php target: %w", err)
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("php target: %w", err)
+	}
+	if err := t.Execute(f, conf); err != nil {
+		f.Close()
+		return fmt.Errorf("php target: render %s: %w", src, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("php target: %w", err)
+	}
+	return nil
+}
+
+// phpServer is one running nginx + php-fpm pair and its run directory.
+type phpServer struct {
+	dir     string
+	sockDir string // "" unless the socket did not fit in dir
+	nginx   *phpProc
+	fpm     *phpProc
+}
+
+// pids lists both masters and all their workers.
+func (s *phpServer) pids() []int {
+	var roots []int
+	for _, p := range []*phpProc{s.nginx, s.fpm} {
+		if p != nil && p.running() {
+			roots = append(roots, p.cmd.Process.Pid)
+		}
+	}
+	pids, err := procstat.Tree(roots...)
+	if err != nil {
+		return roots
+	}
+	return pids
+}
+
+// stop ends nginx first (no new requests), then php-fpm, and removes the run directory.
+// nginx finishes in-flight requests on SIGQUIT; php-fpm's SIGQUIT is its graceful stop.
+func (s *phpServer) stop() error {
+	var errs []error
+	for _, p := range []*phpProc{s.nginx, s.fpm} {
+		if p != nil {
+			errs = append(errs, p.stop(syscall.SIGQUIT, phpStopTimeout))
+		}
+	}
+	for _, d := range []string{s.dir, s.sockDir} {
+		if d == "" {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("php target: remove %s: %w", d, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logTails is the end of both servers' logs, for an error that says why a start failed.
+func (s *phpServer) logTails() string {
+	var parts []string
+	for _, name := range []string{"php-fpm.log", "nginx-error.log"} {
+		b, err := os.ReadFile(filepath.Join(s.dir, name))
+		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		parts = append(parts, name+": "+lastLines(secret.Scrub(string(b)), 5))
+	}
+	if len(parts) == 0 {
+		return "no log output"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// phpProc is a master process (nginx or php-fpm) in its own process group, which its
+// workers share.
+type phpProc struct {
+	name    string
+	cmd     *exec.Cmd
+	done    chan struct{} // closed once the process has exited and been reaped
+	waitErr error         // how it exited; read only after done is closed
+}
+
+func startPHPProc(bin string, args, env []string, logFile string) (*phpProc, error) {
+	log, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	defer log.Close() // the child has its own copy
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true, // the workers join the master's group, so one signal reaches all
+		// If we are killed outright the master must not outlive us, nor leave its workers
+		// behind: SIGKILL would orphan them (neither nginx nor php-fpm workers notice their
+		// master's death), SIGTERM is both masters' "stop now, workers included".
+		Pdeathsig: syscall.SIGTERM,
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("php target: start %s: %w", bin, err)
+	}
+	p := &phpProc{name: filepath.Base(bin), cmd: cmd, done: make(chan struct{})}
+	go func() { p.waitErr = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+func (p *phpProc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop signals the master and waits; a master that has not exited after timeout is
+// killed with its whole process group (its workers), while its PID still names the group.
+func (p *phpProc) stop(sig syscall.Signal, timeout time.Duration) error {
+	if !p.running() {
+		if p.waitErr != nil {
+			return fmt.Errorf("php target: %s (pid %d) had already exited: %w", p.name, p.cmd.Process.Pid, p.waitErr)
+		}
+		return nil
+	}
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+		if p.waitErr != nil {
+			return fmt.Errorf("php target: %s (pid %d) on %v: %w", p.name, p.cmd.Process.Pid, sig, p.waitErr)
+		}
+		return nil
+	case <-time.After(timeout):
+	}
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+	return fmt.Errorf("php target: %s (pid %d) ignored %v for %v and was killed", p.name, p.cmd.Process.Pid, sig, timeout)
+}
