@@ -1,0 +1,522 @@
+package target
+
+// Integration tests of the PHP targets: the real nginx + php-fpm pair rendered from
+// php/conf, against the embedded MariaDB this test binary shares (sharedDB and the HTTP
+// helpers are in go_test.go).
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"dbbench/fixtures"
+	"dbbench/runners/matrix"
+	"dbbench/runners/roundtrip"
+)
+
+const phpRepoRoot = "../.."
+
+// phpVariants are the matrix's PHP variants at one pool size.
+func phpVariants(t *testing.T, pool int) []matrix.Variant {
+	t.Helper()
+	m, err := matrix.Load(filepath.Join(phpRepoRoot, "runners", "matrix.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := m.All(map[string][]int{"php": {pool}})
+	if len(vs) == 0 {
+		t.Fatal("matrix.yaml lists no PHP variants")
+	}
+	return vs
+}
+
+// startPHPTarget starts v and, when the test ends, stops it and checks that no nginx or
+// php-fpm process and no run directory is left.
+func startPHPTarget(t *testing.T, v matrix.Variant, dsnFile, runDir string) *Target {
+	t.Helper()
+	tg, err := Start(context.Background(), v, Options{DSNFile: dsnFile, RepoRoot: phpRepoRoot, RunDir: runDir, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := tg.PIDs()
+	// nginx master and its workers, php-fpm master and pool children.
+	if want := 2 + v.Pool + 1; len(pids) < want {
+		t.Errorf("PIDs() = %v, want at least %d (two masters, an nginx worker, %d php-fpm children)", pids, want, v.Pool)
+	}
+	t.Cleanup(func() {
+		if err := tg.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		assertGone(t, pids)
+		if runDir != "" {
+			if left, _ := filepath.Glob(filepath.Join(runDir, PHPTempPrefix+"*")); len(left) > 0 {
+				t.Errorf("run directory left after Stop: %v", left)
+			}
+		}
+	})
+	return tg
+}
+
+// assertGone checks that every pid has exited (a zombie counts: it runs nothing).
+func assertGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for !processGone(pid) {
+			if time.Now().After(deadline) {
+				b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+				t.Errorf("pid %d (%s) still running", pid, strings.ReplaceAll(string(b), "\x00", " "))
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func processGone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && strings.HasPrefix(s[i+1:], " Z")
+}
+
+// phpSteady is what one request costs in steady state, as php/README.md tables it, by
+// general-log command, plus the pings PDO sends (on the wire only). Illuminate 8–10 send,
+// on every new PDO object (every request under php-fpm, persistent or not), `use db`
+// (PDO::exec, always a text query), `set names …` and `set session sql_mode=…` (each
+// prepared like any statement), before the layer's select.
+func phpSteady(v matrix.Variant) (log counts, pings int64) {
+	log = counts{}
+	if v.Layer == "hello" {
+		return log, 0
+	}
+	statements := int64(1) // the select
+	if v.Layer != "raw" {
+		log["Query"] = 1 // use `dbbench`
+		statements += 2  // set names, set session sql_mode
+	}
+	if v.Stmt == "prepare" {
+		log["Prepare"], log["Execute"], log["Close stmt"] = statements, statements, statements
+	} else {
+		log["Query"] += statements
+	}
+	if v.Conn == "per-request" {
+		log["Connect"], log["Quit"] = 1, 1
+	} else {
+		pings = 1 // PDO checks a reused persistent connection with COM_PING
+	}
+	return log, pings
+}
+
+// phpSQL is the distinct statements of the steady state, as roundtrip.Result.Queries
+// spells them (numbers replaced by ?).
+func phpSQL(v matrix.Variant) []string {
+	verb := "Query: "
+	if v.Stmt == "prepare" {
+		verb = "Prepare: "
+	}
+	switch v.Layer {
+	case "raw":
+		return []string{verb + "SELECT id, name FROM users WHERE id = ?"}
+	case "builder", "orm":
+		sel := "select * from `users` where `id` = ? limit ?"
+		if v.Layer == "orm" {
+			sel = "select * from `users` where `users`.`id` = ? limit ?"
+		}
+		q := []string{
+			"Query: use `dbbench`",
+			verb + "set names 'utf8mb4' collate 'utf8mb4_unicode_ci'",
+			verb + "set session sql_mode='ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+			verb + sel,
+		}
+		slices.Sort(q)
+		return slices.Compact(q)
+	}
+	return nil
+}
+
+// composerIlluminate says whether php/ loads Illuminate from Composer's vendor/ instead
+// of Debian's package. Laravel 11+ sends fewer connect-time statements (one SET), which
+// this machine cannot verify, so the builder and orm counts are only asserted for
+// Debian's Illuminate 8.
+func composerIlluminate() bool {
+	_, err := os.Stat(filepath.Join(phpRepoRoot, "php", "vendor", "autoload.php"))
+	return err == nil
+}
+
+// warmPHP sends requests at twice the pool's concurrency (so every php-fpm child is busy
+// and takes some) until every child holds its persistent connection: pool connections
+// opened through the proxy since it was reset, and no more.
+func warmPHP(t *testing.T, tg *Target, v matrix.Variant, proxy *roundtrip.Proxy) {
+	t.Helper()
+	for round := 0; ; round++ {
+		if err := concurrently(tg.URL, 20*v.Pool, 2*v.Pool)(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		opened := proxy.Counts()["Connect"]
+		if v.Conn == "per-request" || opened == int64(v.Pool) {
+			// COM_STMT_CLOSE and COM_QUIT get no reply: PHP sends them and answers the
+			// HTTP request at once. Let the last ones arrive before the counting starts.
+			time.Sleep(roundtrip.Settle)
+			return
+		}
+		if opened > int64(v.Pool) || round == 20 {
+			t.Fatalf("warm-up: %d connections opened by %d php-fpm children, want one each", opened, v.Pool)
+		}
+	}
+}
+
+func TestPHPVariants(t *testing.T) {
+	db, _, admin := sharedDB(t)
+	proxy, err := roundtrip.StartProxy(db.Config.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	dsnFile := viaProxy(t, db, proxy.Addr())
+	ctx := context.Background()
+	const pool, n = 3, 20
+
+	for _, v := range phpVariants(t, pool) {
+		t.Run(v.Key(), func(t *testing.T) {
+			proxy.Reset()
+			tg := startPHPTarget(t, v, dsnFile, "")
+			r := get(t, tg.URL+"/hello")
+			if r.status != 200 || r.ctype != "text/plain; charset=utf-8" || r.body != "Hello, World!" {
+				t.Errorf("GET /hello = %d %q %q", r.status, r.ctype, r.body)
+			}
+			do := sequential(tg.URL, n)
+			if v.Layer == "hello" {
+				assertError(t, tg.URL+"/users/1", http.StatusNotFound) // hello has no users
+				do = func(ctx context.Context) error {
+					for range n {
+						if r, err := fetch(ctx, http.MethodGet, tg.URL+"/hello"); err != nil || r.status != 200 {
+							return fmt.Errorf("GET /hello = %v, %v", r, err)
+						}
+					}
+					return nil
+				}
+			} else {
+				checkContract(t, tg.URL)
+				warmPHP(t, tg, v, proxy)
+			}
+
+			res, err := roundtrip.Capture(ctx, admin, n, do, roundtrip.WithProxy(proxy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("per request: log %v, wire %v; statements %q", res.PerRequest(), res.WirePerRequest(), res.Queries)
+			if v.Layer != "raw" && v.Layer != "hello" && composerIlluminate() {
+				t.Logf("php/vendor/ present: Laravel's connect-time statements are not asserted (see php/README.md)")
+			} else {
+				assertPHPCounts(t, v, res, n)
+			}
+			if err := fixtures.Verify(ctx, admin, testRows); err != nil {
+				t.Errorf("table changed by the requests: %v", err)
+			}
+		})
+	}
+}
+
+func assertPHPCounts(t *testing.T, v matrix.Variant, res *roundtrip.Result, n int64) {
+	t.Helper()
+	log, pings := phpSteady(v)
+	want := times(log, n)
+	// MariaDB 10.11 writes no general-log row for COM_PING: the log has no Ping.
+	assertCounts(t, "steady log", res.Log, want)
+	wire := times(log, n)
+	wire["Ping"] = pings * n
+	assertCounts(t, "steady wire", res.Wire, wire)
+	// The server's own counters agree; a ping is one of Com_admin_commands.
+	for cmd, status := range map[string]string{"Prepare": "Com_stmt_prepare", "Execute": "Com_stmt_execute",
+		"Close stmt": "Com_stmt_close", "Connect": "Connections", "Ping": "Com_admin_commands"} {
+		if res.Status[status] != wire[cmd] {
+			t.Errorf("%s = %d, want %d (%s)", status, res.Status[status], wire[cmd], cmd)
+		}
+	}
+	if v.Layer != "hello" && res.Status["Com_select"] != n {
+		t.Errorf("Com_select = %d, want %d", res.Status["Com_select"], n)
+	}
+	if want := phpSQL(v); !slices.Equal(res.Queries, want) {
+		t.Errorf("statements = %q, want %q", res.Queries, want)
+	}
+}
+
+// With the database gone every layer answers 503 with a JSON error that says nothing of
+// the cause, logs the cause to the php-fpm log, and recovers by itself when the database
+// is back. The password appears in no file and no log.
+func TestPHPDatabaseGoneThenBack(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	password := db.Config.Passwd
+	for _, v := range phpVariants(t, 2) {
+		if v.Layer == "hello" {
+			continue
+		}
+		t.Run(v.Key(), func(t *testing.T) {
+			proxy := startSwitchProxy(t, db.Config.Addr)
+			runDir := t.TempDir()
+			tg := startPHPTarget(t, v, viaProxy(t, db, proxy.addr), runDir)
+			if err := concurrently(tg.URL, 10, 2)(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			proxy.down()
+			for range 3 {
+				assertError(t, tg.URL+"/users/7", http.StatusServiceUnavailable)
+			}
+			r := get(t, tg.URL+"/users/7")
+			if r.body != `{"error":"database unavailable"}` {
+				t.Errorf("503 body = %s, want only {\"error\":\"database unavailable\"}", r.body)
+			}
+			if r := get(t, tg.URL+"/users/abc"); r.status != http.StatusBadRequest {
+				t.Errorf("bad id with the database gone = %d, want 400", r.status)
+			}
+			proxy.up(t)
+			waitFor(t, 10*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
+			if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {
+				t.Errorf("after recovery: %v", err)
+			}
+
+			dirs, _ := filepath.Glob(filepath.Join(runDir, PHPTempPrefix+"*"))
+			if len(dirs) != 1 {
+				t.Fatalf("run directories in %s: %v, want one", runDir, dirs)
+			}
+			fpmLog := readFile(t, filepath.Join(dirs[0], "php-fpm.log"))
+			if !strings.Contains(fpmLog, "dbbench: GET /users/7: database error: SQLSTATE[") {
+				t.Errorf("php-fpm.log lacks the database error:\n%s", fpmLog)
+			}
+			if conf := readFile(t, filepath.Join(dirs[0], "php-fpm.conf")); !strings.Contains(conf, "env[DBBENCH_DB_PASSWORD] = $DBBENCH_DB_PASSWORD") {
+				t.Errorf("php-fpm.conf does not take the password from php-fpm's environment:\n%s", conf)
+			}
+			assertNoFileHolds(t, dirs[0], password)
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// assertNoFileHolds checks every file under dir for s.
+func assertNoFileHolds(t *testing.T, dir, s string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), s) {
+			t.Errorf("%s holds the database password", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// The quick preset's load: 64 client connections against pm.max_children 8 queue in the
+// backlogs and all get their answer, no 5xx, no timeout (the client's is 15 s).
+func TestPHPBurstAtQuickPresetConcurrency(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool, clients = 8, 64
+	for _, v := range []matrix.Variant{
+		{Lang: "php", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool}, // fastest: deepest queues
+		{Lang: "php", Layer: "orm", Stmt: "prepare", Conn: "per-request", Pool: pool},    // most work per request
+		{Lang: "php", Layer: "builder", Stmt: "prepare", Conn: "persistent", Pool: pool}, // Laravel on a persistent connection
+	} {
+		t.Run(v.Key(), func(t *testing.T) {
+			tg := startPHPTarget(t, v, dsnFile, "")
+			if err := concurrently(tg.URL, 30*clients, clients)(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A start that fails says why, with the end of php-fpm's log, and leaves nothing behind.
+func TestPHPStartFailureShowsLogAndCleansUp(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	// A copy of php/ whose pool configuration php-fpm rejects.
+	root := t.TempDir()
+	if out, err := exec.Command("cp", "-r", filepath.Join(phpRepoRoot, "php"), root).CombinedOutput(); err != nil {
+		t.Fatalf("copy php/: %v: %s", err, out)
+	}
+	conf := filepath.Join(root, "php", "conf", "php-fpm.conf.tmpl")
+	b := readFile(t, conf)
+	if err := os.WriteFile(conf, []byte(strings.Replace(b, "pm = static", "pm = sometimes", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runDir := t.TempDir()
+	before := phpMasters(t)
+	v := matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 2}
+	tg, err := Start(context.Background(), v, Options{DSNFile: dsnFile, RepoRoot: root, RunDir: runDir, Log: io.Discard})
+	if err == nil {
+		tg.Stop()
+		t.Fatal("Start succeeded with pm = sometimes")
+	}
+	if !strings.Contains(err.Error(), "php-fpm.log: ") || !strings.Contains(err.Error(), "invalid process manager") {
+		t.Errorf("error does not quote php-fpm's complaint: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(runDir, "*")); len(left) > 0 {
+		t.Errorf("left after a failed start: %v", left)
+	}
+	if after := phpMasters(t); len(after) > len(before) {
+		t.Errorf("php-fpm or nginx masters before %v, after %v", before, after)
+	}
+}
+
+// phpMasters lists this process's nginx and php-fpm children.
+func phpMasters(t *testing.T) []int {
+	t.Helper()
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		b, err := os.ReadFile(d + "/stat")
+		if err != nil || processGone(pid) {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) &&
+			(strings.Contains(s, "(nginx)") || strings.Contains(s, "(php-fpm")) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestPHPRejectsWhatPHPCannotServe(t *testing.T) {
+	for _, tc := range []struct {
+		v    matrix.Variant
+		want string
+	}{
+		{matrix.Variant{Lang: "php", Layer: "gorm", Stmt: "prepare", Conn: "persistent", Pool: 1}, `layer "gorm"`},
+		{matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepared", Conn: "persistent", Pool: 1}, `stmt "prepared"`},
+		{matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepare", Conn: "pooled", Pool: 1}, `conn "pooled"`},
+		{matrix.Variant{Lang: "php", Layer: "hello", Stmt: "prepare", Conn: "none", Pool: 1}, "stmt=none and conn=none"},
+		{matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 0}, "pool 0"},
+		{matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}, "needs a database"},
+	} {
+		_, err := Start(context.Background(), tc.v, Options{RepoRoot: phpRepoRoot, Log: io.Discard})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Start(%s) = %v, want an error with %q", tc.v.Key(), err, tc.want)
+		}
+	}
+}
+
+// A DSN over a unix socket is refused: PHP targets reach the database over TCP.
+func TestPHPRefusesSocketDSN(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(path, []byte("u:secret@unix(/tmp/x.sock)/dbbench\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := matrix.Variant{Lang: "php", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}
+	_, err := Start(context.Background(), v, Options{DSNFile: path, RepoRoot: phpRepoRoot, Log: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), `uses "unix"`) || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Start with a unix DSN = %v, want a TCP error without the password", err)
+	}
+}
+
+// If the process that started the target is killed outright (no cleanup runs), both
+// masters get SIGTERM from the kernel and take their workers with them.
+func TestPHPNothingOutlivesAKilledParent(t *testing.T) {
+	if os.Getenv("DBBENCH_PHP_ORPHAN_HELPER") != "" {
+		return // the helper's work is in TestPHPOrphanHelper
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPHPOrphanHelper$", "-test.v")
+	runDir := t.TempDir() // the killed helper cannot remove its run directory; the test does
+	cmd.Env = append(os.Environ(), "DBBENCH_PHP_ORPHAN_HELPER="+runDir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	// The helper prints "PIDS: 1 2 3 …" once its target serves.
+	found := make(chan []int, 1)
+	var said strings.Builder
+	go func() {
+		defer close(found)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line, ok := strings.CutPrefix(sc.Text(), "PIDS:")
+			if !ok {
+				said.WriteString(sc.Text() + "\n")
+				continue
+			}
+			var pids []int
+			for _, f := range strings.Fields(line) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					pids = append(pids, pid)
+				}
+			}
+			found <- pids
+			io.Copy(io.Discard, out)
+			return
+		}
+	}()
+	var pids []int
+	select {
+	case pids = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatal("helper did not start a target within 30s")
+	}
+	if pids == nil {
+		cmd.Wait()
+		t.Fatalf("helper started no target:\n%s", said.String())
+	}
+	if len(pids) < 4 {
+		t.Fatalf("helper's target has PIDs %v, want masters and workers", pids)
+	}
+	t.Cleanup(func() { // should this test fail, its failure leaves nothing running either
+		for _, pid := range pids {
+			if !processGone(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	assertGone(t, pids)
+}
+
+// TestPHPOrphanHelper runs only as TestPHPNothingOutlivesAKilledParent's child: it starts
+// a hello target, prints its PIDs and waits to be killed.
+func TestPHPOrphanHelper(t *testing.T) {
+	if os.Getenv("DBBENCH_PHP_ORPHAN_HELPER") == "" {
+		t.Skip("helper process of TestPHPNothingOutlivesAKilledParent")
+	}
+	v := matrix.Variant{Lang: "php", Layer: "hello", Stmt: "none", Conn: "none", Pool: 2}
+	runDir := os.Getenv("DBBENCH_PHP_ORPHAN_HELPER")
+	tg, err := Start(context.Background(), v, Options{RepoRoot: phpRepoRoot, RunDir: runDir, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Stop() // only if the parent fails to kill us
+	fmt.Printf("PIDS: %s\n", strings.Trim(fmt.Sprint(tg.PIDs()), "[]"))
+	time.Sleep(30 * time.Second)
+}
