@@ -298,27 +298,6 @@ func findPHPDir(root string) (string, error) {
 	}
 }
 
-// listenAddr turns "" into a free loopback address and a port of 0 into a free port on
-// the host given. (startGo uses it too.)
-func listenAddr(addr string) (string, error) {
-	if addr == "" {
-		return FreeAddr()
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("target: listen address %q: %w", addr, err)
-	}
-	if port != "0" {
-		return addr, nil
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return "", fmt.Errorf("target: find a free port on %s: %w", host, err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
 // waitForSocket waits until path exists, the process exits (done) or timeout passes.
 func waitForSocket(ctx context.Context, path string, done <-chan struct{}, timeout time.Duration) error {
 	deadline := time.After(timeout)
