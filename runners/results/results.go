@@ -101,6 +101,9 @@ type Repetition struct {
 	DBCPU  float64 `json:"db_cpu_per_op"`
 	GenCPU float64 `json:"gen_cpu_per_op"`
 	AppRSS int64   `json:"app_peak_rss_bytes"`
+	// The database's Threads_running, sampled every 100 ms during the repetition.
+	ThreadsRunningMean float64 `json:"threads_running_mean"`
+	ThreadsRunningMax  int64   `json:"threads_running_max"`
 	// Go targets: database/sql pool counters over the repetition.
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -26,8 +27,7 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r.invalidate(rv, fmt.Sprintf("rep %d: target did not start: %v", rep, err))
-		return nil
+		return r.failRep(ctx, rv, rep, "target did not start", err)
 	}
 	defer t.Stop()
 	cfg := loadgen.Config{
@@ -54,7 +54,9 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 
 	cfg.Duration, cfg.Seed = r.o.Duration, r.o.Seed+uint64(rep)
 	started := time.Now().UTC()
+	threads := sampleThreadsRunning(ctx, r.admin)
 	res, err := loadgen.Run(ctx, cfg)
+	threadsMean, threadsMax := threads()
 	if ctx.Err() != nil {
 		return ctx.Err() // a repetition cut short is not a repetition: it is not recorded
 	}
@@ -73,6 +75,7 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 		P50: lat.P50.Seconds(), P90: lat.P90.Seconds(), P99: lat.P99.Seconds(),
 		P999: lat.P999.Seconds(), Max: lat.Max.Seconds(),
 		AppCPU: -1, DBCPU: -1, GenCPU: res.CPUPerRequest(), AppRSS: rss,
+		ThreadsRunningMean: threadsMean, ThreadsRunningMax: threadsMax,
 	}
 	for class, n := range res.Errors {
 		if n > 0 {
@@ -115,13 +118,57 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 	case appErr != nil:
 		r.invalidate(rv, fmt.Sprintf("rep %d: target died during the repetition: %v", rep, appErr))
 	}
+	if !rv.Valid {
+		return r.databaseAlive(ctx)
+	}
 	return nil
 }
 
-// failRep marks the variant invalid unless the run itself was interrupted.
+// sampleThreadsRunning polls the server's Threads_running every 100 ms until the
+// returned function is called, which gives the mean and the maximum seen: how many
+// statements the database was really running at once, whatever the pools allowed.
+func sampleThreadsRunning(ctx context.Context, admin *sql.DB) func() (mean float64, max int64) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var sum, n, top int64
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			var name string
+			var v int64
+			if admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
+				continue
+			}
+			// The sampling connection's own statement is running too: leave it out.
+			v--
+			sum, n, top = sum+v, n+1, max(top, v)
+		}
+	}()
+	return func() (float64, int64) {
+		cancel()
+		<-done
+		if n == 0 {
+			return 0, 0
+		}
+		return float64(sum) / float64(n), top
+	}
+}
+
+// failRep marks the variant invalid unless the run itself was interrupted or the
+// database is gone, which end the run.
 func (r *runner) failRep(ctx context.Context, rv *results.Variant, rep int, what string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if derr := r.databaseAlive(ctx); derr != nil {
+		return derr
 	}
 	r.invalidate(rv, fmt.Sprintf("rep %d: %s: %v", rep, what, err))
 	return nil

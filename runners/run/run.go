@@ -5,12 +5,14 @@ package run
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"time"
 
 	"dbbench/runners/environment"
@@ -23,11 +25,14 @@ import (
 
 // Options configure a run. Zero fields take the preset's values.
 type Options struct {
-	Root        string // the repository
-	BinDir      string // where gotarget is; "" means Root/bin
-	Matrix      *matrix.Matrix
-	Preset      *matrix.Preset
-	Variants    *regexp.Regexp // keep only variants whose key matches; nil keeps all
+	Root     string // the repository
+	BinDir   string // where gotarget is; "" means Root/bin
+	Matrix   *matrix.Matrix
+	Preset   *matrix.Preset
+	Variants *regexp.Regexp // keep only variants whose key matches; nil keeps all
+	// List, when set, is the variants to run instead of the preset's (sweeps build their
+	// own); the preset then only supplies defaults. Variants still filters it.
+	List        []matrix.Variant
 	DB          provider.Options
 	Warmup      time.Duration
 	Duration    time.Duration
@@ -78,8 +83,12 @@ func (o *Options) defaults() {
 
 // Variants lists what a run with these options measures.
 func (o *Options) variants() []matrix.Variant {
+	list := o.List
+	if list == nil {
+		list = o.Matrix.Expand(o.Preset)
+	}
 	var out []matrix.Variant
-	for _, v := range o.Matrix.Expand(o.Preset) {
+	for _, v := range list {
 		if o.Variants == nil || o.Variants.MatchString(v.Key()) {
 			out = append(out, v)
 		}
@@ -97,6 +106,7 @@ type runner struct {
 	dsnFile  string // direct to the database
 	viaProxy string // through the counting proxy
 	proxy    *roundtrip.Proxy
+	admin    *sql.DB // the runner's own connections: round trips, status, liveness
 	progress *progress
 	writer   *writer
 }
@@ -209,6 +219,10 @@ func (r *runner) provision(ctx context.Context) error {
 		return err
 	}
 	r.db = db
+	if r.admin, err = db.Open(); err != nil {
+		return err
+	}
+	r.admin.SetMaxOpenConns(2)
 	r.res.Environment["database"] = db.Kind + " " + db.Version
 	if db.Kind == "embedded" {
 		r.res.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
@@ -235,6 +249,9 @@ func (r *runner) provision(ctx context.Context) error {
 func (r *runner) teardown() {
 	if r.proxy != nil {
 		r.proxy.Close()
+	}
+	if r.admin != nil {
+		r.admin.Close()
 	}
 	if r.dsnFile != "" {
 		os.RemoveAll(filepath.Dir(r.dsnFile))
@@ -274,15 +291,13 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if v.Layer == "hello" {
 		return nil // no database, nothing to count
 	}
-	admin, err := r.db.Open()
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
-	rt, err := countRoundtrips(ctx, admin, r.proxy, t.URL, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
+	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if derr := r.databaseAlive(ctx); derr != nil {
+			return derr
 		}
 		r.invalidate(rv, "round-trip capture failed: "+err.Error())
 		return nil
@@ -290,6 +305,20 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	rv.Roundtrips = rt
 	if !rt.Match {
 		fmt.Fprintf(r.o.Log, "note: %s round trips differ from the matrix: %s\n", v.Key(), rt.Mismatch)
+	}
+	return nil
+}
+
+// databaseAlive returns an error when the database is gone: then no later variant can
+// be measured, and the run must end rather than mark every variant invalid.
+func (r *runner) databaseAlive(ctx context.Context) error {
+	if r.db.PID != 0 && syscall.Kill(r.db.PID, 0) == syscall.ESRCH {
+		return fmt.Errorf("the database died (mariadbd pid %d is gone)", r.db.PID)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := r.admin.PingContext(pctx); err != nil {
+		return fmt.Errorf("the database stopped answering: %v", err)
 	}
 	return nil
 }

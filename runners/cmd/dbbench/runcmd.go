@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"text/tabwriter"
@@ -100,7 +101,21 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if errors.Is(err, run.ErrInterrupted) {
 		return fmt.Errorf("%v; what was measured is kept in %s", err, dir)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("run failed: %v; what was measured is kept in %s", err, dir)
+	}
+	// A run with invalid variants is not a clean run: say so in the exit status too.
+	var invalid []string
+	for _, v := range res.Variants {
+		if !v.Valid {
+			invalid = append(invalid, v.Key+": "+v.InvalidReason)
+		}
+	}
+	if len(invalid) > 0 {
+		return fmt.Errorf("%d of %d variants invalid (all reasons in %s); first: %s",
+			len(invalid), len(res.Variants), filepath.Join(dir, "report.md"), invalid[0])
+	}
+	return nil
 }
 
 // printSummary is the table a person reads at the end of a run: medians over the
@@ -116,12 +131,15 @@ func printSummary(w io.Writer, res *results.Run) {
 		if len(v.Reps) == 0 {
 			continue
 		}
-		med := func(f func(*results.Repetition) float64) float64 {
+		med := func(unit string, f func(*results.Repetition) float64) float64 {
 			xs := make([]float64, len(v.Reps))
 			for i, r := range v.Reps {
 				xs[i] = f(r)
 			}
-			s, _ := stats.Summarize(xs, "")
+			s, err := stats.Summarize(xs, unit)
+			if err != nil {
+				return math.NaN()
+			}
 			return s.Center
 		}
 		trips := "-"
@@ -133,12 +151,12 @@ func printSummary(w io.Writer, res *results.Run) {
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t\n", v.Key, len(v.Reps),
-			med(func(r *results.Repetition) float64 { return r.QPS }),
-			1e3*med(func(r *results.Repetition) float64 { return r.P50 }),
-			1e3*med(func(r *results.Repetition) float64 { return r.P99 }),
-			1e6*med(func(r *results.Repetition) float64 { return r.AppCPU }),
-			micro(med(func(r *results.Repetition) float64 { return r.DBCPU })),
-			1e6*med(func(r *results.Repetition) float64 { return r.GenCPU }),
+			med("req/s", func(r *results.Repetition) float64 { return r.QPS }),
+			1e3*med("p50-sec/op", func(r *results.Repetition) float64 { return r.P50 }),
+			1e3*med("p99-sec/op", func(r *results.Repetition) float64 { return r.P99 }),
+			1e6*med("app-cpu-sec/op", func(r *results.Repetition) float64 { return r.AppCPU }),
+			micro(med("db-cpu-sec/op", func(r *results.Repetition) float64 { return r.DBCPU })),
+			1e6*med("gen-cpu-sec/op", func(r *results.Repetition) float64 { return r.GenCPU }),
 			trips)
 	}
 	tw.Flush()
