@@ -47,11 +47,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("%w: run: %s must not be negative", errUsage, name)
 		}
 	}
-	root, err := repoRoot()
-	if err != nil {
-		return err
-	}
-	m, err := loadMatrix(root, *matrixFile)
+	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if name == "" {
 		return fmt.Errorf("%w: serve needs a variant, like lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8", errUsage)
 	}
-	root, err := repoRoot()
-	if err != nil {
-		return err
-	}
-	m, err := loadMatrix(root, *matrixFile)
+	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
 		return err
 	}
@@ -62,11 +58,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return t.Stop()
 }
 
-func loadMatrix(root, file string) (*matrix.Matrix, error) {
+// loadMatrix finds the repository and reads the matrix: file, or the repository's
+// runners/matrix.yaml when file is "".
+func loadMatrix(file string) (root string, m *matrix.Matrix, err error) {
+	if root, err = repoRoot(); err != nil {
+		return "", nil, err
+	}
 	if file == "" {
 		file = filepath.Join(root, "runners", "matrix.yaml")
 	}
-	return matrix.Load(file)
+	m, err = matrix.Load(file)
+	return root, m, err
 }
 
 func listVariants(args []string, stdout, stderr io.Writer) error {
@@ -76,11 +78,7 @@ func listVariants(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	root, err := repoRoot()
-	if err != nil {
-		return err
-	}
-	m, err := loadMatrix(root, *matrixFile)
+	_, m, err := loadMatrix(*matrixFile)
 	if err != nil {
 		return err
 	}
