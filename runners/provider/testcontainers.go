@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/testcontainers/testcontainers-go"
 	tcmysql "github.com/testcontainers/testcontainers-go/modules/mysql"
@@ -17,6 +18,9 @@ const ContainerImage = "mysql:8.4"
 // startContainer runs MySQL 8.4 in Docker. It needs a Docker engine; the error says so
 // when none answers.
 func startContainer(ctx context.Context, o Options) (*DB, error) {
+	if err := DockerHealth(ctx); err != nil {
+		return nil, fmt.Errorf("testcontainers provider: %w", err)
+	}
 	password := newPassword()
 	secret.Register(password)
 	c, err := tcmysql.Run(ctx, ContainerImage,
@@ -59,4 +63,26 @@ func ContainerArgs(maxConnections int) []string {
 		"--performance-schema=OFF",
 		"--disable-log-bin",
 	}
+}
+
+// DockerHealth says whether a Docker engine answers, without starting anything, so a
+// missing engine is one clear error rather than a failure deep in a container start.
+func DockerHealth(ctx context.Context) (err error) {
+	defer func() {
+		// testcontainers panics on some broken Docker setups: that is "no engine" too.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("no Docker engine answers: %v", r)
+		}
+	}()
+	p, err := testcontainers.ProviderDocker.GetProvider()
+	if err != nil {
+		return fmt.Errorf("no Docker engine answers: %s", secret.Scrub(err.Error()))
+	}
+	defer p.Close()
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := p.Health(hctx); err != nil {
+		return fmt.Errorf("no Docker engine answers: %s", secret.Scrub(err.Error()))
+	}
+	return nil
 }
