@@ -47,6 +47,10 @@ type Options struct {
 	// MaxErrorRate above which a variant is invalid (fraction of requests).
 	MaxErrorRate float64
 	Log          io.Writer
+	// TargetDBAddr, when set, gets the database's host:port once it runs and returns the
+	// address targets dial instead (the rtt sweep's delay proxy). The runner's own
+	// connections stay direct, so sampling the server does not pay the distance.
+	TargetDBAddr func(dbAddr string) (string, error)
 }
 
 // ErrInterrupted is returned when the context ended the run early; what was measured
@@ -231,14 +235,23 @@ func (r *runner) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dsn, upstream := db.DSN(), db.Config.Addr
+	if r.o.TargetDBAddr != nil {
+		if upstream, err = r.o.TargetDBAddr(upstream); err != nil {
+			return err
+		}
+		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
+			return err
+		}
+	}
 	r.dsnFile = filepath.Join(secrets, "dsn")
-	if err := os.WriteFile(r.dsnFile, []byte(db.DSN()+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(r.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
 		return err
 	}
-	if r.proxy, err = roundtrip.StartProxy(db.Config.Addr); err != nil {
+	if r.proxy, err = roundtrip.StartProxy(upstream); err != nil {
 		return err
 	}
-	proxied, err := roundtrip.RewriteDSN(db.DSN(), r.proxy.Addr())
+	proxied, err := roundtrip.RewriteDSN(dsn, r.proxy.Addr())
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,136 @@
+package sweep
+
+import (
+	"io"
+	"net"
+	"slices"
+	"testing"
+	"time"
+)
+
+// echoServer answers every byte it reads with the same byte.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(c, c) }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// medianRoundTrip sends one byte at a time through addr and returns the median time
+// until it comes back.
+func medianRoundTrip(t *testing.T, addr string, n int) time.Duration {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	buf := []byte{'x'}
+	var rtts []time.Duration
+	for range n {
+		start := time.Now()
+		if _, err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+		rtts = append(rtts, time.Since(start))
+	}
+	slices.Sort(rtts)
+	return rtts[len(rtts)/2]
+}
+
+// The acceptance test: at 1 ms each way the proxy adds a round trip of 2 ms,
+// within ±20%. The added time is the delayed proxy's median minus the same proxy's
+// without delay, so the proxy hop itself is not counted as distance.
+func TestDelayProxyAddsConfiguredDelay(t *testing.T) {
+	up := echoServer(t)
+	base, err := StartDelayProxy(up, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	slow, err := StartDelayProxy(up, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+
+	b := medianRoundTrip(t, base.Addr(), 50)
+	s := medianRoundTrip(t, slow.Addr(), 50)
+	added := s - b
+	t.Logf("median round trip: %v without delay, %v with 1 ms each way (added %v)", b, s, added)
+	if want := 2 * time.Millisecond; added < want*8/10 || added > want*12/10 {
+		t.Fatalf("1 ms each way added %v to the round trip, want 2ms ± 20%%", added)
+	}
+}
+
+func TestDelayProxyCarriesBulkDataIntact(t *testing.T) {
+	up := echoServer(t)
+	p, err := StartDelayProxy(up, 200*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	want := make([]byte, 1<<20)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	go c.Write(want)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("bytes came back changed or reordered through the delay proxy")
+	}
+}
+
+func TestDelayProxyRejectsNegativeDelay(t *testing.T) {
+	if _, err := StartDelayProxy("127.0.0.1:1", -time.Millisecond); err == nil {
+		t.Fatal("a negative delay was accepted")
+	}
+}
+
+func TestDelayProxyCloseEndsConnections(t *testing.T) {
+	up := echoServer(t)
+	p, err := StartDelayProxy(up, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	medianRoundTrip(t, p.Addr(), 1)
+	p.Close()
+	p.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a connection outlived the proxy's Close")
+	}
+	if _, err := net.Dial("tcp", p.Addr()); err == nil {
+		t.Fatal("the proxy still accepts after Close")
+	}
+}
