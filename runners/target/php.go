@@ -449,6 +449,9 @@ func (p *phpProc) running() bool {
 // killed with its whole process group (its workers), while its PID still names the group.
 func (p *phpProc) stop(sig syscall.Signal, timeout time.Duration) error {
 	if !p.running() {
+		// A master that died (SIGKILL, crash) left its workers, which do not notice: they
+		// are still in its process group, which its PID names while they live.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		if p.waitErr != nil {
 			return fmt.Errorf("php target: %s (pid %d) had already exited: %w", p.name, p.cmd.Process.Pid, p.waitErr)
 		}
