@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"path"
 	"strconv"
 	"sync"
 	"time"
@@ -66,7 +67,25 @@ func New(f Finder, o Options) http.Handler {
 	}
 	mux.HandleFunc("/users", notFound) // or the mux would redirect it to /users/, a 400
 	mux.HandleFunc("/", notFound)
-	return mux
+	return canonicalOnly(mux, notFound)
+}
+
+// canonicalOnly answers 404 for a path with empty, "." or ".." segments ("//users/1",
+// "/users/../hello"), which ServeMux would redirect (307) to its cleaned form: the
+// contract is 400, 404 or 405 for anything that is not a resource, never a redirect.
+func canonicalOnly(mux http.Handler, notFound http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		clean := path.Clean(p)
+		if len(p) > 1 && p[len(p)-1] == '/' && clean != "/" {
+			clean += "/" // ServeMux keeps a trailing slash when it cleans
+		}
+		if r.Method != http.MethodConnect && clean != p {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 type handler struct {
