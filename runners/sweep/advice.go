@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"dbbench/runners/stats"
 )
@@ -96,6 +97,11 @@ func Recommend(points []Point) (Advice, error) {
 			return Advice{}, fmt.Errorf("pool %d: p99: %w", ps[i].Pool, err)
 		}
 		for _, w := range c.Warnings {
+			// The summaries' own warnings (no interval below six samples) are the
+			// tables' business; only the test's say something about the advice.
+			if strings.HasPrefix(w, "old: ") || strings.HasPrefix(w, "new: ") {
+				continue
+			}
 			if !warned[w] {
 				warned[w] = true
 				a.Notes = append(a.Notes, "p99 test: "+w)

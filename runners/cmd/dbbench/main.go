@@ -25,6 +25,7 @@ commands:
   report     write report.md and report.html for a run directory
   compare    compare two runs (or a saved baseline and a run), criterion style
   variants   list the variants a preset runs
+  sweep      pool|rtt: pool-size or network-distance sweep, with its own report
 
 Run 'dbbench COMMAND -h' for a command's flags.
 `
@@ -67,6 +68,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return compareCmd(ctx, args[1:], stdout, stderr)
 	case "variants":
 		return listVariants(args[1:], stdout, stderr)
+	case "sweep":
+		return sweepCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,117 @@
+package sweep
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"dbbench/runners/matrix"
+)
+
+// Default variants of the sweeps, as the issue names them.
+var (
+	// DefaultPoolVariants: raw and ORM, interpolated, persistent, in both languages.
+	DefaultPoolVariants = "lang=go/layer=raw/stmt=interpolate/conn=persistent," +
+		"lang=go/layer=orm/stmt=interpolate/conn=persistent," +
+		"lang=php/layer=raw/stmt=interpolate/conn=persistent," +
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent"
+	// DefaultRTTVariants: the raw driver under every statement mode, at a pool large
+	// enough that the pool is not what distance exhausts first.
+	DefaultRTTVariants = "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64," +
+		"lang=go/layer=raw/stmt=prepared/conn=persistent/pool=64," +
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=64," +
+		"lang=php/layer=raw/stmt=prepare/conn=persistent/pool=16," +
+		"lang=php/layer=raw/stmt=interpolate/conn=persistent/pool=16"
+)
+
+// ParseVariants reads a comma-separated list of variant keys. A key may leave out its
+// pool (lang=go/layer=raw/stmt=interpolate/conn=persistent): it then gets pool. Every
+// variant must be one the matrix knows.
+func ParseVariants(m *matrix.Matrix, list string, pool int) ([]matrix.Variant, error) {
+	var out []matrix.Variant
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/pool=") {
+			s += "/pool=" + strconv.Itoa(pool)
+		}
+		v, err := matrix.ParseName(s)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.Check(v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no variant given")
+	}
+	return out, nil
+}
+
+// ParseInts reads a comma-separated list of positive integers, named what in errors.
+func ParseInts(what, list string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive integer", what, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ParsePools reads "go=1,2,4;php=1,2" into lang → pools; "" gives nil (the matrix's
+// pool_sweep lists). Every lang must be one the matrix knows.
+func ParsePools(m *matrix.Matrix, s string) (map[string][]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string][]int{}
+	for _, part := range strings.Split(s, ";") {
+		lang, list, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, fmt.Errorf("pools: %q: want lang=1,2,4", part)
+		}
+		if _, known := m.Langs[lang]; !known {
+			return nil, fmt.Errorf("pools: unknown lang %q (want one of %s)", lang, strings.Join(m.LangNames(), ", "))
+		}
+		ns, err := ParseInts("pools for "+lang, list)
+		if err != nil {
+			return nil, err
+		}
+		out[lang] = ns
+	}
+	return out, nil
+}
+
+// ParseDelays reads a comma-separated list of durations; a bare number is milliseconds
+// (0, 0.2, 1, 5 as the issue writes them).
+func ParseDelays(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			ms, ferr := strconv.ParseFloat(s, 64)
+			if ferr != nil {
+				return nil, fmt.Errorf("delays: %q is neither a duration (200us, 1ms) nor a number of milliseconds", s)
+			}
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("delays: %q is negative", s)
+		}
+		if d%time.Microsecond != 0 {
+			return nil, fmt.Errorf("delays: %q is finer than a microsecond", s)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

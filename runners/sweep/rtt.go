@@ -1,0 +1,139 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/results"
+	"dbbench/runners/run"
+)
+
+// RTTOptions configure a network-distance sweep.
+type RTTOptions struct {
+	// Run holds what every run shares (see PoolOptions.Run); List, Connections, Rate,
+	// Out and TargetDBAddr are set by the sweep.
+	Run         run.Options
+	Variants    []matrix.Variant
+	Delays      []time.Duration // added in each direction between targets and database
+	Concurrency int             // closed loop
+	Rate        float64         // open loop, requests per second in all; 0 skips it
+	Out         string
+}
+
+// RTTPlan is written to plan.json so the report knows which delay each run had.
+type RTTPlan struct {
+	DelaysMicros []int64 `json:"delays_us"`
+	Concurrency  int     `json:"concurrency"`
+	Rate         float64 `json:"rate"`
+}
+
+// Modes of an rtt sweep's runs at one delay.
+const (
+	Closed = "closed"
+	Open   = "open"
+)
+
+// RTTDir is where the run at one delay and mode goes.
+func RTTDir(out string, delay time.Duration, mode string) string {
+	return filepath.Join(out, fmt.Sprintf("d%gms", float64(delay.Microseconds())/1000), mode)
+}
+
+// RTT runs the sweep: for every delay a closed-loop run and, with a rate, an open-loop
+// run of the variants, each with a delay proxy between its targets and the database.
+// The proxy is there at delay 0 as well, so every point pays the same proxy hop. Each
+// run provisions its own database; the runner's own connections to it stay direct.
+func RTT(ctx context.Context, o RTTOptions) error {
+	plan := RTTPlan{Concurrency: o.Concurrency, Rate: o.Rate}
+	for _, d := range o.Delays {
+		if d < 0 {
+			return fmt.Errorf("rtt sweep: delay %v is negative", d)
+		}
+		plan.DelaysMicros = append(plan.DelaysMicros, d.Microseconds())
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return fmt.Errorf("rtt sweep: %w", err)
+	}
+	if err := results.WriteJSON(filepath.Join(o.Out, "plan.json"), plan); err != nil {
+		return err
+	}
+	modes := []string{Closed}
+	if o.Rate > 0 {
+		modes = append(modes, Open)
+	}
+	for _, d := range o.Delays {
+		for _, mode := range modes {
+			if err := rttRun(ctx, o, d, mode); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) error {
+	ro := o.Run
+	ro.List, ro.Connections, ro.Rate, ro.Out = o.Variants, o.Concurrency, 0, RTTDir(o.Out, d, mode)
+	if mode == Open {
+		ro.Rate = o.Rate
+	}
+	var proxy *DelayProxy
+	ro.TargetDBAddr = func(addr string) (string, error) {
+		var err error
+		if proxy, err = StartDelayProxy(addr, d); err != nil {
+			return "", err
+		}
+		return proxy.Addr(), nil
+	}
+	fmt.Fprintf(ro.Log, "rtt sweep: %v each way, %s loop, into %s\n", d, mode, ro.Out)
+	_, err := run.Run(ctx, ro)
+	if proxy != nil {
+		proxy.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("rtt sweep at %v each way, %s loop: %w", d, mode, err)
+	}
+	return nil
+}
+
+// RTTPoint is one run of an rtt sweep, read back.
+type RTTPoint struct {
+	Delay time.Duration
+	Mode  string
+	Run   *results.Run
+}
+
+// LoadRTT reads an rtt sweep's plan and every run of it that exists.
+func LoadRTT(dir string) (*RTTPlan, []RTTPoint, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s holds no rtt sweep: %w", dir, err)
+	}
+	var plan RTTPlan
+	if err := json.Unmarshal(b, &plan); err != nil {
+		return nil, nil, fmt.Errorf("%s: plan.json: %w", dir, err)
+	}
+	var out []RTTPoint
+	for _, us := range plan.DelaysMicros {
+		d := time.Duration(us) * time.Microsecond
+		for _, mode := range []string{Closed, Open} {
+			path := filepath.Join(RTTDir(dir, d, mode), "results.json")
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			r, err := results.Read(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, RTTPoint{Delay: d, Mode: mode, Run: r})
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("%s: no run of the rtt sweep has results yet", dir)
+	}
+	return &plan, out, nil
+}

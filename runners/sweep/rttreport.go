@@ -1,0 +1,187 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"dbbench/runners/report"
+	"dbbench/runners/results"
+	"dbbench/runners/run"
+	"dbbench/runners/stats"
+)
+
+// RTTPage builds the rtt sweep's report: how the statement modes diverge as the
+// database moves away, closed loop (QPS, p50) and open loop at a fixed rate (p50, p99).
+func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
+	p := &report.SweepPage{Title: "dbbench network-distance sweep"}
+	var delays []time.Duration
+	for _, us := range plan.DelaysMicros {
+		delays = append(delays, time.Duration(us)*time.Microsecond)
+	}
+	s := points[0].Run.Settings
+	p.Intro = []string{
+		fmt.Sprintf("Each point adds a fixed delay in each direction between the targets and the database (%s each way), through a user-space TCP proxy (toxiproxy v2.5.0 as a library, with a microsecond delay toxic; its own latency toxic counts whole milliseconds). Delay 0 goes through the same proxy, so every point pays the same proxy hop; the runner's own connections to the database are direct.", durations(delays)),
+		fmt.Sprintf("Closed loop: %d client connections. Open loop: %g requests per second in all, latency from the intended send time. %d repetitions of %s after a %s warm-up per variant and run; each run provisions its own database.", plan.Concurrency, plan.Rate, s.Reps, s.Duration, s.Warmup),
+		"A request that waits for k round trips to the database should slow down by about k × 2 × delay; the last table sets that prediction beside the open-loop p50 (closed loop adds queueing on top).",
+	}
+	byMode := map[string]map[time.Duration]*results.Run{Closed: {}, Open: {}}
+	for _, pt := range points {
+		byMode[pt.Mode][pt.Delay] = pt.Run
+	}
+	keys, trips := variantOrder(points)
+
+	metric := func(mode, unit string, scale float64, pick func(*results.Repetition) float64) (report.Table, report.LineChart) {
+		t := report.Table{Head: []string{"variant", "round trips/op"}}
+		for _, d := range delays {
+			t.Head = append(t.Head, ms(d))
+		}
+		c := report.LineChart{XLabel: "added delay each way (ms)", YLabel: unit}
+		for _, k := range keys {
+			row := []string{k, tripText(trips[k])}
+			ser := report.Series{Name: k}
+			for _, d := range delays {
+				center, text, ok := cell(byMode[mode][d], k, scale, pick)
+				row = append(row, text)
+				if ok {
+					ser.X, ser.Y = append(ser.X, float64(d.Microseconds())/1000), append(ser.Y, center)
+				}
+			}
+			t.Rows = append(t.Rows, row)
+			c.Series = append(c.Series, ser)
+		}
+		return t, c
+	}
+	qps := func(r *results.Repetition) float64 { return r.QPS }
+	p50 := func(r *results.Repetition) float64 { return r.P50 }
+	p99 := func(r *results.Repetition) float64 { return r.P99 }
+
+	if len(byMode[Closed]) > 0 {
+		tq, cq := metric(Closed, "req/s", 1, qps)
+		tl, cl := metric(Closed, "p50 ms", 1e3, p50)
+		cq.Title = fmt.Sprintf("Closed loop, %d connections: median QPS against delay", plan.Concurrency)
+		cl.Title = fmt.Sprintf("Closed loop, %d connections: median p50 against delay", plan.Concurrency)
+		p.Sections = append(p.Sections,
+			report.SweepSection{Heading: "Closed loop: QPS", Charts: []report.LineChart{cq}, Tables: []report.Table{tq}},
+			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}})
+	}
+	if len(byMode[Open]) > 0 {
+		tl, cl := metric(Open, "p50 ms", 1e3, p50)
+		t9, c9 := metric(Open, "p99 ms", 1e3, p99)
+		cl.Title = fmt.Sprintf("Open loop at %g req/s: median p50 against delay", plan.Rate)
+		c9.Title = fmt.Sprintf("Open loop at %g req/s: median p99 against delay", plan.Rate)
+		p.Sections = append(p.Sections,
+			report.SweepSection{Heading: fmt.Sprintf("Open loop at %g req/s: p50 ms", plan.Rate), Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
+			report.SweepSection{Heading: fmt.Sprintf("Open loop at %g req/s: p99 ms", plan.Rate), Charts: []report.LineChart{c9}, Tables: []report.Table{t9}},
+			predicted(byMode[Open], delays, keys, trips))
+	}
+	var invalid []string
+	for _, pt := range points {
+		for _, v := range pt.Run.Variants {
+			if !v.Valid {
+				invalid = append(invalid, fmt.Sprintf("%s, %v each way, %s loop: %s", v.Key, pt.Delay, pt.Mode, v.InvalidReason))
+			}
+		}
+		if pt.Run.Status != "complete" {
+			invalid = append(invalid, fmt.Sprintf("the run at %v each way, %s loop, is %s: %s", pt.Delay, pt.Mode, pt.Run.Status, pt.Run.Error))
+		}
+	}
+	if len(invalid) == 0 {
+		invalid = []string{"None."}
+	}
+	p.Sections = append(p.Sections, report.SweepSection{Heading: "Invalid variants and incomplete runs", Paragraphs: invalid},
+		environment(points[0].Run.Environment))
+	return p
+}
+
+// predicted sets the open-loop p50 increase over delay 0 beside round trips × 2 × delay.
+func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys []string, trips map[string]float64) report.SweepSection {
+	t := report.Table{Head: []string{"variant", "round trips/op"}}
+	for _, d := range delays[1:] {
+		t.Head = append(t.Head, ms(d)+": measured / predicted ms")
+	}
+	for _, k := range keys {
+		row := []string{k, tripText(trips[k])}
+		base, _, bok := cell(runs[delays[0]], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
+		for _, d := range delays[1:] {
+			v, _, ok := cell(runs[d], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
+			pred := "?"
+			if trips[k] >= 0 {
+				pred = fmt.Sprintf("%.2f", trips[k]*2*float64(d.Microseconds())/1000)
+			}
+			if !bok || !ok {
+				row = append(row, "- / "+pred)
+				continue
+			}
+			row = append(row, fmt.Sprintf("%+.2f / %s", v-base, pred))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
+		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way."},
+		Tables:     []report.Table{t}}
+}
+
+// variantOrder lists the variant keys in the first run's order, with their round
+// trips per request from the first run that counted them (-1 when none did).
+func variantOrder(points []RTTPoint) ([]string, map[string]float64) {
+	var keys []string
+	trips := map[string]float64{}
+	for _, pt := range points {
+		for _, v := range pt.Run.Variants {
+			if _, ok := trips[v.Key]; !ok {
+				keys = append(keys, v.Key)
+				trips[v.Key] = -1
+			}
+			if trips[v.Key] < 0 && v.Roundtrips != nil {
+				_, trips[v.Key] = run.Commands(v.Roundtrips)
+			}
+		}
+	}
+	return keys, trips
+}
+
+func tripText(x float64) string {
+	if x < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+// cell is the median over repetitions of one figure of variant key in r, scaled, and
+// its text; ok is false and the text "-" when not measured, "invalid" when the
+// variant was invalid.
+func cell(r *results.Run, key string, scale float64, pick func(*results.Repetition) float64) (center float64, text string, ok bool) {
+	if r == nil {
+		return 0, "-", false
+	}
+	for _, v := range r.Variants {
+		if v.Key != key {
+			continue
+		}
+		if !v.Valid {
+			return 0, "invalid", false
+		}
+		var xs []float64
+		for _, rep := range v.Reps {
+			xs = append(xs, scale*pick(rep))
+		}
+		s, err := stats.Summarize(xs, "x/op")
+		if err != nil {
+			return 0, "-", false
+		}
+		return s.Center, fmt.Sprintf("%.4g", s.Center), true
+	}
+	return 0, "-", false
+}
+
+func durations(ds []time.Duration) string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, ms(d))
+	}
+	return strings.Join(out, ", ")
+}
+
+// ms writes a delay as the issue does: 0 ms, 0.2 ms, 1 ms.
+func ms(d time.Duration) string { return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000) }
