@@ -8,13 +8,15 @@ BIN := $(CURDIR)/bin
 PRESET ?= quick
 FUZZTIME ?= 5s
 
-.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up clean
+.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep clean
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
 	@echo "make test       install what is missing, run every test (Go, PHP, end to end)"
 	@echo "make build      build bin/dbbench and bin/gotarget"
 	@echo "make deps       install missing Debian packages and Go modules only"
+	@echo "make pool-sweep pool size against QPS and p99 at 16, 64, 256 connections (~12 min)"
+	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
 
 deps:
 	@bash runners/install-deps.sh
@@ -45,6 +47,13 @@ db-bench: build
 
 db-up: build
 	$(BIN)/dbbench db up --dsn-out $(CURDIR)/bin/dsn
+
+# Sweeps write to reports/runs/<stamp>-pool-sweep/ (…-rtt-sweep/) unless SWEEP_OUT is set.
+pool-sweep: build
+	$(BIN)/dbbench sweep pool $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+
+rtt-sweep: build
+	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
 
 clean:
 	rm -rf $(BIN)
