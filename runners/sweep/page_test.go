@@ -1,0 +1,150 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/report"
+	"dbbench/runners/results"
+)
+
+// fakeVariant is a measured variant whose repetitions have the given QPS and p99 (each
+// rep ±1%), as run.Run would have written it.
+func fakeVariant(v matrix.Variant, qps, p99, p50 float64, waits int64) *results.Variant {
+	rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Layer: v.Layer, Stmt: v.Stmt,
+		Conn: v.Conn, Pool: v.Pool, Valid: true}
+	for i, f := range []float64{0.99, 1.01, 0.995, 1.005, 0.998, 1.002} {
+		rv.Reps = append(rv.Reps, &results.Repetition{Rep: i + 1, QPS: qps * f, P99: p99 * f, P50: p50 * f,
+			PoolWaits: waits, ThreadsRunningMean: 2, ThreadsRunningMax: 3, Errors: map[string]int64{"timeout": 1}})
+	}
+	return rv
+}
+
+func fakeRun(c int, vs ...*results.Variant) *results.Run {
+	return &results.Run{Schema: results.Schema, Status: "complete", Environment: map[string]string{"cpu-count": "2"},
+		Settings: results.Settings{Connections: c, Reps: 6, Warmup: "500ms", Duration: "1s", Provider: "embedded"}, Variants: vs}
+}
+
+func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
+	dir := t.TempDir()
+	goRaw := matrix.Variant{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}
+	qps := map[int]float64{1: 2000, 2: 4000, 4: 7900, 8: 8000, 16: 6000}
+	for _, c := range []int{16, 64} {
+		var vs []*results.Variant
+		for _, pool := range []int{16, 8, 4, 2, 1} { // out of order on purpose
+			v := goRaw
+			v.Pool = pool
+			vs = append(vs, fakeVariant(v, qps[pool], 0.010, 0.002, int64(100/pool)))
+		}
+		bad := matrix.Variant{Lang: "php", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1}
+		inv := &results.Variant{Key: bad.Key(), Lang: "php", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1,
+			InvalidReason: "target did not start"}
+		vs = append(vs, inv)
+		if err := os.MkdirAll(LevelDir(dir, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := results.WriteJSON(filepath.Join(LevelDir(dir, c), "results.json"), fakeRun(c, vs...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	levels, err := LoadPool(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(levels) != 2 || levels[0].Concurrency != 16 || levels[1].Concurrency != 64 {
+		t.Fatalf("levels %+v", levels)
+	}
+	cv := levels[0].Curves[0]
+	if cv.Family != "lang=go/layer=raw/stmt=interpolate/conn=persistent" || len(cv.Points) != 5 || cv.Points[0].Pool != 1 || cv.Points[4].Pool != 16 {
+		t.Fatalf("curve %s with %d points, first pool %d", cv.Family, len(cv.Points), cv.Points[0].Pool)
+	}
+	if p := cv.Points[0]; p.Errors != 6 || p.ThreadsMax != 3 || p.PoolWaits[0] != 100 {
+		t.Fatalf("pool 1 point: errors %d, threads max %d, waits %v", p.Errors, p.ThreadsMax, p.PoolWaits)
+	}
+	if inv := levels[0].Curves[1].Points[0]; inv.Invalid != "target did not start" {
+		t.Fatalf("invalid point lost its reason: %+v", inv)
+	}
+
+	page := PoolPage(levels, Capacity{DBCores: 2, Spindles: 1, MaxConnections: 151, AppInstances: 4})
+	md := string(report.SweepMarkdown(page))
+	for _, want := range []string{
+		// Best 8 at 8000; 4 is within 5% with the same p99: the knee and the advice.
+		"| lang=go/layer=raw/stmt=interpolate/conn=persistent | 16 | 8000 (8) | 4 | 4 | 7900 | 1.00 | −25% QPS at pool 16 | 5 | 37 |",
+		"no valid pool size was measured",
+		"## Concurrency 64",
+		"target did not start",
+		"2 × 2 + 1 = 5",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if err := report.WriteSweep(dir, page); err != nil {
+		t.Fatal(err)
+	}
+	h, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(h), "<svg"); n != 4 {
+		t.Fatalf("report.html has %d charts, want 4 (QPS and p99 per level)", n)
+	}
+}
+
+func TestLoadPoolWithoutRuns(t *testing.T) {
+	if _, err := LoadPool(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no pool sweep") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRTTPageFromWrittenRuns(t *testing.T) {
+	dir := t.TempDir()
+	plan := RTTPlan{DelaysMicros: []int64{0, 1000}, Concurrency: 16, Rate: 200}
+	if err := results.WriteJSON(filepath.Join(dir, "plan.json"), plan); err != nil {
+		t.Fatal(err)
+	}
+	prep := matrix.Variant{Lang: "go", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 16}
+	interp := prep
+	interp.Stmt = "interpolate"
+	for _, us := range plan.DelaysMicros {
+		d := time.Duration(us) * time.Microsecond
+		extra := float64(us) / 1e6 // seconds
+		for _, mode := range []string{Closed, Open} {
+			p := fakeVariant(prep, 5000, 0.003, 0.001+4*extra, 0)
+			p.Roundtrips = &results.Roundtrips{Wire: map[string]float64{"Prepare": 1, "Execute": 1, "Close stmt": 1}}
+			i := fakeVariant(interp, 8000, 0.002, 0.0008+2*extra, 0)
+			i.Roundtrips = &results.Roundtrips{Wire: map[string]float64{"Query": 1}}
+			if err := os.MkdirAll(RTTDir(dir, d, mode), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := results.WriteJSON(filepath.Join(RTTDir(dir, d, mode), "results.json"), fakeRun(16, p, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gotPlan, points, err := LoadRTT(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 4 || gotPlan.Rate != 200 {
+		t.Fatalf("%d points, plan %+v", len(points), gotPlan)
+	}
+	md := string(report.SweepMarkdown(RTTPage(gotPlan, points)))
+	for _, want := range []string{
+		"| lang=go/layer=raw/stmt=prepare/conn=persistent/pool=16 | 2.00 | +4.00 / 4.00 |",
+		"| lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=16 | 1.00 | +2.00 / 2.00 |",
+		"| variant | round trips/op | 0 ms | 1 ms |",
+		"## Open loop at 200 req/s: p99 ms",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if _, _, err := LoadRTT(t.TempDir()); err == nil {
+		t.Fatal("LoadRTT of an empty directory succeeded")
+	}
+}

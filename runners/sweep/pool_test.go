@@ -1,0 +1,175 @@
+package sweep
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"dbbench/runners/matrix"
+)
+
+func loadMatrix(t *testing.T) *matrix.Matrix {
+	t.Helper()
+	m, err := matrix.Load(filepath.Join("..", "matrix.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func keys(vs []matrix.Variant) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Key())
+	}
+	return out
+}
+
+func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T) {
+	base := []matrix.Variant{
+		{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 99},
+		{Lang: "php", Layer: "orm", Stmt: "interpolate", Conn: "persistent"},
+		{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 3}, // same family: dropped
+	}
+	pools := map[string][]int{"go": {1, 2, 4, 8, 16, 32, 64, 128, 256}, "php": {64, 1, 2, 4, 8, 16, 32}}
+	got, err := ExpandPools(base, pools, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=1",
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=2",
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=4",
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8",
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=16",
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=1",
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=2",
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=4",
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=8",
+		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=16",
+	}
+	if !slices.Equal(keys(got), want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(keys(got), "\n"), strings.Join(want, "\n"))
+	}
+	// 100 is in neither list: the first pool above it stands for all larger ones.
+	got, err = ExpandPools(base[:1], pools, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := got[len(got)-1].Pool; len(got) != 8 || last != 128 {
+		t.Fatalf("at concurrency 100: %d points ending at pool %d, want 8 ending at 128", len(got), last)
+	}
+	// Above every pool: the whole list.
+	got, _ = ExpandPools(base[1:2], pools, 1000)
+	if len(got) != 7 {
+		t.Fatalf("at concurrency 1000: %d php points, want all 7", len(got))
+	}
+}
+
+func TestExpandPoolsErrors(t *testing.T) {
+	base := []matrix.Variant{{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}}
+	if _, err := ExpandPools(base, map[string][]int{"php": {1}}, 4); err == nil || !strings.Contains(err.Error(), "lang go") {
+		t.Fatalf("err = %v, want one naming lang go", err)
+	}
+	if _, err := ExpandPools(base, map[string][]int{"go": {1}}, 0); err == nil {
+		t.Fatal("concurrency 0 accepted")
+	}
+}
+
+func TestDefaultPoolSweepExpandsFromTheMatrix(t *testing.T) {
+	m := loadMatrix(t)
+	vs, err := ParseVariants(m, DefaultPoolVariants, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools := map[string][]int{}
+	for _, l := range m.LangNames() {
+		pools[l] = m.Langs[l].PoolSweep
+	}
+	total := 0
+	for _, c := range []int{16, 64, 256} {
+		got, err := ExpandPools(vs, pools, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range got {
+			if err := m.Check(v); err != nil {
+				t.Errorf("expanded variant is not in the matrix: %v", err)
+			}
+		}
+		total += len(got)
+	}
+	// go: 5 + 7 + 9 pools, php: 5 + 7 + 7, two variants each. The make target's time
+	// budget is computed from this number.
+	if total != 80 {
+		t.Fatalf("default pool sweep has %d points, want 80", total)
+	}
+}
+
+func TestParseVariants(t *testing.T) {
+	m := loadMatrix(t)
+	vs, err := ParseVariants(m, " lang=go/layer=raw/stmt=prepare/conn=persistent , lang=php/layer=raw/stmt=prepare/conn=persistent/pool=8", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64", "lang=php/layer=raw/stmt=prepare/conn=persistent/pool=8"}; !slices.Equal(keys(vs), want) {
+		t.Fatalf("got %v, want %v", keys(vs), want)
+	}
+	for in, want := range map[string]string{
+		"lang=php/layer=raw/stmt=prepared/conn=persistent": "no stmt \"prepared\"",
+		"lang=go/layer=raw/stmt=prepared/conn=per-request": "excluded",
+		"lang=go/layer=raw": "want lang=",
+		" , ":               "no variant",
+		"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=0": "positive",
+	} {
+		if _, err := ParseVariants(m, in, 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseVariants(%q) err = %v, want one containing %q", in, err, want)
+		}
+	}
+	if _, err := ParseVariants(m, DefaultRTTVariants, 64); err != nil {
+		t.Fatalf("default rtt variants: %v", err)
+	}
+}
+
+func TestParsePoolsAndInts(t *testing.T) {
+	m := loadMatrix(t)
+	got, err := ParsePools(m, "go=1,4,16; php=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got["go"], []int{1, 4, 16}) || !slices.Equal(got["php"], []int{2}) || len(got) != 2 {
+		t.Fatalf("got %v", got)
+	}
+	if got, err := ParsePools(m, ""); got != nil || err != nil {
+		t.Fatalf("empty: %v, %v; want nil, nil (the matrix's lists)", got, err)
+	}
+	for in, want := range map[string]string{"rust=1": "unknown lang", "go": "want lang=", "go=1,x": "\"x\" is not a positive", "go=0": "\"0\""} {
+		if _, err := ParsePools(m, in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParsePools(%q) err = %v, want one containing %q", in, err, want)
+		}
+	}
+}
+
+func TestParseDelays(t *testing.T) {
+	got, err := ParseDelays("0, 0.2, 1, 5ms, 300us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{0, 200 * time.Microsecond, time.Millisecond, 5 * time.Millisecond, 300 * time.Microsecond}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for in, want := range map[string]string{"-1": "negative", "fast": "neither", "1ns": "finer"} {
+		if _, err := ParseDelays(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseDelays(%q) err = %v, want one containing %q", in, err, want)
+		}
+	}
+}
+
+func TestRTTDirNamesTheDelay(t *testing.T) {
+	if got := RTTDir("/x", 200*time.Microsecond, Open); got != "/x/d0.2ms/open" {
+		t.Fatalf("got %s", got)
+	}
+}
