@@ -14,6 +14,7 @@ help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
 	@echo "make test       install what is missing, run every test (Go, PHP, end to end)"
 	@echo "make build      build bin/dbbench and bin/gotarget"
+	@echo "make chaos      kill, signal and flood the real binaries; print what survived (a shortened form runs in make test)"
 	@echo "make deps       install missing Debian packages and Go modules only"
 	@echo "make pool-sweep pool size against QPS and p99 at 16, 64, 256 connections (~12 min)"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
@@ -41,6 +42,11 @@ test-php:
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParseID -fuzztime $(FUZZTIME) ./go/server
+
+# Every fault scenario at every point (runners/chaos); run from the package directory so
+# go test streams the table TestMain prints.
+chaos: deps
+	cd runners/chaos && CHAOS=full go test -count=1 -timeout 30m
 
 db-bench: build
 	$(BIN)/dbbench run --preset $(PRESET)
