@@ -1,0 +1,157 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/procstat"
+	"dbbench/runners/provider"
+	"dbbench/runners/report"
+	"dbbench/runners/run"
+)
+
+// A small real pool sweep and rtt sweep against the embedded MariaDB, a Go and a PHP
+// target: the whole pipeline from run.Run to the report, and no process left behind.
+func TestSweepsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end sweep skipped in -short mode")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binDir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "gotarget"), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+		t.Fatalf("build gotarget: %v\n%s", err, out)
+	}
+	m := loadMatrix(t)
+	var log strings.Builder
+	base := run.Options{
+		Root: root, BinDir: binDir, Matrix: m, DB: provider.Options{Rows: 1000, Log: &log}, KeepAlive: true, Seed: 3,
+		Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, Reps: 2, Log: &log,
+		Preset: &matrix.Preset{Name: "test-sweep", Connections: 1},
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(log.String())
+		}
+	})
+	ctx := context.Background()
+
+	t.Run("pool", func(t *testing.T) {
+		dir := t.TempDir()
+		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=interpolate/conn=persistent,lang=php/layer=raw/stmt=interpolate/conn=persistent", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Pool(ctx, PoolOptions{Run: base, Variants: vs, Pools: map[string][]int{"go": {1, 2}, "php": {1, 2}}, Concurrency: []int{4}, Out: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		levels, err := LoadPool(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(levels) != 1 || levels[0].Concurrency != 4 || len(levels[0].Curves) != 2 {
+			t.Fatalf("levels: %+v", levels)
+		}
+		for _, cv := range levels[0].Curves {
+			if len(cv.Points) != 2 {
+				t.Fatalf("%s: %d points, want pools 1 and 2", cv.Family, len(cv.Points))
+			}
+			for _, p := range cv.Points {
+				if p.Invalid != "" || len(p.QPS) != 2 || p.QPS[0] <= 0 || p.P99[0] <= 0 {
+					t.Fatalf("%s pool %d: %+v", cv.Family, p.Pool, p)
+				}
+			}
+			if _, err := Recommend(cv.Points); err != nil {
+				t.Fatalf("%s: %v", cv.Family, err)
+			}
+		}
+		// Four clients on one Go connection must queue for it: database/sql counts that.
+		if g := levels[0].Curves[0]; g.Lang != "go" || g.Points[0].PoolWaits[0] == 0 {
+			t.Fatalf("go pool 1 at concurrency 4 recorded no pool waits: %+v", g.Points[0])
+		}
+		page := PoolPage(levels, Capacity{DBCores: 2, Spindles: 1, MaxConnections: 151, AppInstances: 2})
+		if err := report.WriteSweep(dir, page); err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+		if err != nil || !strings.Contains(string(md), "| lang=php/layer=raw/stmt=interpolate/conn=persistent | 4 |") {
+			t.Fatalf("report.md (%v) lacks the php curve's recommendation:\n%s", err, md)
+		}
+	})
+
+	t.Run("rtt", func(t *testing.T) {
+		dir := t.TempDir()
+		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4", 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = RTT(ctx, RTTOptions{Run: base, Variants: vs, Delays: []time.Duration{0, time.Millisecond},
+			Concurrency: 4, Rate: 100, Out: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, points, err := LoadRTT(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(points) != 4 {
+			t.Fatalf("%d runs, want closed and open at two delays", len(points))
+		}
+		for _, pt := range points {
+			v := pt.Run.Variants[0]
+			if !v.Valid || len(v.Reps) != 2 {
+				t.Fatalf("%v %s: valid %v (%s), %d reps", pt.Delay, pt.Mode, v.Valid, v.InvalidReason, len(v.Reps))
+			}
+			if pt.Delay == 0 {
+				continue
+			}
+			// Prepare and Execute each wait for a round trip through the proxy, 2 ms
+			// each at 1 ms each way: no request can be faster than 4 ms unless the
+			// target bypassed the proxy.
+			for _, r := range v.Reps {
+				if r.P50 < 0.004 {
+					t.Fatalf("%s loop at 1 ms each way: p50 %.2f ms, below the 4 ms the delay forces", pt.Mode, 1e3*r.P50)
+				}
+			}
+		}
+		md := string(report.SweepMarkdown(RTTPage(plan, points)))
+		if !strings.Contains(md, "| lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4 | 2.00 |") {
+			t.Fatalf("report.md lacks the variant with 2 round trips/op:\n%s", md)
+		}
+	})
+	assertNoChildren(t)
+}
+
+// assertNoChildren fails if any process started by this test is still alive.
+func assertNoChildren(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		kids, err := procstat.Descendants(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			var names []string
+			for _, pid := range kids {
+				b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+				names = append(names, strconv.Itoa(pid)+" "+strings.ReplaceAll(string(b), "\x00", " "))
+			}
+			t.Fatalf("processes left behind: %v", names)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
