@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/results"
@@ -74,13 +75,7 @@ func LevelDir(out string, c int) string { return filepath.Join(out, fmt.Sprintf(
 // database (about a second), so levels do not share server state. It stops at the
 // first run that fails; what was measured stays in Out.
 func Pool(ctx context.Context, o PoolOptions) error {
-	pools := o.Pools
-	if pools == nil {
-		pools = map[string][]int{}
-		for _, ln := range o.Run.Matrix.LangNames() {
-			pools[ln] = o.Run.Matrix.Langs[ln].PoolSweep
-		}
-	}
+	pools := o.poolLists()
 	for _, c := range o.Concurrency {
 		vs, err := ExpandPools(o.Variants, pools, c)
 		if err != nil {
@@ -171,4 +166,38 @@ func point(v *results.Variant) Point {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// Estimate is how long a sweep of points (variant × run) in runs takes, from what
+// the first sweeps on the 2-core development machine took: about 0.35 s per repetition
+// to start and stop a target beyond its warm-up and measured time, about 1.5 s per
+// point to verify it and count its round trips, about 2 s per run to provision.
+func Estimate(points, runs, reps int, warmup, duration time.Duration) time.Duration {
+	perRep := warmup + duration + 350*time.Millisecond
+	return time.Duration(points)*(time.Duration(reps)*perRep+1500*time.Millisecond) + time.Duration(runs)*2*time.Second
+}
+
+// PoolPoints counts the points of a pool sweep, for Estimate.
+func PoolPoints(o PoolOptions) (int, error) {
+	n := 0
+	for _, c := range o.Concurrency {
+		vs, err := ExpandPools(o.Variants, o.poolLists(), c)
+		if err != nil {
+			return 0, err
+		}
+		n += len(vs)
+	}
+	return n, nil
+}
+
+// poolLists is Pools, or the matrix's pool_sweep lists when Pools is nil.
+func (o PoolOptions) poolLists() map[string][]int {
+	if o.Pools != nil {
+		return o.Pools
+	}
+	pools := map[string][]int{}
+	for _, ln := range o.Run.Matrix.LangNames() {
+		pools[ln] = o.Run.Matrix.Langs[ln].PoolSweep
+	}
+	return pools
 }

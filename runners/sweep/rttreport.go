@@ -79,11 +79,11 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	for _, pt := range points {
 		for _, v := range pt.Run.Variants {
 			if !v.Valid {
-				invalid = append(invalid, fmt.Sprintf("%s, %v each way, %s loop: %s", v.Key, pt.Delay, pt.Mode, v.InvalidReason))
+				invalid = append(invalid, fmt.Sprintf("%s, %s each way, %s loop: %s", v.Key, ms(pt.Delay), pt.Mode, v.InvalidReason))
 			}
 		}
 		if pt.Run.Status != "complete" {
-			invalid = append(invalid, fmt.Sprintf("the run at %v each way, %s loop, is %s: %s", pt.Delay, pt.Mode, pt.Run.Status, pt.Run.Error))
+			invalid = append(invalid, fmt.Sprintf("the run at %s each way, %s loop, is %s: %s", ms(pt.Delay), pt.Mode, pt.Run.Status, pt.Run.Error))
 		}
 	}
 	if len(invalid) == 0 {

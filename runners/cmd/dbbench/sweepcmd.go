@@ -43,7 +43,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.StringVar(&concurrency, "concurrency", "16,64,256", "closed-loop client connections, one run each")
 		fs.DurationVar(&warmup, "warmup", 500*time.Millisecond, "warm-up before each repetition")
 		fs.DurationVar(&duration, "duration", time.Second, "measured time per repetition")
-		fs.IntVar(&reps, "reps", 5, "repetitions per point (4 is the fewest with which the p99 test can see a difference)")
+		fs.IntVar(&reps, "reps", 4, "repetitions per point (4 is the fewest with which the p99 test can see a difference)")
 		fs.IntVar(&appInstances, "app-instances", 4, "app instances sharing the database, for the max_connections advice")
 		fs.IntVar(&maxConns, "max-connections", 151, "the production server's max_connections (151 is MariaDB's and MySQL's default)")
 		fs.IntVar(&cores, "db-cores", runtime.NumCPU(), "database cores, for the rule of thumb (default: this host's)")
@@ -104,8 +104,16 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usageErr(err)
 		}
-		fmt.Fprintf(stderr, "pool sweep goes to %s\n", dir)
-		runErr = sweep.Pool(ctx, sweep.PoolOptions{Run: ro, Variants: vs, Pools: pl, Concurrency: levels, Out: dir})
+		// The round trips do not depend on the pool: a short capture keeps the check quick.
+		ro.RoundtripRequests = 20
+		po := sweep.PoolOptions{Run: ro, Variants: vs, Pools: pl, Concurrency: levels, Out: dir}
+		points, err := sweep.PoolPoints(po)
+		if err != nil {
+			return usageErr(err)
+		}
+		fmt.Fprintf(stderr, "pool sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
+			points, reps, len(levels), sweep.Estimate(points, len(levels), reps, warmup, duration).Round(time.Minute), dir)
+		runErr = sweep.Pool(ctx, po)
 		ls, err := sweep.LoadPool(dir)
 		if err != nil {
 			return errors.Join(runErr, err)
@@ -123,7 +131,13 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usageErr(err)
 		}
-		fmt.Fprintf(stderr, "rtt sweep goes to %s\n", dir)
+		ro.RoundtripRequests = 50 // each one waits out the delay, one at a time
+		runs := len(ds)
+		if rate > 0 {
+			runs *= 2
+		}
+		fmt.Fprintf(stderr, "rtt sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
+			runs*len(vs), reps, runs, sweep.Estimate(runs*len(vs), runs, reps, warmup, duration).Round(time.Minute), dir)
 		runErr = sweep.RTT(ctx, sweep.RTTOptions{Run: ro, Variants: vs, Delays: ds, Concurrency: conc, Rate: rate, Out: dir})
 		plan, points, err := sweep.LoadRTT(dir)
 		if err != nil {
