@@ -227,6 +227,14 @@ func trim(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// cause is an error line without the CLI's closing pointer to the run directory.
+func cause(line string) string {
+	if i := strings.Index(line, "; what was measured is kept in"); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
 // tail keeps the end of s, where an error line names its cause.
 func tail(s string, n int) string {
 	if len(s) <= n {

@@ -80,7 +80,7 @@ func TestBadSetup(t *testing.T) {
 				t.Errorf("%d repetitions measured", reps)
 			}
 			left := leftovers(t, tmp, keep)
-			table.Add(Row{c.name, c.injected, fmt.Sprintf("exit %d before any load: %q", code, tail(line, 80)), left, "nothing measured (none expected)"})
+			table.Add(Row{c.name, c.injected, fmt.Sprintf("exit %d before any load: %q", code, tail(cause(line), 80)), left, "nothing measured (none expected)"})
 		})
 	}
 
