@@ -79,6 +79,28 @@ func TestDelayProxyAddsConfiguredDelay(t *testing.T) {
 	}
 }
 
+// Sub-millisecond delays must not round up to a millisecond, as Go timers do when the
+// process is idle. Looser than at 1 ms: the kernel's timer slack (50 µs a sleep) is a
+// larger share of 0.2 ms.
+func TestDelayProxySubMillisecond(t *testing.T) {
+	up := echoServer(t)
+	base, err := StartDelayProxy(up, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	slow, err := StartDelayProxy(up, 200*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	added := medianRoundTrip(t, slow.Addr(), 50) - medianRoundTrip(t, base.Addr(), 50)
+	t.Logf("0.2 ms each way added %v to the median round trip", added)
+	if want := 400 * time.Microsecond; added < want*7/10 || added > want*15/10 {
+		t.Fatalf("0.2 ms each way added %v to the round trip, want 0.4 ms (-30%%, +50%%)", added)
+	}
+}
+
 func TestDelayProxyCarriesBulkDataIntact(t *testing.T) {
 	up := echoServer(t)
 	p, err := StartDelayProxy(up, 200*time.Microsecond)
