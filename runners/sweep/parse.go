@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +63,9 @@ func ParseInts(what, list string) ([]int, error) {
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("%s: %q is not a positive integer", what, s)
 		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("%s: %d is given twice", what, n)
+		}
 		out = append(out, n)
 	}
 	return out, nil
@@ -110,6 +114,9 @@ func ParseDelays(list string) ([]time.Duration, error) {
 		}
 		if d%time.Microsecond != 0 {
 			return nil, fmt.Errorf("delays: %q is finer than a microsecond", s)
+		}
+		if slices.Contains(out, d) {
+			return nil, fmt.Errorf("delays: %v is given twice (each delay is one run directory)", d)
 		}
 		out = append(out, d)
 	}

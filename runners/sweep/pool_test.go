@@ -145,7 +145,7 @@ func TestParsePoolsAndInts(t *testing.T) {
 	if got, err := ParsePools(m, ""); got != nil || err != nil {
 		t.Fatalf("empty: %v, %v; want nil, nil (the matrix's lists)", got, err)
 	}
-	for in, want := range map[string]string{"rust=1": "unknown lang", "go": "want lang=", "go=1,x": "\"x\" is not a positive", "go=0": "\"0\""} {
+	for in, want := range map[string]string{"rust=1": "unknown lang", "go": "want lang=", "go=1,x": "\"x\" is not a positive", "go=0": "\"0\"", "go=4,4": "twice"} {
 		if _, err := ParsePools(m, in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParsePools(%q) err = %v, want one containing %q", in, err, want)
 		}
@@ -161,7 +161,7 @@ func TestParseDelays(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	for in, want := range map[string]string{"-1": "negative", "fast": "neither", "1ns": "finer"} {
+	for in, want := range map[string]string{"-1": "negative", "fast": "neither", "1ns": "finer", "0,1,1ms": "twice"} {
 		if _, err := ParseDelays(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseDelays(%q) err = %v, want one containing %q", in, err, want)
 		}
