@@ -61,9 +61,13 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		tl, cl := metric(Closed, "p50 ms", 1e3, p50)
 		cq.Title = fmt.Sprintf("Closed loop, %d connections: median QPS against delay", plan.Concurrency)
 		cl.Title = fmt.Sprintf("Closed loop, %d connections: median p50 against delay", plan.Concurrency)
+		tc, _ := metric(Closed, "µs/op", 1e6, func(r *results.Repetition) float64 { return r.GenCPU })
 		p.Sections = append(p.Sections,
 			report.SweepSection{Heading: "Closed loop: QPS", Charts: []report.LineChart{cq}, Tables: []report.Table{tq}},
-			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}})
+			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
+			report.SweepSection{Heading: "Closed loop: CPU of the load generator and the delay proxy, µs per request",
+				Paragraphs: []string{"The delay proxy runs inside the dbbench process, beside the load generator, on the same cores as target and database: its CPU is counted here with the generator's. Where it grows with the delay, part of the lost QPS is the proxy's cost rather than distance."},
+				Tables:     []report.Table{tc}})
 	}
 	if len(byMode[Open]) > 0 {
 		tl, cl := metric(Open, "p50 ms", 1e3, p50)

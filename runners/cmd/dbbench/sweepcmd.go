@@ -29,6 +29,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "sweep directory (default reports/runs/<stamp>-"+kind+"-sweep)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections")
+	reportOnly := fs.Bool("report-only", false, "measure nothing: write the report of the sweep already in --out")
 	var (
 		variants, pools, concurrency, delays    string
 		warmup, duration                        time.Duration
@@ -75,6 +76,9 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	dir := *out
+	if *reportOnly && dir == "" {
+		return fmt.Errorf("%w: sweep %s: --report-only needs --out DIR", errUsage, kind)
+	}
 	if dir == "" {
 		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-"+kind+"-sweep")
 	}
@@ -111,9 +115,11 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usageErr(err)
 		}
-		fmt.Fprintf(stderr, "pool sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
-			points, reps, len(levels), sweep.Estimate(points, len(levels), reps, warmup, duration).Round(time.Minute), dir)
-		runErr = sweep.Pool(ctx, po)
+		if !*reportOnly {
+			fmt.Fprintf(stderr, "pool sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
+				points, reps, len(levels), sweep.Estimate(points, len(levels), reps, warmup, duration).Round(time.Minute), dir)
+			runErr = sweep.Pool(ctx, po)
+		}
 		ls, err := sweep.LoadPool(dir)
 		if err != nil {
 			return errors.Join(runErr, err)
@@ -136,9 +142,11 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if rate > 0 {
 			runs *= 2
 		}
-		fmt.Fprintf(stderr, "rtt sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
-			runs*len(vs), reps, runs, sweep.Estimate(runs*len(vs), runs, reps, warmup, duration).Round(time.Minute), dir)
-		runErr = sweep.RTT(ctx, sweep.RTTOptions{Run: ro, Variants: vs, Delays: ds, Concurrency: conc, Rate: rate, Out: dir})
+		if !*reportOnly {
+			fmt.Fprintf(stderr, "rtt sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
+				runs*len(vs), reps, runs, sweep.Estimate(runs*len(vs), runs, reps, warmup, duration).Round(time.Minute), dir)
+			runErr = sweep.RTT(ctx, sweep.RTTOptions{Run: ro, Variants: vs, Delays: ds, Concurrency: conc, Rate: rate, Out: dir})
+		}
 		plan, points, err := sweep.LoadRTT(dir)
 		if err != nil {
 			return errors.Join(runErr, err)
