@@ -178,10 +178,12 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.writer.flush(); err != nil {
 		return err
 	}
+	// Teardown first: a provision that fails half way (proxy, TargetDBAddr) must still
+	// stop the database it started.
+	defer r.teardown()
 	if err := r.provision(ctx); err != nil {
 		return err
 	}
-	defer r.teardown()
 	for i, v := range r.vs {
 		r.progress.phase(i, 0, v, "verify + round trips")
 		if err := r.check(ctx, v); err != nil {
@@ -231,10 +233,6 @@ func (r *runner) provision(ctx context.Context) error {
 	if db.Kind == "embedded" {
 		r.res.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
 	}
-	secrets, err := os.MkdirTemp("", "dbbench-secrets-")
-	if err != nil {
-		return err
-	}
 	dsn, upstream := db.DSN(), db.Config.Addr
 	if r.o.TargetDBAddr != nil {
 		if upstream, err = r.o.TargetDBAddr(upstream); err != nil {
@@ -243,6 +241,10 @@ func (r *runner) provision(ctx context.Context) error {
 		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
 			return err
 		}
+	}
+	secrets, err := os.MkdirTemp("", "dbbench-secrets-")
+	if err != nil {
+		return err
 	}
 	r.dsnFile = filepath.Join(secrets, "dsn")
 	if err := os.WriteFile(r.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,4 +155,30 @@ func assertNoChildren(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// When the hook that puts the delay proxy in place fails, the run ends with its error
+// and the database it had started is stopped, not left to the end of the process.
+func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a database: skipped in -short mode")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := loadMatrix(t)
+	var log strings.Builder
+	_, err = run.Run(context.Background(), run.Options{
+		Root: root, Matrix: m, DB: provider.Options{Rows: 100, Log: &log}, Log: &log, Out: t.TempDir(),
+		Preset: &matrix.Preset{Name: "test", Connections: 1, Reps: 1, Duration: time.Second},
+		List:   []matrix.Variant{{Lang: "go", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}},
+		TargetDBAddr: func(string) (string, error) {
+			return "", errors.New("no proxy today")
+		},
+	})
+	if err == nil || !strings.Contains(err.Error(), "no proxy today") {
+		t.Fatalf("err = %v, want the hook's error", err)
+	}
+	assertNoChildren(t)
 }
