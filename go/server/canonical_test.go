@@ -13,6 +13,12 @@ func TestNonCanonicalPathIsNotFound(t *testing.T) {
 		}
 		jsonError(t, w)
 	}
+	// An encoded slash is part of the id, as ServeMux sees it: a bad id, not another path.
+	for _, p := range []string{"/users/%2F", "/users/..%2F..%2Fetc"} {
+		if w := serve(h, "GET", p); w.Code != 400 {
+			t.Errorf("GET %s = %d, want 400", p, w.Code)
+		}
+	}
 	if w := serve(h, "GET", "/users/1"); w.Code != 200 {
 		t.Errorf("GET /users/1 = %d after the check, want 200", w.Code)
 	}

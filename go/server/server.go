@@ -75,7 +75,7 @@ func New(f Finder, o Options) http.Handler {
 // contract is 400, 404 or 405 for anything that is not a resource, never a redirect.
 func canonicalOnly(mux http.Handler, notFound http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
+		p := r.URL.EscapedPath() // as ServeMux matches: /users/%2F is one segment, a bad id
 		clean := path.Clean(p)
 		if len(p) > 1 && p[len(p)-1] == '/' && clean != "/" {
 			clean += "/" // ServeMux keeps a trailing slash when it cleans
