@@ -28,9 +28,9 @@ func echoServer(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// medianRoundTrip sends one byte at a time through addr and returns the median time
-// until it comes back.
-func medianRoundTrip(t *testing.T, addr string, n int) time.Duration {
+// roundTrips sends one byte at a time through addr, n times, and returns the times
+// until each came back, sorted.
+func roundTrips(t *testing.T, addr string, n int) []time.Duration {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -51,26 +51,29 @@ func medianRoundTrip(t *testing.T, addr string, n int) time.Duration {
 		rtts = append(rtts, time.Since(start))
 	}
 	slices.Sort(rtts)
-	return rtts[len(rtts)/2]
+	return rtts
 }
 
-// addedRoundTrip is how much a proxy delaying oneWay each way adds to the median round
-// trip: its median minus the same proxy's without delay, so the proxy hop itself is
-// not counted as distance.
+// addedRoundTrip is how much a proxy delaying oneWay each way adds to a round trip:
+// its fastest round trip minus the same proxy's without delay, so the proxy hop itself
+// is not counted as distance. The fastest, not the median: the delay is a floor that
+// only waiting for a CPU can raise, and `go test ./...` runs packages side by side on
+// two cores (the median then drifted to +25% at 1 ms while the minimum stayed put).
 func addedRoundTrip(t *testing.T, oneWay time.Duration) time.Duration {
 	t.Helper()
 	up := echoServer(t)
-	var medians [2]time.Duration
+	var fastest [2]time.Duration
 	for i, d := range []time.Duration{0, oneWay} {
 		p, err := StartDelayProxy(up, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		medians[i] = medianRoundTrip(t, p.Addr(), 50)
+		rtts := roundTrips(t, p.Addr(), 50)
 		p.Close()
+		fastest[i] = rtts[0]
+		t.Logf("%v each way: round trip fastest %v, median %v", d, rtts[0], rtts[len(rtts)/2])
 	}
-	t.Logf("median round trip: %v without delay, %v with %v each way", medians[0], medians[1], oneWay)
-	return medians[1] - medians[0]
+	return fastest[1] - fastest[0]
 }
 
 // The issue's acceptance test: at 1 ms each way the proxy adds a round trip of 2 ms,
@@ -83,10 +86,11 @@ func TestDelayProxyAddsConfiguredDelay(t *testing.T) {
 
 // Sub-millisecond delays must not round up to a millisecond, as Go timers do when the
 // process is idle (that added 2 ms to the round trip). Looser than at 1 ms: the wake-up
-// after each sleep (30-60 µs here, so 0.45-0.55 ms in all) is a larger share of 0.2 ms.
+// after each sleep (about 20-40 µs here, so 0.44-0.48 ms in all) is a larger share of
+// 0.2 ms.
 func TestDelayProxySubMillisecond(t *testing.T) {
-	if added, want := addedRoundTrip(t, 200*time.Microsecond), 400*time.Microsecond; added < want*7/10 || added > want*2 {
-		t.Fatalf("0.2 ms each way added %v to the round trip, want 0.4 ms (-30%%, +100%%)", added)
+	if added, want := addedRoundTrip(t, 200*time.Microsecond), 400*time.Microsecond; added < want*8/10 || added > want*15/10 {
+		t.Fatalf("0.2 ms each way added %v to the round trip, want 0.4 ms (-20%%, +50%%)", added)
 	}
 }
 
@@ -134,7 +138,7 @@ func TestDelayProxyCloseEndsConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	medianRoundTrip(t, p.Addr(), 1)
+	roundTrips(t, p.Addr(), 1)
 	p.Close()
 	p.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
