@@ -77,15 +77,29 @@ func TestFarPastCapacity(t *testing.T) {
 		case !failing && !v.Valid:
 			t.Errorf("%s: flagged without failures: %s", v.Key, v.InvalidReason)
 		}
-		if failing {
+		// A variant that answered everything but only after queueing is valid and
+		// flagged saturated when its p99 passes the run's threshold.
+		limit, err := time.ParseDuration(res.Settings.SaturatedP99)
+		if err != nil {
+			t.Fatalf("settings.saturated_p99 %q: %v", res.Settings.SaturatedP99, err)
+		}
+		saturated := len(v.Flags) > 0 && strings.Contains(v.Flags[0], "saturated")
+		if !failing && (p99 > limit.Seconds()) != saturated {
+			t.Errorf("%s: p99 %.3fs against the %v threshold, but flags are %q", v.Key, p99, limit, v.Flags)
+		}
+		switch {
+		case failing:
 			flagged++
-			outcome = append(outcome, fmt.Sprintf("%s pool %d flagged: %s of %d", v.Lang, v.Pool, strings.Join(classes, ", "), requests))
-		} else {
-			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok, queued (p99 %.1fs, %d pool waits), not flagged", v.Lang, v.Pool, requests, p99, waits))
+			outcome = append(outcome, fmt.Sprintf("%s pool %d invalid: %s of %d", v.Lang, v.Pool, strings.Join(classes, ", "), requests))
+		case saturated:
+			flagged++
+			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok but queued (p99 %.1fs, %d pool waits): flagged saturated", v.Lang, v.Pool, requests, p99, waits))
+		default:
+			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok (p99 %.1fs, %d pool waits), not flagged", v.Lang, v.Pool, requests, p99, waits))
 		}
 	}
-	if flagged == 0 {
-		t.Errorf("no variant failed at %d connections: the scenario no longer goes past capacity", conns)
+	if flagged < len(res.Variants) {
+		t.Errorf("%d of %d variants flagged at %d connections: every one should be invalid or saturated past capacity", flagged, len(res.Variants), conns)
 	}
 	if code == 0 {
 		t.Error("exit status 0 with variants past capacity")

@@ -150,6 +150,19 @@ func Markdown(r *results.Run) ([]byte, error) {
 		b.WriteString("\n")
 	}
 
+	b.WriteString("## Flagged variants\n\n")
+	flagged := 0
+	for _, v := range d.run.Variants {
+		for _, f := range v.Flags {
+			fmt.Fprintf(&b, "- %s: %s\n", label(v), f)
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		b.WriteString("None.\n")
+	}
+	b.WriteString("\n")
+
 	b.WriteString("## Environment\n\n")
 	mdTable(&b, []string{"setting", "value"}, d.environment())
 	return []byte(b.String()), nil

@@ -42,23 +42,28 @@ type Settings struct {
 	RoundtripRequests int `json:"roundtrip_requests"`
 	// A variant is invalid when its error rate exceeds this fraction.
 	MaxErrorRate float64 `json:"max_error_rate"`
+	// A valid variant is flagged saturated when a repetition's p99 exceeds this.
+	SaturatedP99 string `json:"saturated_p99"`
 }
 
 // Variant is one variant's verification, round trips and repetitions.
 type Variant struct {
-	Name          string        `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
-	Key           string        `json:"key"`
-	Lang          string        `json:"lang"`
-	Layer         string        `json:"layer"`
-	Stmt          string        `json:"stmt"`
-	Conn          string        `json:"conn"`
-	Pool          int           `json:"pool"`
-	Valid         bool          `json:"valid"`
-	InvalidReason string        `json:"invalid_reason,omitempty"`
-	Verification  *Verification `json:"verification,omitempty"`
-	Roundtrips    *Roundtrips   `json:"roundtrips,omitempty"`
-	Reps          []*Repetition `json:"reps"`
-	Histogram     string        `json:"histogram,omitempty"` // .hgrm file of all reps merged, relative to the run dir
+	Name          string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
+	Key           string `json:"key"`
+	Lang          string `json:"lang"`
+	Layer         string `json:"layer"`
+	Stmt          string `json:"stmt"`
+	Conn          string `json:"conn"`
+	Pool          int    `json:"pool"`
+	Valid         bool   `json:"valid"`
+	InvalidReason string `json:"invalid_reason,omitempty"`
+	// Flags are warnings about a valid variant's figures, such as saturation: the numbers
+	// are real, but they describe a queue more than the layer.
+	Flags        []string      `json:"flags,omitempty"`
+	Verification *Verification `json:"verification,omitempty"`
+	Roundtrips   *Roundtrips   `json:"roundtrips,omitempty"`
+	Reps         []*Repetition `json:"reps"`
+	Histogram    string        `json:"histogram,omitempty"` // .hgrm file of all reps merged, relative to the run dir
 }
 
 // Verification is what the runner checked before measuring.

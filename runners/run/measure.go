@@ -121,6 +121,12 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 	if !rv.Valid {
 		return r.databaseAlive(ctx)
 	}
+	if p99 := lat.P99; p99 > r.o.SaturatedP99 {
+		flag := fmt.Sprintf("saturated: p99 %v in rep %d is above %v; requests mostly queued (for a pool, or in the server's backlog)",
+			p99.Round(time.Millisecond), rep, r.o.SaturatedP99)
+		rv.Flags = append(rv.Flags, flag)
+		fmt.Fprintf(r.o.Log, "flagged: %s: %s\n", rv.Key, flag)
+	}
 	return nil
 }
 

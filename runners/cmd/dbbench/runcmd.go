@@ -156,6 +156,11 @@ func printSummary(w io.Writer, res *results.Run) {
 			trips)
 	}
 	tw.Flush()
+	for _, v := range res.Variants {
+		for _, f := range v.Flags {
+			fmt.Fprintf(w, "flagged %s: %s\n", v.Key, f)
+		}
+	}
 }
 
 func micro(s float64) string {
