@@ -229,8 +229,10 @@ func trim(s string, n int) string {
 
 // cause is an error line without the CLI's closing pointer to the run directory.
 func cause(line string) string {
-	if i := strings.Index(line, "; what was measured is kept in"); i >= 0 {
-		return line[:i]
+	for _, tail := range []string{"; the ", "; nothing was measured yet"} {
+		if i := strings.Index(line, tail); i >= 0 && strings.Contains(line[i:], "measured") {
+			return line[:i]
+		}
 	}
 	return line
 }

@@ -94,11 +94,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "baseline %q saved in %s\n", *saveBaseline, path)
 	}
-	if errors.Is(err, run.ErrInterrupted) {
-		return fmt.Errorf("%v; what was measured is kept in %s", err, dir)
-	}
 	if err != nil {
-		return fmt.Errorf("run failed: %v; what was measured is kept in %s", err, dir)
+		kept := "nothing was measured yet"
+		if n := measuredReps(res); n > 0 {
+			kept = fmt.Sprintf("the %d repetitions measured are kept in %s", n, dir)
+		}
+		if errors.Is(err, run.ErrInterrupted) {
+			return fmt.Errorf("%v; %s", err, kept)
+		}
+		return fmt.Errorf("run failed: %v; %s", err, kept)
 	}
 	// A run with invalid variants is not a clean run: say so in the exit status too.
 	var invalid []string
@@ -168,4 +172,14 @@ func micro(s float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f", 1e6*s)
+}
+
+func measuredReps(res *results.Run) int {
+	n := 0
+	if res != nil {
+		for _, v := range res.Variants {
+			n += len(v.Reps)
+		}
+	}
+	return n
 }
