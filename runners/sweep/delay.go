@@ -2,15 +2,16 @@ package sweep
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 )
 
 // DelayProxy is a TCP proxy that holds every byte for a fixed time in each direction,
@@ -36,6 +37,10 @@ func (t *delayToxic) GetBufferSize() int { return 1024 }
 
 func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 	d := time.Duration(t.Micros) * time.Microsecond
+	// Without a timerfd (out of descriptors) timer is nil and sleeps with a Go timer,
+	// late by up to a millisecond when the process is idle, rather than break the link.
+	timer, _ := newPreciseTimer()
+	defer timer.close()
 	for {
 		select {
 		case <-stub.Interrupt:
@@ -45,7 +50,7 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 				stub.Close()
 				return
 			}
-			sleepUntil(c.Timestamp.Add(d))
+			timer.sleepUntil(c.Timestamp.Add(d))
 			stub.Output <- c
 		}
 	}
@@ -53,31 +58,52 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 
 func init() { toxics.Register(delayToxicName, new(delayToxic)) }
 
-// sleepUntil blocks the goroutine's thread in nanosleep until t. A Go timer will not
-// do: when the process is otherwise idle the runtime waits for timers in epoll, whose
-// timeout is whole milliseconds, so a 0.2 ms timer fires after about 1 ms (measured:
-// 0.2 ms each way added as much as 1 ms). nanosleep is exact to the kernel's timer
-// slack (50 µs). The sleep cannot be interrupted, which is harmless: toxiproxy only
-// interrupts a toxic to change the toxic chain, and the sweep never does that while
-// connections are open; a closing link still delivers every chunk, at most one delay
-// late.
-// prSetTimerSlack is PR_SET_TIMERSLACK from linux/prctl.h.
-const prSetTimerSlack = 29
+// preciseTimer waits with a timerfd read through Go's network poller. The obvious ways
+// fail here, measured: a Go timer, when the process is otherwise idle, is waited for in
+// epoll with a timeout of whole milliseconds, so 0.2 ms each way added 1 ms; nanosleep
+// is exact but holds the goroutine's P for the whole sleep, and with two Ps a few
+// sleeping links starved everything else in the process (5 ms each way cut Go's QPS from
+// ~6000 to ~200). A timerfd fires on the kernel's high-resolution timer and wakes the
+// poller at once, and a goroutine blocked on it holds no P. The wait cannot be
+// interrupted, which is harmless: toxiproxy interrupts a toxic only to change the
+// chain, which the sweep never does while connections are open.
+type preciseTimer struct {
+	fd  int
+	f   *os.File // registered with the poller; never call its Fd, which would make it blocking
+	buf [8]byte
+}
 
-func sleepUntil(t time.Time) {
-	for {
-		wait := time.Until(t)
-		if wait <= 0 {
-			return
-		}
-		// The default slack lets the kernel wake the thread up to 50 µs late, a quarter
-		// of 0.2 ms: ask for 1 ns on whichever thread this goroutine sleeps on.
-		syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0)
-		ts := syscall.NsecToTimespec(wait.Nanoseconds())
-		if err := syscall.Nanosleep(&ts, nil); err != nil && err != syscall.EINTR {
-			time.Sleep(wait) // not expected on Linux; a late chunk beats a lost one
-			return
-		}
+func newPreciseTimer() (*preciseTimer, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("delay proxy: timerfd: %w", err)
+	}
+	return &preciseTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}, nil
+}
+
+// sleepUntil returns at t (at once when t has passed). A nil timer sleeps with Go's.
+func (p *preciseTimer) sleepUntil(t time.Time) {
+	wait := time.Until(t)
+	if wait <= 0 {
+		return
+	}
+	if p == nil {
+		time.Sleep(wait)
+		return
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(wait.Nanoseconds())}
+	if err := unix.TimerfdSettime(p.fd, 0, &spec, nil); err != nil {
+		time.Sleep(wait) // not expected; a late chunk beats a lost one
+		return
+	}
+	if _, err := p.f.Read(p.buf[:]); err != nil {
+		time.Sleep(time.Until(t))
+	}
+}
+
+func (p *preciseTimer) close() {
+	if p != nil {
+		p.f.Close()
 	}
 }
 
