@@ -78,6 +78,7 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 		"## Concurrency 64",
 		"target did not start",
 		"2 × 2 + 1 = 5",
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent: recommended pool 4 at 16 connections, 4 at 64 connections; the rule of thumb says 5; 4 app instances may hold 37 connections each.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

@@ -37,9 +37,17 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 	rec := report.SweepSection{Heading: "Recommendation"}
 	tab := report.Table{Head: []string{"variant", "concurrency", "best QPS (pool)", "knee", "recommended pool", "its QPS", "its p99 / best's", "past the best", "rule of thumb", "per instance (max_connections)"}}
 	var notes []string
+	byFamily := map[string][]string{} // "8 at 64 connections", in level order
+	var families []string
 	for _, l := range levels {
 		for _, cv := range l.Curves {
 			a, err := Recommend(cv.Points)
+			if err == nil {
+				if byFamily[cv.Family] == nil {
+					families = append(families, cv.Family)
+				}
+				byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d connections", a.Pool, l.Concurrency))
+			}
 			if err != nil {
 				tab.Rows = append(tab.Rows, []string{cv.Family, fmt.Sprint(l.Concurrency), err.Error(), "", "", "", "", "", fmt.Sprint(thumb), fmt.Sprint(per)})
 				continue
@@ -63,6 +71,10 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 				notes = append(notes, fmt.Sprintf("%s at concurrency %d: %s", cv.Family, l.Concurrency, n))
 			}
 		}
+	}
+	for _, f := range families {
+		rec.Paragraphs = append(rec.Paragraphs, fmt.Sprintf("%s: recommended pool %s; the rule of thumb says %d; %d app instances may hold %d connections each.",
+			f, strings.Join(byFamily[f], ", "), thumb, c.AppInstances, per))
 	}
 	rec.Tables = append(rec.Tables, tab)
 	rec.Paragraphs = append(rec.Paragraphs, dedupe(notes)...)
