@@ -6,9 +6,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"dbbench/runners/procstat"
 	"dbbench/runners/provider"
 )
 
@@ -30,6 +33,31 @@ func Start(t testing.TB, rows int) *DB {
 		t.Fatalf("dbtest: %v", err)
 	}
 	return &DB{DB: db, DSNFile: dsnFile}
+}
+
+// AssertNoChildren fails the test if a process started by it (a database, a target,
+// nginx or php-fpm) is still alive 5 s after the point of the call.
+func AssertNoChildren(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		kids, err := procstat.Descendants(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			var names []string
+			for _, pid := range kids {
+				b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+				names = append(names, strconv.Itoa(pid)+" "+strings.ReplaceAll(string(b), "\x00", " "))
+			}
+			t.Fatalf("processes left behind: %v", names)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // DB is a running embedded server for a test.

@@ -12,6 +12,16 @@ import (
 // chart that tried to load anything would be blocked rather than leak a request.
 const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
+// pageCSS is the style every dbbench page shares: a run's report and a sweep's.
+const pageCSS = `body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+figure.chart { margin: 1.5em 0; }
+figure.chart svg { max-width: 100%; height: auto; display: block; }
+.warn { color: #a40; }
+`
+
 var page = template.Must(template.New("report").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -20,14 +30,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{"inc": fu
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>dbbench report {{.Started}}</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-figure.chart { margin: 1.5em 0; }
-figure.chart svg { max-width: 100%; height: auto; display: block; }
-.warn { color: #a40; }
-</style>
+` + pageCSS + `</style>
 </head>
 <body>
 <h1>dbbench report</h1>

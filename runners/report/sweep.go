@@ -78,13 +78,7 @@ var sweepPage = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-figure.chart { margin: 1.5em 0; }
-figure.chart svg { max-width: 100%; height: auto; display: block; }
-</style>
+` + pageCSS + `</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>

@@ -2,17 +2,15 @@ package run
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"dbbench/runners/benchfile"
+	"dbbench/runners/dbtest"
 	"dbbench/runners/matrix"
-	"dbbench/runners/procstat"
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
@@ -93,31 +91,7 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	if got := len(bf.Sample(want[0].Name(), "req/s")); got != p.Reps {
 		t.Fatalf("bench.txt has %d req/s values for %s, want %d", got, want[0].Name(), p.Reps)
 	}
-	assertNoChildren(t)
-}
-
-// assertNoChildren fails if any process started by this test is still alive.
-func assertNoChildren(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		kids, err := procstat.Descendants(os.Getpid())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			var names []string
-			for _, pid := range kids {
-				b, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "cmdline"))
-				names = append(names, itoa(pid)+" "+strings.ReplaceAll(string(b), "\x00", " "))
-			}
-			t.Fatalf("processes left behind: %v", names)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	dbtest.AssertNoChildren(t)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -6,13 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"dbbench/runners/dbtest"
 	"dbbench/runners/matrix"
-	"dbbench/runners/procstat"
 	"dbbench/runners/provider"
 	"dbbench/runners/report"
 	"dbbench/runners/run"
@@ -130,31 +129,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 			t.Fatalf("report.md lacks the variant with 2 round trips/op:\n%s", md)
 		}
 	})
-	assertNoChildren(t)
-}
-
-// assertNoChildren fails if any process started by this test is still alive.
-func assertNoChildren(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		kids, err := procstat.Descendants(os.Getpid())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			var names []string
-			for _, pid := range kids {
-				b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-				names = append(names, strconv.Itoa(pid)+" "+strings.ReplaceAll(string(b), "\x00", " "))
-			}
-			t.Fatalf("processes left behind: %v", names)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	dbtest.AssertNoChildren(t)
 }
 
 // When the hook that puts the delay proxy in place fails, the run ends with its error
@@ -180,5 +155,5 @@ func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no proxy today") {
 		t.Fatalf("err = %v, want the hook's error", err)
 	}
-	assertNoChildren(t)
+	dbtest.AssertNoChildren(t)
 }
