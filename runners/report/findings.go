@@ -216,5 +216,13 @@ func commandsText(v *results.Variant) string {
 		return "commands not captured"
 	}
 	cmds, trips := run.Commands(v.Roundtrips)
-	return fmt.Sprintf("%s per request (%s commands, %s round trips)", commandList(v.Roundtrips), num(cmds), num(trips))
+	return fmt.Sprintf("%s per request (%s, %s)", commandList(v.Roundtrips), count(cmds, "command"), count(trips, "round trip"))
+}
+
+// count writes n with its noun, plural unless n is exactly 1.
+func count(n float64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return num(n) + " " + noun + "s"
 }

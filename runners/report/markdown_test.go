@@ -22,7 +22,7 @@ func TestMarkdownAnswersQuestionsWithNumbers(t *testing.T) {
 		"app CPU +30.0 µs per request (130.0 against 100.0 µs; p = ",
 		"round trips +0 per request (2 against 2).",
 		// interpolate against prepare: the commands, then a significant QPS change.
-		"go/raw, conn=persistent, pool=8: prepare sends Prepare 1, Execute 1, Close stmt 1 per request (3 commands, 2 round trips); interpolate sends Query 1 per request (1 commands, 1 round trips). QPS [",
+		"go/raw, conn=persistent, pool=8: prepare sends Prepare 1, Execute 1, Close stmt 1 per request (3 commands, 2 round trips); interpolate sends Query 1 per request (1 command, 1 round trip). QPS [",
 		"+59.7% ", // 8025/5025 - 1
 		"(p = 0.002, n = 6) improved",
 		// per-request against persistent.
