@@ -26,7 +26,7 @@ func TestMarkdownAnswersQuestionsWithNumbers(t *testing.T) {
 		"+59.7% ", // 8025/5025 - 1
 		"(p = 0.002, n = 6) improved",
 		// per-request against persistent.
-		"go/raw, stmt=interpolate, pool=8: persistent sends Query 1 per request (1 commands, 1 round trips); per-request sends Connect 1, Query 1, Quit 1 per request (3 commands, 2 round trips). QPS [",
+		"go/raw, stmt=interpolate, pool=8: persistent sends Query 1 per request (1 command, 1 round trip); per-request sends Connect 1, Query 1, Quit 1 per request (3 commands, 2 round trips). QPS [",
 		"-49.8% ", // 4025/8025 - 1
 		"go/hello answers without the database at 40250 ± ",
 	} {
