@@ -140,6 +140,8 @@ func TestRTTPageFromWrittenRuns(t *testing.T) {
 		"| lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=16 | 1.00 | +2.00 / 2.00 |",
 		"| variant | round trips/op | 0 ms | 1 ms |",
 		"## Open loop at 200 req/s: p99 ms",
+		// QPS 8000/5000; open-loop p50 (0.8+2d) - (1+4d) ms: -0.20 at 0 ms, -2.20 at 1 ms.
+		"lang=go/layer=raw/conn=persistent/pool=16, interpolate against prepare: closed-loop QPS ×1.60 at 0 ms, ×1.60 at 1 ms; open-loop p50 -0.20 ms at 0 ms, -2.20 ms at 1 ms.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

@@ -30,6 +30,9 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		byMode[pt.Mode][pt.Delay] = pt.Run
 	}
 	keys, trips := variantOrder(points)
+	if f, ok := findings(byMode, delays, keys); ok {
+		p.Sections = append(p.Sections, f)
+	}
 
 	metric := func(mode, unit string, scale float64, pick func(*results.Repetition) float64) (report.Table, report.LineChart) {
 		t := report.Table{Head: []string{"variant", "round trips/op"}}
@@ -96,6 +99,79 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	p.Sections = append(p.Sections, report.SweepSection{Heading: "Invalid variants and incomplete runs", Paragraphs: invalid},
 		environment(points[0].Run.Environment))
 	return p
+}
+
+// findings says, per variant with its statement mode set aside, what interpolate
+// gains over prepare, and prepared over interpolate, at each delay: the ratio of
+// closed-loop QPS and the change of open-loop p50 (medians over repetitions).
+func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Duration, keys []string) (report.SweepSection, bool) {
+	type group struct {
+		name  string
+		stmts map[string]string // stmt -> variant key
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	for _, k := range keys {
+		var rest []string
+		stmt := ""
+		for _, part := range strings.Split(k, "/") {
+			if v, ok := strings.CutPrefix(part, "stmt="); ok {
+				stmt = v
+				continue
+			}
+			rest = append(rest, part)
+		}
+		name := strings.Join(rest, "/")
+		g := byName[name]
+		if g == nil {
+			g = &group{name: name, stmts: map[string]string{}}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		g.stmts[stmt] = k
+	}
+	compare := func(a, b string) string {
+		var qps, p50 []string
+		for _, d := range delays {
+			pick := func(r *results.Repetition) float64 { return r.QPS }
+			qa, _, oka := cell(byMode[Closed][d], a, 1, pick)
+			qb, _, okb := cell(byMode[Closed][d], b, 1, pick)
+			if oka && okb && qb > 0 {
+				qps = append(qps, fmt.Sprintf("×%.2f at %s", qa/qb, ms(d)))
+			}
+			pick = func(r *results.Repetition) float64 { return r.P50 }
+			la, _, oka := cell(byMode[Open][d], a, 1e3, pick)
+			lb, _, okb := cell(byMode[Open][d], b, 1e3, pick)
+			if oka && okb {
+				p50 = append(p50, fmt.Sprintf("%+.2f ms at %s", la-lb, ms(d)))
+			}
+		}
+		var out []string
+		if len(qps) > 0 {
+			out = append(out, "closed-loop QPS "+strings.Join(qps, ", "))
+		}
+		if len(p50) > 0 {
+			out = append(out, "open-loop p50 "+strings.Join(p50, ", "))
+		}
+		return strings.Join(out, "; ")
+	}
+	var lines []string
+	for _, g := range groups {
+		for _, pair := range [][2]string{{"interpolate", "prepare"}, {"prepared", "interpolate"}} {
+			a, b := g.stmts[pair[0]], g.stmts[pair[1]]
+			if a == "" || b == "" {
+				continue
+			}
+			if c := compare(a, b); c != "" {
+				lines = append(lines, fmt.Sprintf("%s, %s against %s: %s.", g.name, pair[0], pair[1], c))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return report.SweepSection{}, false
+	}
+	intro := "Medians over the repetitions; the delay is added each way. A QPS ratio above 1 and a negative p50 change favour the first mode."
+	return report.SweepSection{Heading: "In words", Paragraphs: append([]string{intro}, lines...)}, true
 }
 
 // predicted sets the open-loop p50 increase over delay 0 beside round trips × 2 × delay.
