@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/runners/freeport"
 	"dbbench/runners/secret"
 )
 
@@ -89,7 +90,7 @@ GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
 	// the same moment): then try again with a new one.
 	var srv *server
 	for attempt := 0; ; attempt++ {
-		port, perr := freePort()
+		port, perr := freeport.Loopback()
 		if perr != nil {
 			return nil, fmt.Errorf("embedded provider: %w", perr)
 		}
@@ -220,15 +221,6 @@ func sweepStale() {
 			os.RemoveAll(d)
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // newPassword makes a 26-character base32 password (A-Z, 2-7, 130 random bits), so it

@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
+	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
 )
 
@@ -53,6 +55,23 @@ func Start(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
+	// A port picked free can still be taken before the target binds it (by another
+	// listener starting at the same moment): then pick again. Go's admin port is always
+	// picked here; PHP's only port is picked when Listen does not name one.
+	picked := v.Lang == "go" || o.Listen == "" || strings.HasSuffix(o.Listen, ":0")
+	for attempt := 1; ; attempt++ {
+		t, err := startOnce(ctx, v, o)
+		if err == nil || !picked || attempt == 3 || !strings.Contains(strings.ToLower(err.Error()), "address already in use") {
+			return t, err
+		}
+		fmt.Fprintf(o.Log, "target %s: a port picked free was taken before the target bound it; picking again\n", v.Key())
+	}
+}
+
+// startOnce is a variable so the retry above can be tested without a port race.
+var startOnce = start
+
+func start(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
 	switch v.Lang {
 	case "go":
 		return startGo(ctx, v, o)
@@ -63,14 +82,14 @@ func Start(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
 	}
 }
 
-// FreeAddr returns a loopback address with a port nobody listens on right now.
+// FreeAddr returns a loopback address with a port nobody listens on right now, outside
+// the range outgoing connections take their ports from (see package freeport).
 func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
-		return "", fmt.Errorf("target: find a free port: %w", err)
+		return "", fmt.Errorf("target: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return addr, nil
 }
 
 // listenAddr turns "" into a free loopback address and a port of 0 into a free port on
@@ -85,6 +104,9 @@ func listenAddr(addr string) (string, error) {
 	}
 	if port != "0" {
 		return addr, nil
+	}
+	if host == "127.0.0.1" {
+		return FreeAddr()
 	}
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
