@@ -96,7 +96,7 @@ func (d *data) overhead(_ string, raw, v *results.Variant) string {
 	return b.String()
 }
 
-// ratioText is a change as a ratio, "0.78× [0.70× 0.85×] (p = 0.002, n = 10, ~)".
+// ratioText is a change as a ratio, "0.78× [0.70× 0.85×] (p = 0.002, n = 10, significant)".
 func ratioText(c stats.Change) string {
 	x := func(f float64) string {
 		if math.IsInf(f, 0) {
@@ -105,7 +105,9 @@ func ratioText(c stats.Change) string {
 		return fmt.Sprintf("%.2f×", 1+f)
 	}
 	s := fmt.Sprintf("%s [%s %s] (%s", x(c.Mid), x(c.Lo), x(c.Hi), pn(c.Comparison))
-	if !c.Significant {
+	if c.Significant {
+		s += ", significant"
+	} else {
 		s += ", ~ not significant"
 	}
 	s += ")"

@@ -19,7 +19,7 @@ func TestMarkdownAnswersQuestionsWithNumbers(t *testing.T) {
 	for _, want := range []string{
 		// orm prepare: medians 4025 against 5025, app CPU 130 against 100 µs, same trips.
 		"go/orm against go/raw (stmt=prepare, conn=persistent, pool=8): QPS ratio to raw 0.80× [",
-		"app CPU +30.0 µs per request (130.0 against 100.0 µs; p = ",
+		"(p = 0.002, n = 6, significant); app CPU +30.0 µs per request (130.0 against 100.0 µs; p = ",
 		"round trips +0 per request (2 against 2).",
 		// interpolate against prepare: the commands, then a significant QPS change.
 		"go/raw, conn=persistent, pool=8: prepare sends Prepare 1, Execute 1, Close stmt 1 per request (3 commands, 2 round trips); interpolate sends Query 1 per request (1 command, 1 round trip). QPS [",
