@@ -58,6 +58,11 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{"inc": fu
 {{template "table" .Trips}}
 <h2>Invalid variants</h2>
 {{if .Invalid}}<ul>{{range .Invalid}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
+<h2>Flagged variants</h2>
+{{if .Flagged}}<ul>{{range .Flagged}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
+<h2>Stability across rounds</h2>
+<p>{{.RoundsText}}</p>
+{{if .Rounds.Rows}}{{template "table" .Rounds}}{{end}}
 <h2>Environment</h2>
 {{template "table" .Environment}}
 </body>
@@ -106,6 +111,7 @@ func HTML(r *results.Run) ([]byte, error) {
 	for _, v := range d.invalid {
 		invalid = append(invalid, label(v)+": "+reason(v))
 	}
+	sentence, rhead, rrows := roundsText(rounds(d.run))
 	var buf bytes.Buffer
 	err = page.Execute(&buf, map[string]any{
 		"CSP":         csp,
@@ -121,6 +127,9 @@ func HTML(r *results.Run) ([]byte, error) {
 		"Ceiling":     d.ceiling(),
 		"Trips":       table{[]string{"variant", "commands per request", "commands", "round trips", "matches the matrix"}, d.tripRows()},
 		"Invalid":     invalid,
+		"Flagged":     d.flagged(),
+		"RoundsText":  roundsIntro + " " + sentence,
+		"Rounds":      table{rhead, rrows},
 		"Environment": table{[]string{"setting", "value"}, d.environment()},
 	})
 	if err != nil {

@@ -151,21 +151,36 @@ func Markdown(r *results.Run) ([]byte, error) {
 	}
 
 	b.WriteString("## Flagged variants\n\n")
-	flagged := 0
-	for _, v := range d.run.Variants {
-		for _, f := range v.Flags {
-			fmt.Fprintf(&b, "- %s: %s\n", label(v), f)
-			flagged++
-		}
-	}
-	if flagged == 0 {
+	flagged := d.flagged()
+	if len(flagged) == 0 {
 		b.WriteString("None.\n")
 	}
+	for _, f := range flagged {
+		b.WriteString("- " + f + "\n")
+	}
 	b.WriteString("\n")
+
+	b.WriteString("## Stability across rounds\n\n")
+	sentence, head, rows := roundsText(rounds(d.run))
+	b.WriteString(roundsIntro + " " + sentence + "\n\n")
+	if len(rows) > 0 {
+		mdTable(&b, head, rows)
+	}
 
 	b.WriteString("## Environment\n\n")
 	mdTable(&b, []string{"setting", "value"}, d.environment())
 	return []byte(b.String()), nil
+}
+
+// flagged lists "variant: flag" for every flag a valid variant carries (saturated, …).
+func (d *data) flagged() []string {
+	var out []string
+	for _, v := range d.run.Variants {
+		for _, f := range v.Flags {
+			out = append(out, label(v)+": "+f)
+		}
+	}
+	return out
 }
 
 // preface says what was run, and in alerts how far the data can be trusted.

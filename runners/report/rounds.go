@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"dbbench/runners/results"
+)
+
+// round is one pass over every variant (repetition Rep of each) and how fast the
+// machine ran during it: each valid variant's QPS in that round divided by its median
+// over all rounds. Pace is the median of those ratios, Lo and Hi their extremes.
+type round struct {
+	Rep          int
+	Started      time.Time
+	Pace, Lo, Hi float64
+	Variants     int
+}
+
+// rounds finds machine-wide drift, which per-variant intervals cannot tell apart from
+// the variant's own noise: a slow minute shows up as one round below 1.00 everywhere.
+func rounds(r *results.Run) []round {
+	ratios := map[int][]float64{}
+	started := map[int]time.Time{}
+	for _, v := range r.Variants {
+		if !v.Valid || len(v.Reps) < 2 {
+			continue
+		}
+		var qps []float64
+		for _, rep := range v.Reps {
+			qps = append(qps, rep.QPS)
+		}
+		m := median(qps)
+		if m <= 0 {
+			continue
+		}
+		for _, rep := range v.Reps {
+			ratios[rep.Rep] = append(ratios[rep.Rep], rep.QPS/m)
+			if s, ok := started[rep.Rep]; !ok || rep.Started.Before(s) {
+				started[rep.Rep] = rep.Started
+			}
+		}
+	}
+	var out []round
+	for rep, xs := range ratios {
+		out = append(out, round{Rep: rep, Started: started[rep], Pace: median(xs),
+			Lo: slices.Min(xs), Hi: slices.Max(xs), Variants: len(xs)})
+	}
+	slices.SortFunc(out, func(a, b round) int { return a.Rep - b.Rep })
+	return out
+}
+
+const roundsIntro = "Repetitions run in rounds, every variant once per round. A round's pace is the median over the variants of its QPS divided by the variant's median QPS: 1.00 is a typical round."
+
+// roundsText is the markdown section body: a sentence on rounds off the usual pace
+// by more than 5%, then the table.
+func roundsText(rs []round) (sentence string, head []string, rows [][]string) {
+	if len(rs) < 2 {
+		return "One round only: nothing to compare.", nil, nil
+	}
+	var off []string
+	for _, r := range rs {
+		if r.Pace < 0.95 || r.Pace > 1.05 {
+			off = append(off, fmt.Sprintf("round %d ran at %.2f", r.Rep, r.Pace))
+		}
+	}
+	sentence = "Every round ran within 5% of the usual pace: no machine-wide drift."
+	if len(off) > 0 {
+		sentence = fmt.Sprintf("Off the usual pace by more than 5%%: %s. Variants moved together then, so the cause lies outside them (other load on the machine, the host, the database's own state); interleaving spread it over every variant, and the intervals above are wider for it.", strings.Join(off, ", "))
+	}
+	head = []string{"round", "started (UTC)", "pace: median over variants of QPS / the variant's median", "lowest", "highest", "variants"}
+	for _, r := range rs {
+		rows = append(rows, []string{fmt.Sprint(r.Rep), r.Started.UTC().Format("15:04:05"),
+			fmt.Sprintf("%.2f", r.Pace), fmt.Sprintf("%.2f", r.Lo), fmt.Sprintf("%.2f", r.Hi), fmt.Sprint(r.Variants)})
+	}
+	return sentence, head, rows
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
