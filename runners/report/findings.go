@@ -104,14 +104,7 @@ func ratioText(c stats.Change) string {
 		}
 		return fmt.Sprintf("%.2f×", 1+f)
 	}
-	s := fmt.Sprintf("%s [%s %s] (%s", x(c.Mid), x(c.Lo), x(c.Hi), pn(c.Comparison))
-	if c.Significant {
-		s += ", significant"
-	} else {
-		s += ", ~ not significant"
-	}
-	s += ")"
-	return s + warn(c.Warnings)
+	return fmt.Sprintf("%s [%s %s] (%s, %s)", x(c.Mid), x(c.Lo), x(c.Hi), pn(c.Comparison), deltaWord(c.Comparison)) + warn(c.Warnings)
 }
 
 func pct(f float64) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 )
 
 // round is one pass over every variant (repetition Rep of each) and how fast the
@@ -32,12 +33,13 @@ func rounds(r *results.Run) []round {
 		for _, rep := range v.Reps {
 			qps = append(qps, rep.QPS)
 		}
-		m := median(qps)
-		if m <= 0 {
+		// The same median the variant table shows for the variant.
+		m, err := stats.Summarize(qps, "req/s")
+		if err != nil || m.Center <= 0 {
 			continue
 		}
 		for _, rep := range v.Reps {
-			ratios[rep.Rep] = append(ratios[rep.Rep], rep.QPS/m)
+			ratios[rep.Rep] = append(ratios[rep.Rep], rep.QPS/m.Center)
 			if s, ok := started[rep.Rep]; !ok || rep.Started.Before(s) {
 				started[rep.Rep] = rep.Started
 			}
@@ -45,7 +47,11 @@ func rounds(r *results.Run) []round {
 	}
 	var out []round
 	for rep, xs := range ratios {
-		out = append(out, round{Rep: rep, Started: started[rep], Pace: median(xs),
+		pace, err := stats.Summarize(xs, "ratio")
+		if err != nil {
+			continue
+		}
+		out = append(out, round{Rep: rep, Started: started[rep], Pace: pace.Center,
 			Lo: slices.Min(xs), Hi: slices.Max(xs), Variants: len(xs)})
 	}
 	slices.SortFunc(out, func(a, b round) int { return a.Rep - b.Rep })
@@ -76,17 +82,4 @@ func roundsText(rs []round) (sentence string, head []string, rows [][]string) {
 			fmt.Sprintf("%.2f", r.Pace), fmt.Sprintf("%.2f", r.Lo), fmt.Sprintf("%.2f", r.Hi), fmt.Sprint(r.Variants)})
 	}
 	return sentence, head, rows
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
