@@ -42,16 +42,14 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 	for _, l := range levels {
 		for _, cv := range l.Curves {
 			a, err := Recommend(cv.Points)
-			if err == nil {
-				if byFamily[cv.Family] == nil {
-					families = append(families, cv.Family)
-				}
-				byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d connections", a.Pool, l.Concurrency))
-			}
 			if err != nil {
 				tab.Rows = append(tab.Rows, []string{cv.Family, fmt.Sprint(l.Concurrency), err.Error(), "", "", "", "", "", fmt.Sprint(thumb), fmt.Sprint(per)})
 				continue
 			}
+			if byFamily[cv.Family] == nil {
+				families = append(families, cv.Family)
+			}
+			byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d connections", a.Pool, l.Concurrency))
 			past := "no fall"
 			if a.DegradesAt > 0 {
 				past = fmt.Sprintf("−%.0f%% QPS at pool %d", 100*a.Drop, a.DegradesAt)
