@@ -19,7 +19,7 @@
 //
 // Each unit's metadata follows the first line that uses it (benchfmt emits the config
 // block with the first result, and metadata may stand anywhere): the direction from
-// stats.Better, and assume=exact for stats.Exact units, so benchstat treats round-trip
+// units.Better, and assume=exact for units.Exact units, so benchstat treats round-trip
 // counts as exact values, as package stats does.
 package benchfile
 
@@ -36,7 +36,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
 
-	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // Config is one `key: value` line at the top of the file (versions, commit, host).
@@ -113,14 +113,14 @@ func (w *Writer) Write(rep Repetition) error {
 
 func (w *Writer) describe(unit string) error {
 	var meta []*benchfmt.UnitMetadata
-	if dir := stats.Better(unit); dir != stats.Unknown {
+	if dir := units.Better(unit); dir != units.Unknown {
 		meta = append(meta, &benchfmt.UnitMetadata{
 			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"},
 			OrigUnit:        unit,
 			Value:           dir.String(),
 		})
 	}
-	if stats.Exact(unit) {
+	if units.Exact(unit) {
 		meta = append(meta, &benchfmt.UnitMetadata{
 			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"},
 			OrigUnit:        unit,

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"dbbench/runners/histogram"
 )
 
 // rawServer answers every request with the bytes of resp, closing the connection
@@ -137,7 +139,7 @@ func TestHistogramExport(t *testing.T) {
 	s := newUsersServer(t, 0)
 	res := mustRun(t, Config{Target: s.URL, Rows: 10, Connections: 2, Requests: 500})
 	var buf bytes.Buffer
-	if err := WriteHGRM(&buf, res.Latency); err != nil {
+	if err := histogram.WriteHGRM(&buf, res.Latency); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -148,24 +150,24 @@ func TestHistogramExport(t *testing.T) {
 	if !strings.Contains(out, "Total count    =          500]") {
 		t.Fatalf("hgrm footer does not count 500:\n%s", out[max(0, len(out)-300):])
 	}
-	enc, err := EncodeHistogram(res.Latency)
+	enc, err := histogram.Encode(res.Latency)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := DecodeHistogram(enc)
+	h, err := histogram.Decode(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !h.Equals(res.Latency) {
 		t.Fatal("decoded histogram differs from the encoded one")
 	}
-	merged := NewHistogram()
+	merged := histogram.New()
 	merged.Merge(h)
 	merged.Merge(res.Latency)
 	if merged.TotalCount() != 1000 || merged.Max() != res.Latency.Max() {
 		t.Fatalf("merged count %d max %d", merged.TotalCount(), merged.Max())
 	}
-	if _, err := DecodeHistogram("not base64!"); err == nil {
+	if _, err := histogram.Decode("not base64!"); err == nil {
 		t.Fatal("decoding garbage succeeded")
 	}
 }

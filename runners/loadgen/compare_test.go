@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/histogram"
 	"dbbench/runners/procstat"
 )
 
@@ -177,7 +178,7 @@ func TestCompareWithWrk(t *testing.T) {
 		}
 		lgQPS, lgCPUs = append(lgQPS, res.QPS), append(lgCPUs, res.CPUPerRequest()*1e6)
 		t.Logf("%-8s %10.2f %10d %14.2f %14.2f   (%v)", "loadgen", res.QPS, res.Requests,
-			res.CPUPerRequest()*1e6, srv()/float64(res.Requests)*1e6, Summarize(res.Latency))
+			res.CPUPerRequest()*1e6, srv()/float64(res.Requests)*1e6, histogram.Summarize(res.Latency))
 	}
 }
 

@@ -22,8 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
+	"dbbench/runners/histogram"
 	"dbbench/runners/procstat"
 )
 
@@ -249,8 +248,8 @@ type counts struct {
 	errors   [numClasses]int64
 	status   map[int]int64
 	samples  [numClasses]string // the first error of each class
-	latency  *hdrhistogram.Histogram
-	service  *hdrhistogram.Histogram // open loop only
+	latency  *histogram.Histogram
+	service  *histogram.Histogram // open loop only
 }
 
 func newWorker(r *run, i int) *worker {
@@ -261,11 +260,11 @@ func newWorker(r *run, i int) *worker {
 		wake: make(chan struct{}),
 		counts: counts{
 			status:  make(map[int]int64, 4),
-			latency: NewHistogram(),
+			latency: histogram.New(),
 		},
 	}
 	if r.interval > 0 {
-		w.counts.service = NewHistogram()
+		w.counts.service = histogram.New()
 	}
 	w.c = newClient(r.addr, r.host, r.pathHead, r.pathTail, r.hasID, !r.DisableKeepAlives, r.Timeout)
 	w.c.reg = w.register
@@ -390,9 +389,9 @@ func (w *worker) record(id uint32, resp response, err error, intended, sent, don
 		return
 	}
 	c.status[resp.status]++
-	recordNS(c.latency, done.Sub(intended))
+	histogram.Record(c.latency, done.Sub(intended))
 	if c.service != nil { // open loop; in closed loop the two are the same
-		recordNS(c.service, done.Sub(sent))
+		histogram.Record(c.service, done.Sub(sent))
 	}
 	switch {
 	case resp.status < 200 || resp.status > 299:

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"dbbench/runners/histogram"
 )
 
 // The machine these tests run on has two cores shared with whatever else runs, so
@@ -87,7 +87,7 @@ func mustRun(t *testing.T, cfg Config) *Result {
 }
 
 // countAtOrAbove is how many recorded values are at least v.
-func countAtOrAbove(h *hdrhistogram.Histogram, v time.Duration) int64 {
+func countAtOrAbove(h *histogram.Histogram, v time.Duration) int64 {
 	var n int64
 	for _, b := range h.Distribution() {
 		if b.From >= int64(v) {
@@ -107,7 +107,7 @@ func TestClosedLoopQPSIsConnectionsOverDelay(t *testing.T) {
 	})
 	want := float64(conns) / delay.Seconds() // 800 req/s
 	t.Logf("QPS %.0f (C/delay = %.0f), latency %v, generator CPU %.1f µs/req",
-		res.QPS, want, Summarize(res.Latency), res.CPUPerRequest()*1e6)
+		res.QPS, want, histogram.Summarize(res.Latency), res.CPUPerRequest()*1e6)
 	if res.ErrorCount() != 0 {
 		t.Fatalf("errors %v: %v", res.Errors, res.ErrorSamples)
 	}
@@ -116,7 +116,7 @@ func TestClosedLoopQPSIsConnectionsOverDelay(t *testing.T) {
 	if res.QPS > want*1.05 || res.QPS < want*0.5 {
 		t.Fatalf("closed-loop QPS %.0f, want about C/delay = %.0f", res.QPS, want)
 	}
-	if p50 := Summarize(res.Latency).P50; p50 < delay {
+	if p50 := histogram.Summarize(res.Latency).P50; p50 < delay {
 		t.Fatalf("p50 latency %v below the server's delay %v", p50, delay)
 	}
 	if res.Checked != res.OK || res.Status[200] != res.OK {
@@ -158,7 +158,7 @@ func TestOpenLoopShowsStallThatServiceTimeHides(t *testing.T) {
 	res := mustRun(t, Config{
 		Target: srv.URL, Path: "/hello", Connections: conns, Rate: 1000, Duration: 2 * time.Second,
 	})
-	lat, svc := Summarize(res.Latency), Summarize(res.Service)
+	lat, svc := histogram.Summarize(res.Latency), histogram.Summarize(res.Service)
 	slowLat := countAtOrAbove(res.Latency, 100*time.Millisecond)
 	slowSvc := countAtOrAbove(res.Service, 100*time.Millisecond)
 	t.Logf("QPS %.0f of 1000, unsent %d\n  corrected:   %v, %d >= 100ms\n  uncorrected: %v, %d >= 100ms",
@@ -206,7 +206,7 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 func TestOpenLoopBeyondCapacityReportsUnsent(t *testing.T) {
 	s := newUsersServer(t, 20*time.Millisecond) // 2 connections: at most 100 req/s
 	res := mustRun(t, Config{Target: s.URL, Rows: 100, Connections: 2, Rate: 400, Duration: time.Second})
-	lat, svc := Summarize(res.Latency), Summarize(res.Service)
+	lat, svc := histogram.Summarize(res.Latency), histogram.Summarize(res.Service)
 	t.Logf("QPS %.0f of 400, unsent %d, latency %v, service %v", res.QPS, res.Unsent, lat, svc)
 	if res.QPS > 150 {
 		t.Fatalf("QPS %.0f beyond what the server allows", res.QPS)

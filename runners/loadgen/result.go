@@ -1,37 +1,10 @@
 package loadgen
 
 import (
-	"fmt"
-	"io"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"dbbench/runners/histogram"
 )
-
-// Histogram geometry shared by every histogram the generator makes, so any two merge
-// exactly: nanoseconds, 1 µs to 100 s, 3 significant digits.
-const (
-	histLowest  = int64(time.Microsecond)
-	histHighest = int64(100 * time.Second)
-	histDigits  = 3
-)
-
-// NewHistogram returns an empty latency histogram in nanoseconds with the generator's
-// geometry; merge repetitions into one to write a variant's .hgrm.
-func NewHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(histLowest, histHighest, histDigits)
-}
-
-func recordNS(h *hdrhistogram.Histogram, d time.Duration) {
-	v := int64(d)
-	if v < histLowest {
-		v = histLowest
-	}
-	if v > histHighest {
-		v = histHighest // saturate rather than drop: the count must stay right
-	}
-	_ = h.RecordValue(v)
-}
 
 // Error classes, the keys of Result.Errors.
 const (
@@ -67,8 +40,8 @@ type Result struct {
 	// is the actual send time), Service from the actual send. Only whole responses are
 	// recorded, in nanoseconds. In open loop the difference between them is the time
 	// requests waited to be sent: what a generator with coordinated omission hides.
-	Latency *hdrhistogram.Histogram
-	Service *hdrhistogram.Histogram
+	Latency *histogram.Histogram
+	Service *histogram.Histogram
 
 	// CPU is the generator's process CPU time (user+system) while the load ran. It is
 	// the whole process: anything else dbbench does meanwhile counts too.
@@ -92,55 +65,6 @@ func (r *Result) CPUPerRequest() float64 {
 	return r.CPU.Seconds() / float64(r.Requests)
 }
 
-// Percentiles are the latency figures a report shows.
-type Percentiles struct {
-	Count                    int64
-	P50, P90, P99, P999, Max time.Duration
-}
-
-// Summarize reads the report's percentiles off a histogram in nanoseconds.
-func Summarize(h *hdrhistogram.Histogram) Percentiles {
-	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
-	return Percentiles{
-		Count: h.TotalCount(),
-		P50:   time.Duration(v[0]), P90: time.Duration(v[1]),
-		P99: time.Duration(v[2]), P999: time.Duration(v[3]),
-		Max: time.Duration(h.Max()),
-	}
-}
-
-func (p Percentiles) String() string {
-	return fmt.Sprintf("n=%d p50=%v p90=%v p99=%v p99.9=%v max=%v", p.Count, p.P50, p.P90, p.P99, p.P999, p.Max)
-}
-
-// WriteHGRM writes h (nanoseconds) in HdrHistogram's percentile-distribution text
-// format, values in milliseconds, as wrk2 and the HdrHistogram plotter use it.
-func WriteHGRM(w io.Writer, h *hdrhistogram.Histogram) error {
-	if _, err := h.PercentilesPrint(w, 5, float64(time.Millisecond)); err != nil {
-		return fmt.Errorf("loadgen: write histogram: %w", err)
-	}
-	return nil
-}
-
-// EncodeHistogram returns h in HdrHistogram's compressed V2 encoding (base64), which
-// keeps every bucket: decode and merge histograms from several runs or hosts.
-func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "", fmt.Errorf("loadgen: encode histogram: %w", err)
-	}
-	return string(b), nil
-}
-
-// DecodeHistogram reverses EncodeHistogram.
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err != nil {
-		return nil, fmt.Errorf("loadgen: decode histogram: %w", err)
-	}
-	return h, nil
-}
-
 // result merges the workers' counts.
 func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 	res := &Result{
@@ -151,12 +75,12 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		Status:       make(map[int]int64),
 		ErrorSamples: make(map[string]string),
 		Elapsed:      elapsed,
-		Latency:      NewHistogram(),
+		Latency:      histogram.New(),
 		CPU:          cpu,
 	}
 	if r.Rate > 0 {
 		res.Mode = "open"
-		res.Service = NewHistogram()
+		res.Service = histogram.New()
 	}
 	for class := classNone + 1; class < numClasses; class++ {
 		res.Errors[classNames[class]] = 0

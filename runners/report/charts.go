@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"dbbench/runners/loadgen"
 	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // chartWidth is every chart's width; heights follow the number of rows.
@@ -52,7 +52,7 @@ func (d *data) qpsChart() (string, error) {
 		plotter.XErrors
 	}
 	for _, v := range d.valid {
-		s, ok := d.summary(v, uQPS)
+		s, ok := d.summary(v, units.QPS)
 		if !ok {
 			continue
 		}
@@ -153,16 +153,9 @@ func (d *data) spectrumCharts() (map[string]string, []string, error) {
 // spectrum merges v's latency histograms and reads x = 1/(1-p), y = ms off them, up to
 // the last percentile the sample resolves.
 func spectrum(v *results.Variant) (plotter.XYs, error) {
-	h := loadgen.NewHistogram()
-	for _, r := range v.Reps {
-		if r.Latency == "" {
-			continue
-		}
-		rh, err := loadgen.DecodeHistogram(r.Latency)
-		if err != nil {
-			return nil, fmt.Errorf("report: %s rep %d: %w", v.Name, r.Rep, err)
-		}
-		h.Merge(rh)
+	h, err := v.Latency()
+	if err != nil {
+		return nil, fmt.Errorf("report: %s: %w", v.Name, err)
 	}
 	total := h.TotalCount()
 	if total == 0 {
@@ -181,7 +174,7 @@ func spectrum(v *results.Variant) (plotter.XYs, error) {
 // cpuChart stacks each valid variant's median CPU per request by role: target,
 // database, load generator. A role not measured is drawn as 0 and named in the label.
 func (d *data) cpuChart() (string, error) {
-	roles := []struct{ unit, name string }{{uApp, "target"}, {uDB, "database"}, {uGen, "generator"}}
+	roles := []struct{ unit, name string }{{units.AppCPU, "target"}, {units.DBCPU, "database"}, {units.GenCPU, "generator"}}
 	vals := make([]plotter.Values, len(roles))
 	var names []string
 	for _, v := range d.valid {

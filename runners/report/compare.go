@@ -6,10 +6,11 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // compareUnits are the metrics compare judges, in the order it prints them.
-var compareUnits = []string{uQPS, uP50, uP99, uP999, uApp, uDB, uGen, uTrips, uErrors}
+var compareUnits = []string{units.QPS, units.P50, units.P99, units.P999, units.AppCPU, units.DBCPU, units.GenCPU, units.Roundtrips, units.Errors}
 
 // Comparison is compare's outcome: a change per variant and metric that both runs
 // measured validly, and what could not be compared.

@@ -8,6 +8,7 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 func verdicts(c *Comparison, variant string) map[string]stats.Verdict {
@@ -39,10 +40,10 @@ func TestCompareVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for variant, want := range map[string]map[string]stats.Verdict{
-		"layer=raw/stmt=prepare/":                    {uQPS: stats.Improved, uP99: stats.Improved, uP50: stats.NoChange, uTrips: stats.NoChange},
-		"layer=raw/stmt=interpolate/conn=persistent": {uQPS: stats.WithinNoise, uP99: stats.NoChange},
-		"layer=orm/stmt=prepare/":                    {uQPS: stats.Regressed, uP99: stats.Regressed},
-		"layer=hello/":                               {uQPS: stats.NoChange, uApp: stats.NoChange},
+		"layer=raw/stmt=prepare/":                    {units.QPS: stats.Improved, units.P99: stats.Improved, units.P50: stats.NoChange, units.Roundtrips: stats.NoChange},
+		"layer=raw/stmt=interpolate/conn=persistent": {units.QPS: stats.WithinNoise, units.P99: stats.NoChange},
+		"layer=orm/stmt=prepare/":                    {units.QPS: stats.Regressed, units.P99: stats.Regressed},
+		"layer=hello/":                               {units.QPS: stats.NoChange, units.AppCPU: stats.NoChange},
 	} {
 		got := verdicts(c, variant)
 		for unit, v := range want {
@@ -71,7 +72,7 @@ func TestCompareVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := verdicts(c, "layer=raw/stmt=interpolate/conn=persistent")[uQPS]; got != stats.Improved {
+	if got := verdicts(c, "layer=raw/stmt=interpolate/conn=persistent")[units.QPS]; got != stats.Improved {
 		t.Errorf("0.5%% noise: verdict %q, want improved", got)
 	}
 }

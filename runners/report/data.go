@@ -13,24 +13,9 @@ import (
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/stats"
 
 	"golang.org/x/perf/benchmath"
-)
-
-// Units of bench.txt the reports read.
-const (
-	uQPS    = "req/s"
-	uP50    = "p50-sec/op"
-	uP99    = "p99-sec/op"
-	uP999   = "p99.9-sec/op"
-	uApp    = "app-cpu-sec/op"
-	uDB     = "db-cpu-sec/op"
-	uGen    = "gen-cpu-sec/op"
-	uTrips  = "roundtrips/op"
-	uCmds   = "commands/op"
-	uErrors = "errors/op"
 )
 
 // data is a run with the samples of its valid variants, read back from the same
@@ -43,7 +28,7 @@ type data struct {
 }
 
 func load(r *results.Run) (*data, error) {
-	txt, err := run.BenchText(r)
+	txt, err := benchfile.FromRun(r)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

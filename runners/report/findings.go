@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // question is one of the three questions the report answers first, in sentences.
@@ -86,7 +86,7 @@ func sharedBy(field string, v *results.Variant) string {
 func (d *data) overhead(_ string, raw, v *results.Variant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s against %s/raw (%s): ", v.Lang, v.Layer, v.Lang, sharedBy("layer", v)[len(v.Lang)+2:])
-	if c, err := stats.ChangeOf(d.sample(raw, uQPS), d.sample(v, uQPS), uQPS, stats.DefaultNoise); err == nil {
+	if c, err := stats.ChangeOf(d.sample(raw, units.QPS), d.sample(v, units.QPS), units.QPS, stats.DefaultNoise); err == nil {
 		fmt.Fprintf(&b, "QPS ratio to raw %s", ratioText(c))
 	} else {
 		fmt.Fprintf(&b, "QPS not comparable (%v)", err)
@@ -147,11 +147,11 @@ func warn(ws []string) string {
 
 // extraCPU is the layer's application CPU per request beyond raw's.
 func (d *data) extraCPU(raw, v *results.Variant) string {
-	old, new := d.sample(raw, uApp), d.sample(v, uApp)
+	old, new := d.sample(raw, units.AppCPU), d.sample(v, units.AppCPU)
 	if len(old) == 0 || len(new) == 0 {
 		return "app CPU not measured (the target is not on this host)"
 	}
-	c, err := stats.Compare(old, new, uApp)
+	c, err := stats.Compare(old, new, units.AppCPU)
 	if err != nil {
 		return fmt.Sprintf("app CPU not comparable (%v)", err)
 	}
@@ -170,8 +170,8 @@ func extraTrips(raw, v *results.Variant) string {
 	if raw.Roundtrips == nil || v.Roundtrips == nil {
 		return "round trips not captured"
 	}
-	_, a := run.Commands(raw.Roundtrips)
-	_, b := run.Commands(v.Roundtrips)
+	_, a := raw.Roundtrips.Commands()
+	_, b := v.Roundtrips.Commands()
 	return fmt.Sprintf("round trips %+g per request (%s against %s)", b-a, num(b), num(a))
 }
 
@@ -181,11 +181,11 @@ func (d *data) change(field string, base, v *results.Variant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s sends %s; %s sends %s. ", sharedBy(field, v),
 		fieldOf(base, field), commandsText(base), fieldOf(v, field), commandsText(v))
-	for i, u := range []string{uQPS, uP99} {
+	for i, u := range []string{units.QPS, units.P99} {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		name := map[string]string{uQPS: "QPS", uP99: "p99"}[u]
+		name := map[string]string{units.QPS: "QPS", units.P99: "p99"}[u]
 		c, err := stats.ChangeOf(d.sample(base, u), d.sample(v, u), u, stats.DefaultNoise)
 		if err != nil {
 			fmt.Fprintf(&b, "%s not comparable (%v)", name, err)
@@ -210,7 +210,7 @@ func commandsText(v *results.Variant) string {
 	if v.Roundtrips == nil {
 		return "commands not captured"
 	}
-	cmds, trips := run.Commands(v.Roundtrips)
+	cmds, trips := v.Roundtrips.Commands()
 	return fmt.Sprintf("%s per request (%s, %s)", commandList(v.Roundtrips), count(cmds, "command"), count(trips, "round trip"))
 }
 

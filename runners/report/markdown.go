@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/results"
-	"dbbench/runners/run"
+	"dbbench/runners/units"
 )
 
 // notes numbers the distinct warnings of a table, so a cell carries a short mark beside
@@ -38,15 +38,15 @@ type column struct {
 }
 
 var columns = []column{
-	{"QPS", uQPS, 1, 0},
-	{"p50 ms", uP50, 1e3, 3},
-	{"p99 ms", uP99, 1e3, 3},
-	{"p99.9 ms", uP999, 1e3, 3},
-	{"app CPU µs/req", uApp, 1e6, 1},
-	{"db CPU µs/req", uDB, 1e6, 1},
-	{"gen CPU µs/req", uGen, 1e6, 1},
-	{"round trips/req", uTrips, 1, 0},
-	{"errors/req", uErrors, 1, 4},
+	{"QPS", units.QPS, 1, 0},
+	{"p50 ms", units.P50, 1e3, 3},
+	{"p99 ms", units.P99, 1e3, 3},
+	{"p99.9 ms", units.P999, 1e3, 3},
+	{"app CPU µs/req", units.AppCPU, 1e6, 1},
+	{"db CPU µs/req", units.DBCPU, 1e6, 1},
+	{"gen CPU µs/req", units.GenCPU, 1e6, 1},
+	{"round trips/req", units.Roundtrips, 1, 0},
+	{"errors/req", units.Errors, 1, 4},
 }
 
 // variantRows renders the variants table's cells, warnings as marks into n.
@@ -225,7 +225,7 @@ func (d *data) ceiling() []string {
 		if v.Layer != "hello" {
 			continue
 		}
-		s, ok := d.summary(v, uQPS)
+		s, ok := d.summary(v, units.QPS)
 		if !ok {
 			continue
 		}
@@ -244,7 +244,7 @@ func (d *data) tripRows() [][]string {
 		if v.Roundtrips == nil {
 			continue
 		}
-		cmds, trips := run.Commands(v.Roundtrips)
+		cmds, trips := v.Roundtrips.Commands()
 		match := "yes"
 		if !v.Roundtrips.Match {
 			match = "no: " + v.Roundtrips.Mismatch

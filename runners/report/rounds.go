@@ -8,6 +8,7 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // round is one pass over every variant (repetition Rep of each) and how fast the
@@ -34,7 +35,7 @@ func rounds(r *results.Run) []round {
 			qps = append(qps, rep.QPS)
 		}
 		// The same median the variant table shows for the variant.
-		m, err := stats.Summarize(qps, "req/s")
+		m, err := stats.Summarize(qps, units.QPS)
 		if err != nil || m.Center <= 0 {
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/loadgen"
+	"dbbench/runners/histogram"
 	"dbbench/runners/results"
 )
 
@@ -21,7 +21,7 @@ func fakeVariant(t *testing.T, lang, layer, stmt, conn string, qps []float64, la
 		v.Roundtrips = &results.Roundtrips{Requests: 100, Log: log, Wire: log, Expected: map[string]int{}, Match: true}
 	}
 	for i, q := range qps {
-		h := loadgen.NewHistogram()
+		h := histogram.New()
 		for j := 1; j <= 1000; j++ {
 			// 1..1000 spread around lat ms: p50 ≈ lat, p99 ≈ 4·lat.
 			ms := lat * float64(j) / 500
@@ -32,7 +32,7 @@ func fakeVariant(t *testing.T, lang, layer, stmt, conn string, qps []float64, la
 				t.Fatal(err)
 			}
 		}
-		enc, err := loadgen.EncodeHistogram(h)
+		enc, err := histogram.Encode(h)
 		if err != nil {
 			t.Fatal(err)
 		}

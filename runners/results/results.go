@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"dbbench/runners/histogram"
 )
 
 // Schema names this layout; change it when a field changes meaning.
@@ -86,6 +88,27 @@ type Roundtrips struct {
 	Queries  []string           `json:"queries,omitempty"`
 }
 
+// oneWay are the commands the server never answers: they cost a packet, not a wait.
+var oneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true}
+
+// Commands sums a capture per request: every client command plus each new connection,
+// and of those the round trips, the ones the client waits for (a new connection counts
+// as one, though its handshake takes more). Wire counts are used when present, since
+// the general log misses COM_PING.
+func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
+	src := rt.Wire
+	if src == nil {
+		src = rt.Log
+	}
+	for k, n := range src {
+		commands += n
+		if !oneWay[k] {
+			roundtrips += n
+		}
+	}
+	return commands, roundtrips
+}
+
 // Repetition is one measured interval of one variant.
 type Repetition struct {
 	Rep      int              `json:"rep"` // 1-based
@@ -113,10 +136,19 @@ type Repetition struct {
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
 	// HdrHistograms of the repetition in nanoseconds, V2-compressed and base64 encoded
-	// (loadgen.DecodeHistogram), so they merge across repetitions, runs and hosts.
+	// (histogram.Decode), so they merge across repetitions, runs and hosts.
 	// Latency is from the intended send time, Service from the actual send.
 	Latency string `json:"latency_hdr"`
 	Service string `json:"service_hdr"`
+}
+
+// Latency merges the latency histograms of v's repetitions.
+func (v *Variant) Latency() (*histogram.Histogram, error) {
+	enc := make([]string, len(v.Reps))
+	for i, r := range v.Reps {
+		enc[i] = r.Latency
+	}
+	return histogram.Merge(enc...)
 }
 
 // WriteJSON writes v as indented JSON to path atomically: a temporary file in the same

@@ -41,3 +41,10 @@ func TestReadRefusesOtherSchema(t *testing.T) {
 		t.Fatal("Read accepted a file of another schema")
 	}
 }
+
+func TestCommandsCountsRoundTrips(t *testing.T) {
+	c, rt := (&Roundtrips{Wire: map[string]float64{"Connect": 1, "Prepare": 1, "Execute": 1, "Close stmt": 1, "Quit": 1}}).Commands()
+	if c != 5 || rt != 3 {
+		t.Fatalf("Commands = %v, %v; want 5 commands, 3 round trips", c, rt)
+	}
+}

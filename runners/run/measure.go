@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
@@ -68,7 +69,7 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 	poolEnd := dbStats(t.AdminURL)
 	rss, _ := procstat.PeakRSS(t.PIDs()...)
 
-	lat, svc := loadgen.Summarize(res.Latency), res.Service
+	lat, svc := histogram.Summarize(res.Latency), res.Service
 	out := &results.Repetition{
 		Rep: rep, Started: started, Seconds: res.Elapsed.Seconds(),
 		Requests: res.Requests, OK: res.OK, QPS: res.QPS,
@@ -97,10 +98,10 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 		out.PoolWaits = poolEnd.WaitCount - poolStart.WaitCount
 		out.PoolWaitSeconds = time.Duration(poolEnd.WaitDuration - poolStart.WaitDuration).Seconds()
 	}
-	if out.Latency, err = loadgen.EncodeHistogram(res.Latency); err != nil {
+	if out.Latency, err = histogram.Encode(res.Latency); err != nil {
 		return err
 	}
-	if out.Service, err = loadgen.EncodeHistogram(svc); err != nil {
+	if out.Service, err = histogram.Encode(svc); err != nil {
 		return err
 	}
 	rv.Reps = append(rv.Reps, out)
@@ -193,13 +194,9 @@ func (r *runner) sampleDB() *procstat.Sample {
 
 // writeHistogram merges the variant's repetitions into one .hgrm file.
 func (r *runner) writeHistogram(rv *results.Variant) error {
-	merged := loadgen.NewHistogram()
-	for _, rep := range rv.Reps {
-		h, err := loadgen.DecodeHistogram(rep.Latency)
-		if err != nil {
-			return err
-		}
-		merged.Merge(h)
+	merged, err := rv.Latency()
+	if err != nil {
+		return err
 	}
 	rel := filepath.Join("histograms", strings.NewReplacer("/", "_", "=", "-").Replace(rv.Key)+".hgrm")
 	path := filepath.Join(r.o.Out, rel)
@@ -207,7 +204,7 @@ func (r *runner) writeHistogram(rv *results.Variant) error {
 		return err
 	}
 	var b strings.Builder
-	if err := loadgen.WriteHGRM(&b, merged); err != nil {
+	if err := histogram.WriteHGRM(&b, merged); err != nil {
 		return err
 	}
 	if err := results.WriteFile(path, []byte(b.String())); err != nil {

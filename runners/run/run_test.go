@@ -121,10 +121,3 @@ func TestCheckUser(t *testing.T) {
 		}
 	}
 }
-
-func TestCommandsCountsRoundTrips(t *testing.T) {
-	c, rt := Commands(&results.Roundtrips{Wire: map[string]float64{"Connect": 1, "Prepare": 1, "Execute": 1, "Close stmt": 1, "Quit": 1}})
-	if c != 5 || rt != 3 {
-		t.Fatalf("Commands = %v, %v; want 5 commands, 3 round trips", c, rt)
-	}
-}

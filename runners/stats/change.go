@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"dbbench/runners/units"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -46,15 +48,15 @@ type Change struct {
 // ChangeOf compares old and new in unit and judges the change against noise (a fraction,
 // DefaultNoise = 0.03). The verdict follows benchstat's test and delta: NoChange when
 // benchstat prints `~` (or the centers are equal), WithinNoise when |Mid| <= noise,
-// otherwise Improved or Regressed by Better(unit). Unlike criterion, the verdict judges
+// otherwise Improved or Regressed by units.Better(unit). Unlike criterion, the verdict judges
 // Mid rather than the whole interval, so that it never contradicts benchstat's table;
 // the interval shows how sure it is.
 func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 	if math.IsNaN(noise) || noise < 0 || noise >= 1 {
 		return Change{}, fmt.Errorf("noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", noise)
 	}
-	dir := Better(unit)
-	if dir == Unknown {
+	dir := units.Better(unit)
+	if dir == units.Unknown {
 		return Change{}, fmt.Errorf("unit %q: unknown direction of improvement, want a rate (…/s) or a cost per request (…/op)", unit)
 	}
 	cmp, err := Compare(old, new, unit)
@@ -79,7 +81,7 @@ func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 		c.Verdict = NoChange
 	case math.Abs(c.Mid) <= noise:
 		c.Verdict = WithinNoise
-	case (c.Mid > 0) == (dir == Higher):
+	case (c.Mid > 0) == (dir == units.Higher):
 		c.Verdict = Improved
 	default:
 		c.Verdict = Regressed

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // Within is how close to the best median QPS a pool must come to count as good enough:
@@ -62,7 +63,7 @@ func Recommend(points []Point) (Advice, error) {
 	slices.SortFunc(ps, func(a, b Point) int { return a.Pool - b.Pool })
 	med := make([]float64, len(ps))
 	for i, p := range ps {
-		s, err := stats.Summarize(p.QPS, "req/s")
+		s, err := stats.Summarize(p.QPS, units.QPS)
 		if err != nil {
 			return Advice{}, fmt.Errorf("pool %d: %w", p.Pool, err)
 		}
@@ -92,7 +93,7 @@ func Recommend(points []Point) (Advice, error) {
 		if !good(i) {
 			continue
 		}
-		c, err := stats.Compare(ps[best].P99, ps[i].P99, "p99-sec/op")
+		c, err := stats.Compare(ps[best].P99, ps[i].P99, units.P99)
 		if err != nil {
 			return Advice{}, fmt.Errorf("pool %d: p99: %w", ps[i].Pool, err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"dbbench/runners/report"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // Capacity is what the report sets the measured advice beside.
@@ -90,8 +91,8 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 			for _, pt := range cv.Points {
 				row := []string{cv.Family, fmt.Sprint(pt.Pool), "-", "-", "-", "-", fmt.Sprint(pt.Errors), pt.Invalid}
 				if len(pt.QPS) > 0 {
-					q, _ := stats.Summarize(pt.QPS, "req/s")
-					l99, _ := stats.Summarize(pt.P99, "p99-sec/op")
+					q, _ := stats.Summarize(pt.QPS, units.QPS)
+					l99, _ := stats.Summarize(pt.P99, units.P99)
 					row[2], row[3] = withInterval(q), fmt.Sprintf("%.2f", 1e3*l99.Center)
 					row[4] = waits(cv.Lang, pt.PoolWaits)
 					row[5] = fmt.Sprintf("%.1f (%d)", pt.ThreadsRunning, pt.ThreadsMax)

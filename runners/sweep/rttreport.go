@@ -7,8 +7,8 @@ import (
 
 	"dbbench/runners/report"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // RTTPage builds the rtt sweep's report: how the statement modes diverge as the
@@ -60,7 +60,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	p99 := func(r *results.Repetition) float64 { return r.P99 }
 
 	if len(byMode[Closed]) > 0 {
-		tq, cq := metric(Closed, "req/s", 1, qps)
+		tq, cq := metric(Closed, units.QPS, 1, qps)
 		tl, cl := metric(Closed, "p50 ms", 1e3, p50)
 		cq.Title = fmt.Sprintf("Closed loop, %d connections: median QPS against delay", plan.Concurrency)
 		cl.Title = fmt.Sprintf("Closed loop, %d connections: median p50 against delay", plan.Concurrency)
@@ -214,7 +214,7 @@ func variantOrder(points []RTTPoint) ([]string, map[string]float64) {
 				trips[v.Key] = -1
 			}
 			if trips[v.Key] < 0 && v.Roundtrips != nil {
-				_, trips[v.Key] = run.Commands(v.Roundtrips)
+				_, trips[v.Key] = v.Roundtrips.Commands()
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"dbbench/runners/results"
 	"dbbench/runners/run"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -144,19 +145,19 @@ func printSummary(w io.Writer, res *results.Run) {
 		}
 		trips := "-"
 		if v.Roundtrips != nil {
-			_, rt := run.Commands(v.Roundtrips)
+			_, rt := v.Roundtrips.Commands()
 			trips = fmt.Sprintf("%.2f", rt)
 			if !v.Roundtrips.Match {
 				trips += " (!)"
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t\n", v.Key, len(v.Reps),
-			med("req/s", func(r *results.Repetition) float64 { return r.QPS }),
-			1e3*med("p50-sec/op", func(r *results.Repetition) float64 { return r.P50 }),
-			1e3*med("p99-sec/op", func(r *results.Repetition) float64 { return r.P99 }),
-			1e6*med("app-cpu-sec/op", func(r *results.Repetition) float64 { return r.AppCPU }),
-			micro(med("db-cpu-sec/op", func(r *results.Repetition) float64 { return r.DBCPU })),
-			1e6*med("gen-cpu-sec/op", func(r *results.Repetition) float64 { return r.GenCPU }),
+			med(units.QPS, func(r *results.Repetition) float64 { return r.QPS }),
+			1e3*med(units.P50, func(r *results.Repetition) float64 { return r.P50 }),
+			1e3*med(units.P99, func(r *results.Repetition) float64 { return r.P99 }),
+			1e6*med(units.AppCPU, func(r *results.Repetition) float64 { return r.AppCPU }),
+			micro(med(units.DBCPU, func(r *results.Repetition) float64 { return r.DBCPU })),
+			1e6*med(units.GenCPU, func(r *results.Repetition) float64 { return r.GenCPU }),
 			trips)
 	}
 	tw.Flush()

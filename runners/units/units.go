@@ -1,0 +1,70 @@
+// Package units names every figure dbbench writes to bench.txt and says, for each, which
+// way is better and whether it is an exact count. Measurement writes these names, the
+// report and compare read them: this is the one list, as benchunit is for benchstat.
+//
+// Names are benchfmt units in base units (sec, B, not ns or MB), so benchstat reads
+// them back as written. Every name ends in /s (a rate: higher is better) or /op (a cost
+// of one request: lower is better).
+package units
+
+import "strings"
+
+// The figures of one repetition.
+const (
+	QPS    = "req/s"
+	P50    = "p50-sec/op"
+	P90    = "p90-sec/op"
+	P99    = "p99-sec/op"
+	P999   = "p99.9-sec/op"
+	AppCPU = "app-cpu-sec/op"
+	DBCPU  = "db-cpu-sec/op"
+	GenCPU = "gen-cpu-sec/op"
+	// Commands counts every MySQL client command per request plus each new connection;
+	// Roundtrips those the client waits for.
+	Commands   = "commands/op"
+	Roundtrips = "roundtrips/op"
+	Errors     = "errors/op"
+)
+
+// Direction says which way a unit improves.
+type Direction int
+
+const (
+	Unknown Direction = 0
+	Higher  Direction = 1  // higher is better: rates such as req/s
+	Lower   Direction = -1 // lower is better: costs per request such as sec/op
+)
+
+func (d Direction) String() string {
+	switch d {
+	case Higher:
+		return "higher"
+	case Lower:
+		return "lower"
+	}
+	return "unknown"
+}
+
+// Better says which direction of unit is an improvement. Units per second are rates
+// (req/s, B/s): higher is better. Units per operation are costs of one request
+// (sec/op, p99-sec/op, app-cpu-sec/op, roundtrips/op, B/op): lower is better. This
+// agrees with benchfmt's built-in defaults for ns/op, MB/s, B/op and allocs/op, and
+// covers any latency percentile or CPU account without a list.
+func Better(unit string) Direction {
+	switch {
+	case strings.HasSuffix(unit, "/s"):
+		return Higher
+	case strings.HasSuffix(unit, "/op"):
+		return Lower
+	}
+	return Unknown
+}
+
+// exact are the units that count something deterministic: repetitions should agree
+// exactly, because the count depends on the code path, not on timing.
+var exact = map[string]bool{Commands: true, Roundtrips: true}
+
+// Exact reports whether unit counts something deterministic. Such units are summarized
+// by their value and compared without a test, as benchstat does for units marked
+// `assume=exact` (benchfile writes that mark).
+func Exact(unit string) bool { return exact[unit] }
