@@ -12,12 +12,13 @@ import (
 	"strings"
 )
 
-// The values each key may take. Layers that touch no database take no stmt or conn.
-var (
-	Layers = []string{"hello", "raw", "builder", "orm", "gorm"}
-	Stmts  = []string{"prepare", "prepared", "interpolate"}
-	Conns  = []string{"persistent", "per-request"}
-)
+// Conns are the connection modes: every layer that reads the database offers both, since
+// the pool decides them, not the layer.
+var Conns = []string{"persistent", "per-request"}
+
+// Catalog is what the flags are checked against: each layer with the statement modes it
+// offers; a layer with none uses no database (hello). gotarget passes layers.Catalog().
+type Catalog map[string][]string
 
 // none is what a variant name says for the stmt and conn of the hello layer.
 const none = "none"
@@ -31,41 +32,52 @@ type Config struct {
 	Pool        int    // 0 for hello
 	Listen      string
 	AdminListen string // "" means no admin listener
+	// Describe asks gotarget to print what it serves (its layers and their modes) and
+	// exit, so the runner can check that matrix.yaml and the target agree.
+	Describe bool
+	usesDB   bool
 }
 
 // UsesDB says whether the layer reads the database (every layer but hello).
-func (c Config) UsesDB() bool { return c.Layer != "hello" }
+func (c Config) UsesDB() bool { return c.usesDB }
 
-// Parse reads args (without the program name). Usage text for -h goes to out.
-func Parse(args []string, out io.Writer) (Config, error) {
+// Parse reads args (without the program name) against the layers of cat. Usage text for
+// -h goes to out.
+func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("gotarget", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&c.DSNFile, "dsn-file", "", "file holding one line user:password@tcp(host:port)/database (every layer but hello)")
-	fs.StringVar(&c.Layer, "layer", "", "one of "+strings.Join(Layers, ", "))
-	fs.StringVar(&c.Stmt, "stmt", "", "one of "+strings.Join(Stmts, ", ")+" (not for hello)")
-	fs.StringVar(&c.Conn, "conn", "", "one of "+strings.Join(Conns, ", ")+" (not for hello)")
+	fs.StringVar(&c.DSNFile, "dsn-file", "", "file holding one line user:password@tcp(host:port)/database (layers that read the database)")
+	fs.StringVar(&c.Layer, "layer", "", "one of "+strings.Join(cat.names(), ", "))
+	fs.StringVar(&c.Stmt, "stmt", "", "the layer's statement mode: prepare, prepared or interpolate (see --describe)")
+	fs.StringVar(&c.Conn, "conn", "", "one of "+strings.Join(Conns, ", ")+" (layers that read the database)")
 	fs.IntVar(&c.Pool, "pool", 0, "most connections open at once, SetMaxOpenConns (not for hello)")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP address")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "loopback address for /debug/dbstats and /debug/pprof/; empty: none")
+	fs.BoolVar(&c.Describe, "describe", false, "print the layers and their modes as JSON, and exit")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (every setting is a flag; see -h)", fs.Arg(0))
 	}
-	return c, c.check()
+	if c.Describe {
+		return c, nil
+	}
+	return c, c.check(cat)
 }
 
-func (c *Config) check() error {
-	if err := oneOf("--layer", c.Layer, Layers); err != nil {
+func (c *Config) check(cat Catalog) error {
+	if err := oneOf("--layer", c.Layer, cat.names()); err != nil {
 		return err
 	}
+	stmts := cat[c.Layer]
+	c.usesDB = len(stmts) > 0
 	if !c.UsesDB() {
 		if err := c.checkNoDB(); err != nil {
 			return err
 		}
-	} else if err := c.checkDB(); err != nil {
+	} else if err := c.checkDB(stmts); err != nil {
 		return err
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
@@ -97,8 +109,11 @@ func (c *Config) checkNoDB() error {
 	return nil
 }
 
-func (c *Config) checkDB() error {
-	if err := oneOf("--stmt", c.Stmt, Stmts); err != nil {
+func (c *Config) checkDB(stmts []string) error {
+	if c.Stmt != "" && !slices.Contains(stmts, c.Stmt) {
+		return fmt.Errorf("--stmt %q is unknown for layer %s (want one of %s)", c.Stmt, c.Layer, strings.Join(stmts, ", "))
+	}
+	if err := oneOf("--stmt", c.Stmt, stmts); err != nil {
 		return err
 	}
 	if err := oneOf("--conn", c.Conn, Conns); err != nil {
@@ -115,6 +130,16 @@ func (c *Config) checkDB() error {
 			"prepared again on every new connection, so it would send exactly what --stmt prepare sends; use --stmt prepare")
 	}
 	return nil
+}
+
+// names lists the catalog's layers, sorted.
+func (cat Catalog) names() []string {
+	names := make([]string, 0, len(cat))
+	for n := range cat {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func oneOf(flag, v string, allowed []string) error {

@@ -8,6 +8,12 @@ import (
 	"testing"
 )
 
+// catalog is a fake of layers.Catalog: config is checked against what it is given.
+var catalog = Catalog{
+	"hello": nil, "raw": {"prepare", "prepared", "interpolate"}, "builder": {"prepare", "prepared", "interpolate"},
+	"orm": {"prepare", "prepared", "interpolate"}, "gorm": {"prepare", "prepared", "interpolate"}, "textonly": {"interpolate"},
+}
+
 func TestParseAcceptsVariants(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -21,7 +27,11 @@ func TestParseAcceptsVariants(t *testing.T) {
 		{[]string{"--layer", "raw", "--stmt", "interpolate", "--conn", "per-request", "--pool", "1", "--dsn-file", "f"},
 			Config{DSNFile: "f", Layer: "raw", Stmt: "interpolate", Conn: "per-request", Pool: 1, Listen: "127.0.0.1:8080"}},
 	} {
-		got, err := Parse(tc.args, io.Discard)
+		got, err := Parse(tc.args, io.Discard, catalog)
+		if got.UsesDB() != (tc.want.Layer != "hello") {
+			t.Errorf("Parse(%q).UsesDB() = %v", tc.args, got.UsesDB())
+		}
+		got.usesDB = false
 		if err != nil || got != tc.want {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.args, got, err, tc.want)
 		}
@@ -41,7 +51,8 @@ func TestParseRefusesNonVariants(t *testing.T) {
 		{[]string{"--layer", "hello", "--pool", "1"}, "so --pool 1 makes no sense"},
 		{[]string{"--layer", "hello", "--dsn-file", "f"}, "so --dsn-file makes no sense"},
 		{append([]string{"--layer", "orm", "--conn", "persistent"}, db...), "--stmt is required"},
-		{append([]string{"--layer", "orm", "--stmt", "none", "--conn", "persistent"}, db...), `--stmt "none" is unknown`},
+		{append([]string{"--layer", "orm", "--stmt", "none", "--conn", "persistent"}, db...), `--stmt "none" is unknown for layer orm`},
+		{append([]string{"--layer", "textonly", "--stmt", "prepare", "--conn", "persistent"}, db...), `--stmt "prepare" is unknown for layer textonly (want one of interpolate)`},
 		{append([]string{"--layer", "orm", "--stmt", "prepare"}, db...), "--conn is required"},
 		{append([]string{"--layer", "orm", "--stmt", "prepare", "--conn", "none"}, db...), `--conn "none" is unknown`},
 		{[]string{"--layer", "orm", "--stmt", "prepare", "--conn", "persistent", "--dsn-file", "f"}, "--pool must be at least 1"},
@@ -53,7 +64,7 @@ func TestParseRefusesNonVariants(t *testing.T) {
 		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "now"}, db...), `unexpected argument "now"`},
 		{[]string{"--layer", "raw", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
-		_, err := Parse(tc.args, io.Discard)
+		_, err := Parse(tc.args, io.Discard, catalog)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.args, err, tc.want)
 		}
@@ -62,7 +73,7 @@ func TestParseRefusesNonVariants(t *testing.T) {
 
 func TestHelpIsNotAnError(t *testing.T) {
 	var out strings.Builder
-	if _, err := Parse([]string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-stmt") {
+	if _, err := Parse([]string{"-h"}, &out, catalog); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-stmt") {
 		t.Errorf("Parse(-h) = %v, usage %q", err, out.String())
 	}
 }

@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,10 +31,7 @@ import (
 
 	"dbbench/go/config"
 	"dbbench/go/dsn"
-	"dbbench/go/layers/builder"
-	"dbbench/go/layers/gorm"
-	"dbbench/go/layers/orm"
-	"dbbench/go/layers/raw"
+	"dbbench/go/layers"
 	"dbbench/go/server"
 )
 
@@ -48,33 +48,23 @@ const (
 	shutdownTimeout = 10 * time.Second
 )
 
-// opener builds a layer's Finder on the pool; prepared is --stmt prepared.
-type opener func(ctx context.Context, db *sql.DB, prepared bool) (server.Finder, error)
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// layers maps --layer to its package. hello has none: it uses no database.
-var layers = map[string]opener{
-	"raw":     adapt(raw.New),
-	"builder": adapt(builder.New),
-	"orm":     adapt(orm.New),
-	"gorm":    adapt(gorm.New),
-}
-
-func adapt[F server.Finder](f func(context.Context, *sql.DB, bool) (F, error)) opener {
-	return func(ctx context.Context, db *sql.DB, prepared bool) (server.Finder, error) {
-		return f(ctx, db, prepared)
-	}
-}
-
-func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
-
-func run(args []string, stderr io.Writer) int {
-	c, err := config.Parse(args, stderr)
+func run(args []string, stdout, stderr io.Writer) int {
+	c, err := config.Parse(args, stderr, layers.Catalog())
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gotarget: %v\n", err)
 		return 2
+	}
+	if c.Describe {
+		if err := describe(stdout); err != nil {
+			fmt.Fprintf(stderr, "gotarget: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -106,7 +96,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
 		beego.DebugLog = beego.NewLog(out)
 		sctx, cancel := context.WithTimeout(ctx, startTimeout)
-		finder, err = layers[c.Layer](sctx, db, c.Stmt == "prepared")
+		finder, err = layers.All[c.Layer].Open(sctx, db, c.Stmt == server.Prepared)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("start layer %s on %s: %s", c.Layer, dsn.Redact(cfg), scrub(err.Error()))
@@ -227,4 +217,31 @@ func (s scrubWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// described is one layer as --describe prints it; runners/target reads the same shape
+// from the PHP targets.
+type described struct {
+	Name string   `json:"name"`
+	DB   bool     `json:"db"`
+	Stmt []string `json:"stmt,omitempty"`
+	Conn []string `json:"conn,omitempty"`
+}
+
+// describe prints every layer gotarget serves, sorted by name, as JSON.
+func describe(w io.Writer) error {
+	out := struct {
+		Layers []described `json:"layers"`
+	}{}
+	for name, stmts := range layers.Catalog() {
+		d := described{Name: name, DB: len(stmts) > 0}
+		if d.DB {
+			d.Stmt, d.Conn = stmts, config.Conns
+		}
+		out.Layers = append(out.Layers, d)
+	}
+	slices.SortFunc(out.Layers, func(a, b described) int { return strings.Compare(a.Name, b.Name) })
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -12,6 +12,9 @@ import (
 	"dbbench/go/server"
 )
 
+// Stmts are the statement modes the layer offers: all of them.
+var Stmts = server.AllStmts
+
 // Finder reads users with a squirrel SelectBuilder.
 type Finder struct {
 	runner sq.BaseRunner

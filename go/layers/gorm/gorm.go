@@ -21,6 +21,9 @@ type user struct {
 
 func (user) TableName() string { return "users" }
 
+// Stmts are the statement modes the layer offers: all of them.
+var Stmts = server.AllStmts
+
 // Finder reads users through a *gorm.DB.
 type Finder struct {
 	db *gormio.DB

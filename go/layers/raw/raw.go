@@ -14,6 +14,9 @@ import (
 // Query is the one statement every request sends.
 const Query = "SELECT id, name FROM users WHERE id = ?"
 
+// Stmts are the statement modes the layer offers: all of them.
+var Stmts = server.AllStmts
+
 // Finder reads users with QueryRowContext, or with one *sql.Stmt when prepared.
 type Finder struct {
 	db   *sql.DB

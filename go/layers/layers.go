@@ -1,0 +1,33 @@
+// Package layers is gotarget's list of data-access layers. Adding a layer is a package
+// under go/layers/ and one line in All; runners/matrix.yaml then names it, and a test
+// (runners/target) fails until both agree.
+package layers
+
+import (
+	"dbbench/go/layers/builder"
+	"dbbench/go/layers/gorm"
+	"dbbench/go/layers/orm"
+	"dbbench/go/layers/raw"
+	"dbbench/go/server"
+)
+
+// All maps the --layer name to its layer, one line per layer.
+var All = map[string]server.Layer{
+	"raw":     {Open: server.Open(raw.New), Stmts: raw.Stmts},
+	"builder": {Open: server.Open(builder.New), Stmts: builder.Stmts},
+	"orm":     {Open: server.Open(orm.New), Stmts: orm.Stmts},
+	"gorm":    {Open: server.Open(gorm.New), Stmts: gorm.Stmts},
+}
+
+// Hello is the layer without a database: the server answers GET /hello only.
+const Hello = "hello"
+
+// Catalog is what gotarget's flags are checked against: every layer with the statement
+// modes it offers, and Hello with none.
+func Catalog() map[string][]string {
+	c := map[string][]string{Hello: nil}
+	for name, l := range All {
+		c[name] = l.Stmts
+	}
+	return c
+}

@@ -1,0 +1,34 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Statement modes a layer may offer (the stmt key of a variant name):
+// Prepare, server-side prepare per query; Prepared, prepared once per connection and
+// reused; Interpolate, client-side interpolation into one text query.
+const (
+	Prepare     = "prepare"
+	Prepared    = "prepared"
+	Interpolate = "interpolate"
+)
+
+// AllStmts is for layers that offer every statement mode.
+var AllStmts = []string{Prepare, Prepared, Interpolate}
+
+// Layer is one data-access layer as gotarget serves it: how to open it on the pool and
+// the statement modes it offers. Every layer offers both connection modes: the pool
+// decides those, not the layer.
+type Layer struct {
+	// Open builds the layer's Finder on db; prepared is stmt=prepared.
+	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Finder, error)
+	Stmts []string
+}
+
+// Open adapts a layer package's New, which returns its own Finder type.
+func Open[F Finder](newFinder func(context.Context, *sql.DB, bool) (F, error)) func(context.Context, *sql.DB, bool) (Finder, error) {
+	return func(ctx context.Context, db *sql.DB, prepared bool) (Finder, error) {
+		return newFinder(ctx, db, prepared)
+	}
+}
