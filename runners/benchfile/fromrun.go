@@ -59,7 +59,7 @@ func values(v *results.Variant, r *results.Repetition) []Value {
 		commands, trips := v.Roundtrips.Commands()
 		out = append(out, Value{Value: commands, Unit: units.Commands},
 			Value{Value: trips, Unit: units.Roundtrips})
-	} else if v.Layer == "hello" {
+	} else if !v.DB {
 		out = append(out, Value{Value: 0, Unit: units.Commands},
 			Value{Value: 0, Unit: units.Roundtrips})
 	}

@@ -1,33 +1,22 @@
-// Package environment records what a measurement depends on: machine, kernel, versions
-// of every server, language, driver and ORM, and the repository's commit. The keys are
-// lowercase with dashes, so they double as benchfmt configuration lines in bench.txt.
+// Package environment records the machine a measurement depends on: CPU, memory,
+// kernel, OS, dbbench's own Go and the repository's commit. (Each target launcher adds
+// its runtime's and its libraries' versions: runners/target.) The keys are lowercase
+// with dashes, so they double as benchfmt configuration lines in bench.txt.
 package environment
 
 import (
 	"bufio"
-	"debug/buildinfo"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 )
 
-// goModules are the target's dependencies worth naming, by module path.
-var goModules = map[string]string{
-	"github.com/go-sql-driver/mysql":  "go-sql-driver-mysql",
-	"github.com/Masterminds/squirrel": "squirrel",
-	"github.com/beego/beego/v2":       "beego",
-	"gorm.io/gorm":                    "gorm",
-	"gorm.io/driver/mysql":            "gorm-driver-mysql",
-}
-
-// Collect gathers the environment. root is the repository, gotarget the Go target
-// binary (its module versions are read from its build info). What cannot be found is
+// Collect gathers the machine's facts; root is the repository. What cannot be found is
 // recorded as "unknown" rather than left out, so its absence is visible.
-func Collect(root, gotarget string) map[string]string {
+func Collect(root string) map[string]string {
 	env := map[string]string{
 		"goos":            runtime.GOOS,
 		"goarch":          runtime.GOARCH,
@@ -38,19 +27,7 @@ func Collect(root, gotarget string) map[string]string {
 		"os":              osName(),
 		"dbbench-go":      runtime.Version(),
 		"dbbench-commit":  gitCommit(root),
-		"php":             command("php", "-r", "echo PHP_VERSION;"),
-		"php-fpm":         versionIn(command("php-fpm8.2", "-v"), `PHP (\S+)`),
-		"nginx":           versionIn(command("nginx", "-v"), `nginx/(\S+)`),
-		"illuminate":      illuminate(root),
 		"mariadbd-binary": versionIn(command("mariadbd", "--version"), `Ver (\S+)`),
-	}
-	if info, err := buildinfo.ReadFile(gotarget); err == nil {
-		env["gotarget-go"] = info.GoVersion
-		for _, d := range info.Deps {
-			if name, ok := goModules[d.Path]; ok {
-				env[name] = d.Version
-			}
-		}
 	}
 	for k, v := range env {
 		if v == "" {
@@ -129,18 +106,4 @@ func gitCommit(root string) string {
 		head += "-dirty"
 	}
 	return head
-}
-
-// illuminate is the version of illuminate/database the PHP targets load: Composer's
-// when php/vendor exists (the front controller prefers it), else Debian's package.
-func illuminate(root string) string {
-	if b, err := os.ReadFile(filepath.Join(root, "php", "vendor", "composer", "installed.json")); err == nil {
-		if m := regexp.MustCompile(`"name":\s*"illuminate/database",\s*"version":\s*"([^"]+)"`).FindSubmatch(b); m != nil {
-			return string(m[1]) + " (composer)"
-		}
-	}
-	if v := command("dpkg-query", "-W", "-f=${Version}", "php-illuminate-database"); v != "" {
-		return v + " (debian)"
-	}
-	return ""
 }

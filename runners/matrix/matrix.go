@@ -8,20 +8,22 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
-// Stmts and Conns are the statement and connection modes a target may offer; "none"
-// is for layers that do not touch the database.
+// The values the keys may take. Stmt "none" and conn "none" belong to layers that use no
+// database; Kinds are how a layer writes its SQL (question 1 groups layers by kind).
 var (
 	Stmts = []string{"prepare", "prepared", "interpolate", "none"}
 	Conns = []string{"persistent", "per-request", "none"}
+	Kinds = []string{"raw", "builder", "orm"}
 	// Commands are the names a roundtrips rule may count: the general log's command
 	// types plus Ping, which only the wire shows.
 	Commands = []string{"Connect", "Quit", "Init DB", "Query", "Prepare", "Execute", "Close stmt",
 		"Reset stmt", "Change user", "Reset connection", "Ping"}
 )
+
+// None is the stmt and conn of a layer that uses no database.
+const None = "none"
 
 // Matrix is the parsed matrix file.
 type Matrix struct {
@@ -33,18 +35,35 @@ type Matrix struct {
 	order   []string // langs in file order
 }
 
-// Lang is one language's layers and the pools its sweep visits.
+// Lang is one language: the servers that can run its code, its layers, the layer
+// question 1 compares the others with, and the pools its sweep visits.
 type Lang struct {
 	Name      string
+	Baseline  string // the layer every other database layer is compared with
+	Servers   map[string]*Server
 	PoolSweep []int
-	Layers    map[string]Layer
+	Layers    map[string]*Layer
+	servers   []string // in file order; the first is the default
 	order     []string // layers in file order
 }
 
-// Layer lists the statement and connection modes one layer offers.
+// Server is who runs a language's code (net/http; nginx + php-fpm; resident workers),
+// the launcher that starts it and what a variant's pool means under it.
+type Server struct {
+	Name     string
+	Launcher string // a name runners/target knows
+	Pool     string // what pool=N sets, in words
+}
+
+// Layer is one way of reading the row, and the modes it offers.
 type Layer struct {
-	Stmt []string
-	Conn []string
+	Name      string
+	DB        bool   // false for the HTTP-only baseline (hello)
+	Kind      string // raw, builder or orm; "" when DB is false
+	Library   string // as people name it: "Beego ORM v2", "Eloquent"
+	VersionOf string // whose version the environment records: a Go module or a Debian package
+	Stmt      []string
+	Conn      []string
 }
 
 // Exclusion is a combination the lists would produce but that is not run.
@@ -80,45 +99,17 @@ func Load(path string) (*Matrix, error) {
 	return Parse(path, b)
 }
 
-// Parse validates a matrix given as bytes; file is used in error messages only.
-func Parse(file string, b []byte) (*Matrix, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty matrix", file)
-	}
-	p := parser{file: file}
-	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}}
-	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "exclude", "roundtrips", "presets")
-	if err != nil {
-		return nil, err
-	}
-	if err := p.required(doc.Content[0], top, "langs", "presets"); err != nil {
-		return nil, err
-	}
-	if err := p.langs(m, top["langs"]); err != nil {
-		return nil, err
-	}
-	if n := top["exclude"]; n != nil {
-		if err := p.exclude(m, n); err != nil {
-			return nil, err
-		}
-	}
-	if n := top["roundtrips"]; n != nil {
-		if err := p.rules(m, n); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.presets(m, top["presets"]); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 // LangNames lists the languages in file order.
 func (m *Matrix) LangNames() []string { return slices.Clone(m.order) }
+
+// ServerNames lists the language's servers in file order; the first is the default.
+func (l *Lang) ServerNames() []string { return slices.Clone(l.servers) }
+
+// LayerNames lists the language's layers in file order.
+func (l *Lang) LayerNames() []string { return slices.Clone(l.order) }
+
+// DefaultServer is the server a variant name without server= means.
+func (l *Lang) DefaultServer() string { return l.servers[0] }
 
 // All lists every variant the matrix knows for the given pools (lang → pools), in file
 // order, exclusions left out.
@@ -126,14 +117,16 @@ func (m *Matrix) All(pools map[string][]int) []Variant {
 	var out []Variant
 	for _, ln := range m.order {
 		l := m.Langs[ln]
-		for _, layer := range l.order {
-			spec := l.Layers[layer]
-			for _, stmt := range spec.Stmt {
-				for _, conn := range spec.Conn {
-					for _, pool := range pools[ln] {
-						v := Variant{Lang: ln, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}
-						if m.excluded(v) == "" {
-							out = append(out, v)
+		for _, server := range l.servers {
+			for _, layer := range l.order {
+				spec := l.Layers[layer]
+				for _, stmt := range spec.Stmt {
+					for _, conn := range spec.Conn {
+						for _, pool := range pools[ln] {
+							v := Variant{Lang: ln, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}
+							if m.excluded(v) == "" {
+								out = append(out, v)
+							}
 						}
 					}
 				}
@@ -147,14 +140,22 @@ func (m *Matrix) All(pools map[string][]int) []Variant {
 func (m *Matrix) Expand(p *Preset) []Variant {
 	var out []Variant
 	for _, v := range m.All(p.Pools) {
-		for _, re := range p.Include {
-			if re.MatchString(v.Key()) {
-				out = append(out, v)
-				break
-			}
+		if slices.ContainsFunc(p.Include, func(re *regexp.Regexp) bool { return m.Match(re, v) }) {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// Match says whether a pattern (a preset's include, an exclusion, a roundtrips rule,
+// --variants) selects v. Patterns written before servers had a name keep working: on
+// its language's first server, a variant also matches by its LegacyKey.
+func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
+	if re.MatchString(v.Key()) {
+		return true
+	}
+	l, ok := m.Langs[v.Lang]
+	return ok && v.Server == l.DefaultServer() && re.MatchString(v.LegacyKey())
 }
 
 // Preset returns the named preset or an error listing the known ones.
@@ -165,11 +166,27 @@ func (m *Matrix) Preset(name string) (*Preset, error) {
 	return nil, fmt.Errorf("unknown preset %q (%s defines %s)", name, m.File, strings.Join(sortedKeys(m.Presets), ", "))
 }
 
+// Resolve reads a variant name, fills in the language's first server when the name has
+// no server=, and checks that the matrix knows the variant.
+func (m *Matrix) Resolve(name string) (Variant, error) {
+	v, err := ParseName(name)
+	if err != nil {
+		return Variant{}, err
+	}
+	if l, ok := m.Langs[v.Lang]; ok && v.Server == "" {
+		v.Server = l.DefaultServer()
+	}
+	return v, m.Check(v)
+}
+
 // Check says whether v is a variant of the matrix, and if not, why.
 func (m *Matrix) Check(v Variant) error {
 	l, ok := m.Langs[v.Lang]
 	if !ok {
 		return fmt.Errorf("variant %s: unknown lang %q (want one of %s)", v.Key(), v.Lang, strings.Join(m.order, ", "))
+	}
+	if _, ok := l.Servers[v.Server]; !ok {
+		return fmt.Errorf("variant %s: %s has no server %q (want one of %s)", v.Key(), v.Lang, v.Server, strings.Join(l.servers, ", "))
 	}
 	spec, ok := l.Layers[v.Layer]
 	if !ok {
@@ -190,11 +207,27 @@ func (m *Matrix) Check(v Variant) error {
 	return nil
 }
 
+// Spec is a variant with the matrix's facts about it.
+type Spec struct {
+	Variant
+	Server *Server
+	Layer  *Layer
+}
+
+// Spec returns v's facts; v must pass Check.
+func (m *Matrix) Spec(v Variant) (Spec, error) {
+	if err := m.Check(v); err != nil {
+		return Spec{}, err
+	}
+	l := m.Langs[v.Lang]
+	return Spec{Variant: v, Server: l.Servers[v.Server], Layer: l.Layers[v.Layer]}, nil
+}
+
 // Expected is the commands per request the matrix's roundtrips rules predict for v.
 func (m *Matrix) Expected(v Variant) map[string]int {
 	out := map[string]int{}
 	for _, r := range m.Rules {
-		if r.Match.MatchString(v.Key()) {
+		if m.Match(r.Match, v) {
 			for k, n := range r.Commands {
 				out[k] += n
 			}
@@ -221,7 +254,7 @@ func MaxPool(vs []Variant) int {
 
 func (m *Matrix) excluded(v Variant) string {
 	for _, e := range m.Exclude {
-		if e.Match.MatchString(v.Key()) {
+		if m.Match(e.Match, v) {
 			return e.Why
 		}
 	}

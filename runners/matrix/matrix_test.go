@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -53,25 +54,22 @@ func TestCheckRefusesNonsense(t *testing.T) {
 	m := loadRepoMatrix(t)
 	for _, tc := range []struct{ name, want string }{
 		{"lang=go/layer=hello/stmt=prepare/conn=none/pool=1", `no stmt "prepare"`},
+		{"lang=php/server=apache/layer=raw/stmt=prepare/conn=persistent/pool=1", `no server "apache"`},
 		{"lang=go/layer=raw/stmt=none/conn=persistent/pool=1", `no stmt "none"`},
 		{"lang=php/layer=raw/stmt=prepared/conn=persistent/pool=1", `no stmt "prepared"`},
 		{"lang=go/layer=hibernate/stmt=prepare/conn=persistent/pool=1", `no layer "hibernate"`},
 		{"lang=rust/layer=raw/stmt=prepare/conn=persistent/pool=1", `unknown lang "rust"`},
 		{"lang=go/layer=raw/stmt=prepare/conn=pooled/pool=1", `no conn "pooled"`},
 	} {
-		v, err := ParseName(tc.name)
-		if err != nil {
-			t.Fatalf("ParseName(%s): %v", tc.name, err)
-		}
-		if err := m.Check(v); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Check(%s) = %v, want an error containing %s", tc.name, err, tc.want)
+		if _, err := m.Resolve(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%s) = %v, want an error containing %s", tc.name, err, tc.want)
 		}
 	}
 }
 
 func TestParseNameRoundTrip(t *testing.T) {
-	v := Variant{Lang: "go", Layer: "orm", Stmt: "interpolate", Conn: "persistent", Pool: 64}
-	want := "BenchmarkSingleRow/lang=go/layer=orm/stmt=interpolate/conn=persistent/pool=64"
+	v := Variant{Lang: "go", Server: "nethttp", Layer: "orm", Stmt: "interpolate", Conn: "persistent", Pool: 64}
+	want := "BenchmarkSingleRow/lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64"
 	if v.Name() != want {
 		t.Fatalf("Name() = %s, want %s", v.Name(), want)
 	}
@@ -81,7 +79,11 @@ func TestParseNameRoundTrip(t *testing.T) {
 			t.Errorf("ParseName(%s) = %+v, %v", s, got, err)
 		}
 	}
-	for _, bad := range []string{"lang=go", "lang=go/layer=raw/stmt=x/conn=y/pool=0",
+	legacy, err := ParseName("lang=go/layer=orm/stmt=interpolate/conn=persistent/pool=64")
+	if err != nil || legacy.Server != "" || legacy.Layer != "orm" {
+		t.Errorf("ParseName of a name without server= = %+v, %v; want the variant with no server", legacy, err)
+	}
+	for _, bad := range []string{"lang=go", "lang=go/layer=raw/stmt=x/conn=y/pool=0", "lang=go/layer=raw/server=s/stmt=x/conn=y/pool=1",
 		"layer=raw/lang=go/stmt=x/conn=y/pool=1", "lang=go/layer=raw/stmt=x/conn=y/pool=many"} {
 		if _, err := ParseName(bad); err == nil {
 			t.Errorf("ParseName(%s) accepted a malformed name", bad)
@@ -93,8 +95,10 @@ func TestExpectedAddsMatchingRules(t *testing.T) {
 	m, err := Parse("t.yaml", []byte(`
 langs:
   go:
+    baseline: raw
+    servers: {s: {launcher: l, pool: p}}
     layers:
-      raw: {stmt: [prepare, interpolate], conn: [persistent, per-request]}
+      raw: {kind: raw, library: r, version_of: m, stmt: [prepare, interpolate], conn: [persistent, per-request]}
 roundtrips:
   - {match: "stmt=prepare/", commands: {Prepare: 1, Execute: 1, Close stmt: 1}}
   - {match: "stmt=interpolate/", commands: {Query: 1}}
@@ -105,7 +109,7 @@ presets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Variant{Lang: "go", Layer: "raw", Stmt: "prepare", Conn: "per-request", Pool: 4}
+	v := Variant{Lang: "go", Server: "s", Layer: "raw", Stmt: "prepare", Conn: "per-request", Pool: 4}
 	got := m.Expected(v)
 	want := map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Connect": 1, "Quit": 1}
 	if len(got) != len(want) {
@@ -122,26 +126,61 @@ presets:
 func TestTyposNameFileLineAndAllowed(t *testing.T) {
 	base := `langs:
   go:
+    baseline: raw
+    servers: {s: {launcher: l, pool: p}}
     layers:
-      raw: {stmt: [prepare], conn: [persistent]}
+      raw: {kind: raw, library: r, version_of: m, stmt: [prepare], conn: [persistent]}
+      hello: {db: false}
 presets:
   p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1}
 `
 	for _, tc := range []struct{ name, doc, want string }{
-		{"unknown top key", base + "exlude: []\n", `m.yaml:7: unknown key "exlude" in the matrix (allowed: langs, exclude, roundtrips, presets)`},
-		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:4: unknown stmt "prepard" (allowed: prepare, prepared, interpolate, none)`},
-		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:4: unknown conn "persistant" (allowed: persistent, per-request, none)`},
-		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:4: unknown key "con" in layer raw (allowed: stmt, conn)`},
-		{"unknown preset key", strings.Replace(base, "reps: 1", "reps: 1, rep: 2", 1), `m.yaml:6: unknown key "rep" in preset p (allowed: about, include`},
-		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:6: unknown key "goo" in pools (allowed: go)`},
-		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:6: warmup: "1 sec" is not a positive duration`},
-		{"bad regexp", strings.Replace(base, `".*"`, `"(("`, 1), `m.yaml:6: include: error parsing regexp`},
-		{"unknown command", base + "roundtrips:\n  - {match: x, commands: {Prepair: 1}}\n", `m.yaml:8: unknown key "Prepair" in commands (allowed: Connect, Quit`},
-		{"selects nothing", strings.Replace(base, `".*"`, `"^lang=php"`, 1), `m.yaml:6: preset p selects no variant`},
+		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, exclude, roundtrips, presets)`},
+		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate)`},
+		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request)`},
+		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn)`},
+		{"unknown preset key", strings.Replace(base, "reps: 1", "reps: 1, rep: 2", 1), `m.yaml:9: unknown key "rep" in preset p (allowed: about, include`},
+		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:9: unknown key "goo" in pools (allowed: go)`},
+		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:9: warmup: "1 sec" is not a positive duration`},
+		{"bad regexp", strings.Replace(base, `".*"`, `"(("`, 1), `m.yaml:9: include: error parsing regexp`},
+		{"unknown command", base + "roundtrips:\n  - {match: x, commands: {Prepair: 1}}\n", `m.yaml:11: unknown key "Prepair" in commands (allowed: Connect, Quit`},
+		{"unknown kind", strings.Replace(base, "kind: raw", "kind: micro-orm", 1), `m.yaml:6: unknown kind "micro-orm" (allowed: raw, builder, orm)`},
+		{"no kind", strings.Replace(base, "kind: raw, ", "", 1), `m.yaml:6: missing key "kind"`},
+		{"no version_of", strings.Replace(base, "version_of: m, ", "", 1), `m.yaml:6: missing key "version_of"`},
+		{"stmt on a layer without database", strings.Replace(base, "{db: false}", "{db: false, stmt: [prepare]}", 1), `m.yaml:7: layer hello uses no database (db: false), so it takes no stmt`},
+		{"baseline not raw", strings.Replace(base, "baseline: raw", "baseline: hello", 1), `m.yaml:3: baseline of go is "hello": want a layer of kind raw`},
+		{"no servers", strings.Replace(base, "    servers: {s: {launcher: l, pool: p}}\n", "", 1), `m.yaml:3: missing key "servers"`},
+		{"server without launcher", strings.Replace(base, "launcher: l, ", "", 1), `m.yaml:4: missing key "launcher"`},
+		{"selects nothing", strings.Replace(base, `".*"`, `"^lang=php"`, 1), `m.yaml:9: preset p selects no variant`},
 	} {
 		_, err := Parse("m.yaml", []byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error = %v\nwant it to contain %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Names and patterns written before servers had a name keep meaning what they meant:
+// the language's first server.
+func TestNamesWithoutServerMeanTheFirstServer(t *testing.T) {
+	m := loadRepoMatrix(t)
+	v, err := m.Resolve("lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := m.Langs["php"].ServerNames()[0]; v.Server != want {
+		t.Errorf("server %q, want the first one, %q", v.Server, want)
+	}
+	legacy := regexp.MustCompile("^lang=php/layer=orm/")
+	if !m.Match(legacy, v) {
+		t.Errorf("the pattern %s no longer selects %s", legacy, v)
+	}
+	other := v
+	other.Server = "elsewhere"
+	if m.Match(legacy, other) {
+		t.Errorf("a pattern without server= selected %s, which is not on the first server", other)
+	}
+	if !m.Match(regexp.MustCompile("/server="+v.Server+"/"), v) {
+		t.Errorf("a pattern naming the server does not select %s", v)
 	}
 }

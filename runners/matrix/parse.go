@@ -11,6 +11,43 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// Parse validates a matrix given as bytes; file is used in error messages only.
+func Parse(file string, b []byte) (*Matrix, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty matrix", file)
+	}
+	p := parser{file: file}
+	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}}
+	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "exclude", "roundtrips", "presets")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.required(doc.Content[0], top, "langs", "presets"); err != nil {
+		return nil, err
+	}
+	if err := p.langs(m, top["langs"]); err != nil {
+		return nil, err
+	}
+	if n := top["exclude"]; n != nil {
+		if err := p.exclude(m, n); err != nil {
+			return nil, err
+		}
+	}
+	if n := top["roundtrips"]; n != nil {
+		if err := p.rules(m, n); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.presets(m, top["presets"]); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // parser walks the YAML node tree by hand so that every error can name the file, the
 // line and what would have been allowed.
 type parser struct{ file string }
@@ -125,46 +162,110 @@ func (p parser) langs(m *Matrix, n *yaml.Node) error {
 		return err
 	}
 	for _, k := range keys(n) {
-		ln := k.Value
-		spec, err := p.mapping(langs[ln], "lang "+ln, "pool_sweep", "layers")
+		l, err := p.lang(k.Value, langs[k.Value])
 		if err != nil {
 			return err
 		}
-		if err := p.required(langs[ln], spec, "layers"); err != nil {
-			return err
-		}
-		l := &Lang{Name: ln, Layers: map[string]Layer{}}
-		if s := spec["pool_sweep"]; s != nil {
-			if l.PoolSweep, err = p.ints(s, "pool_sweep"); err != nil {
-				return err
-			}
-		}
-		layers, err := p.mapping(spec["layers"], "layers of "+ln)
-		if err != nil {
-			return err
-		}
-		for _, lk := range keys(spec["layers"]) {
-			ls, err := p.mapping(layers[lk.Value], "layer "+lk.Value, "stmt", "conn")
-			if err != nil {
-				return err
-			}
-			if err := p.required(layers[lk.Value], ls, "stmt", "conn"); err != nil {
-				return err
-			}
-			var layer Layer
-			if layer.Stmt, err = p.strings(ls["stmt"], "stmt", Stmts); err != nil {
-				return err
-			}
-			if layer.Conn, err = p.strings(ls["conn"], "conn", Conns); err != nil {
-				return err
-			}
-			l.Layers[lk.Value] = layer
-			l.order = append(l.order, lk.Value)
-		}
-		m.Langs[ln] = l
-		m.order = append(m.order, ln)
+		m.Langs[l.Name] = l
+		m.order = append(m.order, l.Name)
 	}
 	return nil
+}
+
+func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
+	spec, err := p.mapping(n, "lang "+name, "about", "baseline", "servers", "pool_sweep", "layers")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.required(n, spec, "baseline", "servers", "layers"); err != nil {
+		return nil, err
+	}
+	l := &Lang{Name: name, Baseline: spec["baseline"].Value, Servers: map[string]*Server{}, Layers: map[string]*Layer{}}
+	if s := spec["pool_sweep"]; s != nil {
+		if l.PoolSweep, err = p.ints(s, "pool_sweep"); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.servers(l, spec["servers"]); err != nil {
+		return nil, err
+	}
+	layers, err := p.mapping(spec["layers"], "layers of "+name)
+	if err != nil {
+		return nil, err
+	}
+	for _, lk := range keys(spec["layers"]) {
+		layer, err := p.layer(lk.Value, layers[lk.Value])
+		if err != nil {
+			return nil, err
+		}
+		l.Layers[layer.Name] = layer
+		l.order = append(l.order, layer.Name)
+	}
+	if b := l.Layers[l.Baseline]; b == nil || !b.DB || b.Kind != "raw" {
+		return nil, p.errorf(spec["baseline"], "baseline of %s is %q: want a layer of kind raw that uses the database", name, l.Baseline)
+	}
+	return l, nil
+}
+
+func (p parser) servers(l *Lang, n *yaml.Node) error {
+	servers, err := p.mapping(n, "servers of "+l.Name)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys(n) {
+		f, err := p.mapping(servers[k.Value], "server "+k.Value, "launcher", "pool")
+		if err != nil {
+			return err
+		}
+		if err := p.required(servers[k.Value], f, "launcher", "pool"); err != nil {
+			return err
+		}
+		l.Servers[k.Value] = &Server{Name: k.Value, Launcher: f["launcher"].Value, Pool: f["pool"].Value}
+		l.servers = append(l.servers, k.Value)
+	}
+	if len(l.servers) == 0 {
+		return p.errorf(n, "lang %s has no server", l.Name)
+	}
+	return nil
+}
+
+// layer reads one layer. A layer with db: false serves no database: it takes no stmt,
+// conn, kind or library, and its stmt and conn are none.
+func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
+	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn")
+	if err != nil {
+		return nil, err
+	}
+	layer := &Layer{Name: name, DB: true}
+	if d := f["db"]; d != nil {
+		if d.Value != "true" && d.Value != "false" {
+			return nil, p.errorf(d, "db of layer %s: %q, want true or false", name, d.Value)
+		}
+		layer.DB = d.Value == "true"
+	}
+	if !layer.DB {
+		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn"} {
+			if f[k] != nil {
+				return nil, p.errorf(f[k], "layer %s uses no database (db: false), so it takes no %s", name, k)
+			}
+		}
+		layer.Stmt, layer.Conn = []string{None}, []string{None}
+		return layer, nil
+	}
+	if err := p.required(n, f, "kind", "library", "version_of", "stmt", "conn"); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(Kinds, f["kind"].Value) {
+		return nil, p.errorf(f["kind"], "unknown kind %q (allowed: %s)", f["kind"].Value, strings.Join(Kinds, ", "))
+	}
+	layer.Kind, layer.Library, layer.VersionOf = f["kind"].Value, f["library"].Value, f["version_of"].Value
+	if layer.Stmt, err = p.strings(f["stmt"], "stmt", Stmts[:len(Stmts)-1]); err != nil {
+		return nil, err
+	}
+	if layer.Conn, err = p.strings(f["conn"], "conn", Conns[:len(Conns)-1]); err != nil {
+		return nil, err
+	}
+	return layer, nil
 }
 
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {

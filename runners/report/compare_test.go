@@ -57,10 +57,10 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	s := c.String()
 	for _, want := range []string{
-		"BenchmarkSingleRow/lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8\n  req/s           change: [+19.",
+		"BenchmarkSingleRow/lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=8\n  req/s           change: [+19.",
 		"(p = 0.002, n = 6) improved\n",
 		"(p = 0.002, n = 6) within noise\n",
-		"invalid, not compared:\n  BenchmarkSingleRow/lang=go/layer=gorm/stmt=prepare/conn=persistent/pool=8: verification: /users/abc answered 500, want 400 (old run)",
+		"invalid, not compared:\n  BenchmarkSingleRow/lang=go/server=nethttp/layer=gorm/stmt=prepare/conn=persistent/pool=8: verification: /users/abc answered 500, want 400 (old run)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, s)

@@ -69,7 +69,7 @@ func (d *data) summary(v *results.Variant, unit string) (stats.Summary, bool) {
 // find returns the valid variant equal to v except for the given field set to value.
 func (d *data) find(v *results.Variant, field, value string) *results.Variant {
 	for _, w := range d.valid {
-		if w.Lang != v.Lang || w.Pool != v.Pool {
+		if w.Lang != v.Lang || w.Server != v.Server || w.Pool != v.Pool {
 			continue
 		}
 		same := func(f, a, b string) bool { return f == field && b == value || f != field && a == b }
@@ -82,10 +82,10 @@ func (d *data) find(v *results.Variant, field, value string) *results.Variant {
 
 // label is a short name of a variant for tables and charts.
 func label(v *results.Variant) string {
-	if v.Layer == "hello" {
-		return fmt.Sprintf("%s/hello", v.Lang)
+	if !v.DB {
+		return fmt.Sprintf("%s/%s/%s", v.Lang, v.Server, v.Layer)
 	}
-	return fmt.Sprintf("%s/%s/%s/%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool)
+	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool)
 }
 
 // scale shows a summary in a display unit: factor multiplies seconds into ms or µs.

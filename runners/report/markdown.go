@@ -222,7 +222,7 @@ func loadShape(s results.Settings) string {
 func (d *data) ceiling() []string {
 	var out []string
 	for _, v := range d.valid {
-		if v.Layer != "hello" {
+		if v.DB {
 			continue
 		}
 		s, ok := d.summary(v, units.QPS)

@@ -14,8 +14,9 @@ import (
 // are pure functions of results.json, so synthetic runs with known samples test them.
 func fakeVariant(t *testing.T, lang, layer, stmt, conn string, qps []float64, lat, app float64, log map[string]float64) *results.Variant {
 	t.Helper()
-	v := &results.Variant{Lang: lang, Layer: layer, Stmt: stmt, Conn: conn, Pool: 8, Valid: true}
-	v.Name = fmt.Sprintf("BenchmarkSingleRow/lang=%s/layer=%s/stmt=%s/conn=%s/pool=8", lang, layer, stmt, conn)
+	v := &results.Variant{Lang: lang, Server: "nethttp", Layer: layer, Stmt: stmt, Conn: conn, Pool: 8, Valid: true,
+		DB: layer != "hello", Kind: map[string]string{"raw": "raw", "orm": "orm", "gorm": "orm"}[layer], Library: "lib-" + layer}
+	v.Name = fmt.Sprintf("BenchmarkSingleRow/lang=%s/server=nethttp/layer=%s/stmt=%s/conn=%s/pool=8", lang, layer, stmt, conn)
 	v.Key = v.Name[len("BenchmarkSingleRow/"):]
 	if log != nil {
 		v.Roundtrips = &results.Roundtrips{Requests: 100, Log: log, Wire: log, Expected: map[string]int{}, Match: true}
@@ -70,6 +71,7 @@ func fakeRun(t *testing.T, reps int) *results.Run {
 		Started:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 		Environment: map[string]string{"os": "Debian GNU/Linux 12 (bookworm)", "cpu-count": "2"},
 		Settings:    results.Settings{Preset: "test", Provider: "embedded", Rows: 1000, Connections: 16, Reps: reps, Duration: "1s", Warmup: "1s"},
+		Langs:       map[string]*results.Lang{"go": {Baseline: "raw", Servers: map[string]*results.Server{"nethttp": {Launcher: "go", Pool: "SetMaxOpenConns"}}}},
 	}
 	hello := fakeVariant(t, "go", "hello", "none", "none", seqQPS(40000, 100, reps), 0.2, 20, nil)
 	r.Variants = []*results.Variant{

@@ -13,8 +13,9 @@ import (
 	"dbbench/runners/histogram"
 )
 
-// Schema names this layout; change it when a field changes meaning.
-const Schema = "dbbench/results/v1"
+// Schema names this layout; change it when a field changes meaning. Read also accepts
+// the schemas before it (see upgrade.go).
+const Schema = "dbbench/results/v2"
 
 // Run is the whole of results.json.
 type Run struct {
@@ -25,7 +26,23 @@ type Run struct {
 	Error       string            `json:"error,omitempty"`
 	Environment map[string]string `json:"environment"`
 	Settings    Settings          `json:"settings"`
-	Variants    []*Variant        `json:"variants"`
+	// Langs holds the matrix's facts about each language the run measured, so that a
+	// report needs nothing but this file.
+	Langs    map[string]*Lang `json:"langs"`
+	Variants []*Variant       `json:"variants"`
+}
+
+// Lang is what the matrix said of a language when the run was made.
+type Lang struct {
+	// Baseline is the layer every other database layer is compared with (question 1).
+	Baseline string             `json:"baseline"`
+	Servers  map[string]*Server `json:"servers"`
+}
+
+// Server is one server of a language: its launcher and what pool=N means under it.
+type Server struct {
+	Launcher string `json:"launcher"`
+	Pool     string `json:"pool"`
 }
 
 // Settings are the run's knobs, as given or taken from the preset.
@@ -53,10 +70,16 @@ type Variant struct {
 	Name          string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
 	Key           string `json:"key"`
 	Lang          string `json:"lang"`
+	Server        string `json:"server"`
 	Layer         string `json:"layer"`
 	Stmt          string `json:"stmt"`
 	Conn          string `json:"conn"`
 	Pool          int    `json:"pool"`
+	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
+	// builder, orm) and its library as people name it.
+	DB            bool   `json:"db"`
+	Kind          string `json:"kind,omitempty"`
+	Library       string `json:"library,omitempty"`
 	Valid         bool   `json:"valid"`
 	InvalidReason string `json:"invalid_reason,omitempty"`
 	// Flags are warnings about a valid variant's figures, such as saturation: the numbers
@@ -132,7 +155,9 @@ type Repetition struct {
 	// The database's Threads_running, sampled every 100 ms during the repetition.
 	ThreadsRunningMean float64 `json:"threads_running_mean"`
 	ThreadsRunningMax  int64   `json:"threads_running_max"`
-	// Go targets: database/sql pool counters over the repetition.
+	// Pool counters over the repetition, where the target has them (database/sql's):
+	// PoolCounted says they were read, so a 0 is a count and not a gap.
+	PoolCounted     bool    `json:"pool_counted,omitempty"`
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
 	// HdrHistograms of the repetition in nanoseconds, V2-compressed and base64 encoded
@@ -198,8 +223,8 @@ func Read(path string) (*Run, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
-	if r.Schema != Schema {
-		return nil, fmt.Errorf("results: %s has schema %q, this dbbench reads %q", path, r.Schema, Schema)
+	if err := upgrade(&r); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
 	return &r, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,5 +47,42 @@ func TestCommandsCountsRoundTrips(t *testing.T) {
 	c, rt := (&Roundtrips{Wire: map[string]float64{"Connect": 1, "Prepare": 1, "Execute": 1, "Close stmt": 1, "Quit": 1}}).Commands()
 	if c != 5 || rt != 3 {
 		t.Fatalf("Commands = %v, %v; want 5 commands, 3 round trips", c, rt)
+	}
+}
+
+// A run saved before servers had a name (schema v1, like the committed samples) reads as
+// the current schema: each variant on its language's only server then, with the facts
+// the matrix had, so it compares with the same variant of a later run.
+func TestReadUpgradesSchemaV1(t *testing.T) {
+	r, err := Read("../../reports/sample/quick/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != Schema {
+		t.Fatalf("schema %q, want %q", r.Schema, Schema)
+	}
+	want := map[string]string{"go": "nethttp", "php": "fpm"}
+	for _, v := range r.Variants {
+		if v.Server != want[v.Lang] || !strings.Contains(v.Name, "/server="+v.Server+"/layer="+v.Layer+"/") {
+			t.Errorf("%s: server %q, want %q in the name", v.Name, v.Server, want[v.Lang])
+		}
+		if v.DB != (v.Layer != "hello") || (v.DB && (v.Kind == "" || v.Library == "")) {
+			t.Errorf("%s: db %v kind %q library %q", v.Name, v.DB, v.Kind, v.Library)
+		}
+	}
+	for lang, server := range want {
+		if l := r.Langs[lang]; l == nil || l.Baseline != "raw" || l.Servers[server] == nil {
+			t.Errorf("langs[%s] = %+v, want baseline raw and server %s", lang, l, server)
+		}
+	}
+}
+
+func TestReadRefusesUnknownSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := os.WriteFile(path, []byte(`{"schema":"dbbench/results/v0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), `schema "dbbench/results/v0"`) {
+		t.Errorf("err = %v, want one naming the schema", err)
 	}
 }

@@ -35,7 +35,7 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 		Target: t.URL, Rows: uint32(r.db.Rows), Connections: r.o.Connections, Rate: r.o.Rate,
 		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser,
 	}
-	if v.Layer == "hello" {
+	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello
 	}
 	warm := cfg
@@ -95,6 +95,7 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 		}
 	}
 	if poolStart != nil && poolEnd != nil {
+		out.PoolCounted = true
 		out.PoolWaits = poolEnd.WaitCount - poolStart.WaitCount
 		out.PoolWaitSeconds = time.Duration(poolEnd.WaitDuration - poolStart.WaitDuration).Seconds()
 	}

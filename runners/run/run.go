@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"dbbench/runners/environment"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
@@ -99,7 +98,7 @@ func (o *Options) variants() []matrix.Variant {
 	}
 	var out []matrix.Variant
 	for _, v := range list {
-		if o.Variants == nil || o.Variants.MatchString(v.Key()) {
+		if o.Variants == nil || o.Matrix.Match(o.Variants, v) {
 			out = append(out, v)
 		}
 	}
@@ -110,6 +109,7 @@ func (o *Options) variants() []matrix.Variant {
 type runner struct {
 	o        Options
 	vs       []matrix.Variant
+	specs    map[string]matrix.Spec // by variant key
 	res      *results.Run
 	byKey    map[string]*results.Variant
 	db       *provider.DB
@@ -132,12 +132,17 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	r := &runner{o: o, vs: vs, byKey: map[string]*results.Variant{}}
+	specs, err := o.specs(vs)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{o: o, vs: vs, specs: specs, byKey: map[string]*results.Variant{}}
 	r.res = &results.Run{
 		Schema:      results.Schema,
 		Started:     time.Now().UTC(),
 		Status:      "running",
-		Environment: environment.Collect(o.Root, filepath.Join(o.BinDir, "gotarget")),
+		Environment: o.environment(vs),
+		Langs:       langFacts(o.Matrix, vs),
 		Settings: results.Settings{
 			Preset: o.Preset.Name, Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
@@ -147,14 +152,16 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		},
 	}
 	for _, v := range vs {
-		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Valid: true, Reps: []*results.Repetition{}}
+		layer := specs[v.Key()].Layer
+		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, DB: layer.DB, Kind: layer.Kind, Library: layer.Library,
+			Valid: true, Reps: []*results.Repetition{}}
 		r.res.Variants = append(r.res.Variants, rv)
 		r.byKey[v.Key()] = rv
 	}
 	r.writer = &writer{dir: o.Out, run: r.res}
 	r.progress = newProgress(o.Log, len(vs), o.Reps, o.Warmup+o.Duration)
-	err := r.run(ctx)
+	err = r.run(ctx)
 	r.res.Finished = time.Now().UTC()
 	switch {
 	case err == nil:
@@ -286,7 +293,11 @@ func (r *runner) teardown() {
 }
 
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
-	return target.Start(ctx, v, target.Options{DSNFile: dsnFile, RepoRoot: r.o.Root, BinDir: r.o.BinDir, Log: io.Discard})
+	return target.Start(ctx, r.specs[v.Key()], r.o.targetOptions(dsnFile))
+}
+
+func (o *Options) targetOptions(dsnFile string) target.Options {
+	return target.Options{DSNFile: dsnFile, RepoRoot: o.Root, BinDir: o.BinDir, Log: io.Discard}
 }
 
 // check verifies a variant and counts its round trips through the proxy. A failure of
@@ -302,7 +313,8 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 		return nil
 	}
 	defer t.Stop()
-	rv.Verification = verify(ctx, t.URL, v.Layer, r.db.Rows, r.o.Seed)
+	db := r.specs[v.Key()].Layer.DB
+	rv.Verification = verify(ctx, t.URL, db, r.db.Rows, r.o.Seed)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -310,7 +322,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 		r.invalidate(rv, "verification failed: "+rv.Verification.Error)
 		return nil
 	}
-	if v.Layer == "hello" {
+	if !db {
 		return nil // no database, nothing to count
 	}
 	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))

@@ -15,11 +15,11 @@ import (
 // fakeVariant is a measured variant whose repetitions have the given QPS and p99 (each
 // rep ±1%), as run.Run would have written it.
 func fakeVariant(v matrix.Variant, qps, p99, p50 float64, waits int64) *results.Variant {
-	rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Layer: v.Layer, Stmt: v.Stmt,
-		Conn: v.Conn, Pool: v.Pool, Valid: true}
+	rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt,
+		Conn: v.Conn, Pool: v.Pool, DB: true, Valid: true}
 	for i, f := range []float64{0.99, 1.01, 0.995, 1.005, 0.998, 1.002} {
 		rv.Reps = append(rv.Reps, &results.Repetition{Rep: i + 1, QPS: qps * f, P99: p99 * f, P50: p50 * f,
-			PoolWaits: waits, ThreadsRunningMean: 2, ThreadsRunningMax: 3, Errors: map[string]int64{"timeout": 1}})
+			PoolCounted: true, PoolWaits: waits, ThreadsRunningMean: 2, ThreadsRunningMax: 3, Errors: map[string]int64{"timeout": 1}})
 	}
 	return rv
 }
@@ -31,7 +31,7 @@ func fakeRun(c int, vs ...*results.Variant) *results.Run {
 
 func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 	dir := t.TempDir()
-	goRaw := matrix.Variant{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}
+	goRaw := matrix.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}
 	qps := map[int]float64{1: 2000, 2: 4000, 4: 7900, 8: 8000, 16: 6000}
 	for _, c := range []int{16, 64} {
 		var vs []*results.Variant
@@ -40,8 +40,8 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 			v.Pool = pool
 			vs = append(vs, fakeVariant(v, qps[pool], 0.010, 0.002, int64(100/pool)))
 		}
-		bad := matrix.Variant{Lang: "php", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1}
-		inv := &results.Variant{Key: bad.Key(), Lang: "php", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1,
+		bad := matrix.Variant{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1}
+		inv := &results.Variant{Key: bad.Key(), Lang: "php", Server: "fpm", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1,
 			InvalidReason: "target did not start"}
 		vs = append(vs, inv)
 		if err := os.MkdirAll(LevelDir(dir, c), 0o755); err != nil {
@@ -59,7 +59,7 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 		t.Fatalf("levels %+v", levels)
 	}
 	cv := levels[0].Curves[0]
-	if cv.Family != "lang=go/layer=raw/stmt=interpolate/conn=persistent" || len(cv.Points) != 5 || cv.Points[0].Pool != 1 || cv.Points[4].Pool != 16 {
+	if cv.Family != "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent" || len(cv.Points) != 5 || cv.Points[0].Pool != 1 || cv.Points[4].Pool != 16 {
 		t.Fatalf("curve %s with %d points, first pool %d", cv.Family, len(cv.Points), cv.Points[0].Pool)
 	}
 	if p := cv.Points[0]; p.Errors != 6 || p.ThreadsMax != 3 || p.PoolWaits[0] != 100 {
@@ -73,12 +73,12 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 	md := string(report.SweepMarkdown(page))
 	for _, want := range []string{
 		// Best 8 at 8000; 4 is within 5% with the same p99: the knee and the advice.
-		"| lang=go/layer=raw/stmt=interpolate/conn=persistent | 16 | 8000 (8) | 4 | 4 | 7900 | 1.00 | −25% QPS at pool 16 | 5 | 37 |",
+		"| lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent | 16 | 8000 (8) | 4 | 4 | 7900 | 1.00 | −25% QPS at pool 16 | 5 | 37 |",
 		"no valid pool size was measured",
 		"## Concurrency 64",
 		"target did not start",
 		"2 × 2 + 1 = 5",
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent: recommended pool 4 at 16 connections, 4 at 64 connections; the rule of thumb says 5; 4 app instances may hold 37 connections each.",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent: recommended pool 4 at 16 connections, 4 at 64 connections; the rule of thumb says 5; 4 app instances may hold 37 connections each.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
@@ -108,7 +108,7 @@ func TestRTTPageFromWrittenRuns(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(dir, "plan.json"), plan); err != nil {
 		t.Fatal(err)
 	}
-	prep := matrix.Variant{Lang: "go", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 16}
+	prep := matrix.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 16}
 	interp := prep
 	interp.Stmt = "interpolate"
 	for _, us := range plan.DelaysMicros {
@@ -136,12 +136,12 @@ func TestRTTPageFromWrittenRuns(t *testing.T) {
 	}
 	md := string(report.SweepMarkdown(RTTPage(gotPlan, points)))
 	for _, want := range []string{
-		"| lang=go/layer=raw/stmt=prepare/conn=persistent/pool=16 | 2.00 | +4.00 / 4.00 |",
-		"| lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=16 | 1.00 | +2.00 / 2.00 |",
+		"| lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16 | 2.00 | +4.00 / 4.00 |",
+		"| lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=16 | 1.00 | +2.00 / 2.00 |",
 		"| variant | round trips/op | 0 ms | 1 ms |",
 		"## Open loop at 200 req/s: p99 ms",
 		// QPS 8000/5000; open-loop p50 (0.8+2d) - (1+4d) ms: -0.20 at 0 ms, -2.20 at 1 ms.
-		"lang=go/layer=raw/conn=persistent/pool=16, interpolate against prepare: closed-loop QPS ×1.60 at 0 ms, ×1.60 at 1 ms; open-loop p50 -0.20 ms at 0 ms, -2.20 ms at 1 ms.",
+		"lang=go/server=nethttp/layer=raw/conn=persistent/pool=16, interpolate against prepare: closed-loop QPS ×1.60 at 0 ms, ×1.60 at 1 ms; open-loop p50 -0.20 ms at 0 ms, -2.20 ms at 1 ms.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

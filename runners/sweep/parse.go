@@ -39,11 +39,8 @@ func ParseVariants(m *matrix.Matrix, list string, pool int) ([]matrix.Variant, e
 		if !strings.Contains(s, "/pool=") {
 			s += "/pool=" + strconv.Itoa(pool)
 		}
-		v, err := matrix.ParseName(s)
+		v, err := m.Resolve(s)
 		if err != nil {
-			return nil, err
-		}
-		if err := m.Check(v); err != nil {
 			return nil, err
 		}
 		out = append(out, v)

@@ -131,7 +131,7 @@ func curves(r *results.Run) []Curve {
 	var out []Curve
 	idx := map[string]int{}
 	for _, v := range r.Variants {
-		fam := Family(matrix.Variant{Lang: v.Lang, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn})
+		fam := Family(matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn})
 		i, ok := idx[fam]
 		if !ok {
 			i = len(out)
@@ -154,7 +154,9 @@ func point(v *results.Variant) Point {
 	for _, r := range v.Reps {
 		p.QPS = append(p.QPS, r.QPS)
 		p.P99 = append(p.P99, r.P99)
-		p.PoolWaits = append(p.PoolWaits, float64(r.PoolWaits))
+		if r.PoolCounted {
+			p.PoolWaits = append(p.PoolWaits, float64(r.PoolWaits))
+		}
 		p.ThreadsRunning += r.ThreadsRunningMean / float64(len(v.Reps))
 		p.ThreadsMax = max(p.ThreadsMax, r.ThreadsRunningMax)
 		for _, n := range r.Errors {

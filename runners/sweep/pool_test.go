@@ -29,9 +29,9 @@ func keys(vs []matrix.Variant) []string {
 
 func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T) {
 	base := []matrix.Variant{
-		{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 99},
-		{Lang: "php", Layer: "orm", Stmt: "interpolate", Conn: "persistent"},
-		{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 3}, // same family: dropped
+		{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 99},
+		{Lang: "php", Server: "fpm", Layer: "orm", Stmt: "interpolate", Conn: "persistent"},
+		{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 3}, // same family: dropped
 	}
 	pools := map[string][]int{"go": {1, 2, 4, 8, 16, 32, 64, 128, 256}, "php": {64, 1, 2, 4, 8, 16, 32}}
 	got, err := ExpandPools(base, pools, 16)
@@ -69,7 +69,7 @@ func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T)
 }
 
 func TestExpandPoolsErrors(t *testing.T) {
-	base := []matrix.Variant{{Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}}
+	base := []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}}
 	if _, err := ExpandPools(base, map[string][]int{"php": {1}}, 4); err == nil || !strings.Contains(err.Error(), "lang go") {
 		t.Fatalf("err = %v, want one naming lang go", err)
 	}
@@ -114,7 +114,7 @@ func TestParseVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64", "lang=php/layer=raw/stmt=prepare/conn=persistent/pool=8"}; !slices.Equal(keys(vs), want) {
+	if want := []string{"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=64", "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8"}; !slices.Equal(keys(vs), want) {
 		t.Fatalf("got %v, want %v", keys(vs), want)
 	}
 	for in, want := range map[string]string{

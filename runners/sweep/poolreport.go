@@ -94,7 +94,7 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 					q, _ := stats.Summarize(pt.QPS, units.QPS)
 					l99, _ := stats.Summarize(pt.P99, units.P99)
 					row[2], row[3] = withInterval(q), fmt.Sprintf("%.2f", 1e3*l99.Center)
-					row[4] = waits(cv.Lang, pt.PoolWaits)
+					row[4] = waits(pt.PoolWaits)
 					row[5] = fmt.Sprintf("%.1f (%d)", pt.ThreadsRunning, pt.ThreadsMax)
 					if pt.Invalid == "" {
 						sq.X, sq.Y = append(sq.X, float64(pt.Pool)), append(sq.Y, q.Center)
@@ -118,10 +118,10 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 	return p
 }
 
-// waits is the median pool waits per repetition; PHP has no pool counters (each fpm
-// worker holds its own connection, and requests queue in nginx instead).
-func waits(lang string, xs []float64) string {
-	if lang != "go" {
+// waits is the median pool waits per repetition; n/a where the target has no pool
+// counters (php-fpm: each worker holds its own connection, requests queue before it).
+func waits(xs []float64) string {
+	if len(xs) == 0 {
 		return "n/a"
 	}
 	s, err := stats.Summarize(xs, "waits/op")

@@ -3,6 +3,7 @@ package target
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"io"
 	"os"
@@ -29,18 +30,59 @@ var (
 	goStopTimeout    = 10 * time.Second
 )
 
-// startGo runs bin/gotarget with the flags that name v, on a free loopback admin port,
-// and returns once GET /hello answers.
-func startGo(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
-	args, err := goArgs(v, o.DSNFile)
-	if err != nil {
-		return nil, err
-	}
+// goLauncher runs the Go server binary, bin/gotarget.
+type goLauncher struct{}
+
+// binary is where `make build` put gotarget.
+func (goLauncher) binary(o Options) string {
 	binDir := o.BinDir
 	if binDir == "" {
 		binDir = filepath.Join(o.RepoRoot, "bin")
 	}
-	bin := filepath.Join(binDir, GoBinary)
+	return filepath.Join(binDir, GoBinary)
+}
+
+// Describe runs gotarget --describe.
+func (l goLauncher) Describe(o Options) (*Description, error) {
+	out, err := exec.Command(l.binary(o), "--describe").Output()
+	if err != nil {
+		return nil, fmt.Errorf("target: %s --describe: %w (run make build)", l.binary(o), err)
+	}
+	return parseDescription(GoBinary, out)
+}
+
+// Environment reads the Go version and the layers' module versions from gotarget's build
+// information: what is measured is what was linked.
+func (l goLauncher) Environment(o Options, lang string, layers []*matrix.Layer) map[string]string {
+	env := map[string]string{"gotarget-go": "unknown"}
+	info, err := buildinfo.ReadFile(l.binary(o))
+	if err != nil {
+		return env
+	}
+	env["gotarget-go"] = info.GoVersion
+	for _, layer := range layers {
+		if !layer.DB {
+			continue
+		}
+		env[LayerKey(lang, layer.Name)] = layer.VersionOf + " not linked"
+		for _, d := range info.Deps {
+			if d.Path == layer.VersionOf {
+				env[LayerKey(lang, layer.Name)] = d.Path + " " + d.Version
+			}
+		}
+	}
+	return env
+}
+
+// Start runs bin/gotarget with the flags that name s, on a free loopback admin port,
+// and returns once GET /hello answers.
+func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Target, error) {
+	v := s.Variant
+	args, err := goArgs(s, o.DSNFile)
+	if err != nil {
+		return nil, err
+	}
+	bin := l.binary(o)
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("target %s: no Go target at %s (run make build): %w", v.Key(), bin, err)
 	}
@@ -115,14 +157,12 @@ func startGo(ctx context.Context, v matrix.Variant, o Options) (*Target, error) 
 	}, nil
 }
 
-// goArgs are gotarget's flags for v. The binary refuses combinations that are not
+// goArgs are gotarget's flags for s. The binary refuses combinations that are not
 // variants itself; here only what it cannot know is checked: the DSN file.
-func goArgs(v matrix.Variant, dsnFile string) ([]string, error) {
-	if v.Layer == "hello" {
-		if v.Stmt != "none" || v.Conn != "none" {
-			return nil, fmt.Errorf("target %s: layer hello uses no database, so its stmt and conn must be none", v.Key())
-		}
-		return []string{"--layer", "hello"}, nil
+func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
+	v := s.Variant
+	if !s.Layer.DB {
+		return []string{"--layer", v.Layer}, nil
 	}
 	if dsnFile == "" {
 		return nil, fmt.Errorf("target %s: the layer reads the database, but no DSN file was given", v.Key())

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"text/template"
@@ -24,14 +23,6 @@ import (
 // PHPTempPrefix starts the name of every PHP target's run directory, so tests (and
 // people) can check that none is left behind.
 const PHPTempPrefix = "dbbench-php-"
-
-// What the PHP code (php/src/Config.php) accepts. matrix.yaml decides which of these a
-// run measures; this only refuses, before anything starts, what php/ cannot serve.
-var (
-	phpLayers = []string{"hello", "raw", "builder", "orm"}
-	phpStmts  = []string{"prepare", "interpolate"}
-	phpConns  = []string{"persistent", "per-request"}
-)
 
 // phpDBVars carry the database connection to the PHP code. They are set in php-fpm's own
 // environment and named by the pool's env[NAME] = $NAME lines, so no file holds them.
@@ -67,13 +58,25 @@ type phpConf struct {
 	DBEnv   []string // names of phpDBVars, or none for hello
 }
 
-// startPHP renders nginx and php-fpm configurations for v into a private directory,
+// fpmLauncher runs a PHP variant under nginx + php-fpm.
+type fpmLauncher struct{}
+
+// Describe runs php/bin/describe.php with the PHP CLI.
+func (fpmLauncher) Describe(o Options) (*Description, error) { return describePHP(o) }
+
+// Environment records PHP, php-fpm and nginx, and each layer's Debian package.
+func (fpmLauncher) Environment(o Options, lang string, layers []*matrix.Layer) map[string]string {
+	env := phpEnvironment(o, lang, layers)
+	env["php-fpm"] = versionIn(command("php-fpm8.2", "-v"), `PHP (\S+)`)
+	env["nginx"] = versionIn(command("nginx", "-v"), `nginx/(\S+)`)
+	return env
+}
+
+// Start renders nginx and php-fpm configurations for s into a private directory,
 // starts both in the foreground as our children, and returns once GET /hello answers.
-func startPHP(ctx context.Context, v matrix.Variant, o Options) (_ *Target, err error) {
-	if err := checkPHPVariant(v); err != nil {
-		return nil, err
-	}
-	dbEnv, err := phpDatabaseEnv(v, o.DSNFile)
+func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *Target, err error) {
+	v := spec.Variant
+	dbEnv, err := phpDatabaseEnv(spec, o.DSNFile)
 	if err != nil {
 		return nil, err
 	}
@@ -187,33 +190,12 @@ func startPHP(ctx context.Context, v matrix.Variant, o Options) (_ *Target, err 
 	return &Target{Variant: v, URL: url, pids: s.pids, stop: s.stop}, nil
 }
 
-func checkPHPVariant(v matrix.Variant) error {
-	if !slices.Contains(phpLayers, v.Layer) {
-		return fmt.Errorf("php target: layer %q in %s: php/ has %s", v.Layer, v.Key(), strings.Join(phpLayers, ", "))
-	}
-	if v.Layer == "hello" {
-		if v.Stmt != "none" || v.Conn != "none" {
-			return fmt.Errorf("php target: %s: layer hello has stmt=none and conn=none", v.Key())
-		}
-	} else {
-		if !slices.Contains(phpStmts, v.Stmt) {
-			return fmt.Errorf("php target: stmt %q in %s: PHP has %s (a statement does not survive its request)", v.Stmt, v.Key(), strings.Join(phpStmts, ", "))
-		}
-		if !slices.Contains(phpConns, v.Conn) {
-			return fmt.Errorf("php target: conn %q in %s: PHP has %s", v.Conn, v.Key(), strings.Join(phpConns, ", "))
-		}
-	}
-	if v.Pool < 1 {
-		return fmt.Errorf("php target: pool %d in %s: pm.max_children must be at least 1", v.Pool, v.Key())
-	}
-	return nil
-}
-
-// phpDatabaseEnv reads the DSN file and returns the DBBENCH_DB_* variables for php-fpm's
-// environment (none for hello, which needs no database). PDO connects over TCP, as it
-// would across a network, so a DSN must name tcp(host:port).
-func phpDatabaseEnv(v matrix.Variant, dsnFile string) ([]string, error) {
-	if v.Layer == "hello" {
+// phpDatabaseEnv reads the DSN file and returns the DBBENCH_DB_* variables for the PHP
+// processes' environment (none for a layer without database). PDO connects over TCP, as
+// it would across a network, so a DSN must name tcp(host:port).
+func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
+	v := spec.Variant
+	if !spec.Layer.DB {
 		return nil, nil
 	}
 	if dsnFile == "" {

@@ -1,15 +1,18 @@
-// Package target starts and stops the process (or processes) that serve one variant:
-// the Go server binary, or nginx + php-fpm for PHP. The runner, `dbbench serve` and the
-// integration tests all start targets through Start.
+// Package target starts and stops the process (or processes) that serve one variant,
+// through the launcher the matrix names for the variant's language and server: the Go
+// server binary, nginx + php-fpm, or resident PHP workers. The runner, `dbbench serve`
+// and the integration tests all start targets through Start; nothing else names a binary.
 package target
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,36 +53,60 @@ func (t *Target) Stop() error {
 	return f()
 }
 
-// Start launches the target for v and returns once GET /hello answers 200.
-func Start(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
+// Launcher starts the targets of one server of a language (matrix.yaml names it).
+type Launcher interface {
+	// Start launches the target of s and returns once GET /hello answers 200.
+	Start(ctx context.Context, s matrix.Spec, o Options) (*Target, error)
+	// Describe asks the target code which layers it serves, with their modes.
+	Describe(o Options) (*Description, error)
+	// Environment names the versions a measurement depends on: the runtime's, and for
+	// each layer of lang that uses the database, its library's (Layer.VersionOf), under
+	// the key LayerKey(lang, layer).
+	Environment(o Options, lang string, layers []*matrix.Layer) map[string]string
+}
+
+// launchers are the launchers by the name matrix.yaml gives them.
+var launchers = map[string]Launcher{
+	"go":      goLauncher{},
+	"php-fpm": fpmLauncher{},
+}
+
+// LauncherOf returns the launcher of a server, or an error naming the known ones.
+func LauncherOf(s *matrix.Server) (Launcher, error) {
+	l, ok := launchers[s.Launcher]
+	if !ok {
+		return nil, fmt.Errorf("target: server %s: unknown launcher %q (runners/target knows %s)", s.Name, s.Launcher, strings.Join(slices.Sorted(maps.Keys(launchers)), ", "))
+	}
+	return l, nil
+}
+
+// LayerKey is the environment key of a layer's library version: go-orm, php-builder.
+func LayerKey(lang, layer string) string { return lang + "-" + layer }
+
+// Start launches the target of s and returns once GET /hello answers 200.
+func Start(ctx context.Context, s matrix.Spec, o Options) (*Target, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
+	l, err := LauncherOf(s.Server)
+	if err != nil {
+		return nil, err
+	}
 	// A port picked free can still be taken before the target binds it (by another
-	// listener starting at the same moment): then pick again. Go's admin port is always
-	// picked here; PHP's only port is picked when Listen does not name one.
-	picked := v.Lang == "go" || o.Listen == "" || strings.HasSuffix(o.Listen, ":0")
+	// listener starting at the same moment): then pick again. (A port the caller named
+	// that is taken fails the same way each time.)
 	for attempt := 1; ; attempt++ {
-		t, err := startOnce(ctx, v, o)
-		if err == nil || !picked || attempt == 3 || !strings.Contains(strings.ToLower(err.Error()), "address already in use") {
+		t, err := startOnce(ctx, l, s, o)
+		if err == nil || attempt == 3 || !strings.Contains(strings.ToLower(err.Error()), "address already in use") {
 			return t, err
 		}
-		fmt.Fprintf(o.Log, "target %s: a port picked free was taken before the target bound it; picking again\n", v.Key())
+		fmt.Fprintf(o.Log, "target %s: a port picked free was taken before the target bound it; picking again\n", s.Key())
 	}
 }
 
 // startOnce is a variable so the retry above can be tested without a port race.
-var startOnce = start
-
-func start(ctx context.Context, v matrix.Variant, o Options) (*Target, error) {
-	switch v.Lang {
-	case "go":
-		return startGo(ctx, v, o)
-	case "php":
-		return startPHP(ctx, v, o)
-	default:
-		return nil, fmt.Errorf("target: unknown lang %q in %s (want go or php)", v.Lang, v.Key())
-	}
+var startOnce = func(ctx context.Context, l Launcher, s matrix.Spec, o Options) (*Target, error) {
+	return l.Start(ctx, s, o)
 }
 
 // FreeAddr returns a loopback address with a port nobody listens on right now, outside

@@ -35,17 +35,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v, err := matrix.ParseName(name)
+	v, err := m.Resolve(name)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := m.Check(v); err != nil {
+	spec, err := m.Spec(v)
+	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *dsnFile == "" && v.Layer != "hello" {
+	if *dsnFile == "" && spec.Layer.DB {
 		return fmt.Errorf("%w: serve %s needs --dsn-file", errUsage, v.Key())
 	}
-	t, err := target.Start(ctx, v, target.Options{DSNFile: *dsnFile, Listen: *listen, RepoRoot: root, Log: stderr})
+	t, err := target.Start(ctx, spec, target.Options{DSNFile: *dsnFile, Listen: *listen, RepoRoot: root, Log: stderr})
 	if err != nil {
 		return err
 	}

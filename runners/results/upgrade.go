@@ -1,0 +1,73 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// schemaV1 is the layout before servers had a name and before results.json carried the
+// matrix's facts about layers and languages.
+const schemaV1 = "dbbench/results/v1"
+
+// v1 is what the matrix said when schema v1 was written. These are facts of the past,
+// frozen with the schema: every v1 run ran Go on net/http and PHP on php-fpm, and these
+// were its layers. Nothing here grows when the matrix does.
+var v1 = struct {
+	servers map[string]string    // lang → its only server
+	pools   map[string]string    // lang → what pool meant
+	kinds   map[string]string    // layer → kind ("" for hello, which used no database)
+	libs    map[[2]string]string // lang, layer → library
+}{
+	servers: map[string]string{"go": "nethttp", "php": "fpm"},
+	pools: map[string]string{
+		"go":  "database/sql SetMaxOpenConns (and SetMaxIdleConns when conn=persistent)",
+		"php": "php-fpm pm.max_children (pm = static): worker processes, one connection each",
+	},
+	kinds: map[string]string{"hello": "", "raw": "raw", "builder": "builder", "orm": "orm", "gorm": "orm"},
+	libs: map[[2]string]string{
+		{"go", "raw"}: "database/sql + go-sql-driver/mysql", {"go", "builder"}: "squirrel",
+		{"go", "orm"}: "Beego ORM v2", {"go", "gorm"}: "GORM",
+		{"php", "raw"}: "PDO", {"php", "builder"}: "Illuminate query builder", {"php", "orm"}: "Eloquent",
+	},
+}
+
+// upgrade brings a run read from disk to the current schema, or says why it cannot.
+func upgrade(r *Run) error {
+	switch r.Schema {
+	case Schema:
+		return nil
+	case schemaV1:
+		return upgradeV1(r)
+	}
+	return fmt.Errorf("schema %q: this dbbench reads %q and %q", r.Schema, Schema, schemaV1)
+}
+
+// upgradeV1 names each variant's server (inserting server= into its name, so it is
+// compared with the same variant of a later run) and adds the matrix's facts.
+func upgradeV1(r *Run) error {
+	r.Langs = map[string]*Lang{}
+	for _, v := range r.Variants {
+		server, ok := v1.servers[v.Lang]
+		kind, known := v1.kinds[v.Layer]
+		if !ok || !known {
+			return fmt.Errorf("schema v1 variant %s: unknown lang or layer", v.Key)
+		}
+		if _, ok := r.Langs[v.Lang]; !ok {
+			r.Langs[v.Lang] = &Lang{Baseline: "raw", Servers: map[string]*Server{
+				server: {Launcher: map[string]string{"go": "go", "php": "php-fpm"}[v.Lang], Pool: v1.pools[v.Lang]},
+			}}
+		}
+		v.Server, v.Kind, v.DB, v.Library = server, kind, v.Layer != "hello", v1.libs[[2]string{v.Lang, v.Layer}]
+		for _, rep := range v.Reps {
+			rep.PoolCounted = v.Lang == "go" && v.DB // v1 read database/sql's counters of every Go target
+		}
+		legacy := fmt.Sprintf("lang=%s/", v.Lang)
+		if !strings.HasPrefix(v.Key, legacy) {
+			return fmt.Errorf("schema v1 variant %q: key does not start with %s", v.Key, legacy)
+		}
+		v.Key = legacy + "server=" + server + "/" + strings.TrimPrefix(v.Key, legacy)
+		v.Name = "BenchmarkSingleRow/" + v.Key
+	}
+	r.Schema = Schema
+	return nil
+}

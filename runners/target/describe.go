@@ -1,0 +1,88 @@
+package target
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/matrix"
+)
+
+// Description is what a target's code says it serves (gotarget --describe,
+// php/bin/describe.php): every layer, whether it reads the database, and its modes.
+type Description struct {
+	Layers []DescribedLayer `json:"layers"`
+}
+
+// DescribedLayer is one layer of a Description.
+type DescribedLayer struct {
+	Name string   `json:"name"`
+	DB   bool     `json:"db"`
+	Stmt []string `json:"stmt"`
+	Conn []string `json:"conn"`
+}
+
+func parseDescription(who string, b []byte) (*Description, error) {
+	var d Description
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("target: %s printed no description: %v", who, err)
+	}
+	if len(d.Layers) == 0 {
+		return nil, fmt.Errorf("target: %s describes no layer", who)
+	}
+	return &d, nil
+}
+
+// Agree checks that the matrix and the code of every server of l serve the same layers
+// with the same modes, and names every difference. Run before a run starts, and by a
+// test, so a library added on one side only fails loudly instead of silently missing.
+func Agree(l *matrix.Lang, o Options) error {
+	var diffs []string
+	for _, name := range l.ServerNames() {
+		launcher, err := LauncherOf(l.Servers[name])
+		if err != nil {
+			return err
+		}
+		d, err := launcher.Describe(o)
+		if err != nil {
+			return fmt.Errorf("%s/%s: %w", l.Name, name, err)
+		}
+		diffs = append(diffs, disagreements(l, name, d)...)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("matrix.yaml and the %s targets disagree: %s", l.Name, strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+func disagreements(l *matrix.Lang, server string, d *Description) []string {
+	var diffs []string
+	code := map[string]DescribedLayer{}
+	for _, dl := range d.Layers {
+		code[dl.Name] = dl
+		if _, ok := l.Layers[dl.Name]; !ok {
+			diffs = append(diffs, fmt.Sprintf("server %s serves layer %s, which matrix.yaml does not list", server, dl.Name))
+		}
+	}
+	for _, name := range l.LayerNames() {
+		ml := l.Layers[name]
+		dl, ok := code[name]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("matrix.yaml lists layer %s, which server %s does not serve", name, server))
+		case ml.DB != dl.DB:
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says db: %v, server %s says %v", name, ml.DB, server, dl.DB))
+		case ml.DB && !sameSet(ml.Stmt, dl.Stmt):
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers stmt %s, server %s %s", name, strings.Join(ml.Stmt, ","), server, strings.Join(dl.Stmt, ",")))
+		case ml.DB && !sameSet(ml.Conn, dl.Conn):
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers conn %s, server %s %s", name, strings.Join(ml.Conn, ","), server, strings.Join(dl.Conn, ",")))
+		}
+	}
+	return diffs
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(a, b)
+}
