@@ -67,14 +67,14 @@ type Settings struct {
 
 // Variant is one variant's verification, round trips and repetitions.
 type Variant struct {
-	Name          string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
-	Key           string `json:"key"`
-	Lang          string `json:"lang"`
-	Server        string `json:"server"`
-	Layer         string `json:"layer"`
-	Stmt          string `json:"stmt"`
-	Conn          string `json:"conn"`
-	Pool          int    `json:"pool"`
+	Name   string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
+	Key    string `json:"key"`
+	Lang   string `json:"lang"`
+	Server string `json:"server"`
+	Layer  string `json:"layer"`
+	Stmt   string `json:"stmt"`
+	Conn   string `json:"conn"`
+	Pool   int    `json:"pool"`
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB            bool   `json:"db"`
