@@ -4,6 +4,10 @@
 //
 // Reports built on this package print the same centers, intervals and `~` as
 // `benchstat bench.txt` prints for the same samples.
+//
+// It also estimates the ratio of a comparison measured as pairs (PairedRatio), the
+// trend of a series (TheilSen) and the scalability of a sweep (FitUSL); README.md lists
+// every method with its use and reference.
 package stats
 
 import (
