@@ -4,16 +4,13 @@ declare(strict_types=1);
 
 namespace DbBench;
 
-use DbBench\Layer\Builder;
 use DbBench\Layer\Hello;
 use DbBench\Layer\Layer;
-use DbBench\Layer\Orm;
-use DbBench\Layer\Raw;
 use PDOException;
 
 /**
  * The endpoint contract every dbbench target keeps (design.md), with the Go targets'
- * messages (go/server): GET /hello; GET /users/{id} unless the layer is hello; 400 for a
+ * messages (go/server): GET /hello; GET /users/{id} unless the layer has no database (hello); 400 for a
  * bad id, 404 for an unknown id or path, 405 for another method, 503 when the database
  * fails. Errors are JSON and never carry internals: those go to the php-fpm log.
  */
@@ -22,19 +19,18 @@ final class App
     private const USERS = '/users/';
     private const ALLOW = ['Allow' => 'GET, HEAD'];
 
-    /** @param Layer|null $users where users are read from; null for the hello layer */
-    public function __construct(private readonly ?Layer $users)
+    /** Whether the layer has a database, so GET /users/{id} exists. */
+    private readonly bool $users;
+
+    public function __construct(private readonly Layer $layer)
     {
+        $this->users = $layer::declaration()->db;
     }
 
+    /** The app of the configured layer: its class, constructed with the configuration. */
     public static function fromConfig(Config $config): self
     {
-        return new self(match ($config->layer) {
-            'hello' => null,
-            'raw' => new Raw($config),
-            'builder' => new Builder($config),
-            'orm' => new Orm($config),
-        });
+        return new self(new ($config->layerClass)($config));
     }
 
     /** @param string $uri the raw request target (REQUEST_URI), query string included */
@@ -44,7 +40,7 @@ final class App
         if ($path === '/hello') {
             return self::isRead($method) ? Hello::response() : self::methodNotAllowed($method);
         }
-        if ($this->users !== null && str_starts_with($path, self::USERS)) {
+        if ($this->users && str_starts_with($path, self::USERS)) {
             $segment = substr($path, strlen(self::USERS));
             if (!str_contains($segment, '/')) {
                 // Decoded like Go's PathValue: /users/%34%32 is user 42, %27 a bad id.
@@ -62,7 +58,7 @@ final class App
             return Response::error(400, 'bad id: ' . $e->getMessage());
         }
         try {
-            $user = $this->users->user($id);
+            $user = $this->layer->user($id);
         } catch (PDOException $e) {
             // Illuminate's QueryException is a PDOException too. The message names the
             // server and the SQL, never the password; the client learns only the status.

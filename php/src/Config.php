@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace DbBench;
 
+use DbBench\Layer\Layer;
 use InvalidArgumentException;
 use PDO;
 
@@ -14,9 +15,13 @@ use PDO;
  */
 final class Config
 {
-    public const LAYERS = ['hello', 'raw', 'builder', 'orm'];
-    public const STMTS = ['prepare', 'interpolate'];
-    public const CONNS = ['persistent', 'per-request'];
+    /**
+     * The layer's class, found by its name; the stmt and conn modes are checked against
+     * what it declares.
+     *
+     * @var class-string<Layer>
+     */
+    public readonly string $layerClass;
 
     public function __construct(
         public readonly string $layer,
@@ -28,28 +33,25 @@ final class Config
         public readonly string $username = '',
         public readonly string $password = '',
     ) {
-        if (!in_array($layer, self::LAYERS, true)) {
-            throw new InvalidArgumentException(sprintf(
-                'DBBENCH_LAYER is "%s", want one of %s',
-                $layer,
-                implode(', ', self::LAYERS)
-            ));
-        }
-        if ($layer === 'hello') {
+        $this->layerClass = Layers::classOf($layer);
+        $declared = $this->layerClass::declaration();
+        if (!$declared->db) {
             return; // no database: stmt and conn are "none"
         }
-        if (!in_array($stmt, self::STMTS, true)) {
+        if (!in_array($stmt, $declared->stmts, true)) {
             throw new InvalidArgumentException(sprintf(
-                'DBBENCH_STMT is "%s", want one of %s',
+                'DBBENCH_STMT is "%s", layer %s has %s',
                 $stmt,
-                implode(', ', self::STMTS)
+                $layer,
+                implode(', ', $declared->stmts)
             ));
         }
-        if (!in_array($conn, self::CONNS, true)) {
+        if (!in_array($conn, $declared->conns, true)) {
             throw new InvalidArgumentException(sprintf(
-                'DBBENCH_CONN is "%s", want one of %s',
+                'DBBENCH_CONN is "%s", layer %s has %s',
                 $conn,
-                implode(', ', self::CONNS)
+                $layer,
+                implode(', ', $declared->conns)
             ));
         }
         if ($host === '' || $database === '' || $username === '') {

@@ -5,7 +5,11 @@ declare(strict_types=1);
 namespace DbBench\Tests;
 
 use DbBench\App;
+use DbBench\Config;
+use DbBench\Layer\Declaration;
+use DbBench\Layer\Hello;
 use DbBench\Layer\Layer;
+use DbBench\Layer\Raw;
 use DbBench\Response;
 use PDOException;
 use PHPUnit\Framework\TestCase;
@@ -23,6 +27,11 @@ final class AppTest extends TestCase
         return new class ($failure) implements Layer {
             /** @var list<int> */
             public array $asked = [];
+
+            public static function declaration(): Declaration
+            {
+                return Declaration::database('raw', 'fake', 'none', ['prepare'], ['persistent']);
+            }
 
             public function __construct(private readonly ?PDOException $failure)
             {
@@ -53,7 +62,7 @@ final class AppTest extends TestCase
 
     public function testHello(): void
     {
-        foreach ([self::app(), new App(null)] as $app) {
+        foreach ([self::app(), new App(new Hello())] as $app) {
             $r = $app->handle('GET', '/hello');
             self::assertSame(200, $r->status);
             self::assertSame('Hello, World!', $r->body);
@@ -147,7 +156,7 @@ final class AppTest extends TestCase
 
     public function testHelloLayerHasNoUsers(): void
     {
-        $r = (new App(null))->handle('GET', '/users/1');
+        $r = (new App(new Hello()))->handle('GET', '/users/1');
         self::assertSame(404, $r->status);
         self::assertSame(['error' => 'no such path: "/users/1"'], self::decode($r));
     }
@@ -187,5 +196,14 @@ final class AppTest extends TestCase
         self::assertSame(503, $r->status);
         self::assertSame(['error' => 'database unavailable'], self::decode($r));
         self::assertStringContainsString('GET /users/7: database error: ' . $message, $logged);
+    }
+
+    public function testFromConfigBuildsTheNamedLayer(): void
+    {
+        $config = new Config('raw', 'prepare', 'persistent', '127.0.0.1', 3306, 'dbbench', 'u');
+        $r = (new \ReflectionProperty(App::class, 'layer'))->getValue(App::fromConfig($config));
+        self::assertInstanceOf(Raw::class, $r);
+        $hello = (new \ReflectionProperty(App::class, 'layer'))->getValue(App::fromConfig(new Config('hello')));
+        self::assertInstanceOf(Hello::class, $hello);
     }
 }

@@ -77,13 +77,14 @@ final class ConfigTest extends TestCase
         return [
             'no layer' => [[], 'DBBENCH_LAYER is ""'],
             'unknown layer' => [['DBBENCH_LAYER' => 'gorm'], 'DBBENCH_LAYER is "gorm"'],
+            'layer names are lowercase' => [['DBBENCH_LAYER' => 'Raw'], 'DBBENCH_LAYER is "Raw", want one of '],
             'prepared is Go only' => [
                 $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepared', 'DBBENCH_CONN' => 'persistent'],
-                'DBBENCH_STMT is "prepared"',
+                'DBBENCH_STMT is "prepared", layer raw has prepare, interpolate',
             ],
             'unknown conn' => [
                 $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'pooled'],
-                'DBBENCH_CONN is "pooled"',
+                'DBBENCH_CONN is "pooled", layer raw has persistent, per-request',
             ],
             'no host' => [
                 ['DBBENCH_LAYER' => 'builder', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent'],

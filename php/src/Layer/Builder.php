@@ -10,6 +10,17 @@ use DbBench\Illuminate;
 /** Illuminate's query builder: table('users')->where('id', $id)->first(). */
 final class Builder implements Layer
 {
+    public static function declaration(): Declaration
+    {
+        return Declaration::database(
+            kind: 'builder',
+            library: 'Illuminate query builder',
+            package: 'php-illuminate-database',
+            stmts: ['prepare', 'interpolate'],
+            conns: ['persistent', 'per-request'],
+        );
+    }
+
     public function __construct(private readonly Config $config)
     {
     }

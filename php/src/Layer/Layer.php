@@ -4,12 +4,22 @@ declare(strict_types=1);
 
 namespace DbBench\Layer;
 
-/** One way of reading a user by primary key: a point on the ORM-overhead axis. */
+/**
+ * One way of reading a user by primary key: a point on the ORM-overhead axis.
+ *
+ * Layer `foo` is the class DbBench\Layer\Foo in src/Layer/Foo.php (DbBench\Layers finds
+ * it by that name), constructed as `new Foo(Config $config)`. Adding a layer is adding
+ * such a class: it declares what it supports, and nothing else in php/ lists layers.
+ */
 interface Layer
 {
+    /** What the layer is and which variants it serves. */
+    public static function declaration(): Declaration;
+
     /**
      * The user with this id, or null if there is none. Database failures surface as
-     * PDOException (Illuminate's QueryException is one).
+     * PDOException (Illuminate's QueryException is one). Never called on a layer whose
+     * declaration says it has no database: App routes no /users/ to it.
      *
      * @return array{id: int, name: string}|null
      */

@@ -11,6 +11,17 @@ use DbBench\Model\User;
 /** Eloquent: User::find($id). */
 final class Orm implements Layer
 {
+    public static function declaration(): Declaration
+    {
+        return Declaration::database(
+            kind: 'orm',
+            library: 'Eloquent',
+            package: 'php-illuminate-database',
+            stmts: ['prepare', 'interpolate'],
+            conns: ['persistent', 'per-request'],
+        );
+    }
+
     public function __construct(private readonly Config $config)
     {
     }

@@ -16,6 +16,17 @@ final class Raw implements Layer
 {
     private const QUERY = 'SELECT id, name FROM users WHERE id = ?';
 
+    public static function declaration(): Declaration
+    {
+        return Declaration::database(
+            kind: 'raw',
+            library: 'PDO',
+            package: 'php8.2-mysql',
+            stmts: ['prepare', 'interpolate'],
+            conns: ['persistent', 'per-request'],
+        );
+    }
+
     public function __construct(private readonly Config $config)
     {
     }

@@ -1,0 +1,85 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Layer;
+
+use InvalidArgumentException;
+
+/**
+ * What a layer class says about itself: whether it uses the database, its kind (the axis
+ * question 1 compares against raw), the library and the Debian package whose version a
+ * run records, and the stmt and conn modes it serves. Config validates a variant against
+ * it and bin/describe.php prints it, so the class is the one place that knows.
+ */
+final class Declaration
+{
+    /**
+     * The statement modes PHP knows. `prepared` (a statement kept across requests) is
+     * not one yet: only a resident worker could keep it, and no layer does.
+     */
+    public const STMTS = ['prepare', 'interpolate'];
+    public const CONNS = ['persistent', 'per-request'];
+    public const KINDS = ['raw', 'builder', 'orm'];
+
+    /**
+     * @param list<string> $stmts
+     * @param list<string> $conns
+     */
+    private function __construct(
+        public readonly bool $db,
+        public readonly string $kind,
+        public readonly string $library,
+        public readonly string $package,
+        public readonly array $stmts,
+        public readonly array $conns,
+    ) {
+    }
+
+    /** The baseline: no database, so no kind, library, stmt or conn. */
+    public static function noDatabase(): self
+    {
+        return new self(false, '', '', '', [], []);
+    }
+
+    /**
+     * A layer that reads users from the database.
+     *
+     * @param string $package the Debian package whose version the run records
+     * @param list<string> $stmts in the order the variants are listed
+     * @param list<string> $conns in the order the variants are listed
+     */
+    public static function database(string $kind, string $library, string $package, array $stmts, array $conns): self
+    {
+        if (!in_array($kind, self::KINDS, true)) {
+            throw new InvalidArgumentException(sprintf('kind "%s", want one of %s', $kind, implode(', ', self::KINDS)));
+        }
+        if ($library === '' || $package === '') {
+            throw new InvalidArgumentException('a database layer names its library and its Debian package');
+        }
+        self::checkModes('stmt', $stmts, self::STMTS);
+        self::checkModes('conn', $conns, self::CONNS);
+        return new self(true, $kind, $library, $package, $stmts, $conns);
+    }
+
+    /**
+     * @param list<string> $modes
+     * @param list<string> $known
+     */
+    private static function checkModes(string $what, array $modes, array $known): void
+    {
+        if ($modes === [] || !array_is_list($modes) || count(array_unique($modes)) !== count($modes)) {
+            throw new InvalidArgumentException(sprintf('%s modes must be a non-empty list without repeats', $what));
+        }
+        foreach ($modes as $mode) {
+            if (!in_array($mode, $known, true)) {
+                throw new InvalidArgumentException(sprintf(
+                    '%s mode "%s", PHP knows %s',
+                    $what,
+                    is_string($mode) ? $mode : get_debug_type($mode),
+                    implode(', ', $known),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Tests;
+
+use DbBench\Layer\Declaration;
+use InvalidArgumentException;
+use PHPUnit\Framework\TestCase;
+
+final class DeclarationTest extends TestCase
+{
+    public function testDatabaseLayer(): void
+    {
+        $d = Declaration::database('orm', 'Eloquent', 'php-illuminate-database', ['interpolate'], ['persistent']);
+        self::assertTrue($d->db);
+        self::assertSame(['orm', 'Eloquent', 'php-illuminate-database'], [$d->kind, $d->library, $d->package]);
+        self::assertSame([['interpolate'], ['persistent']], [$d->stmts, $d->conns]);
+    }
+
+    public function testNoDatabase(): void
+    {
+        $d = Declaration::noDatabase();
+        self::assertFalse($d->db);
+        self::assertSame([[], []], [$d->stmts, $d->conns]);
+    }
+
+    /** @return array<string, array{string, string, string, list<mixed>, list<mixed>, string}> */
+    public function bad(): array
+    {
+        $ok = ['prepare'];
+        $conn = ['persistent'];
+        return [
+            'unknown kind' => ['dao', 'L', 'p', $ok, $conn, 'kind "dao"'],
+            'no library' => ['raw', '', 'p', $ok, $conn, 'names its library'],
+            'no package' => ['raw', 'L', '', $ok, $conn, 'names its library and its Debian package'],
+            'no stmt' => ['raw', 'L', 'p', [], $conn, 'stmt modes must be a non-empty list'],
+            'prepared is for resident workers, none yet' => ['raw', 'L', 'p', ['prepared'], $conn, 'stmt mode "prepared"'],
+            'repeated conn' => ['raw', 'L', 'p', $ok, ['persistent', 'persistent'], 'conn modes must be'],
+            'unknown conn' => ['raw', 'L', 'p', $ok, ['pooled'], 'conn mode "pooled", PHP knows persistent, per-request'],
+            'not a string' => ['raw', 'L', 'p', [1], $conn, 'stmt mode "int"'],
+        ];
+    }
+
+    /**
+     * @dataProvider bad
+     * @param list<mixed> $stmts
+     * @param list<mixed> $conns
+     */
+    public function testRefused(string $kind, string $lib, string $pkg, array $stmts, array $conns, string $want): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage($want);
+        Declaration::database($kind, $lib, $pkg, $stmts, $conns);
+    }
+}
