@@ -15,12 +15,16 @@ type Description struct {
 	Layers []DescribedLayer `json:"layers"`
 }
 
-// DescribedLayer is one layer of a Description.
+// DescribedLayer is one layer of a Description. Kind, Library and Package are given by
+// targets whose code declares them (php/); where given, they must match the matrix.
 type DescribedLayer struct {
-	Name string   `json:"name"`
-	DB   bool     `json:"db"`
-	Stmt []string `json:"stmt"`
-	Conn []string `json:"conn"`
+	Name    string   `json:"name"`
+	DB      bool     `json:"db"`
+	Stmt    []string `json:"stmt"`
+	Conn    []string `json:"conn"`
+	Kind    string   `json:"kind,omitempty"`
+	Library string   `json:"library,omitempty"`
+	Package string   `json:"package,omitempty"`
 }
 
 func parseDescription(who string, b []byte) (*Description, error) {
@@ -77,6 +81,13 @@ func disagreements(l *matrix.Lang, server string, d *Description) []string {
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers stmt %s, server %s %s", name, strings.Join(ml.Stmt, ","), server, strings.Join(dl.Stmt, ",")))
 		case ml.DB && !sameSet(ml.Conn, dl.Conn):
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers conn %s, server %s %s", name, strings.Join(ml.Conn, ","), server, strings.Join(dl.Conn, ",")))
+		}
+		for _, f := range []struct{ what, matrix, code string }{
+			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},
+		} {
+			if ok && f.code != "" && f.code != f.matrix {
+				diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says %s %q, server %s %q", name, f.what, f.matrix, server, f.code))
+			}
 		}
 	}
 	return diffs

@@ -93,12 +93,14 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		{Name: "hello", DB: false},
 		{Name: "raw", DB: true, Stmt: []string{"prepare", "interpolate"}, Conn: []string{"persistent", "per-request"}},
 		{Name: "newlib", DB: true, Stmt: []string{"interpolate"}, Conn: []string{"persistent"}},
+		{Name: "gorm", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Kind: "builder"},
 	}}
 	got := strings.Join(disagreements(l, "nethttp", d), "\n")
 	for _, want := range []string{
 		"server nethttp serves layer newlib, which matrix.yaml does not list",
 		"matrix.yaml lists layer orm, which server nethttp does not serve",
 		"layer raw: matrix.yaml offers stmt prepare,prepared,interpolate, server nethttp prepare,interpolate",
+		`layer gorm: matrix.yaml says kind "orm", server nethttp "builder"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("disagreements lack %q:\n%s", want, got)
