@@ -8,6 +8,7 @@ import (
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/raw"
+	"dbbench/go/layers/sqlx"
 	"dbbench/go/server"
 )
 
@@ -17,6 +18,7 @@ var All = map[string]server.Layer{
 	"builder": {Open: server.Open(builder.New), Stmts: builder.Stmts},
 	"orm":     {Open: server.Open(orm.New), Stmts: orm.Stmts},
 	"gorm":    {Open: server.Open(gorm.New), Stmts: gorm.Stmts},
+	"sqlx":    {Open: server.Open(sqlx.New), Stmts: sqlx.Stmts},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.
