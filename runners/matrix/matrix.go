@@ -192,6 +192,10 @@ func (m *Matrix) Check(v Variant) error {
 	if !ok {
 		return fmt.Errorf("variant %s: %s has no layer %q (want one of %s)", v.Key(), v.Lang, v.Layer, strings.Join(l.order, ", "))
 	}
+	// An exclusion says why a layer lacks a mode: say that rather than only that it does.
+	if why := m.excluded(v); why != "" {
+		return fmt.Errorf("variant %s is excluded by %s: %s", v.Key(), m.File, why)
+	}
 	if !slices.Contains(spec.Stmt, v.Stmt) {
 		return fmt.Errorf("variant %s: %s layer %s has no stmt %q (want one of %s)", v.Key(), v.Lang, v.Layer, v.Stmt, strings.Join(spec.Stmt, ", "))
 	}
@@ -200,9 +204,6 @@ func (m *Matrix) Check(v Variant) error {
 	}
 	if v.Pool < 1 {
 		return fmt.Errorf("variant %s: pool must be at least 1", v.Key())
-	}
-	if why := m.excluded(v); why != "" {
-		return fmt.Errorf("variant %s is excluded by %s: %s", v.Key(), m.File, why)
 	}
 	return nil
 }
