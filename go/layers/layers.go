@@ -5,6 +5,7 @@ package layers
 
 import (
 	"dbbench/go/layers/builder"
+	"dbbench/go/layers/bun"
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/raw"
@@ -19,6 +20,7 @@ var All = map[string]server.Layer{
 	"orm":     {Open: server.Open(orm.New), Stmts: orm.Stmts},
 	"gorm":    {Open: server.Open(gorm.New), Stmts: gorm.Stmts},
 	"sqlx":    {Open: server.Open(sqlx.New), Stmts: sqlx.Stmts},
+	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.
