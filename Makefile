@@ -8,7 +8,7 @@ BIN := $(CURDIR)/bin
 PRESET ?= quick
 FUZZTIME ?= 5s
 
-.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep clean
+.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep clean ent-generate
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
@@ -60,6 +60,11 @@ pool-sweep: build
 
 rtt-sweep: build
 	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+
+# Regenerates the ent layer's committed code (go/layers/ent/entdb) from its schema, with the
+# ent version go/go.mod pins, so generator and runtime always match.
+ent-generate:
+	cd go && go run entgo.io/ent/cmd/ent@$$(go list -m -f '{{.Version}}' entgo.io/ent) generate ./layers/ent/entdb/schema
 
 clean:
 	rm -rf $(BIN)

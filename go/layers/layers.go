@@ -6,6 +6,7 @@ package layers
 import (
 	"dbbench/go/layers/builder"
 	"dbbench/go/layers/bun"
+	"dbbench/go/layers/ent"
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/raw"
@@ -21,6 +22,7 @@ var All = map[string]server.Layer{
 	"gorm":    {Open: server.Open(gorm.New), Stmts: gorm.Stmts},
 	"sqlx":    {Open: server.Open(sqlx.New), Stmts: sqlx.Stmts},
 	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
+	"ent":     {Open: server.Open(ent.New), Stmts: ent.Stmts},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.
