@@ -221,6 +221,8 @@ var table = []Rule{
 	// PHP: connection set-up: new PDO and the statements sent right after it
 	// (Laravel's MySqlConnector::configureEncoding, setModes, …), DBAL's connect.
 	{PHP, Subtree, "Illuminate\\Database\\Connectors\\", Connect},
+	{PHP, Subtree, "{closure:.../Illuminate/Database/Connectors/", Connect}, // the lazy PDO resolver
+	{PHP, Subtree, "{closure:.../illuminate/database/Connectors/", Connect},
 	{PHP, Subtree, "Doctrine\\DBAL\\DriverManager::", Connect},
 	{PHP, Subtree, "Doctrine\\DBAL\\Connection::connect", Connect},
 	{PHP, Subtree, "Doctrine\\DBAL\\Connection::detectDatabasePlatform", Connect},
