@@ -19,6 +19,9 @@ type FlameOptions struct {
 	// (their weight stays in their caller's frame). 0 means 0.1, as flamegraph.pl;
 	// a negative value draws every frame.
 	MinWidth float64
+	// Inline leaves out the XML declaration, for an <svg> placed inside an HTML page.
+	// The drawing has no id attributes, so several can share a page.
+	Inline bool
 }
 
 // Geometry of the drawing. The text is monospace so that its width can be estimated
@@ -161,7 +164,9 @@ func (f *flame) layoutLegend(folded *Folded) {
 
 func (f *flame) write(w *bufio.Writer, folded *Folded) {
 	f.layoutLegend(folded)
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
+	if !f.opt.Inline {
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
+	}
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="%d">`+"\n",
 		f.opt.Width, f.height, f.opt.Width, f.height, fontSize)
 	fmt.Fprintf(w, `<rect class="background" x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", f.opt.Width, f.height)

@@ -247,3 +247,14 @@ func textBodies(ts []svgText) []string {
 	}
 	return out
 }
+
+func TestFlameGraphInlineHasNoXMLDeclaration(t *testing.T) {
+	standalone, _ := render(t, flameInput(), FlameOptions{Lang: Go})
+	inline, _ := render(t, flameInput(), FlameOptions{Lang: Go, Inline: true})
+	if !strings.HasPrefix(standalone, "<?xml ") || !strings.HasPrefix(inline, "<svg ") {
+		t.Errorf("standalone starts %q, inline %q", standalone[:10], inline[:10])
+	}
+	if strings.Contains(inline, " id=") {
+		t.Error("ids in an inline SVG would clash with a second one on the page")
+	}
+}
