@@ -82,6 +82,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/go-sql-driver/mysql v1.10.1
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/prometheus/client_golang v1.13.0
 	github.com/rs/zerolog v1.28.0
 	github.com/testcontainers/testcontainers-go v0.44.0
