@@ -229,3 +229,35 @@ func TestAdmin(t *testing.T) {
 		t.Errorf("hello's /debug/dbstats = %d, want 404", w.Code)
 	}
 }
+
+// /debug/metrics serves every runtime metric the runner reads, and counts allocations.
+func TestAdminMetrics(t *testing.T) {
+	h := Admin(nil)
+	read := func() map[string]float64 {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/metrics", nil))
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != JSON {
+			t.Fatalf("GET /debug/metrics = %d %q", rec.Code, rec.Header().Get("Content-Type"))
+		}
+		var m map[string]float64
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := read()
+	for _, name := range Metrics {
+		if _, ok := before[name]; !ok {
+			t.Errorf("/debug/metrics lacks %s: %v", name, before)
+		}
+	}
+	keep := make([][]byte, 1000)
+	for i := range keep {
+		keep[i] = make([]byte, 4096)
+	}
+	after := read()
+	if d := after["/gc/heap/allocs:objects"] - before["/gc/heap/allocs:objects"]; d < 1000 {
+		t.Errorf("1000 allocations counted as %v", d)
+	}
+	_ = keep
+}
