@@ -33,6 +33,15 @@ final class App
         return new self(new ($config->layerClass)($config));
     }
 
+    /**
+     * For a resident worker, after every request: the layer drops the request's state
+     * and, for conn=per-request, its connection. php-fpm does not call it.
+     */
+    public function endRequest(): void
+    {
+        $this->layer->endRequest();
+    }
+
     /** @param string $uri the raw request target (REQUEST_URI), query string included */
     public function handle(string $method, string $uri): Response
     {

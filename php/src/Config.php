@@ -10,11 +10,18 @@ use PDO;
 
 /**
  * One variant's settings, read from the environment the php-fpm pool sets (env[...] in
- * the generated php-fpm.conf). Connection values arrive the same way, so no secret is
- * ever part of the code or of a request.
+ * the generated php-fpm.conf) or the resident workers inherit. Connection values arrive
+ * the same way, so no secret is ever part of the code or of a request.
  */
 final class Config
 {
+    /**
+     * Who runs the code. `fpm`: php-fpm builds the App for every request and everything
+     * dies with it. `worker`: a resident PHP CLI worker builds the App once and serves
+     * many requests with it, calling App::endRequest() after each.
+     */
+    public const SERVERS = ['fpm', 'worker'];
+
     /**
      * The layer's class, found by its name; the stmt and conn modes are checked against
      * what it declares.
@@ -32,7 +39,15 @@ final class Config
         public readonly string $database = '',
         public readonly string $username = '',
         public readonly string $password = '',
+        public readonly string $server = 'fpm',
     ) {
+        if (!in_array($server, self::SERVERS, true)) {
+            throw new InvalidArgumentException(sprintf(
+                'DBBENCH_SERVER is "%s", want one of %s',
+                $server,
+                implode(', ', self::SERVERS)
+            ));
+        }
         $this->layerClass = Layers::classOf($layer);
         $declared = $this->layerClass::declaration();
         if (!$declared->db) {
@@ -82,7 +97,24 @@ final class Config
             database: $env('DBBENCH_DB_NAME'),
             username: $env('DBBENCH_DB_USER'),
             password: $env('DBBENCH_DB_PASSWORD'),
+            server: $env('DBBENCH_SERVER', 'fpm'),
         );
+    }
+
+    /** Whether the App lives across requests (a resident worker), not just one (php-fpm). */
+    public function resident(): bool
+    {
+        return $this->server === 'worker';
+    }
+
+    /**
+     * Whether a layer keeps its connection after a request. Under php-fpm the layer dies
+     * with the request either way and PDO's ATTR_PERSISTENT keeps the connection; a
+     * resident layer keeps its own connection object.
+     */
+    public function keepsConnection(): bool
+    {
+        return $this->conn === 'persistent';
     }
 
     /** The PDO DSN: TCP, as across a network; the charset goes in the handshake. */
@@ -93,8 +125,10 @@ final class Config
 
     /**
      * PDO options for the variant: stmt `interpolate` is client-side emulation (one text
-     * query), `prepare` a server-side prepare per query; conn `persistent` keeps the
-     * connection in the fpm worker across requests.
+     * query), `prepare` a server-side prepare per query. conn `persistent` under php-fpm
+     * is ATTR_PERSISTENT: the fpm child keeps the connection and PDO pings it whenever a
+     * request takes it up again. A resident worker never sets it: it keeps one plain PDO
+     * object, which needs no ping.
      *
      * @return array<int, mixed>
      */
@@ -103,7 +137,7 @@ final class Config
         return [
             PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION,
             PDO::ATTR_EMULATE_PREPARES => $this->stmt === 'interpolate',
-            PDO::ATTR_PERSISTENT => $this->conn === 'persistent',
+            PDO::ATTR_PERSISTENT => $this->keepsConnection() && !$this->resident(),
         ];
     }
 }

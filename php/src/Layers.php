@@ -65,7 +65,7 @@ final class Layers
             $name = strtolower($short);
             if (ucfirst($name) !== $short) {
                 throw new UnexpectedValueException(sprintf(
-                    'layer class %s: a layer is named by lowercase letters and its class is the name with a capital first letter',
+                    'layer class %s: a layer name is lowercase letters, its class the name with a capital first',
                     $class,
                 ));
             }

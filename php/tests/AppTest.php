@@ -27,6 +27,7 @@ final class AppTest extends TestCase
         return new class ($failure) implements Layer {
             /** @var list<int> */
             public array $asked = [];
+            public int $ended = 0;
 
             public static function declaration(): Declaration
             {
@@ -44,6 +45,11 @@ final class AppTest extends TestCase
                     throw $this->failure;
                 }
                 return $id <= 1000 ? ['id' => $id, 'name' => "user $id"] : null;
+            }
+
+            public function endRequest(): void
+            {
+                $this->ended++;
             }
         };
     }
@@ -205,5 +211,26 @@ final class AppTest extends TestCase
         self::assertInstanceOf(Raw::class, $r);
         $hello = (new \ReflectionProperty(App::class, 'layer'))->getValue(App::fromConfig(new Config('hello')));
         self::assertInstanceOf(Hello::class, $hello);
+    }
+
+    /** A resident worker's loop: the same App, its layer told after every request. */
+    public function testEndRequestReachesTheLayerOncePerCall(): void
+    {
+        $layer = self::layer();
+        $app = new App($layer);
+        foreach ([42, 43, 42] as $i => $id) {
+            self::assertSame(200, $app->handle('GET', "/users/$id")->status);
+            self::assertSame($i, $layer->ended, 'handle() alone does not end the request');
+            $app->endRequest();
+            self::assertSame($i + 1, $layer->ended);
+        }
+        self::assertSame([42, 43, 42], $layer->asked);
+    }
+
+    public function testHelloEndRequestIsHarmless(): void
+    {
+        $app = new App(new Hello());
+        $app->endRequest();
+        self::assertSame(200, $app->handle('GET', '/hello')->status);
     }
 }

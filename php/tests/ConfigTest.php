@@ -13,7 +13,7 @@ final class ConfigTest extends TestCase
 {
     private const VARS = [
         'DBBENCH_LAYER', 'DBBENCH_STMT', 'DBBENCH_CONN', 'DBBENCH_DB_HOST',
-        'DBBENCH_DB_PORT', 'DBBENCH_DB_NAME', 'DBBENCH_DB_USER', 'DBBENCH_DB_PASSWORD',
+        'DBBENCH_DB_PORT', 'DBBENCH_DB_NAME', 'DBBENCH_DB_USER', 'DBBENCH_DB_PASSWORD', 'DBBENCH_SERVER',
     ];
 
     protected function tearDown(): void
@@ -42,6 +42,37 @@ final class ConfigTest extends TestCase
         self::assertSame(['orm', 'prepare', 'persistent'], [$c->layer, $c->stmt, $c->conn]);
         self::assertSame('mysql:host=127.0.0.1;port=3307;dbname=dbbench;charset=utf8mb4', $c->pdoDsn());
         self::assertSame(['bench', 'p=w;d"'], [$c->username, $c->password]);
+    }
+
+    public function testServerIsFpmUnlessTold(): void
+    {
+        self::env(['DBBENCH_LAYER' => 'hello']);
+        $c = Config::fromEnvironment();
+        self::assertSame('fpm', $c->server);
+        self::assertFalse($c->resident());
+        self::env(['DBBENCH_SERVER' => 'worker']);
+        $c = Config::fromEnvironment();
+        self::assertSame('worker', $c->server);
+        self::assertTrue($c->resident());
+    }
+
+    /** @return array<string, array{string, string, bool}> */
+    public function residentConns(): array
+    {
+        return [
+            'fpm, persistent: PDO keeps it' => ['fpm', 'persistent', true],
+            'fpm, per-request' => ['fpm', 'per-request', false],
+            'worker, persistent: the layer keeps a plain PDO' => ['worker', 'persistent', false],
+            'worker, per-request' => ['worker', 'per-request', false],
+        ];
+    }
+
+    /** @dataProvider residentConns */
+    public function testAttrPersistentOnlyUnderFpm(string $server, string $conn, bool $attrPersistent): void
+    {
+        $c = new Config('raw', 'prepare', $conn, '127.0.0.1', 3306, 'dbbench', 'u', '', $server);
+        self::assertSame($attrPersistent, $c->pdoOptions()[PDO::ATTR_PERSISTENT]);
+        self::assertSame($conn === 'persistent', $c->keepsConnection());
     }
 
     /** @return array<string, array{string, string, bool, bool}> */
@@ -89,6 +120,14 @@ final class ConfigTest extends TestCase
             'no host' => [
                 ['DBBENCH_LAYER' => 'builder', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent'],
                 'DBBENCH_DB_HOST, DBBENCH_DB_NAME and DBBENCH_DB_USER must be set',
+            ],
+            'unknown server' => [
+                ['DBBENCH_LAYER' => 'hello', 'DBBENCH_SERVER' => 'swoole'],
+                'DBBENCH_SERVER is "swoole", want one of fpm, worker',
+            ],
+            'empty server' => [
+                ['DBBENCH_LAYER' => 'hello', 'DBBENCH_SERVER' => ''],
+                'DBBENCH_SERVER is "", want one of fpm, worker',
             ],
             'bad port' => [
                 $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent',

@@ -35,9 +35,9 @@ final class DeclarationTest extends TestCase
             'no library' => ['raw', '', 'p', $ok, $conn, 'names its library'],
             'no package' => ['raw', 'L', '', $ok, $conn, 'names its library and its Debian package'],
             'no stmt' => ['raw', 'L', 'p', [], $conn, 'stmt modes must be a non-empty list'],
-            'prepared is for resident workers, none yet' => ['raw', 'L', 'p', ['prepared'], $conn, 'stmt mode "prepared"'],
+            'prepared: not yet' => ['raw', 'L', 'p', ['prepared'], $conn, 'stmt mode "prepared"'],
             'repeated conn' => ['raw', 'L', 'p', $ok, ['persistent', 'persistent'], 'conn modes must be'],
-            'unknown conn' => ['raw', 'L', 'p', $ok, ['pooled'], 'conn mode "pooled", PHP knows persistent, per-request'],
+            'unknown conn' => ['raw', 'L', 'p', $ok, ['pooled'], 'conn mode "pooled", PHP knows persistent, per-'],
             'not a string' => ['raw', 'L', 'p', [1], $conn, 'stmt mode "int"'],
         ];
     }

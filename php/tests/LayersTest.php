@@ -112,7 +112,7 @@ final class LayersTest extends TestCase
             self::assertTrue($layer['db']);
             self::assertContains($layer['kind'], Declaration::KINDS);
             self::assertSame([$d->library, $d->package], [$layer['library'], $layer['package']]);
-            self::assertMatchesRegularExpression('/\A[a-z0-9][a-z0-9.+-]+\z/', $layer['package'], 'a Debian package name');
+            self::assertMatchesRegularExpression('/\A[a-z0-9][a-z0-9.+-]+\z/', $layer['package'], 'Debian package');
             self::assertSame([$d->stmts, $d->conns], [$layer['stmt'], $layer['conn']]);
         }
     }

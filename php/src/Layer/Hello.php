@@ -31,4 +31,8 @@ final class Hello implements Layer
     {
         throw new LogicException('layer hello has no database: App routes no /users/ to it');
     }
+
+    public function endRequest(): void
+    {
+    }
 }

@@ -7,10 +7,21 @@ namespace DbBench\Layer;
 use DbBench\Config;
 use DbBench\Illuminate;
 use DbBench\Model\User;
+use Illuminate\Database\Capsule\Manager as Capsule;
+use PDOException;
 
-/** Eloquent: User::find($id). */
+/**
+ * Eloquent: User::find($id) (src/Model/User.php).
+ *
+ * Under php-fpm the Capsule is set up and Eloquent booted in every request. A resident
+ * worker does both once: conn=persistent keeps the connection, conn=per-request
+ * disconnects it after each request. Eloquent keeps no identity map: nothing else of a
+ * request outlives it.
+ */
 final class Orm implements Layer
 {
+    private ?Capsule $capsule = null;
+
     public static function declaration(): Declaration
     {
         return Declaration::database(
@@ -28,11 +39,27 @@ final class Orm implements Layer
 
     public function user(int $id): ?array
     {
-        Illuminate::capsule($this->config)->bootEloquent();
-        $user = User::find($id);
+        if ($this->capsule === null) {
+            $this->capsule = Illuminate::capsule($this->config);
+            $this->capsule->bootEloquent();
+        }
+        try {
+            $user = User::find($id);
+        } catch (PDOException $e) {
+            // Illuminate's QueryException is one. A resident worker starts afresh.
+            $this->capsule->getDatabaseManager()->disconnect();
+            throw $e;
+        }
         if ($user === null) {
             return null;
         }
         return ['id' => $user->id, 'name' => $user->name];
+    }
+
+    public function endRequest(): void
+    {
+        if (!$this->config->keepsConnection()) {
+            $this->capsule?->getDatabaseManager()->disconnect();
+        }
     }
 }

@@ -1,0 +1,213 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Tests;
+
+use DbBench\App;
+use DbBench\Config;
+use DbBench\Layers;
+use PDO;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Every database layer as a resident worker runs it (DBBENCH_SERVER=worker): one App
+ * per process, built once, GET /users/42 a hundred times with endRequest() between,
+ * against a real MariaDB. It checks the bodies and the MySQL commands per request from
+ * SHOW GLOBAL STATUS deltas (the figures of php/README.md), and that a layer whose
+ * connection the server kills recovers. Runs only when DBBENCH_TEST_DB_HOST, _PORT,
+ * _NAME, _USER and _PASSWORD name a dbbench database (rows 1..N with N >= 42, a user
+ * allowed SHOW GLOBAL STATUS and KILL) that nothing else uses meanwhile: the counters are
+ * global:
+ *
+ *     DBBENCH_TEST_DB_HOST=127.0.0.1 … phpunit --filter ResidentDatabaseTest
+ */
+final class ResidentDatabaseTest extends TestCase
+{
+    private const REQUESTS = 100;
+    private const WARM_UP = 5;
+    private const ID = 42;
+    /** What SHOW GLOBAL STATUS shows of a request's commands (Com_admin_commands: COM_PING). */
+    private const COUNTERS = [
+        'Connections', 'Com_select', 'Com_stmt_prepare', 'Com_stmt_execute', 'Com_stmt_close',
+        'Com_change_db', 'Com_set_option', 'Com_admin_commands',
+    ];
+    /**
+     * Whether a layer's library sends statements of its own on every new connection
+     * (Laravel: `use db`, `set names`, `set session sql_mode`). A new layer must be
+     * measured and added here.
+     */
+    private const CONNECT_STATEMENTS = [
+        'raw' => false, 'builder' => true, 'orm' => true,
+    ];
+
+    private static ?PDO $admin = null;
+
+    protected function setUp(): void
+    {
+        if (getenv('DBBENCH_TEST_DB_HOST') === false) {
+            self::markTestSkipped('set DBBENCH_TEST_DB_HOST, _PORT, _NAME, _USER, _PASSWORD to run against MariaDB');
+        }
+        self::$admin ??= new PDO(
+            sprintf(
+                'mysql:host=%s;port=%d;dbname=%s',
+                getenv('DBBENCH_TEST_DB_HOST'),
+                (int) getenv('DBBENCH_TEST_DB_PORT'),
+                getenv('DBBENCH_TEST_DB_NAME'),
+            ),
+            (string) getenv('DBBENCH_TEST_DB_USER'),
+            (string) getenv('DBBENCH_TEST_DB_PASSWORD'),
+            [PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION],
+        );
+    }
+
+    private static function config(string $layer, string $stmt, string $conn): Config
+    {
+        return new Config(
+            $layer,
+            $stmt,
+            $conn,
+            (string) getenv('DBBENCH_TEST_DB_HOST'),
+            (int) getenv('DBBENCH_TEST_DB_PORT'),
+            (string) getenv('DBBENCH_TEST_DB_NAME'),
+            (string) getenv('DBBENCH_TEST_DB_USER'),
+            (string) getenv('DBBENCH_TEST_DB_PASSWORD'),
+            'worker',
+        );
+    }
+
+    /** @return array<string, array{string, string, string}> every database layer × stmt × conn */
+    public function variants(): array
+    {
+        $out = [];
+        foreach (Layers::all() as $name => $class) {
+            $d = $class::declaration();
+            foreach ($d->db ? $d->stmts : [] as $stmt) {
+                foreach ($d->conns as $conn) {
+                    $out["$name/$stmt/$conn"] = [$name, $stmt, $conn];
+                }
+            }
+        }
+        return $out;
+    }
+
+    /** @dataProvider variants */
+    public function testOneAppServesManyRequests(string $layer, string $stmt, string $conn): void
+    {
+        self::assertArrayHasKey($layer, self::CONNECT_STATEMENTS, "measure layer $layer's commands and add it");
+        $before = self::status();
+        $app = App::fromConfig(self::config($layer, $stmt, $conn));
+        self::serve($app, self::WARM_UP);
+        $warm = self::status();
+        self::serve($app, self::REQUESTS);
+        $after = self::status();
+
+        $perRequest = $conn === 'per-request';
+        $newConnections = $perRequest ? self::WARM_UP : 1;
+        $connect = self::CONNECT_STATEMENTS[$layer] ? 1 : 0;
+        self::assertSame(
+            ['Connections' => $newConnections, 'Com_change_db' => $connect * $newConnections],
+            ['Connections' => $warm['Connections'] - $before['Connections'],
+                'Com_change_db' => $warm['Com_change_db'] - $before['Com_change_db']],
+            'start-up: connections opened and their statements',
+        );
+
+        // Steady state: the counts of php/README.md, per request.
+        $prepared = $stmt === 'prepare' ? 1 : 0;
+        $statements = $perRequest ? $connect : 0; // Laravel's, on each new connection
+        $want = [
+            'Connections' => $perRequest ? 1 : 0,
+            'Com_select' => 1,
+            'Com_stmt_prepare' => $prepared * (1 + 2 * $statements),
+            'Com_stmt_execute' => $prepared * (1 + 2 * $statements),
+            'Com_stmt_close' => $prepared * (1 + 2 * $statements),
+            'Com_change_db' => $statements,
+            'Com_set_option' => 2 * $statements,
+            'Com_admin_commands' => 0, // no COM_PING: the worker's connection is a plain one
+        ];
+        $got = [];
+        foreach (self::COUNTERS as $k) {
+            $got[$k] = ($after[$k] - $warm[$k]) / self::REQUESTS;
+        }
+        self::assertEquals($want, $got, 'commands per request in steady state');
+    }
+
+    /** @return array<string, array{string, string, string}> the variants that keep a connection */
+    public function persistentVariants(): array
+    {
+        return array_filter($this->variants(), static fn (array $v): bool => $v[2] === 'persistent');
+    }
+
+    /**
+     * The server kills the worker's connection: at most one request fails (503; Laravel
+     * reconnects and retries by itself), then the layer connects again.
+     *
+     * @dataProvider persistentVariants
+     */
+    public function testRecoversWhenTheServerKillsItsConnection(string $layer, string $stmt, string $conn): void
+    {
+        $app = App::fromConfig(self::config($layer, $stmt, $conn));
+        self::serve($app, 1);
+        $ids = self::$admin->query(
+            'SELECT id FROM information_schema.processlist'
+            . " WHERE id <> CONNECTION_ID() AND user = SUBSTRING_INDEX(CURRENT_USER(), '@', 1)"
+        )->fetchAll(PDO::FETCH_COLUMN);
+        self::assertNotEmpty($ids, 'the worker keeps a connection');
+        foreach ($ids as $id) {
+            self::$admin->exec('KILL CONNECTION ' . (int) $id);
+        }
+
+        $statuses = [];
+        $log = tempnam(sys_get_temp_dir(), 'dbbench-resident-');
+        $oldLog = ini_set('error_log', $log);
+        // mysqlnd warns ("MySQL server has gone away") before PDO throws: a worker logs
+        // it; here it must not become PHPUnit's exception.
+        set_error_handler(static fn (): bool => true, E_WARNING);
+        try {
+            for ($i = 0; $i < 3; $i++) {
+                $statuses[] = $app->handle('GET', '/users/' . self::ID)->status;
+                $app->endRequest();
+            }
+        } finally {
+            restore_error_handler();
+            ini_set('error_log', (string) $oldLog);
+            unlink($log);
+        }
+        self::assertContains($statuses, [[200, 200, 200], [503, 200, 200]]);
+    }
+
+    /** Serves GET /users/42 $n times, as a worker does, checking every answer. */
+    private static function serve(App $app, int $n): void
+    {
+        $want = json_encode(['id' => self::ID, 'name' => self::name(self::ID)], JSON_UNESCAPED_UNICODE);
+        for ($i = 0; $i < $n; $i++) {
+            $r = $app->handle('GET', '/users/' . self::ID);
+            self::assertSame([200, $want], [$r->status, $r->body]);
+            $app->endRequest();
+        }
+    }
+
+    /** @return array<string, int> */
+    private static function status(): array
+    {
+        // A Close stmt or Quit gets no reply: let the server count the last ones first.
+        usleep(300_000);
+        $rows = self::$admin->query('SHOW GLOBAL STATUS')->fetchAll(PDO::FETCH_KEY_PAIR);
+        $out = [];
+        foreach (self::COUNTERS as $k) {
+            $out[$k] = (int) $rows[$k];
+        }
+        return $out;
+    }
+
+    /** The fixture's name(id), as fixtures/README.md specifies it (fixtures/name.go). */
+    private static function name(int $id): string
+    {
+        $first = ['Ada', 'Alan', 'Barbara', 'Chloë', 'Dennis', 'Edsger', 'Frances', 'Grace',
+            'Hedy', 'Ken', 'Linus', 'Margaret', 'Niklaus', 'Radia', 'Søren', 'Zoë'];
+        $last = ['Allen', 'Backus', 'Codd', 'Dijkstra', 'Floyd', 'Gray', 'Hamilton', 'Hopper',
+            'Knuth', 'Lamarr', 'Liskov', 'Müller', 'Perlman', 'Ritchie', 'Thompson', 'Wirth'];
+        $h = ($id * 2654435761) & 0xFFFFFFFF;
+        return $first[$h >> 28] . ' ' . $last[($h >> 24) & 15] . ' #' . $id;
+    }
+}
