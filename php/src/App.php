@@ -68,9 +68,10 @@ final class App
         }
         try {
             $user = $this->layer->user($id);
-        } catch (PDOException $e) {
-            // Illuminate's QueryException is a PDOException too. The message names the
-            // server and the SQL, never the password; the client learns only the status.
+        } catch (PDOException | DatabaseError $e) {
+            // Illuminate's QueryException is a PDOException too; Doctrine's exceptions
+            // arrive as DatabaseError. The message names the server and the SQL, never
+            // the password; the client learns only the status.
             error_log(sprintf('dbbench: GET /users/%d: database error: %s', $id, $e->getMessage()));
             return Response::error(503, 'database unavailable');
         }

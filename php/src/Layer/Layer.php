@@ -23,7 +23,8 @@ interface Layer
 
     /**
      * The user with this id, or null if there is none. Database failures surface as
-     * PDOException (Illuminate's QueryException is one). Never called on a layer whose
+     * PDOException (Illuminate's QueryException is one) or, from a library with its
+     * own exceptions, as DbBench\DatabaseError. Never called on a layer whose
      * declaration says it has no database: App routes no /users/ to it.
      *
      * @return array{id: int, name: string}|null
