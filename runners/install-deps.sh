@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   mariadb-server mariadb-client
   php8.2-cli php8.2-fpm php8.2-mysql php8.2-opcache php-illuminate-database
+  php-doctrine-dbal  # PHP layer dbal (Doctrine DBAL 3.6)
   nginx phpunit wrk
   chromium  # the report test opens report.html headless
 )
