@@ -7,10 +7,18 @@ namespace DbBench\Server;
 use Closure;
 
 /**
- * The master process: opens the one listening socket, forks the workers that share it,
- * and only supervises: it restarts a worker that dies, forwards SIGUSR2 (status dump) and
- * turns SIGTERM or SIGINT into a graceful stop of every worker. It serves no request and
- * never builds the application, so it holds no database connection to hand down.
+ * The master process: opens the listening sockets, forks the workers, and only
+ * supervises: it restarts a worker that dies, forwards SIGUSR2 (status dump) and turns
+ * SIGTERM or SIGINT into a graceful stop of every worker. It serves no request and never
+ * builds the application, so it holds no database connection to hand down.
+ *
+ * One listening socket per worker slot, all bound to the same address with SO_REUSEPORT:
+ * the kernel spreads new connections over them by a hash of the client's address and
+ * port, whichever worker happens to be on a core. (With one socket shared by all workers,
+ * the worker that is running takes a whole burst: wrk's 64 connections went 53/13 over 2
+ * workers and 37/29/0/0/0/0/0/0 over 8, leaving six of them idle.) The master keeps every
+ * socket open, so connections the kernel gives a slot whose worker is being restarted
+ * wait in its backlog for the new worker instead of being reset.
  *
  * Signals are blocked in the master and taken with sigtimedwait(), so none can slip in
  * between a check and a wait; workers unblock them after setting their own handlers.
@@ -31,16 +39,16 @@ final class Master
 
     private const SIGNALS = [SIGCHLD, SIGTERM, SIGINT, SIGUSR2];
 
-    /** @var resource|null */
-    private mixed $socket = null;
+    /** @var list<resource> the listening socket of each worker slot */
+    private array $sockets = [];
 
-    /** @var array<int, float> start time by pid */
+    /** @var array<int, array{int, float}> slot and start time by pid */
     private array $workers = [];
 
     private int $bootDeaths = 0;
 
-    /** Workers to fork again, and not before $restartAt. */
-    private int $missing = 0;
+    /** @var list<int> slots to fork a worker for again, not before $restartAt */
+    private array $missing = [];
     private float $restartAt = 0.0;
 
     private bool $stopping = false;
@@ -60,45 +68,75 @@ final class Master
     /** @return int the exit status: 0 after a clean stop */
     public function run(): int
     {
-        $context = stream_context_create(['socket' => ['backlog' => self::BACKLOG, 'tcp_nodelay' => true]]);
-        $socket = @stream_socket_server(
-            'tcp://' . $this->listen,
-            $errno,
-            $error,
-            STREAM_SERVER_BIND | STREAM_SERVER_LISTEN,
-            $context,
-        );
-        if ($socket === false) {
+        $error = $this->open();
+        if ($error !== null) {
             Log::line(sprintf('cannot listen on %s: %s', $this->listen, $error));
             return 1;
         }
-        // Every worker waits on it with select() and may lose the race to accept.
-        stream_set_blocking($socket, false);
-        $this->socket = $socket;
         pcntl_sigprocmask(SIG_BLOCK, self::SIGNALS);
-        for ($i = 0; $i < $this->count; $i++) {
-            $this->fork();
+        for ($slot = 0; $slot < $this->count; $slot++) {
+            $this->fork($slot);
         }
         Log::line(sprintf('listening on http://%s with %d workers', $this->listen, $this->count));
         return $this->supervise();
     }
 
-    private function fork(): void
+    /** Opens one listening socket per slot; what went wrong, or null. */
+    private function open(): ?string
+    {
+        // SO_REUSEPORT would let us join the sockets of anyone else (a server left over
+        // from an earlier run, as root) on this port: first check that nobody listens.
+        $probe = @stream_socket_server('tcp://' . $this->listen, $errno, $error, STREAM_SERVER_BIND);
+        if ($probe === false) {
+            return $error;
+        }
+        fclose($probe);
+        $context = stream_context_create(['socket' => [
+            'backlog' => self::BACKLOG,
+            'so_reuseport' => true,
+            'tcp_nodelay' => true, // set on each accepted connection: answers leave at once
+        ]]);
+        for ($slot = 0; $slot < $this->count; $slot++) {
+            $socket = @stream_socket_server(
+                'tcp://' . $this->listen,
+                $errno,
+                $error,
+                STREAM_SERVER_BIND | STREAM_SERVER_LISTEN,
+                $context,
+            );
+            if ($socket === false) {
+                array_map('fclose', $this->sockets);
+                $this->sockets = [];
+                return $error;
+            }
+            stream_set_blocking($socket, false);
+            $this->sockets[] = $socket;
+        }
+        return null;
+    }
+
+    private function fork(int $slot): void
     {
         // Taken before the fork: a child asking for its parent could already get init's pid.
         $master = getmypid();
         $pid = pcntl_fork();
         if ($pid === 0) {
-            $worker = new Worker($this->socket, $this->boot, $master, $this->limits, $this->statusDir);
-            exit($worker->run());
+            $socket = $this->sockets[$slot];
+            foreach ($this->sockets as $other => $s) {
+                if ($other !== $slot) {
+                    fclose($s);
+                }
+            }
+            $this->sockets = [];
+            exit((new Worker($socket, $this->boot, $master, $this->limits, $this->statusDir))->run());
         }
         if ($pid === -1) {
             Log::line('fork failed: ' . pcntl_strerror(pcntl_get_last_error()));
-            $this->missing++;
+            $this->missing[] = $slot;
             $this->restartAt = self::now() + 1.0;
             return;
         }
-        $this->workers[$pid] = self::now();
+        $this->workers[$pid] = [$slot, self::now()];
     }
 
     private function supervise(): int
@@ -119,10 +157,10 @@ final class Master
                 if ($now >= $this->drainUntil) {
                     return $this->kill();
                 }
-            } elseif ($this->missing > 0 && $now >= $this->restartAt) {
-                for ($n = $this->missing, $this->missing = 0; $n > 0; $n--) {
-                    $this->fork();
-                }
+            } elseif ($this->missing !== [] && $now >= $this->restartAt) {
+                $slots = $this->missing;
+                $this->missing = [];
+                array_map($this->fork(...), $slots);
             }
         }
     }
@@ -132,7 +170,7 @@ final class Master
     {
         $until = match (true) {
             $this->stopping => $this->drainUntil,
-            $this->missing > 0 => $this->restartAt,
+            $this->missing !== [] => $this->restartAt,
             default => self::now() + 3600.0,
         };
         $wait = max(0.001, $until - self::now());
@@ -142,12 +180,21 @@ final class Master
     private function reap(): void
     {
         while (($pid = pcntl_waitpid(-1, $status, WNOHANG)) > 0) {
-            $lived = self::now() - ($this->workers[$pid] ?? self::now());
+            [$slot, $started] = $this->workers[$pid] ?? [-1, self::now()];
             unset($this->workers[$pid]);
             if ($this->stopping) {
+                // A worker that got SIGTERM twice (the process group's and ours) ends by the
+                // second one once it has drained: PHP's shutdown puts the default action back.
+                if ($status !== 0 && !(pcntl_wifsignaled($status) && pcntl_wtermsig($status) === SIGTERM)) {
+                    Log::line(sprintf('worker %d %s while stopping', $pid, self::describe($status)));
+                }
                 continue;
             }
+            $lived = self::now() - $started;
             Log::line(sprintf('worker %d %s after %.1f s', $pid, self::describe($status), $lived));
+            if ($slot < 0) {
+                continue;
+            }
             $this->bootDeaths = $lived < self::BOOT_WINDOW ? $this->bootDeaths + 1 : 0;
             if ($this->bootDeaths >= self::MAX_BOOT_DEATHS) {
                 $this->stop(sprintf(
@@ -159,7 +206,7 @@ final class Master
             }
             // A worker that lived is replaced at once; one that dies at boot, ever more slowly.
             $delay = $this->bootDeaths === 0 ? 0.0 : 0.1 * 2 ** ($this->bootDeaths - 1);
-            $this->missing++;
+            $this->missing[] = $slot;
             $this->restartAt = max($this->restartAt, self::now() + $delay);
         }
     }
@@ -172,12 +219,13 @@ final class Master
         Log::line($why);
         $this->stopping = true;
         $this->exitCode = $exitCode;
-        $this->missing = 0;
+        $this->missing = [];
         $this->drainUntil = self::now() + self::DRAIN_TIMEOUT;
         $this->signalWorkers(SIGTERM);
-        // New connections are refused at once rather than queued for nobody.
-        fclose($this->socket);
-        $this->socket = null;
+        // Once the workers have closed theirs too, new connections are refused at once
+        // rather than queued for nobody.
+        array_map('fclose', $this->sockets);
+        $this->sockets = [];
     }
 
     private function kill(): int

@@ -10,7 +10,7 @@ use Throwable;
 
 /**
  * One worker process: boots the application once, then serves the connections it
- * accepts from the shared listening socket in a single-threaded stream_select() loop,
+ * accepts from its listening socket in a single-threaded stream_select() loop,
  * so a slow client only ever costs a slot in the loop, never the worker's time.
  *
  * Stops on SIGTERM or SIGINT, or when the master is gone: no new connections, the
@@ -20,6 +20,9 @@ final class Worker
 {
     /** The longest select() wait: the master's death is noticed within it. */
     private const TICK = 1;
+
+    /** Connections taken at most per turn, so that a burst does not starve the others. */
+    private const ACCEPT_BATCH = 16;
 
     /** The listening socket's key among the connections' (integer) keys in select()'s arrays. */
     private const LISTEN_KEY = 'listen';
@@ -41,7 +44,7 @@ final class Worker
     private string $date = '';
 
     /**
-     * @param resource $listen the listening socket, inherited from the master
+     * @param resource $listen this worker's listening socket, inherited from the master
      * @param Closure(): Application $boot
      */
     public function __construct(
@@ -159,19 +162,18 @@ final class Worker
         return [$read, $write];
     }
 
-    /**
-     * One connection per wake-up: the other workers woken by the same connection get the
-     * next ones, and a busy worker, slower to come back here, takes fewer.
-     */
+    /** Takes the connections waiting in this worker's own listening socket. */
     private function accept(float $now): void
     {
-        $stream = @stream_socket_accept($this->listen, 0);
-        if ($stream === false) {
-            return; // another worker took it, or no descriptor left: the next turn retries
+        for ($n = 0; $n < self::ACCEPT_BATCH && count($this->connections) < $this->limits->maxConnections; $n++) {
+            $stream = @stream_socket_accept($this->listen, 0);
+            if ($stream === false) {
+                return; // none left (or no descriptor left: the next turn retries)
+            }
+            stream_set_blocking($stream, false);
+            stream_set_read_buffer($stream, 0);
+            $this->connections[get_resource_id($stream)] = new Connection($stream, $this->limits, $now);
         }
-        stream_set_blocking($stream, false);
-        stream_set_read_buffer($stream, 0);
-        $this->connections[get_resource_id($stream)] = new Connection($stream, $this->limits, $now);
     }
 
     private function readable(Connection $c, float $now): void
@@ -294,7 +296,7 @@ final class Worker
         $this->stopping = true;
         $this->drainUntil = $now + $this->limits->drainTimeout;
         if ($this->listen !== null) {
-            fclose($this->listen); // this process's descriptor only; the socket lives on in the others
+            fclose($this->listen); // this process's descriptor; the master closes its own
             $this->listen = null;
         }
         foreach ($this->connections as $id => $c) {

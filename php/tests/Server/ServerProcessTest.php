@@ -206,6 +206,23 @@ final class ServerProcessTest extends TestCase
         self::assertSame([], self::children($this->master));
     }
 
+    public function testPortInUseIsAnErrorNotAShare(): void
+    {
+        // Someone else listens there (with SO_REUSEPORT, as another of our masters would).
+        $other = stream_socket_server(
+            'tcp://127.0.0.1:0',
+            $errno,
+            $error,
+            STREAM_SERVER_BIND | STREAM_SERVER_LISTEN,
+            stream_context_create(['socket' => ['so_reuseport' => true]]),
+        );
+        $this->port = (int) substr((string) stream_socket_get_name($other, false), strlen('127.0.0.1:'));
+        $this->start([], false, $this->port);
+        self::assertSame(1, $this->exitStatus());
+        self::assertStringContainsString("cannot listen on 127.0.0.1:$this->port", $this->stderr());
+        fclose($other);
+    }
+
     public function testBadFlagsExitWithStatus2(): void
     {
         foreach ([[], ['--listen', '127.0.0.1:1'], ['--workers', '2', '--listen', 'nowhere'], ['--bogus']] as $args) {
@@ -228,13 +245,16 @@ final class ServerProcessTest extends TestCase
     }
 
     /** @param array<string, string> $env */
-    private function start(array $env = [], bool $waitForPort = true): void
+    private function start(array $env = [], bool $waitForPort = true, int $port = 0): void
     {
         $this->dir = sys_get_temp_dir() . '/dbbench-server-test-' . getmypid();
         mkdir($this->dir);
-        $probe = stream_socket_server('tcp://127.0.0.1:0');
-        $this->port = (int) substr((string) stream_socket_get_name($probe, false), strlen('127.0.0.1:'));
-        fclose($probe);
+        if ($port === 0) {
+            $probe = stream_socket_server('tcp://127.0.0.1:0');
+            $port = (int) substr((string) stream_socket_get_name($probe, false), strlen('127.0.0.1:'));
+            fclose($probe);
+        }
+        $this->port = $port;
         $this->process = proc_open(
             [PHP_BINARY, self::FIXTURE, '--listen', '127.0.0.1:' . $this->port, '--workers', '2',
                 '--status-dir', $this->dir],
