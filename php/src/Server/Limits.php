@@ -11,7 +11,7 @@ namespace DbBench\Server;
 final class Limits
 {
     /**
-     * @param int $maxHead bytes of request line plus header fields (431 beyond)
+     * @param int $maxHeaderSection bytes of the header field lines, line ends included (431 beyond)
      * @param int $maxTarget bytes of the request target (414 beyond)
      * @param int $maxBody bytes of a request body, read and thrown away (413 beyond)
      * @param float $requestTimeout seconds from the first byte of a request to its last
@@ -22,8 +22,8 @@ final class Limits
      * @param int $maxConnections connections per worker: select() cannot watch descriptors above 1023
      */
     public function __construct(
-        public readonly int $maxHead = 16384,
-        public readonly int $maxTarget = 8192,
+        public readonly int $maxHeaderSection = 16384,
+        public readonly int $maxTarget = 16384,
         public readonly int $maxBody = 1048576,
         public readonly float $requestTimeout = 10.0,
         public readonly float $idleTimeout = 60.0,

@@ -119,10 +119,11 @@ final class RequestParser
         $this->scanned = max(0, $length - 2);
         $lineEnd = strpos($this->buffer, "\n");
         if (($lineEnd === false ? $length : $lineEnd) > $this->limits->maxTarget + self::LINE_SLACK) {
-            return $this->fail(self::tooLong($this->limits->maxTarget));
+            return $this->fail(self::targetTooLong($this->limits->maxTarget));
         }
-        if ($length > $this->limits->maxHead + 2) { // the head, and the empty line after it
-            return $this->fail(new RequestError(431, sprintf('request head over %d bytes', $this->limits->maxHead)));
+        // The fields so far, and the empty line that will end them.
+        if ($lineEnd !== false && $length - $lineEnd - 1 > $this->limits->maxHeaderSection + 2) {
+            return $this->fail(self::headerTooLarge($this->limits->maxHeaderSection));
         }
         // Bytes that cannot begin a request line (TLS, binary noise): no need to wait for more.
         $method = strspn($this->buffer, self::TOKEN);
@@ -151,10 +152,13 @@ final class RequestParser
         }
         [$method, $target, $protocol] = $parts;
         if (strlen($target) > $this->limits->maxTarget) {
-            return self::tooLong($this->limits->maxTarget);
+            return self::targetTooLong($this->limits->maxTarget);
         }
-        if (strlen($head) + 1 > $this->limits->maxHead) { // with the LF that ends its last line
-            return new RequestError(431, sprintf('request head over %d bytes', $this->limits->maxHead));
+        // The field lines with their line ends: what follows the first LF, and the last LF
+        // ($head ends before it).
+        $firstLf = strpos($head, "\n");
+        if ($firstLf !== false && strlen($head) - $firstLf > $this->limits->maxHeaderSection) {
+            return self::headerTooLarge($this->limits->maxHeaderSection);
         }
         if ($method === '' || strlen($method) > self::MAX_METHOD || strspn($method, self::TOKEN) !== strlen($method)) {
             return new RequestError(400, 'bad method');
@@ -294,9 +298,14 @@ final class RequestParser
         return $rest === '' || $rest[0] === '?' ? '/' . $rest : $rest;
     }
 
-    private static function tooLong(int $maxTarget): RequestError
+    private static function targetTooLong(int $max): RequestError
     {
-        return new RequestError(414, sprintf('request target over %d bytes', $maxTarget));
+        return new RequestError(414, sprintf('request target over %d bytes', $max));
+    }
+
+    private static function headerTooLarge(int $max): RequestError
+    {
+        return new RequestError(431, sprintf('header section over %d bytes', $max));
     }
 
     /** A line without its CR (lines are split at LF). */

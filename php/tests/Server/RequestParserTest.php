@@ -230,22 +230,32 @@ final class RequestParserTest extends TestCase
     public function testTargetLimit(): void
     {
         $limits = new Limits();
-        $fits = '/users/' . str_repeat('1', 8192 - 7);
+        // The contract's overlong id (runners/target: 10240 nines) reaches the application,
+        // which answers 400, as behind nginx, whose request line may have 16 kB.
+        $id = '/users/' . str_repeat('9', 10240);
+        self::assertSame($id, self::one("GET $id HTTP/1.1\r\nHost: x\r\n\r\n")->target);
+        $fits = '/users/' . str_repeat('1', 16384 - 7);
         self::assertSame($fits, self::one("GET $fits HTTP/1.1\r\nHost: x\r\n\r\n")->target);
         self::assertRefused(414, "GET {$fits}1 HTTP/1.1\r\nHost: x\r\n\r\n");
-        // Refused before the line ends: a 70 kB target is not buffered whole.
+        // Refused before the head ends: a 70 kB target is not buffered whole.
+        self::assertSame(414, self::one('GET /' . str_repeat('1', 70000) . " HTTP/1.1\r\nHost")->status);
         $out = self::parse('GET /users/' . str_repeat('1', 70000), 1000, $limits);
         self::assertCount(1, $out);
         self::assertSame(414, $out[0]->status);
     }
 
-    public function testHeadLimit(): void
+    public function testHeaderSectionLimit(): void
     {
-        $fits = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ";
-        // The limit counts the request line and the fields, line ends included.
-        $fits .= str_repeat('a', 16384 - strlen($fits) - 2) . "\r\n\r\n";
-        self::assertInstanceOf(Request::class, self::one($fits));
-        self::assertRefused(431, substr($fits, 0, -4) . "a\r\n\r\n");
+        // The limit counts the field lines with their line ends, not the request line.
+        $line = 'GET /' . str_repeat('1', 10000) . " HTTP/1.1\r\n";
+        $fields = "Host: x\r\nX-Big: ";
+        $fields .= str_repeat('a', 16384 - strlen($fields) - 2) . "\r\n";
+        self::assertSame(16384, strlen($fields));
+        self::assertInstanceOf(Request::class, self::one($line . $fields . "\r\n"));
+        self::assertInstanceOf(Request::class, self::parse($line . $fields . "\r\n", 1)[0]);
+        $over = substr($fields, 0, -2) . "a\r\n\r\n";
+        self::assertRefused(431, $line . $over);
+        self::assertSame(431, self::parse($line . $over, 1)[0]->status);
         // Without an end in sight: refused once the bytes pass the limit, not at the end.
         $many = "GET / HTTP/1.1\r\nHost: x\r\n" . str_repeat("X-H: 1\r\n", 150000);
         $out = self::parse($many, 4096);
