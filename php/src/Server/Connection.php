@@ -64,8 +64,9 @@ final class Connection
     }
 
     /**
-     * Writes as much of $out as the kernel takes now. False when the client has gone.
-     * A non-blocking write that takes nothing returns 0, not false.
+     * Writes as much of $out as the kernel takes now. False when the client has gone
+     * (the CLI ignores SIGPIPE, so a write to a closed connection fails instead of killing
+     * the worker). A non-blocking write that takes nothing returns 0, not false.
      */
     public function flush(float $now): bool
     {

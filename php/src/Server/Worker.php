@@ -7,6 +7,7 @@ namespace DbBench\Server;
 use Closure;
 use DbBench\Response;
 use Throwable;
+use UnexpectedValueException;
 
 /**
  * One worker process: boots the application once, then serves the connections it
@@ -76,7 +77,7 @@ final class Worker
         try {
             $app = ($this->boot)();
             if (!$app instanceof Application) {
-                throw new \UnexpectedValueException('the boot callable returned no ' . Application::class);
+                throw new UnexpectedValueException('the boot callable returned no ' . Application::class);
             }
             $this->app = $app;
         } catch (Throwable $e) {

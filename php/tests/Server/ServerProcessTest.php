@@ -114,6 +114,16 @@ final class ServerProcessTest extends TestCase
             self::assertNull(self::response($c), "$name: the request behind it must not be answered");
         }
 
+        // Clients that leave without reading what they asked for: the workers live on.
+        $workers = $this->workers(2);
+        for ($i = 0; $i < 20; $i++) {
+            $c = $this->connect();
+            fwrite($c, str_repeat("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", 200));
+            fclose($c);
+        }
+        self::assertSame('Hello, World!', $this->get('/hello')['body']);
+        self::assertSame($workers, self::children($this->master));
+
         // Stalled requests hold a slot of a worker, not the worker: others are served.
         $stalled = [];
         for ($i = 0; $i < 8; $i++) {
@@ -130,6 +140,7 @@ final class ServerProcessTest extends TestCase
             self::assertSame('', stream_get_contents($c));
             self::assertTrue(feof($c));
         }
+        self::assertStringNotContainsString('PHP ', $this->stderr(), 'no warning, notice or error');
     }
 
     public function testRestartStatusDumpAndGracefulStop(): void
