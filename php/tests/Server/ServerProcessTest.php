@@ -75,6 +75,14 @@ final class ServerProcessTest extends TestCase
         self::assertNull(self::response($c), 'closed after "Connection: close"');
         self::assertStringContainsString('RuntimeException: the handler fails on purpose', $this->stderr());
 
+        // A 4 MiB answer leaves in pieces, whole, and the next one follows it intact.
+        $c = $this->connect();
+        fwrite($c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+        usleep(200_000); // let the server fill the socket buffers before we read
+        $big = self::response($c);
+        self::assertSame(str_repeat('0123456789abcdef', 1 << 18), $big['body']);
+        self::assertSame('Hello, World!', self::response($c)['body']);
+
         // HTTP/1.0: closed unless asked otherwise.
         $c = $this->connect();
         fwrite($c, "GET /hello HTTP/1.0\r\n\r\n");
