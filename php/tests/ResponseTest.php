@@ -40,4 +40,41 @@ final class ResponseTest extends TestCase
         $r = Response::error(404, "no such path: \"/\xff\"");
         self::assertSame(['error' => "no such path: \"/\u{FFFD}\""], json_decode($r->body, true));
     }
+
+    public function testRenderIsAWholeHttpMessage(): void
+    {
+        $r = Response::error(405, 'method not allowed', ['Allow' => 'GET, HEAD']);
+        self::assertSame(
+            "HTTP/1.1 405 Method Not Allowed\r\n"
+            . "Content-Type: application/json\r\n"
+            . "Content-Length: 30\r\n"
+            . "Allow: GET, HEAD\r\n"
+            . "Connection: close\r\n"
+            . "\r\n"
+            . '{"error":"method not allowed"}',
+            $r->render(['Connection' => 'close']),
+        );
+    }
+
+    public function testRenderWithoutBodyKeepsTheLengthOfTheBody(): void
+    {
+        // HEAD: the head a GET would get, Content-Length included, and nothing after it.
+        $msg = Response::text(200, 'Hello, World!')->render([], false);
+        self::assertSame(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 13\r\n\r\n",
+            $msg,
+        );
+    }
+
+    public function testRenderKeepsAContentLengthTheResponseSets(): void
+    {
+        $msg = (new Response(200, 'text/plain', 'abc', ['content-length' => '3']))->render();
+        self::assertSame(1, substr_count(strtolower($msg), 'content-length'));
+        self::assertStringEndsWith("content-length: 3\r\n\r\nabc", $msg);
+    }
+
+    public function testRenderOfAnUnlistedStatusHasAnEmptyReason(): void
+    {
+        self::assertStringStartsWith("HTTP/1.1 299 \r\n", Response::text(299, '')->render());
+    }
 }

@@ -1,0 +1,62 @@
+<?php
+
+declare(strict_types=1);
+
+namespace DbBench\Server;
+
+/**
+ * A worker's figures for the runner, counted per request at no cost beyond a few
+ * additions, and written to <dir>/<pid>.json only when asked (SIGUSR2): never per request.
+ * The one place a signal-driven dump lives, so that a profile can join it.
+ */
+final class StatusDump
+{
+    private int $requests = 0;
+    private int $lastPeak = 0;
+    private float $meanPeak = 0.0;
+    private readonly float $started;
+
+    /** @param string|null $dir where dumps go; null: dumps are not wanted */
+    public function __construct(private readonly ?string $dir)
+    {
+        $this->started = microtime(true);
+    }
+
+    /** One request served; $peakMemory is memory_get_peak_usage() after it. */
+    public function record(int $peakMemory): void
+    {
+        $this->requests++;
+        $this->lastPeak = $peakMemory;
+        $this->meanPeak += ($peakMemory - $this->meanPeak) / $this->requests;
+    }
+
+    /**
+     * @return array{pid: int, requests: int, last_request_peak_memory: int,
+     *     mean_request_peak_memory: float, started: float}
+     */
+    public function figures(): array
+    {
+        return [
+            'pid' => getmypid(),
+            'requests' => $this->requests,
+            'last_request_peak_memory' => $this->lastPeak,
+            'mean_request_peak_memory' => round($this->meanPeak, 1),
+            'started' => $this->started,
+        ];
+    }
+
+    /** Writes the figures atomically: a reader sees the old file or the new one, whole. */
+    public function write(): void
+    {
+        if ($this->dir === null) {
+            return;
+        }
+        $file = sprintf('%s/%d.json', $this->dir, getmypid());
+        $tmp = $file . '.tmp';
+        $json = json_encode($this->figures(), JSON_THROW_ON_ERROR | JSON_PRESERVE_ZERO_FRACTION) . "\n";
+        if (@file_put_contents($tmp, $json) !== strlen($json) || !@rename($tmp, $file)) {
+            Log::line(sprintf('cannot write %s: %s', $file, error_get_last()['message'] ?? 'short write'));
+            @unlink($tmp);
+        }
+    }
+}
