@@ -288,3 +288,43 @@ func TestSampleReportsLostOrphans(t *testing.T) {
 		t.Fatalf("got %s, want 2 of the 3 exited lost", d)
 	}
 }
+
+// The counters of this very process move with the work it does: CPU time to better than
+// a clock tick, and a system call per write.
+func TestCountsOfThisProcess(t *testing.T) {
+	before, err := TakeCounts(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(t.TempDir(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		if _, err := f.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	deadline := time.Now().Add(30 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	d, err := TakeCounts(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := d.Sub(before)
+	if delta.Writes < 100 {
+		t.Errorf("%d write system calls counted for 100 writes", delta.Writes)
+	}
+	if delta.Run < 25*time.Millisecond {
+		t.Errorf("CPU %v for 30 ms of spinning", delta.Run)
+	}
+	if delta.Lost != 0 {
+		t.Errorf("lost %d processes", delta.Lost)
+	}
+	gone, err := TakeCounts(1 << 30)
+	if err != nil || len(gone.procs) != 0 {
+		t.Errorf("a PID that does not exist: %v, %d processes", err, len(gone.procs))
+	}
+}

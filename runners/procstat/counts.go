@@ -1,0 +1,143 @@
+package procstat
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Counts are counters of a process tree that resolve finer than clock ticks or do not
+// depend on the machine's speed: CPU time to the nanosecond (the scheduler's own
+// account of each thread, /proc/PID/task/TID/schedstat), read and write system calls
+// (/proc/PID/io) and context switches (/proc/PID/status). Take one before and one after
+// a measured window; end.Sub(start) is what the tree did in between.
+type Counts struct {
+	At    time.Time
+	procs map[procKey]procCounts
+}
+
+type procCounts struct {
+	run              time.Duration // on CPU, every thread; clock ticks when schedstat is missing
+	reads, writes    int64         // syscr, syscw
+	voluntary, other int64         // context switches: waits, and preemptions
+}
+
+// CountsDelta is what a tree did between two Counts.
+type CountsDelta struct {
+	Run               time.Duration
+	Reads, Writes     int64
+	Voluntary, Forced int64 // context switches
+	// Lost counts processes that exited in between: what they did after the first
+	// sample is missing (threads that exit lose their schedstat the same way; the
+	// targets' processes and threads live as long as the target).
+	Lost int
+}
+
+// Syscalls is reads plus writes.
+func (d CountsDelta) Syscalls() int64 { return d.Reads + d.Writes }
+
+// TakeCounts reads the counters of pids (no descendants are added: pass a Tree). A
+// process that no longer exists is skipped.
+func TakeCounts(pids ...int) (*Counts, error) {
+	c := &Counts{At: time.Now(), procs: make(map[procKey]procCounts, len(pids))}
+	for _, pid := range pids {
+		st, err := readStat(pid)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		pc, err := readCounts(pid, st)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.procs[procKey{pid, st.startTime}] = pc
+	}
+	return c, nil
+}
+
+// Sub returns what the tree did from start to c. A process that started in between
+// counts whole; one that exited is Lost.
+func (c *Counts) Sub(start *Counts) CountsDelta {
+	var d CountsDelta
+	for k, end := range c.procs {
+		s := start.procs[k] // zero for a process that started in between
+		d.Run += end.run - s.run
+		d.Reads += end.reads - s.reads
+		d.Writes += end.writes - s.writes
+		d.Voluntary += end.voluntary - s.voluntary
+		d.Forced += end.other - s.other
+	}
+	for k := range start.procs {
+		if _, ok := c.procs[k]; !ok {
+			d.Lost++
+		}
+	}
+	return d
+}
+
+func readCounts(pid int, st stat) (procCounts, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	var pc procCounts
+	run, err := schedRun(dir)
+	if err != nil {
+		run = st.times.Own() // no schedstat in this kernel: clock ticks
+	}
+	pc.run = run
+	io, err := os.ReadFile(dir + "/io")
+	if err != nil {
+		return pc, err
+	}
+	pc.reads, pc.writes = field(io, "syscr:"), field(io, "syscw:")
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return pc, err
+	}
+	pc.voluntary, pc.other = field(status, "voluntary_ctxt_switches:"), field(status, "nonvoluntary_ctxt_switches:")
+	return pc, nil
+}
+
+// schedRun sums the first field of every thread's schedstat: nanoseconds on a CPU.
+func schedRun(dir string) (time.Duration, error) {
+	tasks, err := filepath.Glob(dir + "/task/*/schedstat")
+	if err != nil || len(tasks) == 0 {
+		return 0, errors.New("procstat: no schedstat")
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that exited while we read
+		}
+		f := bytes.Fields(b)
+		if len(f) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return time.Duration(sum), nil
+}
+
+// field reads the integer after name ("syscr:") on its line of a /proc file.
+func field(b []byte, name string) int64 {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte(name)); ok {
+			n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
