@@ -24,8 +24,5 @@ exit(Cli::run($argv, static function (): Application {
     // The glue to the app, run once in each worker: build it, hand over its handler and
     // the hook that clears per-request state (when the app has one).
     $app = App::fromConfig(Config::fromEnvironment());
-    return new ClosureApplication(
-        $app->handle(...),
-        method_exists($app, 'endRequest') ? $app->endRequest(...) : null,
-    );
+    return new ClosureApplication($app->handle(...), $app->endRequest(...));
 }));

@@ -40,6 +40,9 @@ const (
 	phpStopTimeout = 10 * time.Second
 )
 
+// phpPath is the PATH the PHP servers get: they inherit none of our environment.
+const phpPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 // phpTemplates are rendered from php/conf/NAME.tmpl into the run directory as NAME.
 var phpTemplates = []string{"nginx.conf", "php-fpm.conf", "php.ini"}
 
@@ -56,6 +59,7 @@ type phpConf struct {
 	Stmt    string
 	Conn    string
 	DBEnv   []string // names of phpDBVars, or none for hello
+	CLI     bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
 }
 
 // fpmLauncher runs a PHP variant under nginx + php-fpm.
@@ -97,15 +101,9 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		return nil, err
 	}
 
-	parent := o.RunDir
-	if parent != "" {
-		if err := os.MkdirAll(parent, 0o700); err != nil {
-			return nil, fmt.Errorf("php target: %w", err)
-		}
-	}
-	dir, err := os.MkdirTemp(parent, PHPTempPrefix+"*") // mode 0700
+	dir, err := phpRunDir(o.RunDir, phpDir)
 	if err != nil {
-		return nil, fmt.Errorf("php target: %w", err)
+		return nil, err
 	}
 	s := &phpServer{dir: dir}
 	defer func() {
@@ -113,14 +111,6 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 			s.stop()
 		}
 	}()
-	for _, p := range []string{dir, phpDir} {
-		if strings.ContainsAny(p, "\"'$\\\x00\n\r\t") {
-			return nil, fmt.Errorf("php target: path %q has a quote, $, backslash or control character, which the nginx and php-fpm configurations cannot hold", p)
-		}
-	}
-	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
-		return nil, fmt.Errorf("php target: %w", err)
-	}
 	conf := phpConf{
 		Dir: dir, PHPDir: phpDir, Listen: listen, Pool: v.Pool, Backlog: phpBacklog,
 		Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn,
@@ -151,12 +141,11 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 
 	// Neither server inherits our environment: php-fpm gets the connection settings and
 	// an empty PHP_INI_SCAN_DIR (php.ini is the whole configuration), nginx nothing.
-	const path = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	fpmArgs := []string{"-y", filepath.Join(dir, "php-fpm.conf"), "-c", filepath.Join(dir, "php.ini")}
 	if conf.User == "root" {
 		fpmArgs = append([]string{"-R"}, fpmArgs...) // php-fpm refuses root without it
 	}
-	fpmEnv := append([]string{path, "PHP_INI_SCAN_DIR="}, dbEnv...)
+	fpmEnv := append([]string{phpPath, "PHP_INI_SCAN_DIR="}, dbEnv...)
 	s.fpm, err = startPHPProc(fpmBin, fpmArgs, fpmEnv, filepath.Join(dir, "php-fpm.log"))
 	if err != nil {
 		return nil, err
@@ -168,7 +157,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	nginxLog := filepath.Join(dir, "nginx-error.log") // -e: never the system's error log, not even at start-up
 	s.nginx, err = startPHPProc(nginxBin, []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", nginxLog},
-		[]string{path}, nginxLog)
+		[]string{phpPath}, nginxLog)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +176,32 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, pids: s.pids, stop: s.stop}, nil
+	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop}, nil
+}
+
+// phpRunDir makes a private run directory (mode 0700) under parent ("" is the system's
+// temporary directory), with a tmp/ inside, for a PHP target's configurations and logs.
+func phpRunDir(parent, phpDir string) (string, error) {
+	if parent != "" {
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			return "", fmt.Errorf("php target: %w", err)
+		}
+	}
+	dir, err := os.MkdirTemp(parent, PHPTempPrefix+"*")
+	if err != nil {
+		return "", fmt.Errorf("php target: %w", err)
+	}
+	for _, p := range []string{dir, phpDir} {
+		if strings.ContainsAny(p, "\"'$\\\x00\n\r\t") {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("php target: path %q has a quote, $, backslash or control character, which the nginx and php-fpm configurations cannot hold", p)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("php target: %w", err)
+	}
+	return dir, nil
 }
 
 // phpDatabaseEnv reads the DSN file and returns the DBBENCH_DB_* variables for the PHP

@@ -35,6 +35,7 @@ type Target struct {
 	Variant  matrix.Variant
 	URL      string // http://127.0.0.1:PORT, no trailing slash
 	AdminURL string // Go only: DBStats and pprof; "" for PHP
+	Log      string // the file the target's own errors go to; "" when they come to Options.Log
 	pids     func() []int
 	stop     func() error
 }
@@ -67,8 +68,9 @@ type Launcher interface {
 
 // launchers are the launchers by the name matrix.yaml gives them.
 var launchers = map[string]Launcher{
-	"go":      goLauncher{},
-	"php-fpm": fpmLauncher{},
+	"go":         goLauncher{},
+	"php-fpm":    fpmLauncher{},
+	"php-worker": workerLauncher{},
 }
 
 // LauncherOf returns the launcher of a server, or an error naming the known ones.
