@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"dbbench/runners/histogram"
+	"dbbench/runners/units"
 )
 
 // Schema names this layout; change it when a field changes meaning. Read also accepts
@@ -30,13 +31,40 @@ type Run struct {
 	// report needs nothing but this file.
 	Langs    map[string]*Lang `json:"langs"`
 	Variants []*Variant       `json:"variants"`
+	// Comparisons are the pairs the run measured side by side (package questions), each
+	// with the slices its per-pair ratios come from.
+	Comparisons []*Comparison `json:"comparisons,omitempty"`
+}
+
+// Comparison is one pair of variants measured in adjacent slices, so that the machine's
+// drift hits both sides alike.
+type Comparison struct {
+	Question string `json:"question"` // the key the two differ in: layer, stmt, conn, server
+	Base     string `json:"base"`     // variant key of the reference: the baseline layer, prepare, persistent, the first server
+	Other    string `json:"other"`    // variant key of the other
+	Pairs    []Pair `json:"pairs"`
+	// Reached says whether the interval of the QPS and the app CPU ratio both came
+	// within the run's precision target before its budget ended.
+	Reached bool `json:"reached"`
+}
+
+// Pair is one observation of a comparison: the repetitions (Rep numbers) of each side
+// that stood next to each other. Its ratio is the geometric mean of Other's values over
+// the geometric mean of Base's (one on each side, or a sandwich: two of one side around
+// one of the other, which cancels a linear drift).
+type Pair struct {
+	Base  []int `json:"base"`
+	Other []int `json:"other"`
 }
 
 // Lang is what the matrix said of a language when the run was made.
 type Lang struct {
 	// Baseline is the layer every other database layer is compared with (question 1).
-	Baseline string             `json:"baseline"`
-	Servers  map[string]*Server `json:"servers"`
+	Baseline string `json:"baseline"`
+	// Default is the first server, which a variant name without server= means; the
+	// others are compared with it.
+	Default string             `json:"default"`
+	Servers map[string]*Server `json:"servers"`
 }
 
 // Server is one server of a language: its launcher and what pool=N means under it.
@@ -57,12 +85,25 @@ type Settings struct {
 	Duration    string  `json:"duration"`
 	Reps        int     `json:"reps"`
 	Seed        uint64  `json:"seed"`
+	// Pairing is how the comparisons were measured; nil for runs before pairing.
+	Pairing *Pairing `json:"pairing,omitempty"`
 	// Round trips: requests per capture, sent one at a time after a warm-up.
 	RoundtripRequests int `json:"roundtrip_requests"`
 	// A variant is invalid when its error rate exceeds this fraction.
 	MaxErrorRate float64 `json:"max_error_rate"`
 	// A valid variant is flagged saturated when a repetition's p99 exceeds this.
 	SaturatedP99 string `json:"saturated_p99"`
+}
+
+// Pairing is the design of the paired measurement (runners/run/README.md).
+type Pairing struct {
+	Design    string  `json:"design"`    // sandwich: hub X hub Y hub …; alternate: (A B) or (B A) per pair
+	Slice     string  `json:"slice"`     // measured time of one slice
+	LeadIn    string  `json:"lead_in"`   // load sent before each slice and not measured
+	Precision float64 `json:"precision"` // stop a comparison once both intervals are this narrow (half-width, 0.02 = ±2%)
+	MinPairs  int     `json:"min_pairs"` // pairs measured before any may stop
+	MaxPairs  int     `json:"max_pairs"` // pairs after which a comparison stops whatever its interval
+	Budget    string  `json:"budget"`    // time for all the pairs of the run
 }
 
 // Variant is one variant's verification, round trips and repetitions.
@@ -109,6 +150,18 @@ type Roundtrips struct {
 	Match    bool               `json:"match"`          // wire (or log, for log-visible commands) equals expected
 	Mismatch string             `json:"mismatch,omitempty"`
 	Queries  []string           `json:"queries,omitempty"`
+	// Bytes per request each way between target and database, counted on the wire by
+	// the proxy (0 in runs made before it counted them).
+	BytesToDB   float64 `json:"bytes_to_db,omitempty"`
+	BytesFromDB float64 `json:"bytes_from_db,omitempty"`
+}
+
+// byteUnits are the capture's bytes per request, when counted.
+func (rt *Roundtrips) byteUnits() []UnitValue {
+	if rt.BytesToDB == 0 && rt.BytesFromDB == 0 {
+		return nil
+	}
+	return []UnitValue{{units.ToDB, rt.BytesToDB}, {units.FromDB, rt.BytesFromDB}}
 }
 
 // oneWay are the commands the server never answers: they cost a packet, not a wait.
@@ -160,6 +213,10 @@ type Repetition struct {
 	PoolCounted     bool    `json:"pool_counted,omitempty"`
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
+	// Counts are figures per request that do not depend on the machine's speed, by
+	// their bench.txt unit (units package): allocations, bytes, system calls, context
+	// switches, a request's peak memory.
+	Counts map[string]float64 `json:"counts,omitempty"`
 	// HdrHistograms of the repetition in nanoseconds, V2-compressed and base64 encoded
 	// (histogram.Decode), so they merge across repetitions, runs and hosts.
 	// Latency is from the intended send time, Service from the actual send.

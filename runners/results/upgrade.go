@@ -53,7 +53,7 @@ func upgradeV1(r *Run) error {
 			return fmt.Errorf("schema v1 variant %s: unknown lang or layer", v.Key)
 		}
 		if _, ok := r.Langs[v.Lang]; !ok {
-			r.Langs[v.Lang] = &Lang{Baseline: "raw", Servers: map[string]*Server{
+			r.Langs[v.Lang] = &Lang{Baseline: "raw", Default: server, Servers: map[string]*Server{
 				server: {Launcher: map[string]string{"go": "go", "php": "php-fpm"}[v.Lang], Pool: v1.pools[v.Lang]},
 			}}
 		}

@@ -35,6 +35,9 @@ type Result struct {
 	Status   map[string]int64 // SHOW GLOBAL STATUS deltas, the capture's own queries subtracted
 	Wire     map[string]int64 // commands counted by a Proxy (WithProxy), else nil
 	Queries  []string         // distinct statements of Query/Prepare rows, numbers replaced by ?
+	// Bytes each way through the Proxy (WithProxy), the handshakes of new connections
+	// included.
+	ToServer, ToClient int64
 }
 
 // PerRequest is the general-log counts divided by the number of requests.
@@ -133,6 +136,7 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}}
 	if o.proxy != nil {
 		res.Wire = o.proxy.Counts()
+		res.ToServer, res.ToClient = o.proxy.Bytes()
 	}
 	for _, k := range StatusVars {
 		res.Status[k] = (s2[k] - s1[k]) - (s1[k] - s0[k])

@@ -3,6 +3,7 @@ package roundtrip
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -94,6 +95,17 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 		}
 		if per := res.PerRequest(); tc.interpolate && per["Query"] != 1 {
 			t.Errorf("PerRequest()[Query] = %v, want 1", per["Query"])
+		}
+		if tc.interpolate {
+			// Each COM_QUERY is a 4-byte header, the command byte and the text with the id
+			// written in; each COM_PING a header and its byte.
+			var want int64
+			for id := 1; id <= n; id++ {
+				want += int64(4+1+len("SELECT name FROM users WHERE id = ")+len(strconv.Itoa(id))) + 5
+			}
+			if res.ToServer != want || res.ToClient <= res.ToServer {
+				t.Errorf("bytes to server %d (want %d), to client %d (want more: rows and OKs)", res.ToServer, want, res.ToClient)
+			}
 		}
 		pool.Close()
 	}

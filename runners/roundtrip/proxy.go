@@ -28,6 +28,8 @@ type Proxy struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	counts   map[string]int64
+	toServer int64 // bytes, client to server
+	toClient int64 // bytes, server to client
 	conns    map[net.Conn]struct{}
 	wg       sync.WaitGroup
 }
@@ -59,10 +61,18 @@ func (p *Proxy) Counts() map[string]int64 {
 	return out
 }
 
+// Bytes returns the bytes forwarded each way since the last Reset.
+func (p *Proxy) Bytes() (toServer, toClient int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.toServer, p.toClient
+}
+
 // Reset sets every count to zero.
 func (p *Proxy) Reset() {
 	p.mu.Lock()
 	p.counts = map[string]int64{}
+	p.toServer, p.toClient = 0, 0
 	p.mu.Unlock()
 }
 
@@ -122,7 +132,7 @@ func (p *Proxy) serve(client net.Conn) {
 	}()
 	done := make(chan struct{})
 	go func() {
-		io.Copy(client, server)
+		io.Copy(countingWriter{client, p}, server)
 		client.Close()
 		close(done)
 	}()
@@ -154,7 +164,24 @@ func (p *Proxy) countAndForward(client, server net.Conn) {
 		if _, err := server.Write(append(header[:], payload...)); err != nil {
 			return
 		}
+		p.mu.Lock()
+		p.toServer += int64(4 + n)
+		p.mu.Unlock()
 	}
+}
+
+// countingWriter counts what the server sends the client.
+type countingWriter struct {
+	w io.Writer
+	p *Proxy
+}
+
+func (c countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.p.mu.Lock()
+	c.p.toClient += int64(n)
+	c.p.mu.Unlock()
+	return n, err
 }
 
 // RewriteDSN returns dsn with its host:port replaced by addr (to route it through a Proxy).

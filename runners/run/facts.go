@@ -69,7 +69,7 @@ func langFacts(m *matrix.Matrix, vs []matrix.Variant) map[string]*results.Lang {
 	for _, v := range vs {
 		l := m.Langs[v.Lang]
 		if out[v.Lang] == nil {
-			out[v.Lang] = &results.Lang{Baseline: l.Baseline, Servers: map[string]*results.Server{}}
+			out[v.Lang] = &results.Lang{Baseline: l.Baseline, Default: l.DefaultServer(), Servers: map[string]*results.Server{}}
 		}
 		s := l.Servers[v.Server]
 		out[v.Lang].Servers[v.Server] = &results.Server{Launcher: s.Launcher, Pool: s.Pool}

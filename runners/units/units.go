@@ -24,7 +24,25 @@ const (
 	Commands   = "commands/op"
 	Roundtrips = "roundtrips/op"
 	Errors     = "errors/op"
+	// Bytes per request each way between target and database, on the wire.
+	ToDB   = "to-db-B/op"
+	FromDB = "from-db-B/op"
 )
+
+// Counts per request that do not depend on the machine's speed, read around each
+// repetition: the target's heap allocations (Go), system calls and voluntary context
+// switches of each role, a PHP request's peak memory.
+const (
+	Allocs     = "allocs/op"
+	AllocBytes = "B/op"
+	GCCycles   = "gc-cycles/op"
+	ReqPeak    = "req-peak-B/op"
+)
+
+// Syscalls and Switches are the units of a role's (app, db, gen) system calls and
+// voluntary context switches per request.
+func Syscalls(role string) string { return role + "-syscalls/op" }
+func Switches(role string) string { return role + "-vcsw/op" }
 
 // Direction says which way a unit improves.
 type Direction int

@@ -1,0 +1,94 @@
+// Package questions names the comparisons dbbench exists to make, as pairs of variants
+// that differ in one key: each database layer against its language's baseline (what an
+// ORM costs), interpolate and prepared against prepare (what a statement mode is
+// worth), per-request against persistent connections, and each server against the
+// language's first (php-fpm against resident workers). The runner measures these pairs
+// side by side; the report answers from them. This is the one place they are defined.
+package questions
+
+import "dbbench/runners/results"
+
+// The questions, by the key a pair's variants differ in.
+const (
+	Layer  = "layer"  // 1. what each layer costs over the raw driver
+	Stmt   = "stmt"   // 2. what interpolation and a statement prepared once are worth
+	Conn   = "conn"   // 3. what a connection per request costs
+	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
+)
+
+// The reference value of each key: a pair compares Other with the variant that has this
+// value instead (the layer's reference is the language's baseline, in results.Lang).
+const (
+	RefStmt = "prepare"
+	RefConn = "persistent"
+)
+
+// Pair is one comparison: Other against Base, which differ only in Question's key.
+type Pair struct {
+	Question    string
+	Base, Other *results.Variant
+}
+
+// Pairs lists every comparison the variants of r allow, over the variants keep
+// accepts (nil: all), in the order of r.Variants.
+func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
+	var out []Pair
+	for _, v := range r.Variants {
+		if !v.DB || (keep != nil && !keep(v)) {
+			continue
+		}
+		l := r.Langs[v.Lang]
+		refs := []struct{ question, value string }{{Stmt, RefStmt}, {Conn, RefConn}}
+		if l != nil {
+			refs = append([]struct{ question, value string }{{Layer, l.Baseline}}, refs...)
+			if l.Default != "" {
+				refs = append(refs, struct{ question, value string }{Server, l.Default})
+			}
+		}
+		for _, ref := range refs {
+			if field(v, ref.question) == ref.value {
+				continue
+			}
+			if b := find(r, v, ref.question, ref.value, keep); b != nil {
+				out = append(out, Pair{Question: ref.question, Base: b, Other: v})
+			}
+		}
+	}
+	return out
+}
+
+func field(v *results.Variant, key string) string {
+	switch key {
+	case Layer:
+		return v.Layer
+	case Stmt:
+		return v.Stmt
+	case Conn:
+		return v.Conn
+	case Server:
+		return v.Server
+	}
+	return ""
+}
+
+// find returns the variant of r equal to v but for key, which is value.
+func find(r *results.Run, v *results.Variant, key, value string, keep func(*results.Variant) bool) *results.Variant {
+	for _, w := range r.Variants {
+		if keep != nil && !keep(w) {
+			continue
+		}
+		if w.Lang != v.Lang || w.Pool != v.Pool || field(w, key) != value {
+			continue
+		}
+		same := true
+		for _, k := range []string{Layer, Stmt, Conn, Server} {
+			if k != key && field(w, k) != field(v, k) {
+				same = false
+			}
+		}
+		if same {
+			return w
+		}
+	}
+	return nil
+}
