@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"debug/buildinfo"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,12 +147,21 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 		Variant:  v,
 		URL:      url,
 		AdminURL: "http://" + admin,
+		Runtime:  goRuntime("http://" + admin),
 		pids: func() []int {
 			select {
 			case <-exited:
 				return nil
 			default:
 				return []int{pid}
+			}
+		},
+		alive: func() error {
+			select {
+			case <-exited:
+				return fmt.Errorf("%s pid %d exited: %v", GoBinary, pid, waitErr)
+			default:
+				return nil
 			}
 		},
 		stop: stop,
@@ -235,4 +246,43 @@ func (t *tailWriter) tail() string {
 		return "(nothing)"
 	}
 	return strings.Join(t.last, " | ")
+}
+
+// goMetrics names the Go runtime's cumulative counters (gotarget's GET /debug/metrics)
+// as RuntimeSample reports them.
+var goMetrics = map[string]string{
+	"/gc/heap/allocs:objects":    "allocs",
+	"/gc/heap/allocs:bytes":      "B",
+	"/gc/cycles/total:gc-cycles": "gc-cycles",
+}
+
+// goRuntime reads gotarget's runtime counters over its admin listener. The read itself
+// allocates a little in the target (one admin request against thousands measured).
+func goRuntime(admin string) func(ctx context.Context) (RuntimeSample, error) {
+	client := &http.Client{Timeout: 2 * time.Second}
+	return func(ctx context.Context) (RuntimeSample, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, admin+"/debug/metrics", nil)
+		if err != nil {
+			return RuntimeSample{}, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %w", err)
+		}
+		defer resp.Body.Close()
+		var m map[string]float64
+		if resp.StatusCode != http.StatusOK {
+			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %s", resp.Status)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %w", err)
+		}
+		out := RuntimeSample{Cumulative: map[string]float64{}}
+		for name, key := range goMetrics {
+			if v, ok := m[name]; ok {
+				out.Cumulative[key] = v
+			}
+		}
+		return out, nil
+	}
 }

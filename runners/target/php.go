@@ -176,7 +176,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop}, nil
+	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop}, nil
 }
 
 // phpRunDir makes a private run directory (mode 0700) under parent ("" is the system's
@@ -353,6 +353,16 @@ func (s *phpServer) pids() []int {
 		return roots
 	}
 	return pids
+}
+
+// alive says whether both masters still run.
+func (s *phpServer) alive() error {
+	for _, p := range []*phpProc{s.nginx, s.fpm} {
+		if !p.running() {
+			return fmt.Errorf("%s master pid %d exited: %v", p.name, p.cmd.Process.Pid, p.waitErr)
+		}
+	}
+	return nil
 }
 
 // stop ends nginx first (no new requests), then php-fpm, and removes the run directory.

@@ -82,7 +82,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 		return nil, fmt.Errorf("php worker %s: %w; php-worker.log: %s", v.Key(), err, w.logTail())
 	}
 	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir %s)\n", v.Key(), url, w.master.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, stop: w.stop}, nil
+	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop}, nil
 }
 
 // workerServer is one running worker master (its workers are its children, in its
@@ -101,6 +101,14 @@ func (w *workerServer) pids() []int {
 		return []int{w.master.cmd.Process.Pid}
 	}
 	return pids
+}
+
+// alive says whether the master still runs (it restarts workers that die).
+func (w *workerServer) alive() error {
+	if !w.master.running() {
+		return fmt.Errorf("php worker master pid %d exited: %v", w.master.cmd.Process.Pid, w.master.waitErr)
+	}
+	return nil
 }
 
 // stop sends the master SIGTERM (it drains its workers), kills the process group if it

@@ -36,8 +36,32 @@ type Target struct {
 	URL      string // http://127.0.0.1:PORT, no trailing slash
 	AdminURL string // Go only: DBStats and pprof; "" for PHP
 	Log      string // the file the target's own errors go to; "" when they come to Options.Log
-	pids     func() []int
-	stop     func() error
+	// Runtime reads what the target's runtime counts about itself; nil when it counts
+	// nothing the runner reads.
+	Runtime func(ctx context.Context) (RuntimeSample, error)
+	pids    func() []int
+	alive   func() error
+	stop    func() error
+}
+
+// RuntimeSample is what a target's runtime says of itself. Cumulative counters (Go's
+// heap allocations: "allocs", "B", "gc-cycles") grow with the requests served: the
+// runner reports their growth over a measured window per request, as NAME/op.
+// PerRequest figures are already per request (PHP's peak memory of a request:
+// "req-peak-B"), reported as NAME/op.
+type RuntimeSample struct {
+	Cumulative map[string]float64
+	PerRequest map[string]float64
+}
+
+// Alive says whether every process the target started is still running: a target
+// whose master died may still answer through orphaned workers, but it is not the
+// variant any more.
+func (t *Target) Alive() error {
+	if t.alive == nil {
+		return nil
+	}
+	return t.alive()
 }
 
 // PIDs lists every process serving the variant right now (for PHP: nginx master and
