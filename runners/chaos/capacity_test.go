@@ -30,8 +30,9 @@ func TestFarPastCapacity(t *testing.T) {
     warmup: 300ms
     duration: 2s
     reps: 1
+    budget: 1s
 `, goRaw, phpRaw, conns)
-	if !strings.HasSuffix(strings.TrimRight(string(base), "\n"), "reps: 5") {
+	if !strings.HasSuffix(strings.TrimRight(string(base), "\n"), "budget: 40m") {
 		t.Fatal("matrix.yaml no longer ends with the presets: place the chaos preset differently")
 	}
 	tmp := newTmp(t)

@@ -40,15 +40,15 @@ func repCount(res *results.Run) int {
 	return n
 }
 
-// 1. The database is killed with SIGKILL during a measured repetition.
+// 1. The database is killed with SIGKILL during a measured slice.
 func TestDatabaseDies(t *testing.T) {
 	tmp := newTmp(t)
 	out := filepath.Join(tmp, "run")
 	p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw)...)
-	if !p.waitFor(`^\[rep 2/2, variant 1/2`, 90*time.Second) {
-		t.Fatalf("never reached rep 2:\n%s", p.errText())
+	if !p.waitFor(`^\[go slice 2\]`, 90*time.Second) {
+		t.Fatalf("never reached Go's slice 2:\n%s", p.errText())
 	}
-	time.Sleep(800 * time.Millisecond) // start + warm-up: into the measured second
+	time.Sleep(600 * time.Millisecond) // lead-in: into the measured second
 	db := findDescendant(p.cmd.Process.Pid, "mariadbd", 5*time.Second)
 	if db == 0 {
 		t.Fatal("no mariadbd under dbbench")
@@ -68,36 +68,36 @@ func TestDatabaseDies(t *testing.T) {
 	if gov.Valid || gov.InvalidReason == "" {
 		t.Errorf("the variant measured when the database died is not marked invalid: %+v", gov)
 	}
-	if phpv == nil || len(phpv.Reps) != 1 || len(gov.Reps) < 1 {
-		t.Errorf("the repetitions measured before are not all kept: go %d, php %d", len(gov.Reps), len(phpv.Reps))
+	if phpv == nil || len(phpv.Reps) != 0 || len(gov.Reps) < 1 {
+		t.Errorf("the slices measured before are not all kept, or PHP was measured after the database died: go %d, php %d", len(gov.Reps), len(phpv.Reps))
 	}
 	if res.Status != "failed" {
 		t.Errorf("status %q, want failed", res.Status)
 	}
-	table.Add(Row{"database dies", "SIGKILL mariadbd in rep 2 (Go raw)",
+	table.Add(Row{"database dies", "SIGKILL mariadbd in slice 2 (Go raw)",
 		fmt.Sprintf("exit %d, %q; go invalid: %s", code, trim(line, 70), trim(gov.InvalidReason, 50)), left,
-		fmt.Sprintf("%d reps (results.json, bench.txt whole)", reps)})
+		fmt.Sprintf("%d slices (results.json, bench.txt whole)", reps)})
 }
 
-// 2. A target is killed: the Go server in rep 1, the php-fpm master in rep 2.
+// 2. A target is killed: the Go server in its slice 1, the php-fpm master in PHP's slice 2.
 func TestTargetDies(t *testing.T) {
 	tmp := newTmp(t)
 	out := filepath.Join(tmp, "run")
 	p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw)...)
 	pid := p.cmd.Process.Pid
-	if !p.waitFor(`^\[rep 1/2, variant 1/2`, 90*time.Second) {
-		t.Fatalf("never reached rep 1:\n%s", p.errText())
+	if !p.waitFor(`^\[go slice 1\]`, 90*time.Second) {
+		t.Fatalf("never reached Go's slice 1:\n%s", p.errText())
 	}
-	time.Sleep(800 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	gt := findDescendant(pid, "gotarget", 5*time.Second)
 	if gt == 0 {
 		t.Fatal("no gotarget under dbbench")
 	}
 	syscall.Kill(gt, syscall.SIGKILL)
-	if !p.waitFor(`^\[rep 2/2, variant 2/2`, 60*time.Second) {
-		t.Fatalf("never reached php's rep 2:\n%s", p.errText())
+	if !p.waitFor(`^\[php slice 2\]`, 60*time.Second) {
+		t.Fatalf("never reached PHP's slice 2:\n%s", p.errText())
 	}
-	time.Sleep(900 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	fpm := 0
 	for _, q := range processes() { // the master is dbbench's child; its workers are its own
 		if q.ppid == pid && strings.HasPrefix(q.comm, "php-fpm") {
@@ -125,16 +125,16 @@ func TestTargetDies(t *testing.T) {
 		}
 	}
 	if len(phpv.Reps) < 1 || phpv.Reps[0].Errors != nil {
-		t.Errorf("php's clean rep 1 is not kept: %+v", phpv.Reps)
+		t.Errorf("php's clean slice 1 is not kept: %+v", phpv.Reps)
 	}
 	if res.Status != "complete" {
 		t.Errorf("status %q: the run should go on past a dead target", res.Status)
 	}
-	table.Add(Row{"target dies (Go)", "SIGKILL gotarget in rep 1",
-		fmt.Sprintf("run goes on; go invalid: %s", trim(gov.InvalidReason, 60)), left, fmt.Sprintf("%d reps in all", reps)})
-	table.Add(Row{"target dies (PHP)", "SIGKILL php-fpm master in rep 2",
+	table.Add(Row{"target dies (Go)", "SIGKILL gotarget in slice 1",
+		fmt.Sprintf("run goes on; go invalid: %s", trim(gov.InvalidReason, 60)), left, fmt.Sprintf("%d slices in all", reps)})
+	table.Add(Row{"target dies (PHP)", "SIGKILL php-fpm master in slice 2",
 		fmt.Sprintf("exit %d, %q; php invalid: %s", code, trim(line, 40), trim(phpv.InvalidReason, 50)), left,
-		fmt.Sprintf("php rep 1 kept (%d reps in all)", reps)})
+		fmt.Sprintf("php slice 1 kept (%d slices in all)", reps)})
 }
 
 // 3. SIGINT or SIGTERM at moments spread over a run's phases.
@@ -150,7 +150,7 @@ func TestInterrupt(t *testing.T) {
 		{"loading", `^embedded mariadbd pid`},
 		{"verify", `^\[check 1/1\]`},
 		{"round trips", `^\[check 1/1\]`},
-		{"measuring", `^\[rep 1/2`},
+		{"measuring", `^\[go slice 1\]`},
 		{"reporting", "stdout:reps  req/s"},
 	}
 	rng := rand.New(rand.NewPCG(8, 20261122))
@@ -213,11 +213,11 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("point %d (%s): status %q after %v", i, pt.phase, res.Status, pt.sig)
 			}
 		}
-		t.Logf("point %d: %v %s+%v: exit %d, %d reps kept, %d left", i, pt.sig, pt.phase, pt.delay, code, reps, n)
+		t.Logf("point %d: %v %s+%v: exit %d, %d slices kept, %d left", i, pt.sig, pt.phase, pt.delay, code, reps, n)
 	}
 	table.Add(Row{"interrupted", fmt.Sprintf("SIGINT/SIGTERM at %d points over 6 phases", len(points)),
 		fmt.Sprintf("%d interrupted (1 line each), %d finished first; %d/%d runs whole", interrupted, len(points)-interrupted, whole, len(points)),
-		left, fmt.Sprintf("%d reps over all points", kept)})
+		left, fmt.Sprintf("%d slices over all points", kept)})
 }
 
 func trim(s string, n int) string {

@@ -57,7 +57,7 @@ func TestBadSetup(t *testing.T) {
 		{"database port taken", "dsn at a port held by a mute listener", "dbbench:Not-The-Password-1@tcp(" + mute.Addr().String() + ")/dbbench", `cannot reach`},
 		{"database unreachable", "dsn at a closed port", "dbbench:Not-The-Password-1@tcp(" + closedAddr + ")/dbbench", `cannot reach .*connection refused`},
 		{"wrong password", "dsn with a wrong password", "dbbench:Wrong-Pass-3141@tcp(" + addr + ")/dbbench", `cannot reach .*Access denied`},
-		{"max_connections too low", "server max_connections 20, run needs 66", db.DSN(), `max_connections is 20 but this run needs 66`},
+		{"max_connections too low", "server max_connections 20, run needs 74", db.DSN(), `max_connections is 20 but this run needs 74`},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestBadSetup(t *testing.T) {
 			if code == 0 {
 				t.Error("exit status 0")
 			}
-			if strings.Contains(p.errText(), "[check") || strings.Contains(p.errText(), "[rep") {
+			if strings.Contains(p.errText(), "[check") || strings.Contains(p.errText(), " slice ") {
 				t.Errorf("a target was started or load sent:\n%s", p.errText())
 			}
 			if strings.Contains(p.errText()+p.outText(), "Wrong-Pass-3141") {

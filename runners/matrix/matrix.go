@@ -85,9 +85,10 @@ type Preset struct {
 	Include     []*regexp.Regexp
 	Pools       map[string][]int
 	Connections int
-	Warmup      time.Duration
-	Duration    time.Duration
-	Reps        int
+	Warmup      time.Duration // load for each target after it starts
+	Duration    time.Duration // one measured slice
+	Reps        int           // slices of a variant in no comparison
+	Budget      time.Duration // time for all the paired slices of a run
 }
 
 // Load reads and validates a matrix file. Errors name the file and line.

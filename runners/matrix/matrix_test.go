@@ -104,7 +104,7 @@ roundtrips:
   - {match: "stmt=interpolate/", commands: {Query: 1}}
   - {match: "conn=per-request/", commands: {Connect: 1, Quit: 1}}
 presets:
-  p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1}
+  p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestTyposNameFileLineAndAllowed(t *testing.T) {
       raw: {kind: raw, library: r, version_of: m, stmt: [prepare], conn: [persistent]}
       hello: {db: false}
 presets:
-  p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1}
+  p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
 `
 	for _, tc := range []struct{ name, doc, want string }{
 		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, exclude, roundtrips, presets)`},

@@ -330,11 +330,11 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 	for _, k := range keys(n) {
 		pn := presets[k.Value]
 		f, err := p.mapping(pn, "preset "+k.Value,
-			"about", "include", "pools", "connections", "warmup", "duration", "reps")
+			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget")
 		if err != nil {
 			return err
 		}
-		if err := p.required(pn, f, "include", "pools", "connections", "warmup", "duration", "reps"); err != nil {
+		if err := p.required(pn, f, "include", "pools", "connections", "warmup", "duration", "reps", "budget"); err != nil {
 			return err
 		}
 		ps := &Preset{Name: k.Value, Pools: map[string][]int{}}
@@ -370,6 +370,9 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 			return err
 		}
 		if ps.Duration, err = p.duration(f["duration"], "duration"); err != nil {
+			return err
+		}
+		if ps.Budget, err = p.duration(f["budget"], "budget"); err != nil {
 			return err
 		}
 		if len(m.Expand(ps)) == 0 {

@@ -13,8 +13,10 @@ import (
 // Counts are counters of a process tree that resolve finer than clock ticks or do not
 // depend on the machine's speed: CPU time to the nanosecond (the scheduler's own
 // account of each thread, /proc/PID/task/TID/schedstat), read and write system calls
-// (/proc/PID/io) and context switches (/proc/PID/status). Take one before and one after
-// a measured window; end.Sub(start) is what the tree did in between.
+// (/proc/PID/io syscr and syscw: the read(2) and write(2) family, which sockets read
+// with recv(2) and written with send(2), as mariadbd does, do not reach) and context
+// switches (each thread's /proc/PID/task/TID/status). Take one before and one after a
+// measured window; end.Sub(start) is what the tree did in between.
 type Counts struct {
 	At    time.Time
 	procs map[procKey]procCounts
@@ -87,47 +89,48 @@ func (c *Counts) Sub(start *Counts) CountsDelta {
 func readCounts(pid int, st stat) (procCounts, error) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	var pc procCounts
-	run, err := schedRun(dir)
-	if err != nil {
-		run = st.times.Own() // no schedstat in this kernel: clock ticks
-	}
-	pc.run = run
+	// /proc/PID/io covers the whole process; status and schedstat one thread each.
 	io, err := os.ReadFile(dir + "/io")
 	if err != nil {
 		return pc, err
 	}
 	pc.reads, pc.writes = field(io, "syscr:"), field(io, "syscw:")
-	status, err := os.ReadFile(dir + "/status")
-	if err != nil {
-		return pc, err
-	}
-	pc.voluntary, pc.other = field(status, "voluntary_ctxt_switches:"), field(status, "nonvoluntary_ctxt_switches:")
-	return pc, nil
-}
-
-// schedRun sums the first field of every thread's schedstat: nanoseconds on a CPU.
-func schedRun(dir string) (time.Duration, error) {
-	tasks, err := filepath.Glob(dir + "/task/*/schedstat")
+	tasks, err := filepath.Glob(dir + "/task/*")
 	if err != nil || len(tasks) == 0 {
-		return 0, errors.New("procstat: no schedstat")
+		return pc, os.ErrNotExist
 	}
-	var sum int64
+	sched := true
 	for _, t := range tasks {
-		b, err := os.ReadFile(t)
+		status, err := os.ReadFile(t + "/status")
 		if err != nil {
 			continue // a thread that exited while we read
 		}
-		f := bytes.Fields(b)
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(string(f[0]), 10, 64)
+		pc.voluntary += field(status, "voluntary_ctxt_switches:")
+		pc.other += field(status, "nonvoluntary_ctxt_switches:")
+		ns, err := schedRun(t)
 		if err != nil {
-			return 0, err
+			sched = false
 		}
-		sum += n
+		pc.run += ns
 	}
-	return time.Duration(sum), nil
+	if !sched {
+		pc.run = st.times.Own() // no schedstat in this kernel: clock ticks
+	}
+	return pc, nil
+}
+
+// schedRun is the first field of a thread's schedstat: nanoseconds on a CPU.
+func schedRun(task string) (time.Duration, error) {
+	b, err := os.ReadFile(task + "/schedstat")
+	if err != nil {
+		return 0, err
+	}
+	f := bytes.Fields(b)
+	if len(f) == 0 {
+		return 0, errors.New("procstat: empty schedstat")
+	}
+	n, err := strconv.ParseInt(string(f[0]), 10, 64)
+	return time.Duration(n), err
 }
 
 // field reads the integer after name ("syscr:") on its line of a /proc file.

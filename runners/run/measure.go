@@ -14,23 +14,17 @@ import (
 
 	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
-	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
+	"dbbench/runners/target"
 )
 
-// measure runs one repetition of one variant on a freshly started target: warm-up,
-// then the measured interval with CPU, memory and pool counters sampled around it.
-func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
-	rv := r.byKey[v.Key()]
-	t, err := r.startTarget(ctx, v, r.dsnFile)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return r.failRep(ctx, rv, rep, "target did not start", err)
-	}
-	defer t.Stop()
+// slice measures one slice of rv on its running target t: a lead-in that is not
+// measured (the target was idle while others were measured), then the measured window
+// with every counter read around it. It appends the repetition to rv and returns it;
+// nil when rv turned out invalid (the reason is in rv), an error when the run must end.
+func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant) (*results.Repetition, error) {
+	n := len(rv.Reps) + 1
 	cfg := loadgen.Config{
 		Target: t.URL, Rows: uint32(r.db.Rows), Connections: r.o.Connections, Rate: r.o.Rate,
 		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser,
@@ -38,98 +32,98 @@ func (r *runner) measure(ctx context.Context, v matrix.Variant, rep int) error {
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello
 	}
-	warm := cfg
-	warm.Duration, warm.Seed = r.o.Warmup, r.o.Seed^0x7761726d // "warm"
-	if _, err := loadgen.Run(ctx, warm); err != nil {
-		return r.failRep(ctx, rv, rep, "warm-up", err)
+	if r.o.LeadIn > 0 {
+		lead := cfg
+		lead.Duration, lead.Seed = r.o.LeadIn, r.o.Seed^0x6c656164+uint64(n) // "lead"
+		if _, err := loadgen.Run(ctx, lead); err != nil {
+			return nil, r.failRep(ctx, rv, n, "lead-in", err)
+		}
 	}
-
 	pids := t.PIDs()
 	procstat.ResetPeakRSS(pids...)
-	appStart, err := procstat.Take(pids...)
+	before, err := r.counters(ctx, t, pids)
 	if err != nil {
-		return r.failRep(ctx, rv, rep, "sample target CPU", err)
+		return nil, r.failRep(ctx, rv, n, "read counters", err)
 	}
-	dbStart := r.sampleDB()
-	poolStart := dbStats(t.AdminURL)
-
-	cfg.Duration, cfg.Seed = r.o.Duration, r.o.Seed+uint64(rep)
+	cfg.Duration, cfg.Seed = r.o.Duration, r.o.Seed+uint64(n)*0x9e3779b9
 	started := time.Now().UTC()
 	threads := sampleThreadsRunning(ctx, r.admin)
 	res, err := loadgen.Run(ctx, cfg)
 	threadsMean, threadsMax := threads()
 	if ctx.Err() != nil {
-		return ctx.Err() // a repetition cut short is not a repetition: it is not recorded
+		return nil, ctx.Err() // a slice cut short is not a slice: it is not recorded
 	}
 	if err != nil {
-		return r.failRep(ctx, rv, rep, "load", err)
+		return nil, r.failRep(ctx, rv, n, "load", err)
 	}
-	appEnd, appErr := procstat.Take(pids...)
-	dbEnd := r.sampleDB()
-	poolEnd := dbStats(t.AdminURL)
+	after, afterErr := r.counters(ctx, t, t.PIDs())
+	if err := t.Alive(); err != nil && afterErr == nil {
+		afterErr = err
+	}
 	rss, _ := procstat.PeakRSS(t.PIDs()...)
-
-	lat, svc := histogram.Summarize(res.Latency), res.Service
-	out := &results.Repetition{
-		Rep: rep, Started: started, Seconds: res.Elapsed.Seconds(),
-		Requests: res.Requests, OK: res.OK, QPS: res.QPS,
-		P50: lat.P50.Seconds(), P90: lat.P90.Seconds(), P99: lat.P99.Seconds(),
-		P999: lat.P999.Seconds(), Max: lat.Max.Seconds(),
-		AppCPU: -1, DBCPU: -1, GenCPU: res.CPUPerRequest(), AppRSS: rss,
-		ThreadsRunningMean: threadsMean, ThreadsRunningMax: threadsMax,
+	rep, err := newRepetition(n, started, res)
+	if err != nil {
+		return nil, err
 	}
-	for class, n := range res.Errors {
-		if n > 0 {
-			if out.Errors == nil {
-				out.Errors = map[string]int64{}
-			}
-			out.Errors[class] = n
-		}
+	rep.AppRSS, rep.ThreadsRunningMean, rep.ThreadsRunningMax = rss, threadsMean, threadsMax
+	if afterErr == nil {
+		after.sub(before, res.Requests, rep)
 	}
-	if res.Requests > 0 {
-		if appErr == nil {
-			out.AppCPU = appEnd.Sub(appStart).CPU().Seconds() / float64(res.Requests)
-		}
-		if dbStart != nil && dbEnd != nil {
-			out.DBCPU = dbEnd.Sub(dbStart).CPU().Seconds() / float64(res.Requests)
-		}
+	rv.Reps = append(rv.Reps, rep)
+	if why := r.invalidReason(res, afterErr); why != "" {
+		r.invalidate(rv, fmt.Sprintf("slice %d: %s", n, why))
+		return nil, r.databaseAlive(ctx)
 	}
-	if poolStart != nil && poolEnd != nil {
-		out.PoolCounted = true
-		out.PoolWaits = poolEnd.WaitCount - poolStart.WaitCount
-		out.PoolWaitSeconds = time.Duration(poolEnd.WaitDuration - poolStart.WaitDuration).Seconds()
-	}
-	if out.Latency, err = histogram.Encode(res.Latency); err != nil {
-		return err
-	}
-	if out.Service, err = histogram.Encode(svc); err != nil {
-		return err
-	}
-	rv.Reps = append(rv.Reps, out)
-	if err := r.writeHistogram(rv); err != nil {
-		return err
-	}
-
-	errs := res.ErrorCount()
-	switch {
-	case res.Requests == 0:
-		r.invalidate(rv, fmt.Sprintf("rep %d: no request finished", rep))
-	case float64(errs)/float64(res.Requests) > r.o.MaxErrorRate:
-		r.invalidate(rv, fmt.Sprintf("rep %d: %d of %d requests failed (%s), more than %.2g%%",
-			rep, errs, res.Requests, describeErrors(res), 100*r.o.MaxErrorRate))
-	case appErr != nil:
-		r.invalidate(rv, fmt.Sprintf("rep %d: target died during the repetition: %v", rep, appErr))
-	}
-	if !rv.Valid {
-		return r.databaseAlive(ctx)
-	}
-	if p99 := lat.P99; p99 > r.o.SaturatedP99 {
-		flag := fmt.Sprintf("saturated: p99 %v in rep %d is above %v; requests mostly queued (for a pool, or in the server's backlog)",
-			p99.Round(time.Millisecond), rep, r.o.SaturatedP99)
+	if p99 := time.Duration(rep.P99 * float64(time.Second)); p99 > r.o.SaturatedP99 {
+		flag := fmt.Sprintf("saturated: p99 %v in slice %d is above %v; requests mostly queued (for a pool, or in the server's backlog)",
+			p99.Round(time.Millisecond), n, r.o.SaturatedP99)
 		rv.Flags = append(rv.Flags, flag)
 		fmt.Fprintf(r.o.Log, "flagged: %s: %s\n", rv.Key, flag)
 	}
-	return nil
+	return rep, nil
+}
+
+// newRepetition records what the load generator measured in one slice.
+func newRepetition(n int, started time.Time, res *loadgen.Result) (*results.Repetition, error) {
+	lat := histogram.Summarize(res.Latency)
+	rep := &results.Repetition{
+		Rep: n, Started: started, Seconds: res.Elapsed.Seconds(),
+		Requests: res.Requests, OK: res.OK, QPS: res.QPS,
+		P50: lat.P50.Seconds(), P90: lat.P90.Seconds(), P99: lat.P99.Seconds(),
+		P999: lat.P999.Seconds(), Max: lat.Max.Seconds(),
+		AppCPU: -1, DBCPU: -1, GenCPU: res.CPUPerRequest(),
+	}
+	for class, n := range res.Errors {
+		if n > 0 {
+			if rep.Errors == nil {
+				rep.Errors = map[string]int64{}
+			}
+			rep.Errors[class] = n
+		}
+	}
+	var err error
+	if rep.Latency, err = histogram.Encode(res.Latency); err != nil {
+		return nil, err
+	}
+	if rep.Service, err = histogram.Encode(res.Service); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// invalidReason says why a slice makes its variant invalid; "" when it does not.
+func (r *runner) invalidReason(res *loadgen.Result, countersErr error) string {
+	errs := res.ErrorCount()
+	switch {
+	case res.Requests == 0:
+		return "no request finished"
+	case float64(errs)/float64(res.Requests) > r.o.MaxErrorRate:
+		return fmt.Sprintf("%d of %d requests failed (%s), more than %.2g%%",
+			errs, res.Requests, describeErrors(res), 100*r.o.MaxErrorRate)
+	case countersErr != nil:
+		return fmt.Sprintf("target died during the slice: %v", countersErr)
+	}
+	return ""
 }
 
 // sampleThreadsRunning polls the server's Threads_running every 100 ms until the
@@ -178,19 +172,8 @@ func (r *runner) failRep(ctx context.Context, rv *results.Variant, rep int, what
 	if derr := r.databaseAlive(ctx); derr != nil {
 		return derr
 	}
-	r.invalidate(rv, fmt.Sprintf("rep %d: %s: %v", rep, what, err))
+	r.invalidate(rv, fmt.Sprintf("slice %d: %s: %v", rep, what, err))
 	return nil
-}
-
-func (r *runner) sampleDB() *procstat.Sample {
-	if r.db.PID == 0 {
-		return nil // not our server: its CPU is not ours to read
-	}
-	s, err := procstat.Take(r.db.PID)
-	if err != nil {
-		return nil
-	}
-	return s
 }
 
 // writeHistogram merges the variant's repetitions into one .hgrm file.

@@ -10,51 +10,43 @@ import (
 )
 
 // progress tells a person where the run is: on a terminal one line rewritten in place,
-// otherwise plain log lines.
+// otherwise plain log lines, one per step.
 type progress struct {
 	w        io.Writer
 	tty      bool
 	variants int
-	reps     int
-	perRep   time.Duration // warm-up + duration: the bulk of one measured step
-	start    time.Time
-	steps    int // measured steps done
 }
 
-func newProgress(w io.Writer, variants, reps int, perRep time.Duration) *progress {
+func newProgress(w io.Writer, variants int) *progress {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}
 	}
-	return &progress{w: w, tty: tty, variants: variants, reps: reps, perRep: perRep, start: time.Now()}
+	return &progress{w: w, tty: tty, variants: variants}
 }
 
-// phase reports variant i (0-based) entering a phase; rep 0 is the checking pass.
-func (p *progress) phase(i, rep int, v matrix.Variant, what string) {
-	total := p.variants * p.reps
-	var line string
-	if rep == 0 {
-		line = fmt.Sprintf("[check %d/%d] %s: %s", i+1, p.variants, v.Key(), what)
-	} else {
-		// ETA from the measured steps so far once there are some, else from the plan.
-		left := time.Duration(total-p.steps) * (p.perRep + time.Second)
-		if p.steps > 0 {
-			left = time.Since(p.start) / time.Duration(p.steps) * time.Duration(total-p.steps)
-		}
-		line = fmt.Sprintf("[rep %d/%d, variant %d/%d, ETA %s] %s: %s",
-			rep, p.reps, i+1, p.variants, left.Round(time.Second), v.Key(), what)
-		if p.steps == 0 {
-			p.start = time.Now()
-		}
-		p.steps++
-	}
+// phase reports variant i (0-based) being checked.
+func (p *progress) phase(i int, v matrix.Variant, what string) {
+	p.line(fmt.Sprintf("[check %d/%d] %s: %s", i+1, p.variants, v.Key(), what))
+}
+
+// note reports a step.
+func (p *progress) note(s string) { p.line(s) }
+
+// slice reports slice n of a language starting, on the variant key.
+func (p *progress) slice(lang string, n int, spent, budget time.Duration, done, comparisons int, key string) {
+	p.line(fmt.Sprintf("[%s slice %d] %s of %s, %d/%d comparisons decided: %s", lang, n,
+		spent.Round(time.Second), budget.Round(time.Second), done, comparisons, key))
+}
+
+func (p *progress) line(s string) {
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		fmt.Fprintf(p.w, "\r\033[K%s", s)
 		return
 	}
-	fmt.Fprintln(p.w, line)
+	fmt.Fprintln(p.w, s)
 }
 
 func (p *progress) done() {

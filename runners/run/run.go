@@ -19,6 +19,7 @@ import (
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
+	"dbbench/runners/stats"
 	"dbbench/runners/target"
 )
 
@@ -31,11 +32,24 @@ type Options struct {
 	Variants *regexp.Regexp // keep only variants whose key matches; nil keeps all
 	// List, when set, is the variants to run instead of the preset's (sweeps build their
 	// own); the preset then only supplies defaults. Variants still filters it.
-	List        []matrix.Variant
-	DB          provider.Options
-	Warmup      time.Duration
-	Duration    time.Duration
-	Reps        int
+	List []matrix.Variant
+	DB   provider.Options
+	// Warmup is the load each target gets after it starts; Duration the measured time of
+	// one slice, LeadIn the load sent before each slice and not measured (the target was
+	// idle while others were measured); Reps the slices of a variant in no comparison.
+	Warmup   time.Duration
+	Duration time.Duration
+	LeadIn   time.Duration
+	Reps     int
+	// The paired measurement (README.md): Design (Walk or Alternate); Budget, the time
+	// for all the slices of the run; a comparison stops once the 95% intervals of its QPS
+	// and app CPU ratios are within ±Precision (0.02) and it has MinPairs pairs, or once
+	// it has MaxPairs. The budget never cuts a comparison below MinPairs.
+	Design      string
+	Budget      time.Duration
+	Precision   float64
+	MinPairs    int
+	MaxPairs    int
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
 	KeepAlive   bool
@@ -55,6 +69,13 @@ type Options struct {
 	TargetDBAddr func(dbAddr string) (string, error)
 }
 
+// Defaults of the paired measurement (README.md says why these).
+const (
+	DefaultLeadIn    = 150 * time.Millisecond
+	DefaultPrecision = 0.02
+	DefaultMaxPairs  = 60
+)
+
 // ErrInterrupted is returned when the context ended the run early; what was measured
 // until then is in the run directory.
 var ErrInterrupted = errors.New("run interrupted")
@@ -69,6 +90,24 @@ func (o *Options) defaults() {
 	}
 	if o.Reps == 0 {
 		o.Reps = p.Reps
+	}
+	if o.Budget == 0 {
+		o.Budget = p.Budget
+	}
+	if o.LeadIn == 0 {
+		o.LeadIn = DefaultLeadIn
+	}
+	if o.Design == "" {
+		o.Design = Walk
+	}
+	if o.Precision == 0 {
+		o.Precision = DefaultPrecision
+	}
+	if o.MinPairs == 0 {
+		o.MinPairs = stats.MinPairs
+	}
+	if o.MaxPairs == 0 {
+		o.MaxPairs = DefaultMaxPairs
 	}
 	if o.Connections == 0 {
 		o.Connections = p.Connections
@@ -149,6 +188,8 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate,
 			SaturatedP99: o.SaturatedP99.String(),
+			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(),
+				Precision: o.Precision, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, Budget: o.Budget.String()},
 		},
 	}
 	for _, v := range vs {
@@ -160,7 +201,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		r.byKey[v.Key()] = rv
 	}
 	r.writer = &writer{dir: o.Out, run: r.res}
-	r.progress = newProgress(o.Log, len(vs), o.Reps, o.Warmup+o.Duration)
+	r.progress = newProgress(o.Log, len(vs))
 	err = r.run(ctx)
 	r.res.Finished = time.Now().UTC()
 	switch {
@@ -199,7 +240,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	for i, v := range r.vs {
-		r.progress.phase(i, 0, v, "verify + round trips")
+		r.progress.phase(i, v, "verify + round trips")
 		if err := r.check(ctx, v); err != nil {
 			return err
 		}
@@ -207,19 +248,10 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	for rep := 1; rep <= r.o.Reps; rep++ {
-		for i, v := range r.vs {
-			rv := r.byKey[v.Key()]
-			if !rv.Valid {
-				continue
-			}
-			r.progress.phase(i, rep, v, "measure")
-			if err := r.measure(ctx, v, rep); err != nil {
-				return err
-			}
-			if err := r.writer.flush(); err != nil {
-				return err
-			}
+	budgets := r.budgets()
+	for _, lang := range r.langs() {
+		if err := r.measureLang(ctx, lang, budgets[lang]); err != nil {
+			return err
 		}
 	}
 	r.progress.done()
@@ -230,9 +262,7 @@ func (r *runner) run(ctx context.Context) error {
 // targets read: both 0600 in a private directory outside the run directory.
 func (r *runner) provision(ctx context.Context) error {
 	opts := r.o.DB
-	// One target runs at a time: its pool, the runner's few connections, and headroom for
-	// connections still closing from the previous target.
-	opts.MaxConnections = 2*matrix.MaxPool(r.vs) + 50
+	opts.MaxConnections = r.maxConnections()
 	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", kindOrDefault(opts.Kind), opts.Rows)
 	db, err := provider.Start(ctx, opts)
 	if err != nil {

@@ -12,8 +12,11 @@ import (
 	"dbbench/runners/dbtest"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // The smoke preset end to end, as `make test` runs it: every variant present and valid,
@@ -64,19 +67,38 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 			t.Errorf("%s invalid: %s", v.Key, v.InvalidReason)
 			continue
 		}
-		if len(v.Reps) != p.Reps {
-			t.Errorf("%s has %d reps, want %d", v.Key, len(v.Reps), p.Reps)
+		if len(v.Reps) < min(p.Reps, stats.MinPairs) {
+			t.Errorf("%s has %d slices, want at least %d", v.Key, len(v.Reps), min(p.Reps, stats.MinPairs))
 		}
 		for _, r := range v.Reps {
-			if r.OK == 0 || r.QPS <= 0 || r.P50 <= 0 || r.P99 < r.P50 || r.AppCPU <= 0 || r.GenCPU <= 0 {
+			if r.OK == 0 || r.QPS <= 0 || r.P50 <= 0 || r.P99 < r.P50 || r.AppCPU <= 0 || r.DBCPU < 0 || r.GenCPU <= 0 {
 				t.Errorf("%s rep %d has implausible figures: %+v", v.Key, r.Rep, *r)
 			}
+			// Counts that do not depend on speed: every role's, and Go's heap allocations.
+			want := []string{units.Syscalls("app"), units.Switches("app"), units.Switches("db"), units.Syscalls("gen")}
+			if v.Lang == "go" {
+				want = append(want, units.Allocs, units.AllocBytes, units.GCCycles)
+			}
+			for _, u := range want {
+				if x, ok := r.Counts[u]; !ok || x < 0 || (u == units.Allocs && x < 1) {
+					t.Errorf("%s rep %d: %s = %v (present %v)", v.Key, r.Rep, u, x, ok)
+				}
+			}
 		}
-		if v.Layer == "hello" {
+		if !v.DB {
 			continue
 		}
 		if v.Roundtrips == nil || !v.Roundtrips.Match {
 			t.Errorf("%s round trips differ from the matrix: %+v", v.Key, v.Roundtrips)
+		}
+	}
+	// Every comparison the variants allow was measured in pairs of adjacent slices.
+	if want := len(questions.Pairs(res, nil)); len(res.Comparisons) != want || want == 0 {
+		t.Errorf("%d comparisons measured, the variants allow %d", len(res.Comparisons), want)
+	}
+	for _, c := range res.Comparisons {
+		if len(c.Pairs) < stats.MinPairs || len(res.Ratios(c, units.QPS)) != len(c.Pairs) {
+			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(res.Ratios(c, units.QPS)))
 		}
 	}
 	// The files on disk are whole and agree with what Run returned.
@@ -88,8 +110,8 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(bf.Sample(want[0].Name(), "req/s")); got != p.Reps {
-		t.Fatalf("bench.txt has %d req/s values for %s, want %d", got, want[0].Name(), p.Reps)
+	if got := len(bf.Sample(res.Variants[0].Name, units.QPS)); got != len(res.Variants[0].Reps) {
+		t.Fatalf("bench.txt has %d req/s values for %s, results.json %d", got, res.Variants[0].Name, len(res.Variants[0].Reps))
 	}
 	dbtest.AssertNoChildren(t)
 }

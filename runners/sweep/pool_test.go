@@ -39,16 +39,16 @@ func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T)
 		t.Fatal(err)
 	}
 	want := []string{
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=1",
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=2",
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=4",
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8",
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=16",
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=1",
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=2",
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=4",
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=8",
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=16",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=1",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=2",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=4",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=8",
+		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=16",
+		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=1",
+		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=2",
+		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=4",
+		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=8",
+		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=16",
 	}
 	if !slices.Equal(keys(got), want) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(keys(got), "\n"), strings.Join(want, "\n"))

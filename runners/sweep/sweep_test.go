@@ -84,7 +84,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(dir, "report.md"))
-		if err != nil || !strings.Contains(string(md), "| lang=php/layer=raw/stmt=interpolate/conn=persistent | 4 |") {
+		if err != nil || !strings.Contains(string(md), "| lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent | 4 |") {
 			t.Fatalf("report.md (%v) lacks the php curve's recommendation:\n%s", err, md)
 		}
 	})
@@ -125,7 +125,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 			}
 		}
 		md := string(report.SweepMarkdown(RTTPage(plan, points)))
-		if !strings.Contains(md, "| lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4 | 2.00 |") {
+		if !strings.Contains(md, "| lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=4 | 2.00 |") {
 			t.Fatalf("report.md lacks the variant with 2 round trips/op:\n%s", md)
 		}
 	})

@@ -84,7 +84,7 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"no mariadbd on PATH", []string{"PATH=" + t.TempDir()}, []string{"db", "up", "--rows", "10"}, "no mariadbd on PATH"},
 		{"unknown provider", nil, []string{"db", "up", "--provider", "docker"}, `unknown provider "docker"`},
 		{"unknown preset", nil, []string{"run", "--preset", "quik"}, `unknown preset "quik"`},
-		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request, none)`},
+		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request)`},
 		{"unknown flag", nil, []string{"run", "--durration", "1s"}, "flag provided but not defined: -durration"},
 		{"unknown command", nil, []string{"bench"}, `unknown command "bench"`},
 		{"nonsense variant", nil, []string{"serve", "lang=go/layer=hello/stmt=prepare/conn=none/pool=1"}, `no stmt "prepare"`},

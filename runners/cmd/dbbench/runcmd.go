@@ -25,9 +25,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	preset := fs.String("preset", "quick", "preset from the matrix: smoke, quick, full")
 	variants := fs.String("variants", "", "keep only variants whose key matches this regular expression")
 	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
-	duration := fs.Duration("duration", 0, "measured time per repetition (default: the preset's)")
-	warmup := fs.Duration("warmup", 0, "warm-up before each repetition (default: the preset's)")
-	reps := fs.Int("reps", 0, "repetitions per variant, interleaved (default: the preset's)")
+	duration := fs.Duration("duration", 0, "measured time of one slice (default: the preset's)")
+	warmup := fs.Duration("warmup", 0, "load for each target after it starts (default: the preset's)")
+	leadIn := fs.Duration("lead-in", 0, "load before each slice, not measured (default 150ms)")
+	reps := fs.Int("reps", 0, "slices of a variant in no comparison, such as hello (default: the preset's)")
+	budget := fs.Duration("budget", 0, "time for all the paired slices (default: the preset's); no comparison stops below --min-pairs")
+	precision := fs.Float64("precision", 100*run.DefaultPrecision, "stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95% interval)")
+	design := fs.String("design", run.Walk, "pairing: walk (each slice pairs with its neighbours) or alternate (two fresh slices a pair)")
+	minPairs := fs.Int("min-pairs", 0, "pairs per comparison before it may stop (default 6, the fewest with a 95% interval)")
+	maxPairs := fs.Int("max-pairs", 0, "pairs after which a comparison stops (default 60)")
 	conns := fs.Int("connections", 0, "closed loop: client connections (default: the preset's)")
 	rate := fs.Float64("rate", 0, "open loop: requests per second in all (0: closed loop)")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
@@ -42,11 +48,21 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	for name, bad := range map[string]bool{
 		"--duration": *duration < 0, "--warmup": *warmup < 0, "--reps": *reps < 0,
-		"--connections": *conns < 0, "--rate": *rate < 0,
+		"--connections": *conns < 0, "--rate": *rate < 0, "--lead-in": *leadIn < 0, "--budget": *budget < 0,
+		"--precision": *precision <= 0 || *precision >= 100, "--min-pairs": *minPairs < 0, "--max-pairs": *maxPairs < 0,
 	} {
 		if bad {
-			return fmt.Errorf("%w: run: %s must not be negative", errUsage, name)
+			return fmt.Errorf("%w: run: %s must not be negative (--precision: a percentage above 0 and below 100)", errUsage, name)
 		}
+	}
+	if *design != run.Walk && *design != run.Alternate {
+		return fmt.Errorf("%w: run: --design %q: want %s or %s", errUsage, *design, run.Walk, run.Alternate)
+	}
+	if *minPairs > 0 && *minPairs < stats.MinPairs {
+		return fmt.Errorf("%w: run: --min-pairs %d: a 95%% interval needs at least %d pairs", errUsage, *minPairs, stats.MinPairs)
+	}
+	if *maxPairs > 0 && *maxPairs < max(*minPairs, stats.MinPairs) {
+		return fmt.Errorf("%w: run: --max-pairs %d is below --min-pairs", errUsage, *maxPairs)
 	}
 	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
@@ -73,7 +89,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stderr, "results go to %s\n", dir)
 	res, err := run.Run(ctx, run.Options{
 		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
-		Warmup: *warmup, Duration: *duration, Reps: *reps, Connections: *conns,
+		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
+		Budget: *budget, Precision: *precision / 100, Design: *design, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir, Log: stderr,
 	})
 	if res != nil {

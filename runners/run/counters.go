@@ -1,0 +1,87 @@
+package run
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"dbbench/runners/procstat"
+	"dbbench/runners/results"
+	"dbbench/runners/target"
+	"dbbench/runners/units"
+)
+
+// counterSample is every counter read around a slice: CPU time, system calls and
+// context switches of each role (the target's process tree, mariadbd, this process,
+// which is the load generator), the target runtime's own counters, and the pool's.
+type counterSample struct {
+	app, db, gen *procstat.Counts
+	runtime      *target.RuntimeSample
+	pool         *poolStats
+}
+
+// counters reads them. Only the target's counts must be there: a target that is gone is
+// an error; the database's and the runtime's are left out when they cannot be read (a
+// server on another host, a runtime that counts nothing).
+func (r *runner) counters(ctx context.Context, t *target.Target, pids []int) (*counterSample, error) {
+	if len(pids) == 0 {
+		return nil, procstat.ErrNotFound
+	}
+	app, err := procstat.TakeCounts(pids...)
+	if err != nil {
+		return nil, err
+	}
+	c := &counterSample{app: app, pool: dbStats(t.AdminURL)}
+	if r.db.PID != 0 { // our own server: its counts are ours to read
+		c.db, _ = procstat.TakeCounts(r.db.PID)
+	}
+	c.gen, _ = procstat.TakeCounts(os.Getpid())
+	if t.Runtime != nil {
+		if s, err := t.Runtime(ctx); err == nil {
+			c.runtime = &s
+		}
+	}
+	return c, nil
+}
+
+// sub writes what happened between start and c into rep, per request: CPU of the target
+// and the database, each role's system calls and voluntary context switches, the
+// runtime's counts and the pool's waits.
+func (c *counterSample) sub(start *counterSample, requests int64, rep *results.Repetition) {
+	if requests == 0 {
+		return
+	}
+	per := func(x float64) float64 { return x / float64(requests) }
+	rep.Counts = map[string]float64{}
+	roles := []struct {
+		name       string
+		end, begin *procstat.Counts
+		cpu        *float64
+	}{{"app", c.app, start.app, &rep.AppCPU}, {"db", c.db, start.db, &rep.DBCPU}, {"gen", c.gen, start.gen, nil}}
+	for _, role := range roles {
+		if role.end == nil || role.begin == nil {
+			continue
+		}
+		d := role.end.Sub(role.begin)
+		if role.cpu != nil {
+			*role.cpu = per(d.Run.Seconds())
+		}
+		rep.Counts[units.Syscalls(role.name)] = per(float64(d.Syscalls()))
+		rep.Counts[units.Switches(role.name)] = per(float64(d.Voluntary))
+	}
+	if c.runtime != nil && start.runtime != nil {
+		for k, v := range c.runtime.Cumulative {
+			if v0, ok := start.runtime.Cumulative[k]; ok {
+				rep.Counts[k+"/op"] = per(v - v0)
+			}
+		}
+		for k, v := range c.runtime.PerRequest {
+			rep.Counts[k+"/op"] = v
+		}
+	}
+	if c.pool != nil && start.pool != nil {
+		rep.PoolCounted = true
+		rep.PoolWaits = c.pool.WaitCount - start.pool.WaitCount
+		rep.PoolWaitSeconds = time.Duration(c.pool.WaitDuration - start.pool.WaitDuration).Seconds()
+	}
+}

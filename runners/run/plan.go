@@ -1,0 +1,64 @@
+package run
+
+import (
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+)
+
+// langs are the run's languages in the order of its variants.
+func (r *runner) langs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range r.vs {
+		if !seen[v.Lang] {
+			seen[v.Lang] = true
+			out = append(out, v.Lang)
+		}
+	}
+	return out
+}
+
+// budgets shares the run's budget between its languages in proportion to their
+// comparisons (a language without any gets the time of one).
+func (r *runner) budgets() map[string]time.Duration {
+	weight := map[string]int{}
+	total := 0
+	for _, lang := range r.langs() {
+		n := 1
+		for _, p := range questions.Pairs(r.res, func(v *results.Variant) bool { return v.Valid }) {
+			if p.Other.Lang == lang {
+				n++
+			}
+		}
+		weight[lang] = n
+		total += n
+	}
+	out := map[string]time.Duration{}
+	for lang, w := range weight {
+		out[lang] = r.o.Budget * time.Duration(w) / time.Duration(total)
+	}
+	return out
+}
+
+// maxConnections is what the database must allow: all the targets of a language run at
+// once, each holding up to its pool, plus headroom for the runner's own connections and
+// for connections still closing.
+func (r *runner) maxConnections() int {
+	most := 0
+	for _, lang := range r.langs() {
+		sum := 0
+		for _, v := range r.vs {
+			if v.Lang == lang {
+				sum += v.Pool
+			}
+		}
+		most = max(most, sum)
+	}
+	return most + 2*matrix.MaxPool(r.vs) + 50
+}
+
+// variant is rv as the matrix names it.
+func (r *runner) variant(rv *results.Variant) matrix.Variant { return r.specs[rv.Key].Variant }
