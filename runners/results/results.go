@@ -34,6 +34,23 @@ type Run struct {
 	// Comparisons are the pairs the run measured side by side (package questions), each
 	// with the slices its per-pair ratios come from.
 	Comparisons []*Comparison `json:"comparisons,omitempty"`
+	// Yardstick is fixed work measured at the start, between the languages and at the
+	// end: how fast the machine was while the run ran (nil in older runs).
+	Yardstick *Yardstick `json:"yardstick,omitempty"`
+}
+
+// Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
+// test, timed several times at each of a few moments of the run.
+type Yardstick struct {
+	Work     string     `json:"work"` // what one trial does, in words
+	Readings []*Reading `json:"readings"`
+}
+
+// Reading is one moment's trials.
+type Reading struct {
+	At     time.Time `json:"at"`
+	Phase  string    `json:"phase"`  // start, after <lang>, end
+	Trials []float64 `json:"trials"` // seconds of each trial: lower is a faster machine
 }
 
 // Comparison is one pair of variants measured in adjacent slices, so that the machine's
@@ -130,6 +147,26 @@ type Variant struct {
 	Roundtrips   *Roundtrips   `json:"roundtrips,omitempty"`
 	Reps         []*Repetition `json:"reps"`
 	Histogram    string        `json:"histogram,omitempty"` // .hgrm file of all reps merged, relative to the run dir
+	// Profile is the variant's profiled slice, measured apart from Reps (profiling
+	// costs CPU), nil when the run profiled nothing.
+	Profile *Profile `json:"profile,omitempty"`
+}
+
+// Profile is where a variant's CPU goes: one profiled slice, its stacks folded into
+// components a user recognises (runners/profile).
+type Profile struct {
+	Seconds  float64 `json:"seconds"`
+	Requests int64   `json:"requests"`
+	// AppCPU is the app CPU per request measured during the profiled slice (seconds),
+	// which the components should add up to.
+	AppCPU float64 `json:"app_cpu_per_op"`
+	// CPU per request by component (seconds), by the component's label.
+	Components map[string]float64 `json:"components"`
+	// Bytes allocated per request by component (Go), by label.
+	Allocs map[string]float64 `json:"allocs,omitempty"`
+	// Files relative to the run directory, by kind: cpu and alloc (pprof protobuf),
+	// collapsed (folded stacks: speedscope, flamegraph.pl), flame (self-contained SVG).
+	Files map[string]string `json:"files"`
 }
 
 // Verification is what the runner checked before measuring.
