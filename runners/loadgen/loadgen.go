@@ -11,7 +11,7 @@
 // So that a reader can tell a point past the target's capacity from one that kept up
 // (runners/saturation does), the result also counts, in open loop, the sends the
 // schedule asked for, those that went out late and whose fault that was (the target's:
-// the connection still waited for its previous answer; or the generator's own), and,
+// the connection still waited for an answer; or the generator's own), and,
 // in both modes, a timeline of the window in TimelineBuckets slices: completions, mean
 // latency and late sends per slice. All of it is kept per connection and merged at the
 // end, like the histograms, and nothing is allocated per request.
@@ -151,10 +151,11 @@ func (c Config) plan() (*plan, error) {
 // it should have been sent. When Rate is beyond what the target (or the generator)
 // sustains, QPS stays below Rate, latencies grow through the run (they are queueing
 // time, and that is the truth of that rate), and sends still pending when Duration ends
-// are counted in Result.Unsent rather than sent. Result.Scheduled, Late, LateTarget,
-// LateGenerator and Timeline say how far the schedule was kept, and why not. Latency from the intended send time
-// also includes the generator's own lateness in waking up (about 75 µs at the median
-// here, see sleepUntil): for medians of fast endpoints, read Service.
+// are counted in Result.Unsent rather than sent; Result.Scheduled, Late, LateTarget,
+// LateGenerator and Timeline say how far the schedule was kept, and why not. Latency
+// from the intended send time also includes the generator's own lateness in waking up
+// (about 75 µs at the median here, see sleepUntil): for medians of fast endpoints,
+// read Service.
 //
 // If ctx is cancelled, Run stops at once: requests in flight are abandoned and not
 // counted, and the result so far is returned together with ctx's error.
@@ -261,7 +262,7 @@ type counts struct {
 	service  *histogram.Histogram // open loop only
 	// Open loop: sends late by whose fault (indexed by lateness), and every send's
 	// delay from its intended time.
-	late      [3]int64
+	late      [numLateness]int64
 	sendDelay *histogram.Histogram
 	// By completion time: slices of the window, and what finished after it.
 	timeline [TimelineBuckets]bucketSums

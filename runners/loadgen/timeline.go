@@ -37,6 +37,7 @@ const (
 	onTime        lateness = iota
 	lateTarget             // the connection's previous answer came after the send was due
 	lateGenerator          // the connection was free, but the send still went out late
+	numLateness
 )
 
 // classifyLate splits a send's lateness into the target's share and the generator's,
