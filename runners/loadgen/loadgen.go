@@ -7,6 +7,14 @@
 // Each connection keeps its own HDR histograms, merged at the end (percentiles are never
 // averaged). The generator's own CPU time is part of the result, so a generator that
 // eats the machine shows up as a finding.
+//
+// So that a reader can tell a point past the target's capacity from one that kept up
+// (runners/saturation does), the result also counts, in open loop, the sends the
+// schedule asked for, those that went out late and whose fault that was (the target's:
+// the connection still waited for an answer; or the generator's own), and,
+// in both modes, a timeline of the window in TimelineBuckets slices: completions, mean
+// latency and late sends per slice. All of it is kept per connection and merged at the
+// end, like the histograms, and nothing is allocated per request.
 package loadgen
 
 import (
@@ -143,9 +151,11 @@ func (c Config) plan() (*plan, error) {
 // it should have been sent. When Rate is beyond what the target (or the generator)
 // sustains, QPS stays below Rate, latencies grow through the run (they are queueing
 // time, and that is the truth of that rate), and sends still pending when Duration ends
-// are counted in Result.Unsent rather than sent. Latency from the intended send time
-// also includes the generator's own lateness in waking up (about 75 µs at the median
-// here, see sleepUntil): for medians of fast endpoints, read Service.
+// are counted in Result.Unsent rather than sent; Result.Scheduled, Late, LateTarget,
+// LateGenerator and Timeline say how far the schedule was kept, and why not. Latency
+// from the intended send time also includes the generator's own lateness in waking up
+// (about 75 µs at the median here, see sleepUntil): for medians of fast endpoints,
+// read Service.
 //
 // If ctx is cancelled, Run stops at once: requests in flight are abandoned and not
 // counted, and the result so far is returned together with ctx's error.
@@ -250,6 +260,13 @@ type counts struct {
 	samples  [numClasses]string // the first error of each class
 	latency  *histogram.Histogram
 	service  *histogram.Histogram // open loop only
+	// Open loop: sends late by whose fault (indexed by lateness), and every send's
+	// delay from its intended time.
+	late      [numLateness]int64
+	sendDelay *histogram.Histogram
+	// By completion time: slices of the window, and what finished after it.
+	timeline [TimelineBuckets]bucketSums
+	tail     bucketSums
 }
 
 func newWorker(r *run, i int) *worker {
@@ -265,6 +282,7 @@ func newWorker(r *run, i int) *worker {
 	}
 	if r.interval > 0 {
 		w.counts.service = histogram.New()
+		w.counts.sendDelay = histogram.New()
 	}
 	w.c = newClient(r.addr, r.host, r.pathHead, r.pathTail, r.hasID, !r.DisableKeepAlives, r.Timeout)
 	w.c.reg = w.register
@@ -315,10 +333,13 @@ func (w *worker) loop() {
 		return true
 	}
 	var timer *time.Timer
+	// When the connection would have been free had every send gone out as early as the
+	// target allowed (see classifyLate).
+	var idealFree time.Time
 	for k := int64(0); ; k++ {
 		var intended time.Time
 		if r.interval > 0 {
-			intended = r.start.Add(time.Duration(w.id)*r.interval/time.Duration(r.Connections) + time.Duration(k)*r.interval)
+			intended = r.start.Add(r.offset(w.id) + time.Duration(k)*r.interval)
 			if !r.end.IsZero() && !intended.Before(r.end) {
 				return
 			}
@@ -339,19 +360,29 @@ func (w *worker) loop() {
 		if !w.take() {
 			return
 		}
+		late := onTime
+		if r.interval > 0 {
+			late = classifyLate(intended, idealFree, now)
+		}
 		id := w.nextID()
 		resp, err := w.c.do(id, now, keepBody)
 		done := time.Now()
 		if r.stopping.Load() {
 			return // abandoned by a cancel: neither a success nor the target's fault
 		}
-		w.record(id, resp, err, intended, now, done)
+		w.record(id, resp, err, intended, now, done, late)
 		w.c.finish()
 		var re *reqError
 		if errors.As(err, &re) && re.class == classConnect {
-			// Do not spin on a dead target; a connect error is rare otherwise.
+			// Do not spin on a dead target; a connect error is rare otherwise. The
+			// pause is the target's doing, so it counts as service time below.
 			time.Sleep(10 * time.Millisecond)
+			done = time.Now()
 		}
+		if intended.After(idealFree) {
+			idealFree = intended
+		}
+		idealFree = idealFree.Add(done.Sub(now))
 	}
 }
 
@@ -380,9 +411,20 @@ func (w *worker) sleepUntil(t time.Time, timer **time.Timer) bool {
 	return true
 }
 
-func (w *worker) record(id uint32, resp response, err error, intended, sent, done time.Time) {
+func (w *worker) record(id uint32, resp response, err error, intended, sent, done time.Time, late lateness) {
 	c := &w.counts
 	c.requests++
+	c.late[late]++
+	if c.sendDelay != nil {
+		histogram.Record(c.sendDelay, sent.Sub(intended))
+	}
+	b := w.slot(done)
+	if b != nil {
+		b.completed++
+		if late != onTime {
+			b.late++
+		}
+	}
 	if err != nil {
 		re := err.(*reqError)
 		c.fail(re.class, err)
@@ -392,6 +434,11 @@ func (w *worker) record(id uint32, resp response, err error, intended, sent, don
 	histogram.Record(c.latency, done.Sub(intended))
 	if c.service != nil { // open loop; in closed loop the two are the same
 		histogram.Record(c.service, done.Sub(sent))
+	}
+	if b != nil {
+		b.responses++
+		b.latency += done.Sub(intended)
+		b.service += done.Sub(sent)
 	}
 	switch {
 	case resp.status < 200 || resp.status > 299:

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"runtime"
 	"time"
 
 	"dbbench/runners/histogram"
@@ -32,6 +33,17 @@ type Result struct {
 	ErrorSamples map[string]string
 	// Unsent counts open-loop sends still due when Duration ended: the rate was not kept.
 	Unsent int64
+	// Scheduled counts the open-loop sends due within the window by the schedule (Rate ×
+	// Duration, capped by Config.Requests): what the rate asked for. Without a cancel,
+	// Scheduled = Requests + Unsent. 0 in closed loop.
+	Scheduled int64
+	// Late counts open-loop sends that went out more than LateAfter after their intended
+	// time, split by whose fault it was. A connection carries one request at a time:
+	// LateTarget were late because the connection's previous answer came after the send
+	// was due (the target, or too few connections for its latency, could not keep up);
+	// LateGenerator were late although the connection was free (the generator's own
+	// timers, scheduling or CPU). Late = LateTarget + LateGenerator.
+	Late, LateTarget, LateGenerator int64
 
 	Elapsed time.Duration
 	QPS     float64 // OK / Elapsed: failed requests are not throughput
@@ -42,10 +54,34 @@ type Result struct {
 	// requests waited to be sent: what a generator with coordinated omission hides.
 	Latency *histogram.Histogram
 	Service *histogram.Histogram
+	// SendDelay is the open-loop distribution of every send's delay from its intended
+	// time (nanoseconds; values under a microsecond are recorded as one): the
+	// coordinated-omission gap itself, request by request. nil in closed loop.
+	SendDelay *histogram.Histogram
+
+	// Window is the measured window (Config.Duration; 0 without one) and Timeline its
+	// TimelineBuckets equal slices by completion time, so that a reader tells a backlog
+	// that keeps growing (latency rising slice after slice) from a steady queue. Tail is
+	// what finished after the window: requests in flight when it ended. Requests is the
+	// sum of Completed over Timeline and Tail. Timeline is nil without a window.
+	Window   time.Duration
+	Timeline []Bucket
+	Tail     Bucket
 
 	// CPU is the generator's process CPU time (user+system) while the load ran. It is
 	// the whole process: anything else dbbench does meanwhile counts too.
 	CPU time.Duration
+	// Procs is GOMAXPROCS during the run: the cores the generator could use at once.
+	Procs int
+}
+
+// GeneratorBusy is the share of the cores it could use that the generator kept busy:
+// CPU / (Elapsed × Procs). Near 1, the generator itself was the bottleneck.
+func (r *Result) GeneratorBusy() float64 {
+	if r.Elapsed <= 0 || r.Procs <= 0 {
+		return 0
+	}
+	return r.CPU.Seconds() / (r.Elapsed.Seconds() * float64(r.Procs))
 }
 
 // ErrorCount is the sum over all error classes.
@@ -77,11 +113,17 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		Elapsed:      elapsed,
 		Latency:      histogram.New(),
 		CPU:          cpu,
+		Procs:        runtime.GOMAXPROCS(0),
+		Window:       r.Duration,
+		Scheduled:    r.scheduled(),
 	}
 	if r.Rate > 0 {
 		res.Mode = "open"
 		res.Service = histogram.New()
+		res.SendDelay = histogram.New()
 	}
+	var timeline [TimelineBuckets]bucketSums
+	var tail bucketSums
 	for class := classNone + 1; class < numClasses; class++ {
 		res.Errors[classNames[class]] = 0
 	}
@@ -101,11 +143,26 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		for code, n := range c.status {
 			res.Status[code] += n
 		}
+		res.LateTarget += c.late[lateTarget]
+		res.LateGenerator += c.late[lateGenerator]
 		res.Latency.Merge(c.latency)
 		if c.service != nil {
 			res.Service.Merge(c.service)
+			res.SendDelay.Merge(c.sendDelay)
+		}
+		for i := range timeline {
+			timeline[i].add(&c.timeline[i])
+		}
+		tail.add(&c.tail)
+	}
+	res.Late = res.LateTarget + res.LateGenerator
+	if r.Duration > 0 {
+		res.Timeline = make([]Bucket, len(timeline))
+		for i := range timeline {
+			res.Timeline[i] = timeline[i].bucket()
 		}
 	}
+	res.Tail = tail.bucket()
 	if res.Service == nil { // closed loop: sent when intended, so the two are one
 		res.Service = res.Latency.Clone()
 	}

@@ -1,0 +1,93 @@
+package saturation
+
+import (
+	"fmt"
+	"math"
+
+	"dbbench/runners/loadgen"
+)
+
+// words writes a verdict's reasons.
+type words struct {
+	v *Verdict
+	s Summary
+}
+
+// achieved: "achieved 188 of 400 req/s offered (47%)".
+func (w words) achieved() string {
+	if w.v.Offered <= 0 {
+		return fmt.Sprintf("achieved %s req/s", rate(w.v.Achieved))
+	}
+	return fmt.Sprintf("achieved %s of %s req/s offered (%s)", rate(w.v.Achieved), rate(w.v.Offered), pct(w.v.Achieved/w.v.Offered))
+}
+
+// generator says how the generator fell behind, and whether for its own CPU or
+// because it waited for a core.
+func (w words) generator() string {
+	busy := pct(w.v.GeneratorBusy)
+	if w.v.GeneratorBusy >= GeneratorBusyMax {
+		s := fmt.Sprintf("the load generator kept %s of the cores it could use busy: it was the bottleneck", busy)
+		if w.s.LateGenerator > 0 {
+			s += fmt.Sprintf(", and %s of sends went out late although their connection was free", pct(w.v.LateGenerator))
+		}
+		return s
+	}
+	s := fmt.Sprintf("%s of sends (%d of %d) went out more than %s late although their connection was free: the load generator could not keep its own schedule",
+		pct(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(loadgen.LateAfter.Seconds()))
+	if w.v.GeneratorBusy > 0 && w.v.GeneratorBusy < 0.5 {
+		s += fmt.Sprintf(", yet it used only %s of the cores it could use: it was held up (waiting for a core the machine gave to other work, or blocked), not short of CPU of its own", busy)
+	} else if w.v.GeneratorBusy > 0 {
+		s += fmt.Sprintf(" (it used %s of the cores it could use)", busy)
+	}
+	return s
+}
+
+// waits describes the measured queues whose share of the requests' time is at least
+// atLeast (0: every one measured).
+func (w words) waits(atLeast float64) []string {
+	var out []string
+	if p := w.v.PoolWait; p >= 0 && p >= atLeast {
+		out = append(out, fmt.Sprintf("requests spent %s of their time waiting for a database connection from the pool (%s of waits)",
+			pct(p), secs(w.s.Causes.PoolWaitSeconds)))
+	}
+	if q := w.v.Queue; q >= 0 && q >= atLeast {
+		name := w.s.Causes.QueueName
+		if name == "" {
+			name = "the server's queue"
+		}
+		out = append(out, fmt.Sprintf("on average %.1f requests, %s of those in flight, waited in %s", w.s.Causes.QueueMean, pct(q), name))
+	}
+	return out
+}
+
+// secs writes seconds as a person reads a latency: 85 µs, 12.3 ms, 1.2 s.
+func secs(x float64) string {
+	switch {
+	case x < 1e-3:
+		return fmt.Sprintf("%.0f µs", x*1e6)
+	case x < 1:
+		return fmt.Sprintf("%.3g ms", x*1e3)
+	default:
+		return fmt.Sprintf("%.3g s", x)
+	}
+}
+
+// rate writes requests per second: whole above 10, three digits below.
+func rate(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// pct writes a share as a whole percentage, with one decimal below 10%.
+func pct(x float64) string {
+	p := 100 * x
+	if p > 0 && p < 0.05 {
+		return "<0.1%"
+	}
+	if p < 10 && p != math.Trunc(p) {
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
