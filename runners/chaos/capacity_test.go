@@ -1,9 +1,11 @@
 package chaos
 
 import (
+	"dbbench/runners/saturation"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -79,14 +81,11 @@ func TestFarPastCapacity(t *testing.T) {
 			t.Errorf("%s: flagged without failures: %s", v.Key, v.InvalidReason)
 		}
 		// A variant that answered everything but only after queueing is valid and
-		// flagged saturated when its p99 passes the run's threshold.
-		limit, err := time.ParseDuration(res.Settings.SaturatedP99)
-		if err != nil {
-			t.Fatalf("settings.saturated_p99 %q: %v", res.Settings.SaturatedP99, err)
-		}
-		saturated := len(v.Flags) > 0 && strings.Contains(v.Flags[0], "saturated")
-		if !failing && (p99 > limit.Seconds()) != saturated {
-			t.Errorf("%s: p99 %.3fs against the %v threshold, but flags are %q", v.Key, p99, limit, v.Flags)
+		// flagged with the saturation verdict its slices earn (runners/saturation).
+		verdict := v.Saturation()
+		saturated := slices.ContainsFunc(v.Flags, saturation.IsFlag)
+		if !failing && verdict.Marked() != saturated {
+			t.Errorf("%s: verdict %q, but flags are %q", v.Key, verdict.Flag(), v.Flags)
 		}
 		switch {
 		case failing:
@@ -94,7 +93,7 @@ func TestFarPastCapacity(t *testing.T) {
 			outcome = append(outcome, fmt.Sprintf("%s pool %d invalid: %s of %d", v.Lang, v.Pool, strings.Join(classes, ", "), requests))
 		case saturated:
 			flagged++
-			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok but queued (p99 %.1fs, %d pool waits): flagged saturated", v.Lang, v.Pool, requests, p99, waits))
+			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok but queued (p99 %.1fs, %d pool waits): flagged %s", v.Lang, v.Pool, requests, p99, waits, verdict.State))
 		default:
 			outcome = append(outcome, fmt.Sprintf("%s pool %d: all %d ok (p99 %.1fs, %d pool waits), not flagged", v.Lang, v.Pool, requests, p99, waits))
 		}

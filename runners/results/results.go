@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"dbbench/runners/histogram"
+	"dbbench/runners/saturation"
 	"dbbench/runners/units"
 )
 
@@ -108,8 +109,8 @@ type Settings struct {
 	RoundtripRequests int `json:"roundtrip_requests"`
 	// A variant is invalid when its error rate exceeds this fraction.
 	MaxErrorRate float64 `json:"max_error_rate"`
-	// A valid variant is flagged saturated when a repetition's p99 exceeds this.
-	SaturatedP99 string `json:"saturated_p99"`
+	// SaturatedP99 was the fixed saturation rule of runs before package saturation.
+	SaturatedP99 string `json:"saturated_p99,omitempty"`
 }
 
 // Pairing is the design of the paired measurement (runners/run/README.md).
@@ -250,6 +251,9 @@ type Repetition struct {
 	PoolCounted     bool    `json:"pool_counted,omitempty"`
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
+	// Saturation is what saturation.Judge reads of the slice's load (the schedule, the
+	// timeline, the queues), stored so that a report judges it again.
+	Saturation *saturation.Summary `json:"saturation,omitempty"`
 	// Counts are figures per request that do not depend on the machine's speed, by
 	// their bench.txt unit (units package): allocations, bytes, system calls, context
 	// switches, a request's peak memory.

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"dbbench/runners/saturation"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // schemaV1 is the layout before servers had a name and before results.json carried the
@@ -60,6 +62,7 @@ func upgradeV1(r *Run) error {
 		v.Server, v.Kind, v.DB, v.Library = server, kind, v.Layer != "hello", v1.libs[[2]string{v.Lang, v.Layer}]
 		for _, rep := range v.Reps {
 			rep.PoolCounted = v.Lang == "go" && v.DB // v1 read database/sql's counters of every Go target
+			rep.Saturation = v1Saturation(r.Settings, rep)
 		}
 		legacy := fmt.Sprintf("lang=%s/", v.Lang)
 		if !strings.HasPrefix(v.Key, legacy) {
@@ -70,4 +73,26 @@ func upgradeV1(r *Run) error {
 	}
 	r.Schema = Schema
 	return nil
+}
+
+// v1Saturation rebuilds what package saturation judges from a v1 repetition's totals:
+// the offered and achieved rates, the p99 and the pool's waits. v1 kept no timeline, no
+// count of late sends and no generator load, so only the shortfall, the pool waits and
+// the p99 ceiling can decide.
+func v1Saturation(s Settings, rep *Repetition) *saturation.Summary {
+	sum := &saturation.Summary{Mode: saturation.Closed, Connections: s.Connections, Window: rep.Seconds,
+		Elapsed: rep.Seconds, Completed: rep.Requests, P99: rep.P99, LateAfter: 0.001,
+		Causes: saturation.Causes{PoolCounted: rep.PoolCounted, PoolWaitSeconds: rep.PoolWaitSeconds}}
+	if s.Rate > 0 {
+		// v1 counted no unsent sends: what the window's schedule asked for and did not
+		// complete stands for them.
+		window := rep.Seconds
+		if d, err := time.ParseDuration(s.Duration); err == nil {
+			window = d.Seconds()
+		}
+		sum.Mode, sum.Offered, sum.Window = saturation.Open, s.Rate, window
+		sum.Scheduled = int64(s.Rate * window)
+		sum.Unsent = max(0, sum.Scheduled-rep.Requests)
+	}
+	return sum
 }

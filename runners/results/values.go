@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"dbbench/runners/saturation"
 	"dbbench/runners/units"
 )
 
@@ -124,4 +125,16 @@ func geomean(v *Variant, reps []int, unit string) (float64, bool) {
 		logSum += math.Log(x)
 	}
 	return math.Exp(logSum / float64(len(reps))), true
+}
+
+// Saturation judges v's slices (package saturation) and combines the verdicts: whether
+// its latency was service time or time in a queue, and why.
+func (v *Variant) Saturation() saturation.Verdict {
+	var vs []saturation.Verdict
+	for _, rep := range v.Reps {
+		if rep.Saturation != nil {
+			vs = append(vs, saturation.Judge(*rep.Saturation))
+		}
+	}
+	return saturation.Combine(vs)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"dbbench/runners/loadgen"
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
+	"dbbench/runners/saturation"
 	"dbbench/runners/target"
 )
 
@@ -69,18 +71,36 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if afterErr == nil {
 		after.sub(before, res.Requests, rep)
 	}
+	sat := saturationSummary(res)
+	sat.Causes.PoolCounted, sat.Causes.PoolWaitSeconds = rep.PoolCounted, rep.PoolWaitSeconds
+	rep.Saturation = &sat
 	rv.Reps = append(rv.Reps, rep)
 	if why := r.invalidReason(res, afterErr); why != "" {
 		r.invalidate(rv, fmt.Sprintf("slice %d: %s", n, why))
 		return nil, r.databaseAlive(ctx)
 	}
-	if p99 := time.Duration(rep.P99 * float64(time.Second)); p99 > r.o.SaturatedP99 {
-		flag := fmt.Sprintf("saturated: p99 %v in slice %d is above %v; requests mostly queued (for a pool, or in the server's backlog)",
-			p99.Round(time.Millisecond), n, r.o.SaturatedP99)
-		rv.Flags = append(rv.Flags, flag)
-		fmt.Fprintf(r.o.Log, "flagged: %s: %s\n", rv.Key, flag)
-	}
+	r.judgeSaturation(rv)
 	return rep, nil
+}
+
+// judgeSaturation flags a variant whose slices' latency was queueing rather than
+// service time (package saturation), replacing its earlier verdict.
+func (r *runner) judgeSaturation(rv *results.Variant) {
+	var vs []saturation.Verdict
+	for _, rep := range rv.Reps {
+		if rep.Saturation != nil {
+			vs = append(vs, saturation.Judge(*rep.Saturation))
+		}
+	}
+	v := saturation.Combine(vs)
+	had := slices.ContainsFunc(rv.Flags, saturation.IsFlag)
+	rv.Flags = slices.DeleteFunc(rv.Flags, saturation.IsFlag)
+	if v.Marked() {
+		rv.Flags = append(rv.Flags, v.Flag())
+		if !had {
+			fmt.Fprintf(r.o.Log, "flagged: %s: %s\n", rv.Key, v.Flag())
+		}
+	}
 }
 
 // newRepetition records what the load generator measured in one slice.

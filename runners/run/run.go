@@ -59,9 +59,6 @@ type Options struct {
 	RoundtripRequests int
 	// MaxErrorRate above which a variant is invalid (fraction of requests).
 	MaxErrorRate float64
-	// SaturatedP99 above which a repetition's p99 flags the variant as saturated: it
-	// answered, but requests spent their time queueing (default 1 s).
-	SaturatedP99 time.Duration
 	Log          io.Writer
 	// TargetDBAddr, when set, gets the database's host:port once it runs and returns the
 	// address targets dial instead (the rtt sweep's delay proxy). The runner's own
@@ -117,9 +114,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxErrorRate == 0 {
 		o.MaxErrorRate = 0.001
-	}
-	if o.SaturatedP99 == 0 {
-		o.SaturatedP99 = time.Second
 	}
 	if o.Log == nil {
 		o.Log = os.Stderr
@@ -187,7 +181,6 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate,
-			SaturatedP99: o.SaturatedP99.String(),
 			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(),
 				Precision: o.Precision, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, Budget: o.Budget.String()},
 		},

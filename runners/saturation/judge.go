@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"dbbench/runners/loadgen"
 )
 
 // States of a Verdict.
@@ -41,7 +39,7 @@ const (
 	BacklogRise = 1.0
 	// BacklogMinRise is the least absolute rise that counts: below a millisecond a
 	// slope is the generator's own jitter (see loadgen.LateAfter).
-	BacklogMinRise = loadgen.LateAfter
+	BacklogMinRise = time.Millisecond
 	// GeneratorBusyMax is the share of its cores beyond which the generator itself is
 	// the bottleneck: whatever else was measured ran on what was left.
 	GeneratorBusyMax = 0.9
@@ -81,6 +79,17 @@ func (v Verdict) Marked() bool { return v.State != OK }
 
 // Flag is the verdict as one line for a variant's flags: "past capacity: …".
 func (v Verdict) Flag() string { return v.State + ": " + v.Reason }
+
+// IsFlag says whether a variant's flag is a verdict of this package (or the fixed p99
+// rule of older runs), so that a new verdict replaces it.
+func IsFlag(flag string) bool {
+	for _, s := range []string{PastCapacity, GeneratorBehind, Queueing, "saturated"} {
+		if strings.HasPrefix(flag, s+":") {
+			return true
+		}
+	}
+	return false
+}
 
 // Judge decides whether one repetition's latency is service time or queueing.
 //

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
 )
 
@@ -232,29 +231,6 @@ func TestSummaryJSONJudgesTheSame(t *testing.T) {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON %s lacks %s", b, key)
 		}
-	}
-}
-
-func TestFromResult(t *testing.T) {
-	lat := histogram.New()
-	for i := range 100 {
-		histogram.Record(lat, time.Duration(i+1)*time.Millisecond)
-	}
-	r := &loadgen.Result{Mode: "open", Connections: 8, Rate: 400, Requests: 100, Unsent: 5, Scheduled: 105,
-		LateTarget: 7, LateGenerator: 2, Latency: lat, Elapsed: 2 * time.Second, Window: 1500 * time.Millisecond,
-		CPU: time.Second, Procs: 2,
-		Timeline: []loadgen.Bucket{{Completed: 3, Responses: 2, Latency: 4 * time.Millisecond, Service: time.Millisecond, Late: 1}},
-		Tail:     loadgen.Bucket{Completed: 1, Responses: 1, Latency: time.Second}}
-	s := FromResult(r)
-	want := Summary{Mode: Open, Connections: 8, Offered: 400, Window: 1.5, Elapsed: 2, Scheduled: 105, Unsent: 5,
-		LateTarget: 7, LateGenerator: 2, Completed: 100, GeneratorBusy: 0.25, P99: histogram.Summarize(lat).P99.Seconds(),
-		Timeline: []Bucket{{Completed: 3, Responses: 2, Latency: 0.004, Service: 0.001, Late: 1}},
-		Tail:     Bucket{Completed: 1, Responses: 1, Latency: 1}}
-	if !reflect.DeepEqual(s, want) {
-		t.Fatalf("summary\n%+v\nwant\n%+v", s, want)
-	}
-	if s.P99 < 0.098 || s.P99 > 0.1 {
-		t.Fatalf("p99 %v of 1..100 ms", s.P99)
 	}
 }
 

@@ -1,11 +1,6 @@
 package saturation
 
-import (
-	"dbbench/runners/histogram"
-	"dbbench/runners/loadgen"
-)
-
-// Modes of a Summary, as loadgen.Result names them.
+// Modes of a Summary, as the load generator names them.
 const (
 	Open   = "open"
 	Closed = "closed"
@@ -23,23 +18,26 @@ type Summary struct {
 	// Elapsed is the window and the wait for the requests in flight at its end.
 	Elapsed float64 `json:"elapsed_seconds"`
 	// Open loop: sends the schedule asked for within the window, those never sent, and
-	// the late ones by whose fault (loadgen.Result says how each is counted).
+	// the late ones by whose fault (the load generator's Result says how each is counted).
 	Scheduled     int64 `json:"scheduled,omitempty"`
 	Unsent        int64 `json:"unsent,omitempty"`
 	LateTarget    int64 `json:"late_target,omitempty"`
 	LateGenerator int64 `json:"late_generator,omitempty"`
 	Completed     int64 `json:"completed"` // requests that finished, errors included
+	// LateAfter is how late a send must be to count as late (loadgen.LateAfter when
+	// the run was made), in seconds.
+	LateAfter float64 `json:"late_after"`
 	// GeneratorBusy is the generator's CPU over elapsed time × the cores it could use.
 	GeneratorBusy float64 `json:"generator_busy"`
 	P99           float64 `json:"p99"` // latency from the intended send time
-	// Timeline slices the window by completion time (loadgen.TimelineBuckets slices);
+	// Timeline slices the window by completion time (the load generator's TimelineBuckets);
 	// Tail is what finished after it.
 	Timeline []Bucket `json:"timeline,omitempty"`
 	Tail     Bucket   `json:"tail"`
 	Causes   Causes   `json:"causes"`
 }
 
-// Bucket is one slice of the timeline (loadgen.Bucket in seconds).
+// Bucket is one slice of the timeline (the load generator's Bucket, in seconds).
 type Bucket struct {
 	Completed int64   `json:"completed"`
 	Responses int64   `json:"responses"`    // whole responses, what the means are over
@@ -64,34 +62,4 @@ type Causes struct {
 	QueueSampled bool    `json:"queue_sampled,omitempty"`
 	QueueName    string  `json:"queue_name,omitempty"`
 	QueueMean    float64 `json:"queue_mean,omitempty"`
-}
-
-// FromResult summarizes a loadgen result; the runner adds the Causes it measured.
-func FromResult(r *loadgen.Result) Summary {
-	s := Summary{
-		Mode:          r.Mode,
-		Connections:   r.Connections,
-		Offered:       r.Rate,
-		Window:        r.Window.Seconds(),
-		Elapsed:       r.Elapsed.Seconds(),
-		Scheduled:     r.Scheduled,
-		Unsent:        r.Unsent,
-		LateTarget:    r.LateTarget,
-		LateGenerator: r.LateGenerator,
-		Completed:     r.Requests,
-		GeneratorBusy: r.GeneratorBusy(),
-		Tail:          bucket(r.Tail),
-	}
-	if r.Latency != nil && r.Latency.TotalCount() > 0 {
-		s.P99 = histogram.Summarize(r.Latency).P99.Seconds()
-	}
-	for _, b := range r.Timeline {
-		s.Timeline = append(s.Timeline, bucket(b))
-	}
-	return s
-}
-
-func bucket(b loadgen.Bucket) Bucket {
-	return Bucket{Completed: b.Completed, Responses: b.Responses,
-		Latency: b.Latency.Seconds(), Service: b.Service.Seconds(), Late: b.Late}
 }

@@ -3,8 +3,6 @@ package saturation
 import (
 	"fmt"
 	"math"
-
-	"dbbench/runners/loadgen"
 )
 
 // words writes a verdict's reasons.
@@ -33,7 +31,7 @@ func (w words) generator() string {
 		return s
 	}
 	s := fmt.Sprintf("%s of sends (%d of %d) went out more than %s late although their connection was free: the load generator could not keep its own schedule",
-		pct(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(loadgen.LateAfter.Seconds()))
+		pct(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(w.s.LateAfter))
 	if w.v.GeneratorBusy > 0 && w.v.GeneratorBusy < 0.5 {
 		s += fmt.Sprintf(", yet it used only %s of the cores it could use: it was held up (waiting for a core the machine gave to other work, or blocked), not short of CPU of its own", busy)
 	} else if w.v.GeneratorBusy > 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/saturation"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -26,6 +27,8 @@ type Point struct {
 	ThreadsMax     int64
 	Errors         int64
 	Invalid        string // why the variant was invalid at this pool; "" when valid
+	// Saturation says whether the point's latency was service time or queueing.
+	Saturation saturation.Verdict
 }
 
 // Advice is what a QPS and p99 curve against pool size says.

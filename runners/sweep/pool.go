@@ -147,7 +147,7 @@ func curves(r *results.Run) []Curve {
 }
 
 func point(v *results.Variant) Point {
-	p := Point{Pool: v.Pool}
+	p := Point{Pool: v.Pool, Saturation: v.Saturation()}
 	if !v.Valid {
 		p.Invalid = v.InvalidReason
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"dbbench/runners/report"
+	"dbbench/runners/saturation"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -86,10 +87,15 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 		p99 := report.LineChart{Title: fmt.Sprintf("Median p99 against pool size, %d client connections", l.Concurrency),
 			XLabel: qps.XLabel, YLabel: "p99 ms", LogX: true}
 		t := report.Table{Head: []string{"variant", "pool", "QPS", "p99 ms", "pool waits / rep", "Threads_running mean (max)", "errors", "note"}}
+		queued := false
 		for _, cv := range l.Curves {
 			sq, sp := report.Series{Name: cv.Family}, report.Series{Name: cv.Family}
 			for _, pt := range cv.Points {
 				row := []string{cv.Family, fmt.Sprint(pt.Pool), "-", "-", "-", "-", fmt.Sprint(pt.Errors), pt.Invalid}
+				if pt.Invalid == "" && pt.Saturation.Marked() {
+					row[7] = pt.Saturation.State
+					queued = true
+				}
 				if len(pt.QPS) > 0 {
 					q, _ := stats.Summarize(pt.QPS, units.QPS)
 					l99, _ := stats.Summarize(pt.P99, units.P99)
@@ -107,6 +113,9 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 		}
 		sec.Charts = []report.LineChart{qps, p99}
 		sec.Tables = []report.Table{t}
+		if queued {
+			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("A point marked %q spent most of its requests' time waiting for a pool connection or in the server's queue (runners/saturation): its QPS is still the throughput at that pool, but its p99 is the length of the queue (%d clients over the pool's slots), not service time.", saturation.Queueing, l.Concurrency))
+		}
 		if l.Run.Status != "complete" {
 			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("This level's run is %s: %s", l.Run.Status, l.Run.Error))
 		}

@@ -7,6 +7,7 @@ import (
 
 	"dbbench/runners/report"
 	"dbbench/runners/results"
+	"dbbench/runners/saturation"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -142,7 +143,12 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 			pick = func(r *results.Repetition) float64 { return r.P50 }
 			la, _, oka := cell(byMode[Open][d], a, 1e3, pick)
 			lb, _, okb := cell(byMode[Open][d], b, 1e3, pick)
-			if oka && okb {
+			_, pastA := pastCapacity(byMode[Open][d], a)
+			_, pastB := pastCapacity(byMode[Open][d], b)
+			switch {
+			case pastA || pastB:
+				p50 = append(p50, fmt.Sprintf("not compared at %s (past capacity: queueing, not distance)", ms(d)))
+			case oka && okb:
 				p50 = append(p50, fmt.Sprintf("%+.2f ms at %s", la-lb, ms(d)))
 			}
 		}
@@ -180,26 +186,55 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 	for _, d := range delays[1:] {
 		t.Head = append(t.Head, ms(d)+": measured / predicted ms")
 	}
+	var past []string
 	for _, k := range keys {
 		row := []string{k, tripText(trips[k])}
 		base, _, bok := cell(runs[delays[0]], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
+		_, basePast := pastCapacity(runs[delays[0]], k)
 		for _, d := range delays[1:] {
 			v, _, ok := cell(runs[d], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
 			pred := "?"
 			if trips[k] >= 0 {
 				pred = fmt.Sprintf("%.2f", trips[k]*2*float64(d.Microseconds())/1000)
 			}
-			if !bok || !ok {
+			verdict, isPast := pastCapacity(runs[d], k)
+			switch {
+			case isPast || basePast:
+				// Queueing behind an overloaded server is not distance: no measured figure.
+				row = append(row, fmt.Sprintf("past capacity (%s) / %s", verdict.State, pred))
+				if isPast {
+					past = append(past, fmt.Sprintf("%s at %s: %s", k, ms(d), verdict.Flag()))
+				}
+			case !bok || !ok:
 				row = append(row, "- / "+pred)
-				continue
+			default:
+				row = append(row, fmt.Sprintf("%+.2f / %s", v-base, pred))
 			}
-			row = append(row, fmt.Sprintf("%+.2f / %s", v-base, pred))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
-		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way."},
+	sec := report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
+		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way. A point past capacity (the target did not keep the offered rate, or its backlog kept growing: runners/saturation) shows no measured figure: its latency is queueing behind an overloaded server, not distance."},
 		Tables:     []report.Table{t}}
+	for _, p := range past {
+		sec.Paragraphs = append(sec.Paragraphs, p)
+	}
+	return sec
+}
+
+// pastCapacity judges variant key of open-loop run r (package saturation): marked when
+// its latency is queueing or the generator fell behind, not the service time.
+func pastCapacity(r *results.Run, key string) (saturation.Verdict, bool) {
+	if r == nil {
+		return saturation.Verdict{}, false
+	}
+	for _, v := range r.Variants {
+		if v.Key == key {
+			verdict := v.Saturation()
+			return verdict, verdict.Marked()
+		}
+	}
+	return saturation.Verdict{}, false
 }
 
 // variantOrder lists the variant keys in the first run's order, with their round

@@ -1,0 +1,88 @@
+package run
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"dbbench/runners/histogram"
+	"dbbench/runners/loadgen"
+	"dbbench/runners/saturation"
+)
+
+// End to end: the real load generator against a server of known capacity (one request
+// at a time, 5 ms each: at most 200 req/s), for the quick preset's 1.5 s. Driven at
+// twice its capacity the point is marked past capacity; at half, it is not. A
+// generator made slow on purpose (a body check that outlasts the interval between
+// sends) is said to be behind, not the target. It drives real load: run it under the
+// heavy lock; -short skips it.
+func TestEndToEndAgainstKnownCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives load at a local server")
+	}
+	const service = 5 * time.Millisecond
+	const capacity = float64(time.Second / service)
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		time.Sleep(service)
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	measure := func(rate float64, check func(uint32, []byte) error) saturation.Verdict {
+		res, err := loadgen.Run(context.Background(), loadgen.Config{Target: srv.URL, Path: "/hello",
+			Connections: 8, Rate: rate, Duration: 1500 * time.Millisecond, Check: check, CheckEvery: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCount() != 0 {
+			t.Fatalf("errors %v: %v", res.Errors, res.ErrorSamples)
+		}
+		v := saturation.Judge(saturationSummary(res))
+		t.Logf("offered %g req/s: %s: %s", rate, v.State, v.Reason)
+		return v
+	}
+
+	if v := measure(2*capacity, nil); v.State != saturation.PastCapacity || !v.Shortfall || !v.Backlog {
+		t.Errorf("twice the capacity: %+v", v)
+	}
+	if v := measure(capacity/2, nil); v.State != saturation.OK {
+		t.Errorf("half the capacity: %+v", v)
+	}
+	slowCheck := func(uint32, []byte) error {
+		time.Sleep(30 * time.Millisecond) // each connection is due every 16 ms at 500 req/s
+		return nil
+	}
+	if v := measure(500, slowCheck); v.State != saturation.GeneratorBehind {
+		t.Errorf("a generator slower than its schedule: %+v", v)
+	}
+}
+
+func TestFromResult(t *testing.T) {
+	lat := histogram.New()
+	for i := range 100 {
+		histogram.Record(lat, time.Duration(i+1)*time.Millisecond)
+	}
+	r := &loadgen.Result{Mode: "open", Connections: 8, Rate: 400, Requests: 100, Unsent: 5, Scheduled: 105,
+		LateTarget: 7, LateGenerator: 2, Latency: lat, Elapsed: 2 * time.Second, Window: 1500 * time.Millisecond,
+		CPU: time.Second, Procs: 2,
+		Timeline: []loadgen.Bucket{{Completed: 3, Responses: 2, Latency: 4 * time.Millisecond, Service: time.Millisecond, Late: 1}},
+		Tail:     loadgen.Bucket{Completed: 1, Responses: 1, Latency: time.Second}}
+	s := saturationSummary(r)
+	want := saturation.Summary{Mode: saturation.Open, Connections: 8, Offered: 400, Window: 1.5, Elapsed: 2, Scheduled: 105, Unsent: 5,
+		LateTarget: 7, LateGenerator: 2, Completed: 100, LateAfter: loadgen.LateAfter.Seconds(), GeneratorBusy: 0.25,
+		P99:      histogram.Summarize(lat).P99.Seconds(),
+		Timeline: []saturation.Bucket{{Completed: 3, Responses: 2, Latency: 0.004, Service: 0.001, Late: 1}},
+		Tail:     saturation.Bucket{Completed: 1, Responses: 1, Latency: 1}}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("summary\n%+v\nwant\n%+v", s, want)
+	}
+	if s.P99 < 0.098 || s.P99 > 0.1 {
+		t.Fatalf("p99 %v of 1..100 ms", s.P99)
+	}
+}
