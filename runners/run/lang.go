@@ -52,6 +52,9 @@ func (r *runner) measureLang(ctx context.Context, lang string, budget time.Durat
 	if err := p.measureSolos(ctx, solos, r.o.Reps-half); err != nil {
 		return err
 	}
+	if r.o.Profile {
+		p.profile(ctx)
+	}
 	for _, v := range p.vs {
 		if len(v.Reps) > 0 {
 			if err := r.writeHistogram(v); err != nil {
@@ -60,6 +63,21 @@ func (r *runner) measureLang(ctx context.Context, lang string, budget time.Durat
 		}
 	}
 	return r.writer.flush()
+}
+
+// profile measures one profiled slice of each valid variant, after its measured ones.
+// A profile that fails is said and the run goes on: profiles explain figures, they are
+// not figures.
+func (p *langPhase) profile(ctx context.Context) {
+	for _, v := range p.vs {
+		if !v.Valid || ctx.Err() != nil {
+			continue
+		}
+		p.r.progress.note(fmt.Sprintf("%s: profiling %s", p.lang, v.Key))
+		if err := p.r.profileSlice(ctx, p.targets[v], v); err != nil {
+			fmt.Fprintf(p.r.o.Log, "profile: %v\n", err)
+		}
+	}
 }
 
 // startTargets starts and warms up a target for every valid variant of the language.
@@ -88,11 +106,7 @@ func (p *langPhase) startTargets(ctx context.Context) error {
 // warm sends load for the warm-up time, so the target's pool, caches and JIT are as
 // they will be for every slice.
 func (p *langPhase) warm(ctx context.Context, v *results.Variant, t *target.Target) error {
-	cfg := loadgen.Config{Target: t.URL, Rows: uint32(p.r.db.Rows), Connections: p.r.o.Connections,
-		Rate: p.r.o.Rate, DisableKeepAlives: !p.r.o.KeepAlive, Duration: p.r.o.Warmup, Seed: p.r.o.Seed ^ 0x7761726d} // "warm"
-	if !v.DB {
-		cfg.Path = "/hello"
-	}
+	cfg := p.r.loadConfig(t, v, p.r.o.Warmup, p.r.o.Seed^0x7761726d) // "warm"
 	if _, err := loadgen.Run(ctx, cfg); err != nil {
 		return p.r.failRep(ctx, v, 0, "warm-up", err)
 	}

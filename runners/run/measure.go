@@ -27,16 +27,8 @@ import (
 // nil when rv turned out invalid (the reason is in rv), an error when the run must end.
 func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant) (*results.Repetition, error) {
 	n := len(rv.Reps) + 1
-	cfg := loadgen.Config{
-		Target: t.URL, Rows: uint32(r.db.Rows), Connections: r.o.Connections, Rate: r.o.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser,
-	}
-	if !rv.DB {
-		cfg.Path, cfg.Check = "/hello", checkHello
-	}
 	if r.o.LeadIn > 0 {
-		lead := cfg
-		lead.Duration, lead.Seed = r.o.LeadIn, r.o.Seed^0x6c656164+uint64(n) // "lead"
+		lead := r.loadConfig(t, rv, r.o.LeadIn, r.o.Seed^0x6c656164+uint64(n)) // "lead"
 		if _, err := loadgen.Run(ctx, lead); err != nil {
 			return nil, r.failRep(ctx, rv, n, "lead-in", err)
 		}
@@ -47,7 +39,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if err != nil {
 		return nil, r.failRep(ctx, rv, n, "read counters", err)
 	}
-	cfg.Duration, cfg.Seed = r.o.Duration, r.o.Seed+uint64(n)*0x9e3779b9
+	cfg := r.loadConfig(t, rv, r.o.Duration, r.o.Seed+uint64(n)*0x9e3779b9)
 	started := time.Now().UTC()
 	threads := sampleThreadsRunning(ctx, r.admin)
 	res, err := loadgen.Run(ctx, cfg)
@@ -101,6 +93,18 @@ func (r *runner) judgeSaturation(rv *results.Variant) {
 			fmt.Fprintf(r.o.Log, "flagged: %s: %s\n", rv.Key, v.Flag())
 		}
 	}
+}
+
+// loadConfig is the load of a slice of rv: d of it, ids from seed.
+func (r *runner) loadConfig(t *target.Target, rv *results.Variant, d time.Duration, seed uint64) loadgen.Config {
+	cfg := loadgen.Config{
+		Target: t.URL, Rows: uint32(r.db.Rows), Connections: r.o.Connections, Rate: r.o.Rate,
+		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser, Duration: d, Seed: seed,
+	}
+	if !rv.DB {
+		cfg.Path, cfg.Check = "/hello", checkHello
+	}
+	return cfg
 }
 
 // newRepetition records what the load generator measured in one slice.

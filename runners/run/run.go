@@ -45,11 +45,15 @@ type Options struct {
 	// for all the slices of the run; a comparison stops once the 95% intervals of its QPS
 	// and app CPU ratios are within ±Precision (0.02) and it has MinPairs pairs, or once
 	// it has MaxPairs. The budget never cuts a comparison below MinPairs.
-	Design      string
-	Budget      time.Duration
-	Precision   float64
-	MinPairs    int
-	MaxPairs    int
+	Design    string
+	Budget    time.Duration
+	Precision float64
+	MinPairs  int
+	MaxPairs  int
+	// Profile adds one profiled slice of ProfileTime per variant after its measured
+	// ones (profile.go).
+	Profile     bool
+	ProfileTime time.Duration
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
 	KeepAlive   bool
@@ -71,6 +75,8 @@ const (
 	DefaultLeadIn    = 150 * time.Millisecond
 	DefaultPrecision = 0.02
 	DefaultMaxPairs  = 60
+	// DefaultProfileTime gives a few hundred CPU samples at pprof's 100 Hz.
+	DefaultProfileTime = 3 * time.Second
 )
 
 // ErrInterrupted is returned when the context ended the run early; what was measured
@@ -105,6 +111,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxPairs == 0 {
 		o.MaxPairs = DefaultMaxPairs
+	}
+	if o.ProfileTime == 0 {
+		o.ProfileTime = DefaultProfileTime
 	}
 	if o.Connections == 0 {
 		o.Connections = p.Connections

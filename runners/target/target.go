@@ -18,6 +18,7 @@ import (
 
 	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
+	"dbbench/runners/profile"
 )
 
 // Options say where a target finds what it needs.
@@ -28,6 +29,9 @@ type Options struct {
 	BinDir   string    // where `make build` put gotarget; "" means RepoRoot/bin
 	RunDir   string    // scratch directory for configs and logs; "" means a new temp dir
 	Log      io.Writer // start/stop lines; nil means os.Stderr
+	// Profile starts the target ready to be profiled, where profiling needs it at start
+	// (PHP's sampling profiler is an extension loaded only then); Go's pprof is always on.
+	Profile bool
 }
 
 // Target is one running variant.
@@ -39,6 +43,10 @@ type Target struct {
 	// Runtime reads what the target's runtime counts about itself; nil when it counts
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
+	// Profile returns the CPU stacks the target sampled since it started (or since the
+	// last call), in nanoseconds; nil unless the target can (started with Profile, and
+	// not Go: Go's profiles come from pprof on AdminURL).
+	Profile func(ctx context.Context) (*profile.Profile, error)
 	pids    func() []int
 	alive   func() error
 	stop    func() error

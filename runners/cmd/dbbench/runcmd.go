@@ -34,6 +34,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	design := fs.String("design", run.Walk, "pairing: walk (each slice pairs with its neighbours) or alternate (two fresh slices a pair)")
 	minPairs := fs.Int("min-pairs", 0, "pairs per comparison before it may stop (default 6, the fewest with a 95% interval)")
 	maxPairs := fs.Int("max-pairs", 0, "pairs after which a comparison stops (default 60)")
+	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant (CPU and allocations) into profiles/")
+	profileTime := fs.Duration("profile-time", 0, "length of the profiled slice (default 3s)")
 	conns := fs.Int("connections", 0, "closed loop: client connections (default: the preset's)")
 	rate := fs.Float64("rate", 0, "open loop: requests per second in all (0: closed loop)")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
@@ -50,6 +52,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		"--duration": *duration < 0, "--warmup": *warmup < 0, "--reps": *reps < 0,
 		"--connections": *conns < 0, "--rate": *rate < 0, "--lead-in": *leadIn < 0, "--budget": *budget < 0,
 		"--precision": *precision <= 0 || *precision >= 100, "--min-pairs": *minPairs < 0, "--max-pairs": *maxPairs < 0,
+		"--profile-time": *profileTime < 0,
 	} {
 		if bad {
 			return fmt.Errorf("%w: run: %s must not be negative (--precision: a percentage above 0 and below 100)", errUsage, name)
@@ -91,6 +94,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision / 100, Design: *design, MinPairs: *minPairs, MaxPairs: *maxPairs,
+		Profile: *profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir, Log: stderr,
 	})
 	if res != nil {
