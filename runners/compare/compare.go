@@ -158,7 +158,13 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	}
 	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise}
 	res.Environment = environment(old, new)
+	if note := loadNote(res.Environment.Settings); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	pair := match(old, new, res)
+	if len(pair.keys) == 0 {
+		res.Notes = append(res.Notes, "no variant is valid and measured in both runs: there is nothing to compare")
+	}
 	m := machine(old, new, pair, o.Noise, res)
 	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Noise, res)...)
 	res.Rows = append(res.Rows, countRows(old, new, pair, res)...)

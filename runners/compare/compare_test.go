@@ -289,6 +289,9 @@ func TestEnvironmentDifferences(t *testing.T) {
 		e.Differences[1] != (Difference{"php", "", "8.3.0"}) || len(e.Settings) != 1 || e.Settings[0].Key != "connections" {
 		t.Errorf("environment %+v", e)
 	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "settings that shape the load differ (connections 64 → 32)") {
+		t.Errorf("notes %q", r.Notes)
+	}
 	s := r.String()
 	if !strings.Contains(s, "environment: 2 keys differ\n  kernel  6.18.44   → 6.19.1\n  php     (absent)  → 8.3.0\n") ||
 		!strings.Contains(s, "settings: 1 key differs\n  connections  64  → 32\n") {
@@ -321,6 +324,12 @@ func TestVariantsOnOneSide(t *testing.T) {
 	new.Variants = new.Variants[1:]
 	new.Variants[0].Valid, new.Variants[0].InvalidReason = false, "verification: /users/abc answered 500, want 400"
 	r := run(t, old, new)
+	if strings.Contains(strings.Join(r.Notes, "\n"), "nothing to compare") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	if r := run(t, old, &results.Run{Status: "failed"}); !strings.Contains(strings.Join(r.Notes, "\n"), "nothing to compare") || len(r.Rows) > 0 {
+		t.Errorf("against an empty run: notes %q, %d rows", r.Notes, len(r.Rows))
+	}
 	if len(r.OnlyOld) != 1 || !strings.Contains(r.OnlyOld[0], "layer=hello") || len(r.Invalid) != 1 ||
 		!strings.Contains(r.Invalid[0], "answered 500, want 400 (new run)") || find(r, Absolute, new.Variants[0].Key, units.QPS) != nil {
 		t.Errorf("only old %q, invalid %q", r.OnlyOld, r.Invalid)

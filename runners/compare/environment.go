@@ -82,3 +82,25 @@ func flatten(s results.Settings) map[string]string {
 	walk("", m)
 	return out
 }
+
+// loadSettings shape the load itself: a figure measured under other values of these is
+// another measurement, which no yardstick corrects.
+var loadSettings = map[string]bool{
+	"connections": true, "rate": true, "keepalive": true, "duration": true, "warmup": true,
+	"rows": true, "seed": true, "pairing.slice": true, "pairing.lead_in": true,
+}
+
+// loadNote says which of the settings that differ shape the load, "" if none.
+func loadNote(settings []Difference) string {
+	var parts []string
+	for _, d := range settings {
+		if loadSettings[d.Key] && d.Old != "" && d.New != "" {
+			parts = append(parts, fmt.Sprintf("%s %s → %s", d.Key, d.Old, d.New))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "settings that shape the load differ (" + strings.Join(parts, ", ") + "): absolute figures depend on them " +
+		"and the yardstick does not correct for that; within-run ratios and counts depend on them less"
+}
