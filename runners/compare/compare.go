@@ -149,6 +149,8 @@ type Gate struct {
 	Regressions  int  `json:"regressions"`
 	CountChanges int  `json:"count_changes"`
 	Fails        bool `json:"fails"`
+	// Variants are the keys of the variants those rows belong to, in row order.
+	Variants []string `json:"variants,omitempty"`
 }
 
 // Compare judges new against old. Only variants valid in both runs are compared.

@@ -133,7 +133,7 @@ func TestOneVariantSlower(t *testing.T) {
 	comparetest.Slow(new, comparetest.Gorm, 0.9)
 	r := run(t, comparetest.Run(1), new)
 	onlyVariant(t, r, comparetest.Gorm, Absolute, Ratio)
-	if r.Yardstick.Moved || !r.Gate.Fails {
+	if r.Yardstick.Moved || !r.Gate.Fails || len(r.Gate.Variants) != 1 || r.Gate.Variants[0] != comparetest.Gorm {
 		t.Errorf("yardstick moved %v, gate %+v", r.Yardstick.Moved, r.Gate)
 	}
 	if row := find(r, Absolute, comparetest.Gorm, units.QPS); row.Judged.Mid > -0.07 || row.Judged.Mid < -0.13 {

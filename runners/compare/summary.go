@@ -36,6 +36,9 @@ func (r *Result) summarise() {
 			s.Explained++
 		}
 		if row.Gate {
+			if !slices.Contains(r.Gate.Variants, row.Variant) {
+				r.Gate.Variants = append(r.Gate.Variants, row.Variant)
+			}
 			if row.Verdict == Changed {
 				r.Gate.CountChanges++
 			} else {

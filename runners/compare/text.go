@@ -133,8 +133,13 @@ func (r *Result) verdictsText(b *strings.Builder) {
 	}
 	g := r.Gate
 	if g.Fails {
-		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s: --fail-on regression fails\n",
-			g.Regressions, plural(g.Regressions, "regression", "regressions"), g.CountChanges, plural(g.CountChanges, "change", "changes"))
+		var names []string
+		for _, k := range g.Variants {
+			names = append(names, short(k))
+		}
+		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails\n",
+			g.Regressions, plural(g.Regressions, "regression", "regressions"), g.CountChanges, plural(g.CountChanges, "change", "changes"),
+			len(names), plural(len(names), "variant", "variants"), strings.Join(names, ", "))
 	} else {
 		b.WriteString("gate: no regression survives normalisation and no count changed: --fail-on regression passes\n")
 	}
