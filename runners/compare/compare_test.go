@@ -177,15 +177,18 @@ func TestTwoMoreCommandsIsACountChange(t *testing.T) {
 			t.Errorf("%s %s %s changed too", row.Kind, row.Variant, row.Unit)
 		}
 	}
-	if r.Gate.CountChanges != 2 || r.Gate.Regressions != 0 || !r.Gate.Fails { // commands/op and roundtrips/op
-		t.Errorf("gate %+v, want 2 count changes", r.Gate)
+	if q := find(r, Count, key, "Query/op"); q == nil || q.Verdict != Changed || q.Old != 1 || q.New != 3 {
+		t.Errorf("Query/op row %+v, want 1 → 3", q)
+	}
+	if r.Gate.CountChanges != 3 || r.Gate.Regressions != 0 || !r.Gate.Fails { // commands/op, roundtrips/op, Query/op
+		t.Errorf("gate %+v, want 3 count changes", r.Gate)
 	}
 	s := r.String()
 	_, largest, _ := strings.Cut(s, "largest changes\n")
 	first, _, _ := strings.Cut(largest, "\n")
-	if !strings.Contains(s, "deterministic counts  2 changed (2 up, 0 down)") ||
+	if !strings.Contains(s, "deterministic counts  3 changed (3 up, 0 down)") ||
 		!strings.Contains(first, "changed") || !strings.Contains(first, "count") || !strings.Contains(first, "php/fpm/raw/interpolate/persistent/pool=8") ||
-		!strings.Contains(first, "commands/op") || !strings.Contains(first, "+2.00") {
+		!strings.Contains(first, "Query/op") || !strings.Contains(first, "+2.00") {
 		t.Errorf("output does not name the count change first:\n%s", s[:min(len(s), 2500)])
 	}
 }

@@ -59,10 +59,11 @@ func countRows(old, new *results.Run, p pairing, res *Result) []Row {
 			if math.Abs(d) > x.Abs && math.Abs(d) > x.Rel*math.Abs(ma) {
 				row.Verdict, row.Gate = Changed, true
 			}
-			row.AsIs = Change{Lo: Num(ratio(ma, mb) - 1), Mid: Num(ratio(ma, mb) - 1), Hi: Num(ratio(ma, mb) - 1)}
+			row.AsIs = point(ma, mb)
 			row.Judged = row.AsIs
 			rows = append(rows, row)
 		}
+		rows = append(rows, commandRows(k, p.old[k], p.new[k])...)
 	}
 	if len(lacking) > 0 {
 		var us []string
@@ -74,6 +75,46 @@ func countRows(old, new *results.Run, p pairing, res *Result) []Row {
 		res.Notes = append(res.Notes, fmt.Sprintf("old run has no %s (made before dbbench counted them): those counts are not compared", strings.Join(us, ", ")))
 	}
 	return rows
+}
+
+// commandRows names the commands per request by type that changed (Query/op,
+// Prepare/op …): what a change of commands/op is made of, or a swap of one command for
+// another that leaves the total alone. Types that did not change get no row. The wire
+// counts are used when both runs have them, else the general log's.
+func commandRows(key string, o, n *results.Variant) []Row {
+	if o.Roundtrips == nil || n.Roundtrips == nil {
+		return nil
+	}
+	a, b := o.Roundtrips.Wire, n.Roundtrips.Wire
+	if a == nil || b == nil {
+		a, b = o.Roundtrips.Log, n.Roundtrips.Log
+	}
+	var types []string
+	for t := range a {
+		types = append(types, t)
+	}
+	for t := range b {
+		if _, ok := a[t]; !ok {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	var rows []Row
+	for _, t := range types {
+		if math.Abs(a[t]-b[t]) <= 1e-9 {
+			continue
+		}
+		c := point(a[t], b[t])
+		rows = append(rows, Row{Kind: Count, Variant: key, Unit: t + "/op", Old: Num(a[t]), New: Num(b[t]),
+			AsIs: c, Judged: c, Verdict: Changed, Gate: true})
+	}
+	return rows
+}
+
+// point is the change from old to new of an exact figure: an interval of one point.
+func point(old, new float64) Change {
+	r := Num(ratio(old, new) - 1)
+	return Change{Lo: r, Mid: r, Hi: r}
 }
 
 func median(xs []float64) float64 {

@@ -71,8 +71,8 @@ func TestCompareExitStatus(t *testing.T) {
 		{"slower variant, no gate", []string{old, slowDir}, 0, "absolute figures      5 regressed", ""},
 		{"slower variant, gated", []string{"--fail-on", "regression", old, slowDir}, 3, "within-run ratios     2 regressed",
 			"dbbench: compare --fail-on regression: 7 regressions that survive normalisation, 0 deterministic counts changed"},
-		{"more commands, gated", []string{"--fail-on=regression", old, commandsDir}, 3, "deterministic counts  2 changed (2 up, 0 down)",
-			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 2 deterministic counts changed"},
+		{"more commands, gated", []string{"--fail-on=regression", old, commandsDir}, 3, "deterministic counts  3 changed (3 up, 0 down)",
+			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 3 deterministic counts changed"},
 		{"noise 50%", []string{"--noise", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
