@@ -117,7 +117,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 		case Count:
 			fmt.Fprintf(b, "  %-21s %d changed (%d up, %d down), %d unchanged (any change beyond a count's exactness, whatever the noise)\n", "deterministic counts", s.Changed, s.Up, s.Down, s.Unchanged)
 		case Absolute:
-			how := "compared as they are: " + NotNormalised
+			how := "as they are, " + NotNormalised + ": without a yardstick in both runs a machine change cannot be told from a code change"
 			if r.Yardstick.Normalised {
 				how = "relative to the yardstick"
 				if r.Yardstick.Moved {
