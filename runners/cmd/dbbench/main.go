@@ -23,7 +23,7 @@ commands:
   serve      start one target for a variant, wait until interrupted
   run        measure a preset's variants end to end, then write the report
   report     write report.md and report.html for a run directory
-  compare    compare two runs (or a saved baseline and a run), criterion style
+  compare    did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts
   variants   list the variants a preset runs
   sweep      pool|rtt: pool-size or network-distance sweep, with its own report
 
@@ -32,6 +32,10 @@ Run 'dbbench COMMAND -h' for a command's flags.
 
 // errUsage marks errors caused by the command line: exit status 2 instead of 1.
 var errUsage = errors.New("usage")
+
+// errGate marks a comparison that `compare --fail-on regression` fails: exit status 3,
+// so that a CI job tells a regression from a broken command line (2) or a failure (1).
+var errGate = errors.New("compare --fail-on regression")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -42,6 +46,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dbbench: "+secret.Scrub(err.Error()))
 		if errors.Is(err, errUsage) {
 			os.Exit(2)
+		}
+		if errors.Is(err, errGate) {
+			os.Exit(3)
 		}
 		os.Exit(1)
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/runners/compare"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
@@ -110,7 +111,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "compare stmt modes: bin/benchstat -col /stmt %s\n", filepath.Join(dir, "bench.txt"))
 	}
 	if err == nil && *saveBaseline != "" {
-		path, berr := report.SaveBaseline(dir, filepath.Join(root, "reports", "baselines"), *saveBaseline)
+		path, berr := compare.SaveBaseline(dir, filepath.Join(root, "reports", "baselines"), *saveBaseline)
 		if berr != nil {
 			return berr
 		}

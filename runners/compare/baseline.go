@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"fmt"
@@ -50,24 +50,4 @@ func LoadBaseline(baselines, name string) (*results.Run, error) {
 		return nil, fmt.Errorf("baseline %q not found in %s (save one with dbbench run --save-baseline %s)", name, baselines, name)
 	}
 	return results.Read(path)
-}
-
-// Write renders report.md and report.html of the run in dir into dir.
-func Write(dir string) error {
-	r, err := results.Read(filepath.Join(dir, "results.json"))
-	if err != nil {
-		return err
-	}
-	md, err := Markdown(r)
-	if err != nil {
-		return err
-	}
-	if err := results.WriteFile(filepath.Join(dir, "report.md"), md); err != nil {
-		return err
-	}
-	h, err := HTML(r)
-	if err != nil {
-		return err
-	}
-	return results.WriteFile(filepath.Join(dir, "report.html"), h)
 }

@@ -1,0 +1,79 @@
+package compare
+
+import (
+	"math"
+
+	"dbbench/runners/units"
+	"dbbench/runners/yardstick"
+)
+
+// absoluteUnits are the figures that move with the machine's speed.
+var absoluteUnits = []string{units.QPS, units.P50, units.P99, units.AppCPU, units.DBCPU}
+
+// latency reports whether unit is a latency percentile, whose normalisation is rough.
+func latency(unit string) bool { return unit == units.P50 || unit == units.P99 }
+
+// absoluteRows compares each absolute figure of each variant valid in both runs. With a
+// yardstick in both runs a figure is judged against what the new machine alone would
+// have made of the old figure: a rate times the speed ratio s, a cost per request (CPU,
+// latency) divided by it; the change's interval is divided by the yardstick's
+// (quotient), so the yardstick's own uncertainty widens it. Without one, as it is.
+func absoluteRows(p pairing, n norm, noise float64) []Row {
+	var rows []Row
+	for _, k := range p.keys {
+		o, nv := p.old[k], p.new[k]
+		for _, unit := range absoluteUnits {
+			if unit == units.DBCPU && !o.DB {
+				continue // a variant without a database costs the database nothing to judge
+			}
+			a, b := values(o, unit), values(nv, unit)
+			if len(a) == 0 || len(b) == 0 {
+				continue // not measured (CPU of a server on another host)
+			}
+			e, err := yardstick.TwoSampleRatio(a, b)
+			if err != nil {
+				continue // a figure of 0 has no relative change
+			}
+			asIs, _ := fromTwoSample(e)
+			rows = append(rows, absoluteRow(k, unit, median(a), median(b), asIs, n, noise))
+		}
+	}
+	return rows
+}
+
+func absoluteRow(key, unit string, old, new float64, asIs est, n norm, noise float64) Row {
+	dir := units.Better(unit)
+	judged := asIs
+	if n.on {
+		expected := n.speed // a rate moves with the speed
+		if dir == units.Lower {
+			expected = invert(n.speed) // a cost per request moves against it
+		}
+		judged = quotient(asIs, expected)
+	}
+	row := Row{
+		Kind: Absolute, Variant: key, Unit: unit, Old: Num(old), New: Num(new),
+		AsIs: change(asIs), Judged: change(judged), Verdict: judge(judged, dir, noise),
+	}
+	row.Explained = n.on && judge(asIs, dir, noise) != Unchanged && row.Verdict == Unchanged
+	switch {
+	case !n.on:
+		row.Labels = append(row.Labels, NotNormalised)
+	case n.moved:
+		row.Labels = append(row.Labels, EnvironmentChanged)
+		if latency(unit) {
+			row.Labels = append(row.Labels, LatencyApprox)
+		}
+	}
+	row.Gate = n.on && row.Verdict == Regressed
+	return row
+}
+
+// invert is 1/e with its interval.
+func invert(e est) est {
+	out := est{ratio: 1 / e.ratio, lo: 0, hi: math.Inf(1)}
+	if e.hasInterval() {
+		out.lo, out.hi = 1/e.hi, 1/e.lo
+	}
+	return out
+}

@@ -1,0 +1,357 @@
+package compare
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"dbbench/runners/compare/comparetest"
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+func run(t *testing.T, old, new *results.Run) *Result {
+	t.Helper()
+	r, err := Compare(old, new, Options{Noise: 0.03, OldLabel: "old", NewLabel: "new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// notUnchanged returns the rows whose verdict is anything but unchanged.
+func notUnchanged(r *Result) []Row {
+	var out []Row
+	for _, row := range r.Rows {
+		if row.Verdict != Unchanged {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+func find(r *Result, kind Kind, variant, unit string) *Row {
+	for i, row := range r.Rows {
+		if row.Kind == kind && row.Variant == variant && row.Unit == unit {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+func count(r *Result, kind Kind) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Every kind has rows in the synthetic runs, so "nothing regressed" is not vacuous.
+func checkKinds(t *testing.T, r *Result) {
+	t.Helper()
+	for _, k := range Kinds {
+		if count(r, k) == 0 {
+			t.Fatalf("no %s rows", k)
+		}
+	}
+}
+
+// Identical runs: nothing changed, nothing to fail on, the yardstick at exactly 1.
+func TestIdenticalRuns(t *testing.T) {
+	r := run(t, comparetest.Run(1), comparetest.Run(1))
+	checkKinds(t, r)
+	if rows := notUnchanged(r); len(rows) > 0 {
+		t.Errorf("identical runs: %d rows changed, first %+v", len(rows), rows[0])
+	}
+	if r.Gate.Fails || !r.Environment.Match || !r.Yardstick.Normalised || r.Yardstick.Moved || r.Yardstick.Speed.Ratio != 1 {
+		t.Errorf("gate %+v, environment match %v, yardstick %+v", r.Gate, r.Environment.Match, r.Yardstick)
+	}
+	s := r.String()
+	for _, want := range []string{"environment: the same", "machine speed new/old 1.000×", "--fail-on regression passes", "largest changes: none"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(s, EnvironmentChanged) {
+		t.Errorf("identical runs labelled %q", EnvironmentChanged)
+	}
+}
+
+// Every speed-dependent figure and the yardstick on a machine 0.6 times as fast (QPS
+// times 0.6, latency and CPU per request divided by it; counts do not depend on speed,
+// so they stay): nothing regressed, every absolute figure changed as it is and is
+// explained by the yardstick, and the output says environment changed. Over many
+// independent pairs of runs, so that the rule is shown to hold against the noise too.
+func TestSlowerMachineIsNotARegression(t *testing.T) {
+	for seed := uint64(2); seed < 22; seed++ {
+		new := comparetest.Run(seed)
+		comparetest.Machine(new, 0.6)
+		r := run(t, comparetest.Run(1), new)
+		checkKinds(t, r)
+		for _, row := range r.Rows {
+			if row.Verdict == Regressed {
+				t.Errorf("seed %d: %s %s %s regressed %+v", seed, row.Kind, row.Variant, row.Unit, row.Judged)
+			}
+			if row.Kind == Absolute && (!row.Explained || !strings.Contains(strings.Join(row.Labels, ";"), EnvironmentChanged)) {
+				t.Errorf("seed %d: %s %s: explained %v, labels %q", seed, row.Variant, row.Unit, row.Explained, row.Labels)
+			}
+		}
+		if !r.Yardstick.Moved || r.Gate.Fails {
+			t.Errorf("seed %d: yardstick moved %v, gate %+v", seed, r.Yardstick.Moved, r.Gate)
+		}
+		if s := r.String(); !strings.Contains(s, "environment changed; absolute figures are judged relative to it") {
+			t.Errorf("seed %d: output does not say the environment changed:\n%s", seed, s[:min(len(s), 1500)])
+		}
+	}
+}
+
+// onlyVariant checks that every row that changed belongs to key, and that key
+// regressed in the given kinds.
+func onlyVariant(t *testing.T, r *Result, key string, kinds ...Kind) {
+	t.Helper()
+	for _, row := range notUnchanged(r) {
+		if row.Variant != key {
+			t.Errorf("%s %s %s: %s %+v; only %s should change", row.Kind, row.Variant, row.Unit, row.Verdict, row.Judged, key)
+		}
+	}
+	for _, k := range kinds {
+		unit := units.QPS
+		row := find(r, k, key, unit)
+		if row == nil || row.Verdict != Regressed || !row.Gate {
+			t.Errorf("%s %s %s: %+v, want regressed and gated", k, key, unit, row)
+		}
+	}
+}
+
+// One variant 10% slower, the machine the same: that variant regressed, as an absolute
+// figure and as a within-run ratio, and no other.
+func TestOneVariantSlower(t *testing.T) {
+	new := comparetest.Run(2)
+	comparetest.Slow(new, comparetest.Gorm, 0.9)
+	r := run(t, comparetest.Run(1), new)
+	onlyVariant(t, r, comparetest.Gorm, Absolute, Ratio)
+	if r.Yardstick.Moved || !r.Gate.Fails || len(r.Gate.Variants) != 1 || r.Gate.Variants[0] != comparetest.Gorm {
+		t.Errorf("yardstick moved %v, gate %+v", r.Yardstick.Moved, r.Gate)
+	}
+	if row := find(r, Absolute, comparetest.Gorm, units.QPS); row.Judged.Mid > -0.07 || row.Judged.Mid < -0.13 {
+		t.Errorf("QPS change %+v, want about -10%%", row.Judged)
+	}
+}
+
+// The machine 0.6 times as fast and one variant 10% slower than that: that variant
+// regressed, by about 10% relative to the yardstick, and no other.
+func TestSlowerMachineAndOneVariantSlower(t *testing.T) {
+	new := comparetest.Run(2)
+	comparetest.Machine(new, 0.6)
+	comparetest.Slow(new, comparetest.Gorm, 0.9)
+	r := run(t, comparetest.Run(1), new)
+	onlyVariant(t, r, comparetest.Gorm, Absolute, Ratio)
+	row := find(r, Absolute, comparetest.Gorm, units.QPS)
+	if row.AsIs.Mid > -0.4 || row.Judged.Mid > -0.07 || row.Judged.Mid < -0.13 || !slicesContain(row.Labels, EnvironmentChanged) {
+		t.Errorf("QPS: as is %+v, judged %+v, labels %q; want about -46%% as is, -10%% judged, environment changed", row.AsIs, row.Judged, row.Labels)
+	}
+	if p50 := find(r, Absolute, comparetest.Gorm, units.P50); !slicesContain(p50.Labels, LatencyApprox) {
+		t.Errorf("p50 labels %q, want %q", p50.Labels, LatencyApprox)
+	}
+}
+
+// Two more commands per request: a count change, whatever the noise threshold, and the
+// gate fails on it; nothing else changed.
+func TestTwoMoreCommandsIsACountChange(t *testing.T) {
+	key := comparetest.Key("php", "fpm", "raw", "interpolate", "persistent", 8)
+	new := comparetest.Run(2)
+	comparetest.AddCommands(new, key, 2)
+	r, err := Compare(comparetest.Run(1), new, Options{Noise: 0.5}) // a 50% threshold changes nothing for counts
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := find(r, Count, key, units.Commands)
+	if row == nil || row.Verdict != Changed || float64(row.New-row.Old) != 2 || !row.Gate {
+		t.Fatalf("commands/op row %+v, want changed by +2 and gated", row)
+	}
+	for _, row := range notUnchanged(r) {
+		if row.Variant != key || row.Kind != Count {
+			t.Errorf("%s %s %s changed too", row.Kind, row.Variant, row.Unit)
+		}
+	}
+	if q := find(r, Count, key, "Query/op"); q == nil || q.Verdict != Changed || q.Old != 1 || q.New != 3 {
+		t.Errorf("Query/op row %+v, want 1 → 3", q)
+	}
+	if r.Gate.CountChanges != 3 || r.Gate.Regressions != 0 || !r.Gate.Fails { // commands/op, roundtrips/op, Query/op
+		t.Errorf("gate %+v, want 3 count changes", r.Gate)
+	}
+	s := r.String()
+	_, largest, _ := strings.Cut(s, "largest changes\n")
+	first, _, _ := strings.Cut(largest, "\n")
+	if !strings.Contains(s, "deterministic counts  3 changed (3 up, 0 down)") ||
+		!strings.Contains(first, "changed") || !strings.Contains(first, "count") || !strings.Contains(first, "php/fpm/raw/interpolate/persistent/pool=8") ||
+		!strings.Contains(first, "Query/op") || !strings.Contains(first, "+2.00") {
+		t.Errorf("output does not name the count change first:\n%s", s[:min(len(s), 2500)])
+	}
+}
+
+// A run saved before the yardstick, pairing and counts: compared, with notes saying what
+// could not be normalised, and its absolute verdicts never gate.
+func TestOldRunWithoutYardstick(t *testing.T) {
+	old := comparetest.Run(1)
+	comparetest.Old(old)
+	new := comparetest.Run(2)
+	comparetest.Machine(new, 0.6)
+	r := run(t, old, new)
+	checkKinds(t, r)
+	notes := strings.Join(r.Notes, "\n")
+	for _, want := range []string{
+		"old run has no yardstick (made before dbbench timed one): absolute figures are compared as they are, and a machine change cannot be told from a code change",
+		"old run has no paired comparisons",
+		"old run has no to-db-B/op, from-db-B/op, allocs/op",
+		"the hello variants (the HTTP stack alone, no database) moved as they are",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	for _, row := range r.Rows {
+		switch row.Kind {
+		case Absolute:
+			if !slicesContain(row.Labels, NotNormalised) || row.Gate {
+				t.Errorf("%s %s: labels %q, gate %v", row.Variant, row.Unit, row.Labels, row.Gate)
+			}
+		case Ratio:
+			if !slicesContain(row.Labels, Unpaired+" (old run)") || row.Verdict == Regressed {
+				t.Errorf("%s %s: %s, labels %q", row.Variant, row.Unit, row.Verdict, row.Labels)
+			}
+		}
+	}
+	if r.Gate.Fails || r.Yardstick.Normalised {
+		t.Errorf("gate %+v, normalised %v", r.Gate, r.Yardstick.Normalised)
+	}
+	if s := r.String(); !strings.Contains(s, "yardstick: the old run has none: absolute figures are compared as they are (not normalised)") {
+		t.Errorf("summary does not say what is not normalised:\n%s", s[:1000])
+	}
+}
+
+// A results.json of schema v1 (a trimmed copy of the committed quick sample, read
+// through results.Read's upgrade) compares with itself and with a later run.
+func TestSchemaV1File(t *testing.T) {
+	old, err := results.Read("testdata/v1-quick.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Schema != results.Schema || old.Yardstick != nil || len(old.Comparisons) > 0 {
+		t.Fatalf("testdata is no longer a v1 run read back: schema %s", old.Schema)
+	}
+	new, _ := results.Read("testdata/v1-quick.json")
+	r := run(t, old, new)
+	if rows := notUnchanged(r); len(rows) > 0 || count(r, Ratio) == 0 || count(r, Count) == 0 || count(r, Absolute) == 0 {
+		t.Errorf("v1 against itself: %d rows changed; %d ratio, %d count, %d absolute rows", len(rows), count(r, Ratio), count(r, Count), count(r, Absolute))
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "neither run has a yardstick") {
+		t.Errorf("notes: %q", r.Notes)
+	}
+	// A later run with a yardstick: only the old side lacks one.
+	new.Yardstick = comparetest.Run(1).Yardstick
+	r = run(t, old, new)
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "old run has no yardstick") || r.Yardstick.New == nil {
+		t.Errorf("notes: %q", r.Notes)
+	}
+}
+
+// The hello variants are a second yardstick: when they stay while the fixed work says
+// the machine is 0.6 times as fast, the output says the two disagree.
+func TestHelloDisagreesWithYardstick(t *testing.T) {
+	new := comparetest.Run(2)
+	comparetest.Machine(new, 0.6)
+	for _, v := range new.Variants {
+		if !v.DB {
+			comparetest.Slow(new, v.Key, 1/0.6)
+		}
+	}
+	r := run(t, comparetest.Run(1), new)
+	if len(r.Yardstick.Hello) != 2 || r.Yardstick.Hello[0].Agrees {
+		t.Fatalf("hello: %+v", r.Yardstick.Hello)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "the hello variants (the HTTP stack alone) disagree with the yardstick") {
+		t.Errorf("notes: %q", r.Notes)
+	}
+	if s := r.String(); !strings.Contains(s, "go/nethttp/hello/pool=64 1.0") || !strings.Contains(s, "disagrees") {
+		t.Errorf("summary:\n%s", s[:1200])
+	}
+}
+
+func TestEnvironmentDifferences(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(1)
+	new.Environment["kernel"] = "6.19.1"
+	new.Environment["php"] = "8.3.0"
+	new.Settings.Connections = 32
+	r := run(t, old, new)
+	e := r.Environment
+	if e.Match || len(e.Differences) != 2 || e.Differences[0] != (Difference{"kernel", "6.18.44", "6.19.1"}) ||
+		e.Differences[1] != (Difference{"php", "", "8.3.0"}) || len(e.Settings) != 1 || e.Settings[0].Key != "connections" {
+		t.Errorf("environment %+v", e)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "settings that shape the load differ (connections 64 → 32)") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	s := r.String()
+	if !strings.Contains(s, "environment: 2 keys differ\n  kernel  6.18.44   → 6.19.1\n  php     (absent)  → 8.3.0\n") ||
+		!strings.Contains(s, "settings: 1 key differs\n  connections  64  → 32\n") {
+		t.Errorf("environment block:\n%s", s[:800])
+	}
+}
+
+// A yardstick of other work, or of too few trials, is not used, and the notes say why.
+func TestUnusableYardstick(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(2)
+	new.Yardstick.Work = "yardstick v2: something else"
+	r := run(t, old, new)
+	if r.Yardstick.Normalised || !strings.Contains(strings.Join(r.Notes, "\n"), "timed different work") {
+		t.Errorf("different work: normalised %v, notes %q", r.Yardstick.Normalised, r.Notes)
+	}
+	old, new = comparetest.Run(1), comparetest.Run(2)
+	old.Yardstick.Readings = old.Yardstick.Readings[:1]
+	old.Yardstick.Readings[0].Trials = old.Yardstick.Readings[0].Trials[:2]
+	new.Yardstick.Readings = new.Yardstick.Readings[:1]
+	new.Yardstick.Readings[0].Trials = new.Yardstick.Readings[0].Trials[:2]
+	r = run(t, old, new)
+	if r.Yardstick.Normalised || !strings.Contains(strings.Join(r.Notes, "\n"), "too few for an interval") {
+		t.Errorf("two trials: normalised %v, notes %q", r.Yardstick.Normalised, r.Notes)
+	}
+}
+
+// Variants missing or invalid on one side are listed, not compared.
+func TestVariantsOnOneSide(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(2)
+	new.Variants = new.Variants[1:]
+	new.Variants[0].Valid, new.Variants[0].InvalidReason = false, "verification: /users/abc answered 500, want 400"
+	r := run(t, old, new)
+	if strings.Contains(strings.Join(r.Notes, "\n"), "nothing to compare") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	if r := run(t, old, &results.Run{Status: "failed"}); !strings.Contains(strings.Join(r.Notes, "\n"), "nothing to compare") || len(r.Rows) > 0 {
+		t.Errorf("against an empty run: notes %q, %d rows", r.Notes, len(r.Rows))
+	}
+	if len(r.OnlyOld) != 1 || !strings.Contains(r.OnlyOld[0], "layer=hello") || len(r.Invalid) != 1 ||
+		!strings.Contains(r.Invalid[0], "answered 500, want 400 (new run)") || find(r, Absolute, new.Variants[0].Key, units.QPS) != nil {
+		t.Errorf("only old %q, invalid %q", r.OnlyOld, r.Invalid)
+	}
+}
+
+func TestBadNoise(t *testing.T) {
+	for _, n := range []float64{-0.1, 1, math.NaN()} {
+		if _, err := Compare(comparetest.Run(1), comparetest.Run(1), Options{Noise: n}); err == nil {
+			t.Errorf("noise %v accepted", n)
+		}
+	}
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

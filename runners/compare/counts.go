@@ -1,0 +1,138 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+// exactness says, for each count per request that does not depend on the machine's
+// speed, how far two runs' medians may differ before it is a change: by more than Rel
+// (a fraction of the old value) and by more than Abs (in the unit) at once. The
+// tolerances come from the spread of repeated slices of one run on the reference
+// machine (allocs/op and B/op of a Go variant move by up to 4% and 2% from slice to
+// slice, their medians by well under 1%; system calls by up to 2.3%).
+//
+// Not judged, and why:
+//   - gc-cycles/op: a fraction of a cycle per request that depends on the heap's size
+//     and the moment the collector runs (slices differ by 12–32%);
+//   - app-, db-, gen-vcsw/op: voluntary context switches depend on scheduling and load
+//     (slices differ by 5–27%);
+//   - gen-syscalls/op: the load generator is dbbench's, not the code under test.
+var exactness = []struct {
+	Unit     string
+	Rel, Abs float64
+	Why      string
+}{
+	{units.Commands, 0, 1e-9, "exact: counted in the round-trip capture"},
+	{units.Roundtrips, 0, 1e-9, "exact: counted in the round-trip capture"},
+	{units.ToDB, 0.01, 1, "bytes on the wire during the capture: the same ids each run"},
+	{units.FromDB, 0.01, 1, "bytes on the wire during the capture: the same ids each run"},
+	{units.Allocs, 0.02, 1, "the Go runtime's count: background work moves it by about 1%"},
+	{units.AllocBytes, 0.02, 64, "the Go runtime's count: background work moves it by about 1%"},
+	{units.ReqPeak, 0.01, 1024, "PHP's peak memory of one request"},
+	{units.Syscalls("app"), 0.03, 0.2, "read- and write-family calls of the target: how replies batch moves them by up to 2%"},
+	{units.Syscalls("db"), 0.03, 0.2, "read- and write-family calls of mariadbd (about 0: it uses recv and send)"},
+}
+
+// countRows compares each deterministic count of each variant valid in both runs.
+func countRows(old, new *results.Run, p pairing, res *Result) []Row {
+	var rows []Row
+	lacking := map[string]bool{} // units the new run has and the old one lacks
+	for _, k := range p.keys {
+		for _, x := range exactness {
+			a, b := values(p.old[k], x.Unit), values(p.new[k], x.Unit)
+			switch {
+			case len(a) == 0 && len(b) > 0:
+				lacking[x.Unit] = true
+				continue
+			case len(a) == 0 || len(b) == 0:
+				continue
+			}
+			ma, mb := median(a), median(b)
+			d := mb - ma
+			row := Row{Kind: Count, Variant: k, Unit: x.Unit, Old: Num(ma), New: Num(mb), Verdict: Unchanged}
+			if math.Abs(d) > x.Abs && math.Abs(d) > x.Rel*math.Abs(ma) {
+				row.Verdict, row.Gate = Changed, true
+			}
+			row.AsIs = point(ma, mb)
+			row.Judged = row.AsIs
+			rows = append(rows, row)
+		}
+		rows = append(rows, commandRows(k, p.old[k], p.new[k])...)
+	}
+	if len(lacking) > 0 {
+		var us []string
+		for _, x := range exactness {
+			if lacking[x.Unit] {
+				us = append(us, x.Unit)
+			}
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("old run has no %s (made before dbbench counted them): those counts are not compared", strings.Join(us, ", ")))
+	}
+	return rows
+}
+
+// commandRows names the commands per request by type that changed (Query/op,
+// Prepare/op …): what a change of commands/op is made of, or a swap of one command for
+// another that leaves the total alone. Types that did not change get no row. The wire
+// counts are used when both runs have them, else the general log's.
+func commandRows(key string, o, n *results.Variant) []Row {
+	if o.Roundtrips == nil || n.Roundtrips == nil {
+		return nil
+	}
+	a, b := o.Roundtrips.Wire, n.Roundtrips.Wire
+	if a == nil || b == nil {
+		a, b = o.Roundtrips.Log, n.Roundtrips.Log
+	}
+	var types []string
+	for t := range a {
+		types = append(types, t)
+	}
+	for t := range b {
+		if _, ok := a[t]; !ok {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	var rows []Row
+	for _, t := range types {
+		if math.Abs(a[t]-b[t]) <= 1e-9 {
+			continue
+		}
+		c := point(a[t], b[t])
+		rows = append(rows, Row{Kind: Count, Variant: key, Unit: t + "/op", Old: Num(a[t]), New: Num(b[t]),
+			AsIs: c, Judged: c, Verdict: Changed, Gate: true})
+	}
+	return rows
+}
+
+// point is the change from old to new of an exact figure: an interval of one point.
+func point(old, new float64) Change {
+	r := Num(ratio(old, new) - 1)
+	return Change{Lo: r, Mid: r, Hi: r}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ratio is new/old, 1 when both are 0 and +Inf when only old is (a count that appeared).
+func ratio(old, new float64) float64 {
+	switch {
+	case old == new:
+		return 1
+	case old == 0:
+		return math.Inf(int(math.Copysign(1, new)))
+	}
+	return new / old
+}

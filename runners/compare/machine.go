@@ -1,0 +1,161 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+	"dbbench/runners/yardstick"
+)
+
+// Yardstick is how fast each run's machine was, and whether absolute figures are
+// judged relative to it.
+type Yardstick struct {
+	Old *Side `json:"old,omitempty"` // nil: the run has no yardstick
+	New *Side `json:"new,omitempty"`
+	// Speed is the new machine's speed over the old one's: old trial time over new
+	// (above 1: the new machine is faster), yardstick.Ratio.
+	Speed *Estimate `json:"speed,omitempty"`
+	// Normalised: absolute figures are judged relative to Speed.
+	Normalised bool `json:"normalised"`
+	// Moved: Speed lies beyond the noise threshold (environment changed).
+	Moved bool `json:"moved"`
+	// Hello are the variants without a database (the HTTP stack alone): a second
+	// yardstick, checked against the first.
+	Hello []Hello `json:"hello,omitempty"`
+}
+
+// Side is one run's yardstick.
+type Side struct {
+	Work     string    `json:"work"`
+	Trials   int       `json:"trials"`
+	Median   Num       `json:"median_seconds"` // of a trial, over all readings
+	Lo       Num       `json:"lo_seconds"`     // benchstat's 95% interval of the median
+	Hi       Num       `json:"hi_seconds"`
+	Readings []Reading `json:"readings"`
+}
+
+// Reading is one moment's median trial, which shows how the machine drifted in a run.
+type Reading struct {
+	Phase  string `json:"phase"`
+	Trials int    `json:"trials"`
+	Median Num    `json:"median_seconds"`
+}
+
+// Hello is a hello variant's QPS, new over old.
+type Hello struct {
+	Variant string   `json:"variant"`
+	Ratio   Estimate `json:"ratio"`
+	// Moved: the ratio lies beyond the noise threshold, as it is.
+	Moved bool `json:"moved"`
+	// Agrees: relative to the yardstick the hello variant is unchanged (only when the
+	// runs are normalised).
+	Agrees bool `json:"agrees"`
+	r      est
+}
+
+// norm is what the absolute rows need of the yardstick.
+type norm struct {
+	on    bool // judge relative to speed
+	speed est
+	moved bool
+}
+
+func machine(old, new *results.Run, p pairing, noise float64, res *Result) norm {
+	y := &res.Yardstick
+	y.Old, y.New = side(old.Yardstick), side(new.Yardstick)
+	var n norm
+	e, err := yardstick.Ratio(old.Yardstick, new.Yardstick)
+	switch {
+	case errors.Is(err, yardstick.ErrMissing):
+		res.Notes = append(res.Notes, missing(y.Old == nil, y.New == nil))
+	case err != nil:
+		res.Notes = append(res.Notes, fmt.Sprintf("yardstick: %v: absolute figures are compared as they are (not normalised) and do not count for --fail-on regression", err))
+	case !e.HasInterval():
+		res.Notes = append(res.Notes, fmt.Sprintf("yardstick: %d and %d trials, too few for an interval: absolute figures are compared as they are (not normalised) and do not count for --fail-on regression", e.Old, e.New))
+	default:
+		var speed Estimate
+		n.speed, speed = fromTwoSample(e)
+		n.on, y.Speed, y.Normalised = true, &speed, true
+		n.moved = judge(n.speed, units.Higher, noise) != Unchanged
+		y.Moved = n.moved
+	}
+	y.Hello = hellos(p, n, noise)
+	if note := helloNote(y.Hello, n); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	return n
+}
+
+func missing(old, new bool) string {
+	which := "old run has no yardstick"
+	switch {
+	case old && new:
+		which = "neither run has a yardstick"
+	case new:
+		which = "new run has no yardstick"
+	}
+	return which + " (made before dbbench timed one): absolute figures are compared as they are, " +
+		"and a machine change cannot be told from a code change; they are labelled " + NotNormalised +
+		" and do not count for --fail-on regression"
+}
+
+func side(y *results.Yardstick) *Side {
+	s, err := yardstick.Summary(y)
+	if err != nil {
+		return nil
+	}
+	out := &Side{Work: y.Work, Trials: s.N, Median: Num(s.Center), Lo: Num(s.Lo), Hi: Num(s.Hi)}
+	for _, r := range y.Readings {
+		if len(r.Trials) == 0 {
+			continue
+		}
+		m, err := yardstick.Summary(&results.Yardstick{Readings: []*results.Reading{r}})
+		if err == nil {
+			out.Readings = append(out.Readings, Reading{Phase: r.Phase, Trials: len(r.Trials), Median: Num(m.Center)})
+		}
+	}
+	return out
+}
+
+// hellos estimates each hello variant's QPS ratio and checks it against the yardstick.
+func hellos(p pairing, n norm, noise float64) []Hello {
+	var out []Hello
+	for _, k := range p.keys {
+		o, nv := p.old[k], p.new[k]
+		if o.DB {
+			continue
+		}
+		e, err := yardstick.TwoSampleRatio(values(o, units.QPS), values(nv, units.QPS))
+		if err != nil {
+			continue // a hello without QPS figures is not a yardstick
+		}
+		r, j := fromTwoSample(e)
+		h := Hello{Variant: k, Ratio: j, Moved: judge(r, units.Higher, noise) != Unchanged, r: r}
+		h.Agrees = n.on && judge(quotient(r, n.speed), units.Higher, noise) == Unchanged
+		out = append(out, h)
+	}
+	return out
+}
+
+// helloNote says when the hello variants disagree with the yardstick, or, without one,
+// when they moved: the one hint a run without a yardstick gives of a changed machine.
+func helloNote(hs []Hello, n norm) string {
+	var parts []string
+	for _, h := range hs {
+		if (n.on && !h.Agrees) || (!n.on && h.Moved) {
+			parts = append(parts, fmt.Sprintf("%s %s", short(h.Variant), times(h.r)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if n.on {
+		return fmt.Sprintf("the hello variants (the HTTP stack alone) disagree with the yardstick: %s, where the fixed work says %s. "+
+			"The machine changed in a way the CPU work does not capture (kernel, network stack, a neighbour busy during the readings) "+
+			"or the HTTP stack itself changed: read absolute verdicts with care", strings.Join(parts, ", "), times(n.speed))
+	}
+	return fmt.Sprintf("the hello variants (the HTTP stack alone, no database) moved as they are: %s: the two machines probably differ in speed", strings.Join(parts, ", "))
+}

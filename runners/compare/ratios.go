@@ -1,0 +1,144 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
+	"dbbench/runners/yardstick"
+)
+
+// ratioUnits are the figures of a comparison the report's answers rest on.
+var ratioUnits = []string{units.QPS, units.AppCPU}
+
+// comparison is one pair of variants of a run, with how its ratio is estimated.
+type comparison struct {
+	question, base, other string
+	measured              *results.Comparison // nil: not measured as pairs
+}
+
+// comparisons are the run's measured pairs, or, for a run made before pairing, the
+// pairs package questions finds among its valid variants (estimated unpaired).
+func comparisons(r *results.Run, valid map[string]*results.Variant) map[[3]string]comparison {
+	out := map[[3]string]comparison{}
+	if len(r.Comparisons) > 0 {
+		for _, c := range r.Comparisons {
+			out[[3]string{c.Question, c.Base, c.Other}] = comparison{c.Question, c.Base, c.Other, c}
+		}
+		return out
+	}
+	for _, p := range questions.Pairs(r, func(v *results.Variant) bool { return valid[v.Key] != nil }) {
+		out[[3]string{p.Question, p.Base.Key, p.Other.Key}] = comparison{p.Question, p.Base.Key, p.Other.Key, nil}
+	}
+	return out
+}
+
+// ratio estimates Other/Base in unit within run r.
+func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (est, Estimate, error) {
+	if c.measured != nil {
+		e, err := stats.PairedRatio(r.Ratios(c.measured, unit))
+		if err != nil {
+			return est{}, Estimate{}, err
+		}
+		x, j := fromPaired(e)
+		return x, j, nil
+	}
+	base, other := valid[c.base], valid[c.other]
+	if base == nil || other == nil {
+		return est{}, Estimate{}, fmt.Errorf("a side is not valid")
+	}
+	e, err := yardstick.TwoSampleRatio(values(base, unit), values(other, unit))
+	if err != nil {
+		return est{}, Estimate{}, err
+	}
+	x, j := fromTwoSample(e)
+	return x, j, nil
+}
+
+// ratioRows compares each comparison present in both runs, as it is: the ratio of two
+// variants measured in the same run carries no machine speed. Changed only when the
+// two runs' intervals do not overlap (quotient) and the change lies beyond the noise.
+func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []Row {
+	oc, nc := comparisons(old, p.old), comparisons(new, p.new)
+	if !res.Old.Paired && len(oc) > 0 {
+		res.Notes = append(res.Notes, "old run has no paired comparisons (made before pairing): its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
+	}
+	if !res.New.Paired && len(nc) > 0 {
+		res.Notes = append(res.Notes, "new run has no paired comparisons: its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
+	}
+	var rows []Row
+	for _, other := range p.keys {
+		for _, key := range sortedKeys(oc, other) {
+			o, n := oc[key], nc[key]
+			if n.other == "" || p.old[o.base] == nil || p.new[o.base] == nil {
+				continue // not in the new run, or its reference is not valid in both
+			}
+			for _, unit := range ratioUnits {
+				row, ok := ratioRow(old, new, p, o, n, unit, noise)
+				if ok {
+					rows = append(rows, row)
+				}
+			}
+		}
+	}
+	return rows
+}
+
+func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string, noise float64) (Row, bool) {
+	oe, oj, err1 := o.ratio(old, p.old, unit)
+	ne, nj, err2 := n.ratio(new, p.new, unit)
+	if err1 != nil || err2 != nil {
+		return Row{}, false // the unit was not measured (CPU of a remote target)
+	}
+	q := quotient(ne, oe)
+	row := Row{
+		Kind: Ratio, Variant: o.other, Question: o.question, Versus: o.base, Unit: unit,
+		Old: Num(oe.ratio), New: Num(ne.ratio), OldRatio: &oj, NewRatio: &nj,
+		AsIs: change(q), Judged: change(q), Verdict: judge(q, units.Better(unit), noise),
+	}
+	switch {
+	case o.measured == nil && n.measured == nil:
+		row.Labels = append(row.Labels, Unpaired)
+	case o.measured == nil:
+		row.Labels = append(row.Labels, Unpaired+" (old run)")
+	case n.measured == nil:
+		row.Labels = append(row.Labels, Unpaired+" (new run)")
+	}
+	for _, w := range oj.Warnings {
+		row.Warnings = append(row.Warnings, "old: "+w)
+	}
+	for _, w := range nj.Warnings {
+		row.Warnings = append(row.Warnings, "new: "+w)
+	}
+	row.Gate = row.Verdict == Regressed
+	return row, true
+}
+
+// sortedKeys are the comparisons of cs whose Other is other, by question in the order
+// of package questions, then by reference.
+func sortedKeys(cs map[[3]string]comparison, other string) [][3]string {
+	var out [][3]string
+	for k := range cs {
+		if k[2] == other {
+			out = append(out, k)
+		}
+	}
+	order := func(q string) int {
+		i := slices.Index([]string{questions.Layer, questions.Stmt, questions.Conn, questions.Server}, q)
+		if i < 0 {
+			return 99
+		}
+		return i
+	}
+	slices.SortFunc(out, func(a, b [3]string) int {
+		if c := cmp.Compare(order(a[0]), order(b[0])); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[0]+" "+a[1], b[0]+" "+b[1])
+	})
+	return out
+}

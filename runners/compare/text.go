@@ -1,0 +1,327 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"dbbench/runners/units"
+)
+
+// WriteText writes the comparison for a person: the summary first (environments,
+// yardstick, verdicts by kind, the gate, the largest changes, notes), then the full
+// table of each kind, then what was not compared.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	r.header(&b)
+	r.environmentText(&b)
+	r.yardstickText(&b)
+	r.verdictsText(&b)
+	r.largestText(&b)
+	list(&b, "notes", r.Notes)
+	r.tables(&b)
+	list(&b, "only in the old run", r.OnlyOld)
+	list(&b, "only in the new run", r.OnlyNew)
+	list(&b, "invalid, not compared", r.Invalid)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// String is WriteText's output.
+func (r *Result) String() string {
+	var b strings.Builder
+	r.WriteText(&b)
+	return b.String()
+}
+
+func (r *Result) header(b *strings.Builder) {
+	fmt.Fprintf(b, "dbbench compare: %s → %s\n", r.Old.Label, r.New.Label)
+	for _, s := range []struct {
+		name string
+		i    RunInfo
+	}{{"old", r.Old}, {"new", r.New}} {
+		fmt.Fprintf(b, "  %s: started %s, preset %s, %s", s.name, s.i.Started.UTC().Format(time.DateTime+" MST"), orDash(s.i.Preset), orDash(s.i.Status))
+		if s.i.Commit != "" {
+			fmt.Fprintf(b, ", commit %s", abbrev(s.i.Commit, 12))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func (r *Result) environmentText(b *strings.Builder) {
+	e := r.Environment
+	diffs := func(title string, ds []Difference) {
+		if len(ds) == 0 {
+			fmt.Fprintf(b, "%s: the same\n", title)
+			return
+		}
+		fmt.Fprintf(b, "%s: %d %s\n", title, len(ds), plural(len(ds), "key differs", "keys differ"))
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		for _, d := range ds {
+			fmt.Fprintf(tw, "  %s\t%s\t→ %s\n", d.Key, shown(d.Old), shown(d.New))
+		}
+		tw.Flush()
+	}
+	diffs("environment", e.Differences)
+	diffs("settings", e.Settings)
+}
+
+func (r *Result) yardstickText(b *strings.Builder) {
+	y := r.Yardstick
+	trial := ""
+	if y.Old != nil && y.New != nil {
+		trial = fmt.Sprintf(" (a trial of the fixed work: old %s, new %s, medians of %d and %d)", ms(float64(y.Old.Median)), ms(float64(y.New.Median)), y.Old.Trials, y.New.Trials)
+	}
+	switch {
+	case y.Normalised && y.Moved:
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s; absolute figures are judged relative to it\n", times(y.Speed.est()), trial, EnvironmentChanged)
+	case y.Normalised:
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise; absolute figures are judged relative to it\n", times(y.Speed.est()), trial)
+	case y.Old == nil && y.New == nil:
+		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are compared as they are (%s)\n", NotNormalised)
+	case y.Old == nil:
+		fmt.Fprintf(b, "yardstick: the old run has none: absolute figures are compared as they are (%s)\n", NotNormalised)
+	case y.New == nil:
+		fmt.Fprintf(b, "yardstick: the new run has none: absolute figures are compared as they are (%s)\n", NotNormalised)
+	default:
+		fmt.Fprintf(b, "yardstick: not usable (see notes)%s: absolute figures are compared as they are (%s)\n", trial, NotNormalised)
+	}
+	if len(y.Hello) > 0 {
+		var parts []string
+		for _, h := range y.Hello {
+			s := short(h.Variant) + " " + times(h.r)
+			if y.Normalised {
+				s += map[bool]string{true: " agrees", false: " disagrees"}[h.Agrees]
+			}
+			parts = append(parts, s)
+		}
+		how := "QPS new/old"
+		if !y.Normalised {
+			how = "QPS new/old, as they are"
+		}
+		fmt.Fprintf(b, "  hello variants (the HTTP stack alone, %s): %s\n", how, strings.Join(parts, "; "))
+	}
+	b.WriteString("\n")
+}
+
+func (r *Result) verdictsText(b *strings.Builder) {
+	fmt.Fprintf(b, "verdicts (noise threshold %.1f%%: a change counts when its whole 95%% interval lies beyond it)\n", 100*r.Noise)
+	for _, s := range r.Summary {
+		switch s.Kind {
+		case Ratio:
+			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (ratios inside each run, compared as they are)\n", "within-run ratios", s.Regressed, s.Improved, s.Unchanged)
+		case Count:
+			fmt.Fprintf(b, "  %-21s %d changed (%d up, %d down), %d unchanged (any change beyond a count's exactness, whatever the noise)\n", "deterministic counts", s.Changed, s.Up, s.Down, s.Unchanged)
+		case Absolute:
+			how := "as they are, " + NotNormalised + ": without a yardstick in both runs a machine change cannot be told from a code change"
+			if r.Yardstick.Normalised {
+				how = "relative to the yardstick"
+				if r.Yardstick.Moved {
+					how = "relative to the yardstick: " + EnvironmentChanged
+				}
+			}
+			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (%s)", "absolute figures", s.Regressed, s.Improved, s.Unchanged, how)
+			if s.Explained > 0 {
+				fmt.Fprintf(b, "; %d more changed as they are, which the yardstick explains", s.Explained)
+			}
+			b.WriteString("\n")
+		}
+	}
+	g := r.Gate
+	if g.Fails {
+		var names []string
+		for _, k := range g.Variants {
+			names = append(names, short(k))
+		}
+		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails\n",
+			g.Regressions, plural(g.Regressions, "regression", "regressions"), g.CountChanges, plural(g.CountChanges, "change", "changes"),
+			len(names), plural(len(names), "variant", "variants"), strings.Join(names, ", "))
+	} else {
+		b.WriteString("gate: no regression survives normalisation and no count changed: --fail-on regression passes\n")
+	}
+	b.WriteString("\n")
+}
+
+func (r *Result) largestText(b *strings.Builder) {
+	if len(r.Largest) == 0 {
+		b.WriteString("largest changes: none beyond the noise\n\n")
+		return
+	}
+	b.WriteString("largest changes\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, row := range r.Largest {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", row.Verdict, row.Kind, subject(row), metric(row), judged(row), strings.Join(row.Labels, "; "))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+}
+
+// tables are the full table of each kind, one line per variant and metric.
+func (r *Result) tables(b *strings.Builder) {
+	heads := map[Kind]string{
+		Ratio:    "within-run ratios (the variant over its reference, measured in the same run; the change of that ratio)",
+		Count:    "deterministic counts per request (medians over the slices)",
+		Absolute: "absolute figures (medians; the change as it is, and the change the verdict judges)",
+	}
+	for _, k := range Kinds {
+		var rows []Row
+		for _, row := range r.Rows {
+			if row.Kind == k {
+				rows = append(rows, row)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		b.WriteString(heads[k] + "\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  verdict\tvariant\tmetric\told\tnew\tas is\tjudged [lo mid hi]\tlabels")
+		for _, row := range rows {
+			labels := strings.Join(append(append([]string{}, row.Labels...), row.Warnings...), "; ")
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Verdict, subject(row), metric(row),
+				value(row, row.Old), value(row, row.New), pct(float64(row.AsIs.Mid)), judged(row), labels)
+		}
+		tw.Flush()
+		b.WriteString("\n")
+	}
+}
+
+func list(b *strings.Builder, title string, xs []string) {
+	if len(xs) == 0 {
+		return
+	}
+	b.WriteString(title + "\n")
+	for _, x := range xs {
+		b.WriteString("  - " + x + "\n")
+	}
+	b.WriteString("\n")
+}
+
+// subject names a row's variant briefly; a ratio adds its reference.
+func subject(r Row) string {
+	if r.Kind == Ratio {
+		return short(r.Variant) + " vs " + r.Question + "=" + field(r.Versus, r.Question)
+	}
+	return short(r.Variant)
+}
+
+func metric(r Row) string {
+	if r.Kind == Ratio {
+		return r.Unit + " ratio"
+	}
+	return r.Unit
+}
+
+// judged formats the change the verdict rests on: a count's difference in its unit,
+// else the interval of the relative change.
+func judged(r Row) string {
+	if r.Kind == Count {
+		return fmt.Sprintf("%+.2f (%s)", float64(r.New-r.Old), pct(float64(r.Judged.Mid)))
+	}
+	c := r.Judged
+	return fmt.Sprintf("[%s %s %s]", pct(float64(c.Lo)), pct(float64(c.Mid)), pct(float64(c.Hi)))
+}
+
+// value formats a figure in its unit: req/s whole, times in µs or ms, counts with two
+// decimals unless whole, ratios with three.
+func value(r Row, x Num) string {
+	f := float64(x)
+	switch {
+	case r.Kind == Ratio:
+		return fmt.Sprintf("%.3f", f)
+	case r.Unit == units.QPS:
+		return fmt.Sprintf("%.0f", f)
+	case strings.HasSuffix(r.Unit, "sec/op"):
+		if f < 1e-3 {
+			return fmt.Sprintf("%.1fµs", f*1e6)
+		}
+		return ms(f)
+	case f == math.Trunc(f):
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.2f", f)
+}
+
+func ms(sec float64) string { return fmt.Sprintf("%.2fms", sec*1e3) }
+
+func pct(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+∞"
+	case math.IsInf(x, -1), x <= -1:
+		return "-∞"
+	case math.IsNaN(x):
+		return "?"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*x)
+}
+
+// times formats a ratio as "0.600× [0.594, 0.606]".
+func times(e est) string {
+	if !e.hasInterval() {
+		return fmt.Sprintf("%.3f× [no interval]", e.ratio)
+	}
+	return fmt.Sprintf("%.3f× [%.3f, %.3f]", e.ratio, e.lo, e.hi)
+}
+
+func (e *Estimate) est() est { return est{float64(e.Ratio), float64(e.Lo), float64(e.Hi)} }
+
+// short is a variant key without its key names: lang/server/layer/stmt/conn/pool=N,
+// leaving out "none".
+func short(key string) string {
+	var parts []string
+	for _, kv := range strings.Split(key, "/") {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			parts = append(parts, kv)
+		case k == "pool":
+			parts = append(parts, kv)
+		case v != "none":
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// field is the value of name in a variant key.
+func field(key, name string) string {
+	for _, kv := range strings.Split(key, "/") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return "?"
+}
+
+func shown(s string) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return abbrev(s, 48)
+}
+
+func abbrev(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
