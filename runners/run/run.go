@@ -21,6 +21,7 @@ import (
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/target"
+	"dbbench/runners/yardstick"
 )
 
 // Options configure a run. Zero fields take the preset's values.
@@ -224,6 +225,20 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	return r.res, err
 }
 
+// yardstickTrials per reading: about half a second of fixed CPU work (yardstick.Work).
+const yardstickTrials = 8
+
+// yardstick times the fixed work while no load runs (the targets idle or stopped), so
+// that the run records how fast its machine was (runners/yardstick).
+func (r *runner) yardstick(phase string) error {
+	if r.res.Yardstick == nil {
+		r.res.Yardstick = yardstick.New()
+	}
+	r.progress.note("yardstick: " + phase)
+	r.res.Yardstick.Readings = append(r.res.Yardstick.Readings, yardstick.Take(phase, yardstickTrials))
+	return r.writer.flush()
+}
+
 func kindOrDefault(k string) string {
 	if k == "" {
 		return "embedded"
@@ -251,8 +266,14 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	budgets := r.budgets()
+	if err := r.yardstick("start"); err != nil {
+		return err
+	}
 	for _, lang := range r.langs() {
 		if err := r.measureLang(ctx, lang, budgets[lang]); err != nil {
+			return err
+		}
+		if err := r.yardstick("after " + lang); err != nil {
 			return err
 		}
 	}
