@@ -42,7 +42,8 @@ type Table struct {
 type LineChart struct {
 	Title, XLabel, YLabel string
 	LogX                  bool // base-2 ticks: pool sizes 1, 2, 4 …
-	// Small draws the chart at half width, two to a row: for pages of many charts (a
+	// Small draws the chart at half width, two to a row, without a legend (it would
+	// cover the lines; the page says what the colours are): for pages of many charts (a
 	// soak draws one per series and variant).
 	Small  bool
 	Series []Series
@@ -181,7 +182,9 @@ func (c LineChart) render() (string, error) {
 			}
 			l.Color, l.Dashes = plotutil.Color(i), plotutil.Dashes(i/7)
 			p.Add(l)
-			p.Legend.Add(s.Name, l)
+			if !c.Small {
+				p.Legend.Add(s.Name, l)
+			}
 			drawn++
 			continue
 		}
@@ -193,7 +196,9 @@ func (c LineChart) render() (string, error) {
 		l.Dashes = plotutil.Dashes(i / 7) // past seven colours, tell lines apart by dashes
 		pts.Shape = plotutil.Shape(i)
 		p.Add(l, pts)
-		p.Legend.Add(s.Name, l, pts)
+		if !c.Small {
+			p.Legend.Add(s.Name, l, pts)
+		}
 		drawn++
 	}
 	if drawn == 0 {

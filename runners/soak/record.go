@@ -11,29 +11,29 @@ type spec struct {
 
 var specs = map[string]spec{
 	// Per target, its whole process tree (nginx + php-fpm and their workers for PHP).
-	"rss":            {"RSS, summed over its processes", "bytes", Memory, 0},
-	"fds":            {"open file descriptors, summed over its processes", "count", Count, 0},
-	"threads":        {"threads, summed over its processes", "count", Count, 0},
+	"rss":            {"RSS (all its processes)", "bytes", Memory, 0},
+	"fds":            {"open descriptors (all its processes)", "count", Count, 0},
+	"threads":        {"threads (all its processes)", "count", Count, 0},
 	"processes":      {"processes", "count", Count, 0},
-	"db_connections": {"its TCP connections to the database", "count", Count, 0},
+	"db_connections": {"its connections to the database", "count", Count, 0},
 	// Go targets, through the admin listener.
 	"goroutines":  {"goroutines", "count", Count, 0},
 	"heap_live":   {"Go live heap", "bytes", Memory, 0},
 	"pool_open":   {"pool: open connections", "count", Count, 0},
 	"pool_in_use": {"pool: connections in use", "count", Count, 0},
-	"pool_waits":  {"pool: waits for a connection per second", "per s", Level, 1},
+	"pool_waits":  {"pool: waits per second", "per s", Level, 1},
 	// Load, per window.
-	"achieved": {"achieved rate (offered as the second line)", "req/s", Achieved, 0},
+	"achieved": {"achieved rate", "req/s", Achieved, 0},
 	"p99":      {"p99 latency per window", "s", Level, 0.001},
 	"errors":   {"failed requests per window", "count", Errors, 0},
 	// The database, global: every variant's connections and statements together.
 	"threads_connected":   {"Threads_connected", "count", Count, 0},
 	"prepared_stmt_count": {"Prepared_stmt_count", "count", Count, 0},
 	"stmt_open":           {"Com_stmt_prepare − Com_stmt_close", "count", Count, 0},
-	"aborted_connects":    {"Aborted_connects (cumulative)", "count", Count, 0},
-	"aborted_clients":     {"Aborted_clients (cumulative)", "count", Count, 0},
+	"aborted_connects":    {"Aborted_connects", "count", Count, 0},
+	"aborted_clients":     {"Aborted_clients", "count", Count, 0},
 	"mariadbd_rss":        {"mariadbd RSS", "bytes", Memory, 0},
-	"mariadbd_fds":        {"mariadbd open file descriptors", "count", Count, 0},
+	"mariadbd_fds":        {"mariadbd open descriptors", "count", Count, 0},
 	"mariadbd_threads":    {"mariadbd threads", "count", Count, 0},
 }
 

@@ -26,7 +26,7 @@ func WriteReport(dir string) (*File, error) {
 // one small chart per series and role with its trend line, then the environment.
 func Page(f *File) *report.SweepPage {
 	p := &report.SweepPage{
-		Title: fmt.Sprintf("dbbench soak: %d variants at %.0f%% of capacity for %s", len(f.Variants), 100*f.Settings.RateFraction, f.Settings.Duration),
+		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", plural(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),
 		Intro: intro(f),
 	}
 	p.Sections = append(p.Sections, verdictSection(f), loadSection(f))
@@ -60,9 +60,9 @@ func intro(f *File) []string {
 		}
 	}
 	if flagged == 0 {
-		out = append(out, fmt.Sprintf("**Nothing grows**: all %d series are flat (or without enough samples), every load achieved its rate without errors.", total))
+		out = append(out, fmt.Sprintf("Nothing grows: all %d series are flat (or without enough samples), every load achieved its rate without errors.", total))
 	} else {
-		out = append(out, fmt.Sprintf("**%d of %d series are flagged** (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
+		out = append(out, fmt.Sprintf("%d of %d series are flagged (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
 	}
 	out = append(out,
 		fmt.Sprintf("How: every variant is served at once, each by its own target and its own open-loop generator, for the whole %s. "+
@@ -74,9 +74,14 @@ func intro(f *File) []string {
 			"A series grows when its interval excludes 0 and its growth projected over 24 h passes a threshold: memory (RSS, heap) %.0f%% of its median; "+
 			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour; "+
 			"levels (p99, pool waits per second) double (+%.0f%% of their median, or of a floor: 1 ms, 1 wait/s). "+
+			"It must also have risen, over the judged part of the soak, by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels): "+
+			"a short soak cannot tell a few pages of memory paged in late from a leak, and projects minutes over a day. So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
 			"A load is short when it achieved less than %.0f%% of its offered rate, and has errors when more than %.1f%% of its requests failed. "+
 			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
-			st.Warmup, 100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay, 100*MinAchieved, 100*MaxErrorRate,
+			st.Warmup, 100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay,
+			100*MemoryResolution, CountResolution, 100*LevelResolution,
+			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,
+			100*MinAchieved, 100*MaxErrorRate,
 			st.MaxPreparedStmtCount, st.MaxConnections),
 		"The database's series are global: every variant's connections and statements together. "+
 			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
@@ -113,9 +118,6 @@ func verdictSection(f *File) report.SweepSection {
 func verdictRow(role string, s *Series, v *Verdict) []string {
 	u := s.Unit
 	verdict := v.Verdict
-	if v.Flagged() {
-		verdict = "**" + verdict + "**"
-	}
 	slope, day, thr := "–", "–", "–"
 	switch s.Kind {
 	case Achieved:
@@ -193,7 +195,8 @@ func roleSection(f *File, name string, r *Role) report.SweepSection {
 		}
 		sec.Charts = append(sec.Charts, chart(f, s))
 	}
-	sec.Paragraphs = append(sec.Paragraphs, strings.Join(parts, " · ")+". One chart per series in report.html.")
+	sec.Paragraphs = append(sec.Paragraphs, strings.Join(parts, " · ")+".",
+		"In report.html, one chart per series: the samples in red, the Theil–Sen trend over the points after the warm-up in green, and for the achieved rate the offered rate in blue.")
 	return sec
 }
 
@@ -214,23 +217,20 @@ func chart(f *File, s *Series) report.LineChart {
 	for _, p := range s.Points {
 		samples.X, samples.Y = append(samples.X, p.T/60), append(samples.Y, p.Value*scale)
 	}
-	c.Series = append(c.Series, samples)
-	if len(s.Offered) > 0 {
-		offered := report.Series{Name: "offered", LineOnly: true}
-		for _, p := range s.Offered {
-			offered.X, offered.Y = append(offered.X, p.T/60), append(offered.Y, p.Value*scale)
-		}
-		c.Series = append(c.Series, offered)
-	}
+	// The colours follow the order: samples, trend, offered (the page says so).
+	line := report.Series{Name: fmt.Sprintf("Theil–Sen trend after the %s warm-up", f.Settings.Warmup), LineOnly: true}
 	if v := s.Verdict; v != nil && v.N > 0 && s.Kind != Achieved && s.Kind != Errors && v.Verdict != NotEnough && len(s.Points) > 0 {
 		t0 := math.Max(f.Settings.WarmupSeconds, s.Points[0].T)
 		t1 := s.Points[len(s.Points)-1].T
-		line := report.Series{Name: fmt.Sprintf("Theil–Sen trend after the %s warm-up", f.Settings.Warmup), LineOnly: true}
 		for _, t := range []float64{t0, t1} {
 			line.X, line.Y = append(line.X, t/60), append(line.Y, (v.Intercept+v.Slope*t)*scale)
 		}
-		c.Series = append(c.Series, line)
 	}
+	offered := report.Series{Name: "offered", LineOnly: true}
+	for _, p := range s.Offered {
+		offered.X, offered.Y = append(offered.X, p.T/60), append(offered.Y, p.Value*scale)
+	}
+	c.Series = append(c.Series, samples, line, offered)
 	return c
 }
 
@@ -240,6 +240,13 @@ func environmentSection(f *File) report.SweepSection {
 		t.Rows = append(t.Rows, []string{k, f.Environment[k]})
 	}
 	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // fmtDuration prints seconds as days or hours, as far ahead as a limit can be.
