@@ -22,20 +22,23 @@ type treeSample struct {
 	Threads int
 	FDs     int
 	MaxFDs  int // the largest process's: ulimit -n is per process
-	DBConns int // TCP sockets whose remote port is the database's
+	DBConns int // TCP sockets whose remote port is the database's; -1 when unknown
 	NoFile  int64
 }
 
-// sampleTree reads /proc for every pid. dbSockets are the inodes of sockets connected to
-// the database (from dbSocketInodes). A process that exits meanwhile is skipped.
-func sampleTree(pids []int, dbSockets map[uint64]bool) treeSample {
+// sampleTree reads /proc for every pid; a process that exits meanwhile is skipped. With
+// dbPort > 0 it also counts the tree's sockets connected to that port: the descriptors
+// first, then the TCP table, right after, so that even connections that live a few
+// milliseconds (a new one per request) are matched while they exist.
+func sampleTree(pids []int, dbPort int) treeSample {
 	var s treeSample
+	var sockets []uint64
 	for _, pid := range pids {
 		status, err := readStatus(pid)
 		if err != nil {
 			continue
 		}
-		fds, conns, err := countFDs(pid, dbSockets)
+		fds, socks, err := listFDs(pid)
 		if err != nil {
 			continue
 		}
@@ -43,12 +46,21 @@ func sampleTree(pids []int, dbSockets map[uint64]bool) treeSample {
 		s.RSS += status["VmRSS"] * 1024
 		s.Threads += int(status["Threads"])
 		s.FDs += fds
-		s.DBConns += conns
-		if fds > s.MaxFDs {
-			s.MaxFDs = fds
-		}
+		s.MaxFDs = max(s.MaxFDs, fds)
+		sockets = append(sockets, socks...)
 		if n, err := noFileLimit(pid); err == nil && (s.NoFile == 0 || n < s.NoFile) {
 			s.NoFile = n
+		}
+	}
+	if dbPort > 0 {
+		s.DBConns = -1
+		if toDB, err := dbSocketInodes(dbPort); err == nil {
+			s.DBConns = 0
+			for _, i := range sockets {
+				if toDB[i] {
+					s.DBConns++
+				}
+			}
 		}
 	}
 	return s
@@ -77,17 +89,17 @@ func readStatus(pid int) (map[string]int64, error) {
 	return out, nil
 }
 
-// countFDs counts a process's open descriptors, and among them the sockets in dbSockets.
-func countFDs(pid int, dbSockets map[uint64]bool) (fds, conns int, err error) {
+// listFDs counts a process's open descriptors and lists the inodes of its sockets.
+func listFDs(pid int) (fds int, sockets []uint64, err error) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
 	d, err := os.Open(dir)
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
 	names, err := d.Readdirnames(-1)
 	d.Close()
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
 	for _, n := range names {
 		link, err := os.Readlink(dir + n)
@@ -96,12 +108,12 @@ func countFDs(pid int, dbSockets map[uint64]bool) (fds, conns int, err error) {
 		}
 		fds++
 		if inode, ok := strings.CutPrefix(link, "socket:["); ok {
-			if i, err := strconv.ParseUint(strings.TrimSuffix(inode, "]"), 10, 64); err == nil && dbSockets[i] {
-				conns++
+			if i, err := strconv.ParseUint(strings.TrimSuffix(inode, "]"), 10, 64); err == nil {
+				sockets = append(sockets, i)
 			}
 		}
 	}
-	return fds, conns, nil
+	return fds, sockets, nil
 }
 
 // dbSocketInodes lists the inodes of TCP sockets (IPv4 and IPv6) whose remote port is
@@ -256,10 +268,9 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	defer cancel()
 	status, statusErr := dbStatus(sctx, s.admin)
-	inodes, inodeErr := dbSocketInodes(s.dbPort)
 	var mariadbd treeSample
 	if s.db.PID != 0 {
-		mariadbd = sampleTree([]int{s.db.PID}, nil)
+		mariadbd = sampleTree([]int{s.db.PID}, 0)
 	}
 	type goSample struct {
 		metrics map[string]float64
@@ -268,7 +279,7 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 	trees := make([]treeSample, len(s.targets))
 	gos := make([]*goSample, len(s.targets))
 	for i, tg := range s.targets {
-		trees[i] = sampleTree(tg.PIDs(), inodes)
+		trees[i] = sampleTree(tg.PIDs(), s.dbPort)
 		if tg.AdminURL == "" {
 			continue
 		}
@@ -279,6 +290,9 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 		}
 	}
 
+	if ctx.Err() != nil {
+		return // interrupted while sampling: half a sample is not a sample
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.file
@@ -300,9 +314,6 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 	if mariadbd.Procs > 0 {
 		db.addTree("mariadbd_", t, mariadbd)
 	}
-	if inodeErr != nil {
-		fmt.Fprintf(s.o.Log, "soak: sample at %.0fs: database connections: %v\n", t, inodeErr)
-	}
 	for i, v := range f.Variants {
 		ts := trees[i]
 		if ts.Procs == 0 {
@@ -314,7 +325,7 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 		}
 		v.addTree("", t, ts)
 		v.add("processes", t, float64(ts.Procs))
-		if inodeErr == nil {
+		if ts.DBConns >= 0 {
 			c := v.add("db_connections", t, float64(ts.DBConns))
 			if statusErr == nil {
 				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: maxConns, Used: status["Threads_connected"]}
