@@ -30,6 +30,7 @@ build: deps
 vet:
 	@test -z "$$(gofmt -l fixtures schema runners go)" || { gofmt -l fixtures schema runners go; echo "gofmt needed"; exit 1; }
 	go vet $(GO_MODULES)
+	go vet -tags leak ./go/cmd/gotarget
 
 test: build vet test-php test-go fuzz
 

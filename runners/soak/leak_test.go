@@ -70,7 +70,10 @@ func shortSoak(t *testing.T, binDir string) (*File, error) {
 		Root: root, BinDir: binDir, Matrix: m, Variants: []matrix.Variant{v},
 		DB:       provider.Options{Rows: 10000, Log: testLog{t}},
 		Duration: 90 * time.Second, Interval: 3 * time.Second, Warmup: 30 * time.Second,
-		CapacityWarmup: 2 * time.Second, CapacityTime: 5 * time.Second, RateFraction: DefaultRateFraction,
+		// Half the capacity, not 80%: the two soaks of the test share the machine and
+		// measure their capacities at nearly but not exactly the same time. As many
+		// connections as the pool holds, so no request waits for a pooled connection.
+		CapacityWarmup: 2 * time.Second, CapacityTime: 5 * time.Second, RateFraction: 0.5, Connections: 8,
 		Seed: 1, Out: t.TempDir(), Log: testLog{t},
 	}
 	start := time.Now()

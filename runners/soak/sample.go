@@ -22,17 +22,13 @@ type treeSample struct {
 	Threads int
 	FDs     int
 	MaxFDs  int // the largest process's: ulimit -n is per process
-	DBConns int // TCP sockets whose remote port is the database's; -1 when unknown
 	NoFile  int64
+	Sockets []uint64 // inodes of the tree's sockets, for countTo
 }
 
-// sampleTree reads /proc for every pid; a process that exits meanwhile is skipped. With
-// dbPort > 0 it also counts the tree's sockets connected to that port: the descriptors
-// first, then the TCP table, right after, so that even connections that live a few
-// milliseconds (a new one per request) are matched while they exist.
-func sampleTree(pids []int, dbPort int) treeSample {
+// sampleTree reads /proc for every pid; a process that exits meanwhile is skipped.
+func sampleTree(pids []int) treeSample {
 	var s treeSample
-	var sockets []uint64
 	for _, pid := range pids {
 		status, err := readStatus(pid)
 		if err != nil {
@@ -47,23 +43,23 @@ func sampleTree(pids []int, dbPort int) treeSample {
 		s.Threads += int(status["Threads"])
 		s.FDs += fds
 		s.MaxFDs = max(s.MaxFDs, fds)
-		sockets = append(sockets, socks...)
+		s.Sockets = append(s.Sockets, socks...)
 		if n, err := noFileLimit(pid); err == nil && (s.NoFile == 0 || n < s.NoFile) {
 			s.NoFile = n
 		}
 	}
-	if dbPort > 0 {
-		s.DBConns = -1
-		if toDB, err := dbSocketInodes(dbPort); err == nil {
-			s.DBConns = 0
-			for _, i := range sockets {
-				if toDB[i] {
-					s.DBConns++
-				}
-			}
+	return s
+}
+
+// countTo counts the tree's sockets among toDB (from dbSocketInodes).
+func (s treeSample) countTo(toDB map[uint64]bool) int {
+	n := 0
+	for _, i := range s.Sockets {
+		if toDB[i] {
+			n++
 		}
 	}
-	return s
+	return n
 }
 
 // readStatus reads the numeric fields of /proc/PID/status (VmRSS in kB, Threads).
@@ -263,23 +259,35 @@ func dbLimits(ctx context.Context, db *sql.DB) (maxConns, maxStmts float64, err 
 }
 
 // sample takes one round: the database first (its Threads_connected is what a target's
-// connections are measured against), then every target.
+// connections are measured against), then every target's processes, then the TCP table
+// once, then the Go targets' admin listeners.
+//
+// A target's connections to the database are its sockets found in the TCP table with
+// the database's remote port. The table is read once per round, after every target's
+// descriptors are listed: it holds every socket of the machine, TIME_WAIT included
+// (over ten thousand lines under a soak's load, a few tenths of a second to read). So a
+// connection is counted when it lived across that moment: a leaked one always does; a
+// per-request one that lives milliseconds seldom does.
 func (s *soaker) sample(ctx context.Context, t float64) {
 	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	defer cancel()
+	began := time.Now()
 	status, statusErr := dbStatus(sctx, s.admin)
 	var mariadbd treeSample
 	if s.db.PID != 0 {
-		mariadbd = sampleTree([]int{s.db.PID}, 0)
+		mariadbd = sampleTree([]int{s.db.PID})
 	}
+	trees := make([]treeSample, len(s.targets))
+	for i, tg := range s.targets {
+		trees[i] = sampleTree(tg.PIDs())
+	}
+	toDB, tcpErr := dbSocketInodes(s.dbPort)
 	type goSample struct {
 		metrics map[string]float64
 		pool    *poolStats
 	}
-	trees := make([]treeSample, len(s.targets))
 	gos := make([]*goSample, len(s.targets))
 	for i, tg := range s.targets {
-		trees[i] = sampleTree(tg.PIDs(), s.dbPort)
 		if tg.AdminURL == "" {
 			continue
 		}
@@ -289,7 +297,12 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 			gos[i] = &goSample{m, p}
 		}
 	}
-
+	if took := time.Since(began); took > s.o.Interval/2 {
+		fmt.Fprintf(s.o.Log, "soak: the sample at %.0f s took %v: the machine is busy, samples may drift from the middle of the windows\n", t, took.Round(time.Millisecond))
+	}
+	if tcpErr != nil {
+		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: database connections: %v\n", t, tcpErr)
+	}
 	if ctx.Err() != nil {
 		return // interrupted while sampling: half a sample is not a sample
 	}
@@ -325,8 +338,8 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 		}
 		v.addTree("", t, ts)
 		v.add("processes", t, float64(ts.Procs))
-		if ts.DBConns >= 0 {
-			c := v.add("db_connections", t, float64(ts.DBConns))
+		if tcpErr == nil {
+			c := v.add("db_connections", t, float64(ts.countTo(toDB)))
 			if statusErr == nil {
 				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: maxConns, Used: status["Threads_connected"]}
 			}

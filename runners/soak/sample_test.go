@@ -46,12 +46,20 @@ func TestSampleTreeCountsConnectionsToAPort(t *testing.T) {
 	}
 	defer a.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	s := sampleTree([]int{os.Getpid(), 1 << 30}, port) // the second pid does not exist
-	if s.Procs != 1 || s.DBConns != 1 || s.FDs < 3 || s.MaxFDs != s.FDs || s.Threads < 1 || s.RSS <= 0 || s.NoFile <= 0 {
+	toPort, err := dbSocketInodes(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sampleTree([]int{os.Getpid(), 1 << 30}) // the second pid does not exist
+	if s.Procs != 1 || s.countTo(toPort) != 1 || s.FDs < 3 || s.MaxFDs != s.FDs || s.Threads < 1 || s.RSS <= 0 || s.NoFile <= 0 {
 		t.Fatalf("sample of this process: %+v; want 1 process, 1 connection to port %d, its descriptors, threads, RSS and ulimit", s, port)
 	}
 	c.Close()
-	if s := sampleTree([]int{os.Getpid()}, port); s.DBConns != 0 {
-		t.Fatalf("after closing: %d connections to port %d", s.DBConns, port)
+	toPort, err = dbSocketInodes(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sampleTree([]int{os.Getpid()}).countTo(toPort); n != 0 {
+		t.Fatalf("after closing: %d connections to port %d", n, port)
 	}
 }
