@@ -85,7 +85,8 @@ func intro(f *File) []string {
 			st.MaxPreparedStmtCount, st.MaxConnections),
 		"The database's series are global: every variant's connections and statements together. "+
 			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
-			"so a connection leak is attributed to its variant.")
+			"so a connection leak is attributed to its variant. The table is read once per sample, so a connection is counted when it lives across that moment: "+
+			"a leaked one always does, one opened per request for a few milliseconds seldom does.")
 	return out
 }
 
