@@ -8,7 +8,7 @@ BIN := $(CURDIR)/bin
 PRESET ?= quick
 FUZZTIME ?= 5s
 
-.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep clean ent-generate
+.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep soak clean ent-generate
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
@@ -18,6 +18,7 @@ help:
 	@echo "make deps       install missing Debian packages and Go modules only"
 	@echo "make pool-sweep pool size against QPS and p99 at 16, 64, 256 connections (~12 min)"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
+	@echo "make soak       the variants most at risk at 80% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
 
 deps:
 	@bash runners/install-deps.sh
@@ -29,6 +30,7 @@ build: deps
 vet:
 	@test -z "$$(gofmt -l fixtures schema runners go)" || { gofmt -l fixtures schema runners go; echo "gofmt needed"; exit 1; }
 	go vet $(GO_MODULES)
+	go vet -tags leak ./go/cmd/gotarget
 
 test: build vet test-php test-go fuzz
 
@@ -60,6 +62,12 @@ pool-sweep: build
 
 rtt-sweep: build
 	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+
+# A soak writes to reports/runs/<stamp>-soak/ unless SOAK_OUT is set; an hour unless
+# SOAK_DURATION is (plus about half a minute to start and measure capacity).
+SOAK_DURATION ?= 60m
+soak: build
+	$(BIN)/dbbench soak --duration $(SOAK_DURATION) $(if $(SOAK_OUT),--out $(SOAK_OUT))
 
 # Regenerates the ent layer's committed code (go/layers/ent/entdb) from its schema, with the
 # ent version go/go.mod pins, so generator and runtime always match.

@@ -21,8 +21,11 @@ import (
 const chartWidth = 9 * vg.Inch
 
 // svg renders p as an SVG element to inline into HTML (without the XML prolog).
-func svg(p *plot.Plot, h vg.Length) (string, error) {
-	w, err := p.WriterTo(chartWidth, h, "svg")
+func svg(p *plot.Plot, h vg.Length) (string, error) { return svgSized(p, chartWidth, h) }
+
+// svgSized is svg at a width other than chartWidth.
+func svgSized(p *plot.Plot, width, h vg.Length) (string, error) {
+	w, err := p.WriterTo(width, h, "svg")
 	if err != nil {
 		return "", fmt.Errorf("report: render chart: %w", err)
 	}

@@ -42,13 +42,20 @@ type Table struct {
 type LineChart struct {
 	Title, XLabel, YLabel string
 	LogX                  bool // base-2 ticks: pool sizes 1, 2, 4 …
-	Series                []Series
+	// Small draws the chart at half width, two to a row, without a legend (it would
+	// cover the lines; the page says what the colours are): for pages of many charts (a
+	// soak draws one per series and variant).
+	Small  bool
+	Series []Series
 }
 
 // Series is one line; X and Y have the same length. Missing points are left out.
 type Series struct {
 	Name string
 	X, Y []float64
+	// LineOnly draws the line without a mark at each point: for series of hundreds of
+	// samples.
+	LineOnly bool
 }
 
 // SweepMarkdown renders the page as markdown.
@@ -78,14 +85,15 @@ var sweepPage = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-` + pageCSS + `</style>
+` + pageCSS + `{{if .Small}}figure.chart.small { display: inline-block; width: 49%; margin: 0.5em 0; vertical-align: top; }
+{{end}}</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
 {{range .Intro}}<p>{{.}}</p>
 {{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
 {{range .Paragraphs}}<p>{{.}}</p>
-{{end}}{{range .Charts}}<figure class="chart">{{.}}</figure>
+{{end}}{{range .Charts}}<figure class="chart{{if .Small}} small{{end}}">{{.SVG}}</figure>
 {{end}}{{range .Tables}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
@@ -96,13 +104,18 @@ var sweepPage = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 // SweepHTML renders the page as one self-contained HTML file (inline SVG charts, no
 // script, a CSP that forbids every fetch), like a run's report.html.
 func SweepHTML(p *SweepPage) ([]byte, error) {
+	type chart struct {
+		SVG   template.HTML
+		Small bool
+	}
 	type section struct {
 		Heading    string
 		Paragraphs []string
 		Tables     []Table
-		Charts     []template.HTML
+		Charts     []chart
 	}
 	var secs []section
+	small := false
 	for _, s := range p.Sections {
 		out := section{Heading: s.Heading, Paragraphs: s.Paragraphs, Tables: s.Tables}
 		for _, c := range s.Charts {
@@ -111,13 +124,14 @@ func SweepHTML(p *SweepPage) ([]byte, error) {
 				return nil, err
 			}
 			if svg != "" {
-				out.Charts = append(out.Charts, template.HTML(svg)) // gonum escapes the text it draws
+				out.Charts = append(out.Charts, chart{template.HTML(svg), c.Small}) // gonum escapes the text it draws
+				small = small || c.Small
 			}
 		}
 		secs = append(secs, out)
 	}
 	var buf bytes.Buffer
-	err := sweepPage.Execute(&buf, map[string]any{"CSP": csp, "Title": p.Title, "Intro": p.Intro, "Sections": secs})
+	err := sweepPage.Execute(&buf, map[string]any{"CSP": csp, "Title": p.Title, "Intro": p.Intro, "Sections": secs, "Small": small})
 	if err != nil {
 		return nil, fmt.Errorf("report: sweep html: %w", err)
 	}
@@ -161,6 +175,19 @@ func (c LineChart) render() (string, error) {
 		if len(xys) == 0 {
 			continue
 		}
+		if s.LineOnly {
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return "", fmt.Errorf("report: chart %q: %w", c.Title, err)
+			}
+			l.Color, l.Dashes = plotutil.Color(i), plotutil.Dashes(i/7)
+			p.Add(l)
+			if !c.Small {
+				p.Legend.Add(s.Name, l)
+			}
+			drawn++
+			continue
+		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return "", fmt.Errorf("report: chart %q: %w", c.Title, err)
@@ -169,13 +196,18 @@ func (c LineChart) render() (string, error) {
 		l.Dashes = plotutil.Dashes(i / 7) // past seven colours, tell lines apart by dashes
 		pts.Shape = plotutil.Shape(i)
 		p.Add(l, pts)
-		p.Legend.Add(s.Name, l, pts)
+		if !c.Small {
+			p.Legend.Add(s.Name, l, pts)
+		}
 		drawn++
 	}
 	if drawn == 0 {
 		return "", nil
 	}
 	p.Y.Min = 0
+	if c.Small {
+		return svgSized(p, chartWidth/2, 2.6*vg.Inch)
+	}
 	return svg(p, 4*vg.Inch)
 }
 

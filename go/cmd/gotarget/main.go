@@ -104,6 +104,10 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		if c.Conn == "per-request" {
 			finder = server.Limit(finder, c.Pool)
 		}
+		// A no-op in the release build; the soak's test build can plant a leak here.
+		if finder, err = plantLeak(finder, db, logger); err != nil {
+			return err
+		}
 		stats = db.Stats
 	}
 

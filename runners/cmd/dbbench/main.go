@@ -26,6 +26,7 @@ commands:
   compare    did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts
   variants   list the variants a preset runs
   sweep      pool|rtt: pool-size or network-distance sweep, with its own report
+  soak       the variants most at risk served at once for an hour: does anything grow?
 
 Run 'dbbench COMMAND -h' for a command's flags.
 `
@@ -77,6 +78,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return listVariants(args[1:], stdout, stderr)
 	case "sweep":
 		return sweepCmd(ctx, args[1:], stdout, stderr)
+	case "soak":
+		return soakCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

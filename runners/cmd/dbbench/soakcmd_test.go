@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad soak input ends in one line naming the problem and exit status 2, before any
+// database is started.
+func TestSoakBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"soak", "--duration", "0"}, "--duration must be positive, got 0"},
+		{[]string{"soak", "--duration", "-5m"}, "--duration must be positive, got -5m"},
+		{[]string{"soak", "--duration", "an hour"}, `--duration "an hour" is not a duration`},
+		{[]string{"soak", "--duration", "60"}, `--duration "60" is not a duration`},
+		{[]string{"soak", "--interval", "0s"}, "--interval must be positive"},
+		{[]string{"soak", "--duration", "1m", "--interval", "2m"}, "longer than --duration"},
+		{[]string{"soak", "--duration", "1m", "--warmup", "1m"}, "leaves nothing"},
+		{[]string{"soak", "--variants", "lang=go/layer=orn/stmt=prepare/conn=persistent"}, `go has no layer "orn"`},
+		{[]string{"soak", "--variants", "lang=cobol/layer=raw/stmt=prepare/conn=persistent"}, `unknown lang "cobol"`},
+		{[]string{"soak", "--variants", "lang=php/layer=raw/stmt=prepared/conn=persistent"}, `has no stmt "prepared"`},
+		{[]string{"soak", "--pools", "go=16,rust=2"}, `unknown lang "rust"`},
+		{[]string{"soak", "--rate-fraction", "0"}, "--rate-fraction must be in (0, 1]"},
+		{[]string{"soak", "--report-only"}, "--report-only needs --out"},
+		{[]string{"soak", "extra"}, `unexpected argument "extra"`},
+		{[]string{"soak", "--durration", "1m"}, "flag provided but not defined: -durration"},
+	} {
+		code, _, stderr := dbbench(t, nil, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("dbbench %s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+		if strings.Contains(stderr, "provisioning") {
+			t.Errorf("dbbench %s started a database before rejecting its input", strings.Join(tc.args, " "))
+		}
+	}
+}
+
+func TestSoakReportOnlyOfAnEmptyDirectory(t *testing.T) {
+	code, _, stderr := dbbench(t, nil, "soak", "--report-only", "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "holds no soak") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a line saying the directory holds no soak", code, stderr)
+	}
+}

@@ -1,0 +1,153 @@
+package soak
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"dbbench/runners/results"
+)
+
+// Schema names the format of soak.json.
+const Schema = "dbbench/soak/v1"
+
+// FileName is the soak's results file in its directory.
+const FileName = "soak.json"
+
+// File is soak.json: everything a soak measured, rewritten after every sample so an
+// interrupted soak keeps its series.
+type File struct {
+	Schema      string            `json:"schema"`
+	Status      string            `json:"status"` // running, complete, interrupted, failed
+	Error       string            `json:"error,omitempty"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished,omitzero"`
+	Settings    Settings          `json:"settings"`
+	Environment map[string]string `json:"environment"`
+	// Samples counts the sampling rounds taken (each samples every role once).
+	Samples  int        `json:"samples"`
+	Database *Role      `json:"database"`
+	Variants []*Variant `json:"variants"`
+}
+
+// Settings are the options a soak ran with.
+type Settings struct {
+	// Mode says how the variants shared the machine: "concurrent" (all at once, each
+	// with its own target and generator, for the whole duration).
+	Mode           string         `json:"mode"`
+	Duration       string         `json:"duration"`
+	Interval       string         `json:"interval"`
+	Warmup         string         `json:"warmup"`
+	WarmupSeconds  float64        `json:"warmup_s"`
+	CapacityWarmup string         `json:"capacity_warmup"`
+	CapacityTime   string         `json:"capacity_time"`
+	RateFraction   float64        `json:"rate_fraction"`
+	Connections    int            `json:"connections"` // 0: 2 × each variant's pool
+	Pools          map[string]int `json:"pools"`
+	Provider       string         `json:"provider"`
+	Rows           int            `json:"rows"`
+	Seed           uint64         `json:"seed"`
+	// The database's limits, read from the server at the start.
+	MaxConnections        float64 `json:"max_connections"`
+	MaxPreparedStmtCount  float64 `json:"max_prepared_stmt_count"`
+	DatabaseProcessSeries bool    `json:"database_process_series"` // false for a server dbbench did not start
+}
+
+// Role is one thing whose series are sampled: a variant's target, or the database.
+type Role struct {
+	Series []*Series `json:"series"`
+}
+
+// Variant is one soaked variant: its target's series and its load.
+type Variant struct {
+	Key         string    `json:"key"`
+	Lang        string    `json:"lang"`
+	Server      string    `json:"server"`
+	Layer       string    `json:"layer"`
+	Stmt        string    `json:"stmt"`
+	Conn        string    `json:"conn"`
+	Pool        int       `json:"pool"`
+	Connections int       `json:"connections"`
+	Capacity    *Capacity `json:"capacity,omitempty"`
+	Rate        float64   `json:"rate"` // open loop, requests per second
+	Windows     []Window  `json:"windows"`
+	// Died says when the target's processes were found gone, if they were.
+	Died string `json:"died,omitempty"`
+	Role
+}
+
+// Capacity is what a variant achieved in the closed-loop capacity phase, with every
+// other variant under the same load at the same time.
+type Capacity struct {
+	QPS      float64 `json:"qps"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	P99      float64 `json:"p99_s"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// Window is one open-loop load window (Interval long).
+type Window struct {
+	T        float64          `json:"t"` // its end, seconds after the soak started
+	Seconds  float64          `json:"seconds"`
+	Offered  float64          `json:"offered"`  // requests per second asked for
+	Achieved float64          `json:"achieved"` // successful requests per second of the window
+	Requests int64            `json:"requests"`
+	OK       int64            `json:"ok"`
+	Unsent   int64            `json:"unsent"`
+	Errors   map[string]int64 `json:"errors,omitempty"`
+	P99      float64          `json:"p99_s"`
+}
+
+// Roles lists the database first, then the variants, each with a name for people.
+func (f *File) Roles() (names []string, roles []*Role) {
+	if f.Database != nil {
+		names, roles = append(names, "database (all variants together)"), append(roles, f.Database)
+	}
+	for _, v := range f.Variants {
+		names, roles = append(names, v.Key), append(roles, &v.Role)
+	}
+	return names, roles
+}
+
+// Judge sets every series' verdict.
+func (f *File) Judge() {
+	_, roles := f.Roles()
+	for _, r := range roles {
+		for _, s := range r.Series {
+			v := Judge(s, f.Settings.WarmupSeconds)
+			s.Verdict = &v
+		}
+	}
+}
+
+// Write replaces dir/soak.json atomically. Compact: an hour of series is a few MB.
+func (f *File) Write(dir string) error {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("soak: encode %s: %w", FileName, err)
+	}
+	return results.WriteFile(filepath.Join(dir, FileName), append(b, '\n'))
+}
+
+// Read reads dir/soak.json.
+func Read(dir string) (*File, error) {
+	path := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("%s holds no soak (no %s)", dir, FileName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("soak: %w", err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("soak: %s: %w", path, err)
+	}
+	if f.Schema != Schema {
+		return nil, fmt.Errorf("soak: %s has schema %q, want %q", path, f.Schema, Schema)
+	}
+	return &f, nil
+}

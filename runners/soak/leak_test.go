@@ -1,0 +1,157 @@
+package soak
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"dbbench/runners/dbtest"
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+)
+
+// leakSpec is what the planted-leak soak asks the test build to leak: one prepared
+// statement and one descriptor every 500 requests (at a few thousand requests a second,
+// several of each a second).
+const leakSpec = "stmt:500,fd:500"
+
+// buildTarget builds gotarget, with the leak knob when tags is "leak", into a new
+// directory, and returns the directory.
+func buildTarget(t *testing.T, tags string) string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"build", "-o", filepath.Join(dir, "gotarget")}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.Command("go", append(args, "./cmd/gotarget")...)
+	cmd.Dir = "../../go"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return dir
+}
+
+// The knob is not in the release build: its binary does not even hold the variable's
+// name, which the test build's does (so the check can fail).
+func TestReleaseBuildHasNoLeakKnob(t *testing.T) {
+	for _, c := range []struct {
+		tags string
+		want bool
+	}{{"", false}, {"leak", true}} {
+		b, err := os.ReadFile(filepath.Join(buildTarget(t, c.tags), "gotarget"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b, []byte("DBBENCH_LEAK")); got != c.want {
+			t.Errorf("build with tags %q holds DBBENCH_LEAK: %v, want %v", c.tags, got, c.want)
+		}
+	}
+}
+
+// shortSoak soaks one Go variant for 90 s with the gotarget in binDir.
+func shortSoak(t *testing.T, binDir string) (*File, error) {
+	m, err := matrix.Load("../matrix.yaml")
+	if err != nil {
+		return nil, err
+	}
+	v, err := m.Resolve("lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8")
+	if err != nil {
+		return nil, err
+	}
+	root, _ := filepath.Abs("../..")
+	o := Options{
+		Root: root, BinDir: binDir, Matrix: m, Variants: []matrix.Variant{v},
+		DB:       provider.Options{Rows: 10000, Log: testLog{t}},
+		Duration: 90 * time.Second, Interval: 3 * time.Second, Warmup: 30 * time.Second,
+		// Half the capacity, not 80%: the two soaks of the test share the machine and
+		// measure their capacities at nearly but not exactly the same time. As many
+		// connections as the pool holds, so no request waits for a pooled connection.
+		CapacityWarmup: 2 * time.Second, CapacityTime: 5 * time.Second, RateFraction: 0.5, Connections: 8,
+		Seed: 1, Out: t.TempDir(), Log: testLog{t},
+	}
+	start := time.Now()
+	f, err := Run(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	t.Logf("soak of %v with %s took %v; %d samples", o.Duration, binDir, time.Since(start).Round(time.Second), f.Samples)
+	_, err = WriteReport(o.Out)
+	return f, err
+}
+
+// A planted leak is caught: the test build leaking statements and descriptors is
+// flagged on exactly those series, and the release build, same soak, on nothing. Both
+// soaks run at once (two databases, two targets), each with DBBENCH_LEAK set: the
+// release build must ignore it.
+func TestPlantedLeakIsCaught(t *testing.T) {
+	leakDir, cleanDir := buildTarget(t, "leak"), buildTarget(t, "")
+	t.Setenv("DBBENCH_LEAK", leakSpec)
+	var leaky, clean *File
+	var leakErr, cleanErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { leaky, leakErr = shortSoak(t, leakDir) })
+	wg.Go(func() { clean, cleanErr = shortSoak(t, cleanDir) })
+	wg.Wait()
+	dbtest.AssertNoChildren(t)
+	if leakErr != nil || cleanErr != nil {
+		t.Fatalf("soaks: leaky build: %v; release build: %v", leakErr, cleanErr)
+	}
+
+	want := []string{"database/prepared_stmt_count", "database/stmt_open", "target/fds"}
+	for _, key := range want {
+		s := find(leaky, key)
+		if s == nil || s.Verdict == nil {
+			t.Fatalf("leaky build: no series %s", key)
+		}
+		t.Logf("leaky build: %s %s: slope %+.0f/h [%+.0f, %+.0f]", key, s.Verdict.Verdict, 3600*s.Verdict.Slope, 3600*s.Verdict.Lo, 3600*s.Verdict.Hi)
+		if s.Verdict.Verdict != Grows {
+			t.Errorf("leaky build: %s is %s, want grows (%s)", key, s.Verdict.Verdict, s.Verdict.Reason)
+		}
+		if s.Limit == nil || s.Verdict.ToLimit == nil || *s.Verdict.ToLimit <= 0 {
+			t.Errorf("leaky build: %s grows but has no time to its limit", key)
+		} else {
+			t.Logf("leaky build: %s reaches %s in %s", key, s.Limit.Name, fmtDuration(*s.Verdict.ToLimit))
+		}
+	}
+	names, roles := clean.Roles()
+	for i, r := range roles {
+		for _, s := range r.Series {
+			if s.Verdict.Flagged() {
+				t.Errorf("release build: %s %s is %s (%s)", names[i], s.Name, s.Verdict.Verdict, s.Verdict.Reason)
+			}
+		}
+	}
+	for _, key := range want {
+		s := find(clean, key)
+		t.Logf("release build: %s %s: slope %+.0f/h [%+.0f, %+.0f]", key, s.Verdict.Verdict, 3600*s.Verdict.Slope, 3600*s.Verdict.Lo, 3600*s.Verdict.Hi)
+	}
+}
+
+// find returns "database/NAME" or "target/NAME" (of the only variant).
+func find(f *File, key string) *Series {
+	role, name, _ := strings.Cut(key, "/")
+	r := f.Database
+	if role == "target" {
+		r = &f.Variants[0].Role
+	}
+	for _, s := range r.Series {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}

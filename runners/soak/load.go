@@ -1,0 +1,201 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"dbbench/runners/histogram"
+	"dbbench/runners/loadgen"
+	"dbbench/runners/run"
+)
+
+// loadConfig is the generator of variant i.
+func (s *soaker) loadConfig(i int) loadgen.Config {
+	return loadgen.Config{
+		Target: s.targets[i].URL, Rows: uint32(s.db.Rows), Connections: s.o.connections(s.o.Variants[i]),
+		Check: run.CheckUser,
+	}
+}
+
+// measureCapacity loads every target at once, closed loop, first for CapacityWarmup
+// (not recorded), then for CapacityTime: each variant's capacity is what it achieved
+// while all the others were loaded too, which is how it will be served.
+func (s *soaker) measureCapacity(ctx context.Context) error {
+	if s.o.CapacityWarmup > 0 {
+		fmt.Fprintf(s.o.Log, "soak: warming up every target at once for %v\n", s.o.CapacityWarmup)
+		if _, err := s.together(ctx, s.o.CapacityWarmup, 0x7761726d); err != nil { // "warm"
+			return err
+		}
+	}
+	fmt.Fprintf(s.o.Log, "soak: measuring capacity, every target at once, closed loop for %v\n", s.o.CapacityTime)
+	res, err := s.together(ctx, s.o.CapacityTime, 0x636170) // "cap"
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range res {
+		v := s.file.Variants[i]
+		errs := r.ErrorCount()
+		v.Capacity = &Capacity{QPS: r.QPS, Requests: r.Requests, Errors: errs,
+			P99: histogram.Summarize(r.Latency).P99.Seconds(), Seconds: r.Elapsed.Seconds()}
+		if r.Requests == 0 || float64(errs)/float64(r.Requests) > MaxErrorRate || r.QPS < 1 {
+			return fmt.Errorf("%s cannot be soaked: in the capacity phase %d of %d requests failed (%s)",
+				v.Key, errs, r.Requests, describeErrors(r))
+		}
+		v.Rate = s.o.RateFraction * r.QPS
+		fmt.Fprintf(s.o.Log, "soak: %s: capacity %.0f req/s, served at %.0f req/s\n", v.Key, r.QPS, v.Rate)
+	}
+	return nil
+}
+
+// together runs a closed-loop load against every target at once for d.
+func (s *soaker) together(ctx context.Context, d time.Duration, salt uint64) ([]*loadgen.Result, error) {
+	out := make([]*loadgen.Result, len(s.targets))
+	errs := make([]error, len(s.targets))
+	var wg sync.WaitGroup
+	for i := range s.targets {
+		cfg := s.loadConfig(i)
+		cfg.Duration, cfg.Seed = d, s.o.Seed^salt+uint64(i)
+		wg.Go(func() { out[i], errs[i] = loadgen.Run(ctx, cfg) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.o.Variants[i].Key(), err)
+		}
+	}
+	return out, nil
+}
+
+// soak serves every variant open loop at its rate for Duration, in consecutive windows
+// of Interval, and samples every role every Interval.
+func (s *soaker) soak(ctx context.Context) error {
+	s.started = time.Now()
+	end := s.started.Add(s.o.Duration)
+	fmt.Fprintf(s.o.Log, "soak: serving %d variants at once for %v, a sample every %v, the first %v excluded as warm-up; results in %s\n",
+		len(s.targets), s.o.Duration, s.o.Interval, s.o.Warmup, s.o.Out)
+	var wg sync.WaitGroup
+	loadErrs := make([]error, len(s.targets))
+	for i := range s.targets {
+		wg.Go(func() { loadErrs[i] = s.serve(ctx, i, end) })
+	}
+	sampleErr := s.sampleUntil(ctx, end)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if sampleErr != nil {
+		return sampleErr
+	}
+	for _, err := range loadErrs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Windows and samples keep to one grid, so a sample never falls between two windows
+// (when the generator's connections are closed and the target's descriptors and
+// goroutines dip): window k sends from k·Interval until windowGap before (k+1)·Interval,
+// and sample k is taken at (k+½)·Interval, in the middle of window k.
+func windowGap(interval time.Duration) time.Duration { return min(interval/20, 250*time.Millisecond) }
+
+// serve runs variant i's windows until end. A window cut short by the context is not
+// recorded: it is not a window of Interval.
+func (s *soaker) serve(ctx context.Context, i int, end time.Time) error {
+	v := s.file.Variants[i] // Rate and Key are not written after the capacity phase
+	for k := 0; ; k++ {
+		from := s.started.Add(time.Duration(k) * s.o.Interval)
+		if !from.Before(end) {
+			return nil
+		}
+		if !sleepUntil(ctx, from) {
+			return nil
+		}
+		d := min(time.Until(from.Add(s.o.Interval-windowGap(s.o.Interval))), time.Until(end))
+		if d < s.o.Interval/2 {
+			continue // the last window ran late into this one: skip to the next
+		}
+		cfg := s.loadConfig(i)
+		cfg.Rate, cfg.Duration = v.Rate, d
+		cfg.Seed = s.o.Seed + uint64(i)<<32 + uint64(k)
+		res, err := loadgen.Run(ctx, cfg)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: load window %d: %w", v.Key, k+1, err)
+		}
+		w := Window{T: time.Since(s.started).Seconds(), Seconds: d.Seconds(), Offered: v.Rate,
+			Achieved: float64(res.OK) / d.Seconds(), Requests: res.Requests, OK: res.OK, Unsent: res.Unsent,
+			P99: histogram.Summarize(res.Latency).P99.Seconds()}
+		for class, n := range res.Errors {
+			if n > 0 {
+				if w.Errors == nil {
+					w.Errors = map[string]int64{}
+				}
+				w.Errors[class] = n
+			}
+		}
+		s.mu.Lock()
+		v.addWindow(w)
+		s.mu.Unlock()
+	}
+}
+
+// sampleUntil samples every role in the middle of every window, writing soak.json after
+// each sample.
+func (s *soaker) sampleUntil(ctx context.Context, end time.Time) error {
+	for k := 0; ; k++ {
+		at := s.started.Add(time.Duration(k)*s.o.Interval + s.o.Interval/2)
+		if !at.Before(end) {
+			return nil
+		}
+		if !sleepUntil(ctx, at) {
+			return nil
+		}
+		s.sample(ctx, time.Since(s.started).Seconds())
+		if err := s.write(); err != nil {
+			return err
+		}
+	}
+}
+
+// sleepUntil waits for t; false when ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+func describeErrors(r *loadgen.Result) string {
+	var parts []string
+	for class, n := range r.Errors {
+		if n > 0 {
+			p := fmt.Sprintf("%s %d", class, n)
+			if sample := r.ErrorSamples[class]; sample != "" {
+				p += ": " + sample
+			}
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "no request finished"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
+}

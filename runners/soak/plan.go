@@ -1,0 +1,192 @@
+// Package soak serves the variants most at risk of leaking at production load for a long
+// time, all at once, samples every role's resources on a fixed interval, and judges each
+// series with a robust trend: grows or flat. It exists because some failures only show
+// over time (statements never closed until max_prepared_stmt_count, descriptors or
+// connections that leak, a heap that keeps growing), and every other measurement of the
+// suite is seconds long.
+package soak
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+)
+
+// Defaults of the command line.
+const (
+	DefaultDuration       = 60 * time.Minute
+	DefaultInterval       = 10 * time.Second
+	DefaultRateFraction   = 0.8
+	DefaultCapacityTime   = 20 * time.Second
+	DefaultCapacityWarmup = 5 * time.Second
+	// DefaultPools are small, so that twelve pools at once stay far below the database's
+	// max_connections: the soak looks for leaks, not for the pool's limits.
+	DefaultPools = "go=16,php=4"
+)
+
+// Options configure a soak.
+type Options struct {
+	Root     string // the repository
+	BinDir   string // where gotarget is; "" means Root/bin (the planted-leak test points elsewhere)
+	Matrix   *matrix.Matrix
+	Variants []matrix.Variant
+	DB       provider.Options
+	Duration time.Duration // of the soak proper, after the capacity phase
+	Interval time.Duration // between samples; also each load window's length
+	Warmup   time.Duration // excluded from the verdicts; < 0 means DefaultWarmup(Duration)
+	// The capacity phase: every target under closed-loop load at once for CapacityTime,
+	// after CapacityWarmup; each variant is then served at RateFraction of what it
+	// achieved.
+	CapacityWarmup time.Duration
+	CapacityTime   time.Duration
+	RateFraction   float64
+	// Connections per generator, closed and open loop; 0 means 2 × the variant's pool,
+	// enough to keep every pooled connection busy while measuring capacity.
+	Connections int
+	Seed        uint64
+	Out         string // the soak's directory; created
+	Log         io.Writer
+}
+
+// DefaultWarmup is a tenth of the duration, raised to one minute when that leaves at
+// least two thirds of the soak to judge.
+func DefaultWarmup(d time.Duration) time.Duration {
+	w := d / 10
+	if w < time.Minute {
+		w = min(time.Minute, d/3)
+	}
+	return w
+}
+
+// connections is what a variant's generators use.
+func (o *Options) connections(v matrix.Variant) int {
+	if o.Connections > 0 {
+		return o.Connections
+	}
+	return 2 * v.Pool
+}
+
+// Check validates the options before anything starts.
+func (o *Options) Check() error {
+	switch {
+	case o.Duration <= 0:
+		return fmt.Errorf("--duration must be positive, got %v", o.Duration)
+	case o.Interval <= 0:
+		return fmt.Errorf("--interval must be positive, got %v", o.Interval)
+	case o.Interval > o.Duration:
+		return fmt.Errorf("--interval %v is longer than --duration %v: no sample would be taken", o.Interval, o.Duration)
+	case o.Warmup >= o.Duration:
+		return fmt.Errorf("--warmup %v leaves nothing of --duration %v to judge", o.Warmup, o.Duration)
+	case o.RateFraction <= 0 || o.RateFraction > 1:
+		return fmt.Errorf("--rate-fraction must be in (0, 1], got %g", o.RateFraction)
+	case o.CapacityTime <= 0:
+		return fmt.Errorf("--capacity-time must be positive, got %v", o.CapacityTime)
+	case o.CapacityWarmup < 0:
+		return fmt.Errorf("--capacity-warmup must not be negative, got %v", o.CapacityWarmup)
+	case o.Connections < 0:
+		return fmt.Errorf("--connections must not be negative, got %d", o.Connections)
+	case len(o.Variants) == 0:
+		return fmt.Errorf("no variant to soak")
+	}
+	return nil
+}
+
+// DefaultVariants are the variants most at risk, drawn from the matrix: for each
+// language, each of its servers and each layer that uses the database, the server-side
+// prepare mode (else the layer's first mode the matrix allows) with persistent
+// connections; plus, per language on its first server, the baseline layer with prepare
+// and a new connection per request. pools gives each language's pool.
+func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, error) {
+	var out []matrix.Variant
+	for _, ln := range m.LangNames() {
+		l := m.Langs[ln]
+		pool, ok := pools[ln]
+		if !ok {
+			return nil, fmt.Errorf("no pool for lang %s (give it in --pools)", ln)
+		}
+		for _, server := range l.ServerNames() {
+			for _, name := range l.LayerNames() {
+				layer := l.Layers[name]
+				if !layer.DB || !slices.Contains(layer.Conn, "persistent") {
+					continue
+				}
+				stmts := layer.Stmt
+				if slices.Contains(stmts, "prepare") {
+					stmts = append([]string{"prepare"}, stmts...)
+				}
+				for _, stmt := range stmts {
+					v := matrix.Variant{Lang: ln, Server: server, Layer: name, Stmt: stmt, Conn: "persistent", Pool: pool}
+					if m.Check(v) == nil {
+						out = append(out, v)
+						break
+					}
+				}
+			}
+		}
+		v := matrix.Variant{Lang: ln, Server: l.DefaultServer(), Layer: l.Baseline, Stmt: "prepare", Conn: "per-request", Pool: pool}
+		if m.Check(v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// ParsePools reads "go=16,php=4" (one pool per language; ";" separates as well) into
+// lang → pool, on top of the defaults for languages not named. Every lang must be one
+// the matrix knows.
+func ParsePools(m *matrix.Matrix, s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, ln := range m.LangNames() {
+		out[ln] = 8 // a language the defaults do not name
+	}
+	for _, part := range strings.FieldsFunc(DefaultPools+","+s, func(r rune) bool { return r == ',' || r == ';' }) {
+		lang, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, fmt.Errorf("--pools: %q: want lang=N, like %s", part, DefaultPools)
+		}
+		if _, known := m.Langs[lang]; !known {
+			return nil, fmt.Errorf("--pools: unknown lang %q (want one of %s)", lang, strings.Join(m.LangNames(), ", "))
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--pools: %s=%s: the pool must be a positive integer", lang, val)
+		}
+		out[lang] = n
+	}
+	return out, nil
+}
+
+// ParseVariants reads a comma-separated list of variant keys. A key may leave out its
+// pool (it then gets its language's pool) and its server (the language's first).
+// Every variant must be one the matrix knows; each may be given once.
+func ParseVariants(m *matrix.Matrix, list string, pools map[string]int) ([]matrix.Variant, error) {
+	var out []matrix.Variant
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/pool=") {
+			lang := strings.TrimPrefix(strings.SplitN(s, "/", 2)[0], "lang=")
+			s += "/pool=" + strconv.Itoa(max(pools[lang], 1))
+		}
+		v, err := m.Resolve(s)
+		if err != nil {
+			return nil, fmt.Errorf("--variants: %w", err)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("--variants: %s is given twice", v.Key())
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--variants: no variant given")
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package soak
+
+// spec is what a series is, by name: the catalogue every role draws from, so the
+// report and soak.json name the same thing the same way.
+type spec struct {
+	label string
+	unit  string
+	kind  Kind
+	floor float64
+}
+
+var specs = map[string]spec{
+	// Per target, its whole process tree (nginx + php-fpm and their workers for PHP).
+	"rss":            {"RSS (all its processes)", "bytes", Memory, 0},
+	"fds":            {"open descriptors (all its processes)", "count", Count, 0},
+	"threads":        {"threads (all its processes)", "count", Count, 0},
+	"processes":      {"processes", "count", Count, 0},
+	"db_connections": {"its connections to the database", "count", Count, 0},
+	// Go targets, through the admin listener.
+	"goroutines":  {"goroutines", "count", Count, 0},
+	"heap_live":   {"Go live heap", "bytes", Memory, 0},
+	"pool_open":   {"pool: open connections", "count", Count, 0},
+	"pool_in_use": {"pool: connections in use", "count", Count, 0},
+	"pool_waits":  {"pool: waits per second", "per s", Level, 1},
+	// Load, per window.
+	"achieved": {"achieved rate", "req/s", Achieved, 0},
+	"p99":      {"p99 latency per window", "s", Level, 0.001},
+	"errors":   {"failed requests per window", "count", Errors, 0},
+	// The database, global: every variant's connections and statements together.
+	"threads_connected":   {"Threads_connected", "count", Count, 0},
+	"prepared_stmt_count": {"Prepared_stmt_count", "count", Count, 0},
+	"stmt_open":           {"Com_stmt_prepare − Com_stmt_close", "count", Count, 0},
+	"aborted_connects":    {"Aborted_connects", "count", Count, 0},
+	"aborted_clients":     {"Aborted_clients", "count", Count, 0},
+	"mariadbd_rss":        {"mariadbd RSS", "bytes", Memory, 0},
+	"mariadbd_fds":        {"mariadbd open descriptors", "count", Count, 0},
+	"mariadbd_threads":    {"mariadbd threads", "count", Count, 0},
+}
+
+// series returns the role's series of that name, made from the catalogue on first use.
+func (r *Role) series(name string) *Series {
+	for _, s := range r.Series {
+		if s.Name == name {
+			return s
+		}
+	}
+	sp, ok := specs[name]
+	if !ok {
+		panic("soak: no series named " + name) // a programming error: every name is above
+	}
+	s := &Series{Name: name, Label: sp.label, Unit: sp.unit, Kind: sp.kind, Floor: sp.floor, Points: []Point{}}
+	r.Series = append(r.Series, s)
+	return s
+}
+
+// add appends a sample to the named series.
+func (r *Role) add(name string, t, v float64) *Series {
+	s := r.series(name)
+	s.Add(t, v)
+	return s
+}
+
+// addTree records a target's (or mariadbd's) process tree under the names given by
+// prefix ("" for a target, "mariadbd_" for the database's process).
+func (r *Role) addTree(prefix string, t float64, ts treeSample) {
+	r.add(prefix+"rss", t, float64(ts.RSS))
+	fds := r.add(prefix+"fds", t, float64(ts.FDs))
+	if ts.NoFile > 0 {
+		fds.Limit = &Limit{Name: "ulimit -n (per process)", Value: float64(ts.NoFile), Used: float64(ts.MaxFDs)}
+	}
+	r.add(prefix+"threads", t, float64(ts.Threads))
+}
+
+// addWindow records one load window.
+func (v *Variant) addWindow(w Window) {
+	v.Windows = append(v.Windows, w)
+	a := v.add("achieved", w.T, w.Achieved)
+	a.Offered = append(a.Offered, Point{T: w.T, Value: w.Offered})
+	v.add("p99", w.T, w.P99)
+	var failed int64
+	for _, n := range w.Errors {
+		failed += n
+	}
+	e := v.add("errors", w.T, float64(failed))
+	e.Requests = append(e.Requests, Point{T: w.T, Value: float64(w.Requests)})
+}

@@ -1,0 +1,264 @@
+package soak
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"dbbench/runners/report"
+)
+
+// WriteReport judges the soak in dir and writes its report.md and report.html.
+func WriteReport(dir string) (*File, error) {
+	f, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	f.Judge()
+	return f, report.WriteSweep(dir, Page(f))
+}
+
+// Page is the soak's report: the verdicts first, then the capacities and the load, then
+// one small chart per series and role with its trend line, then the environment.
+func Page(f *File) *report.SweepPage {
+	p := &report.SweepPage{
+		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", plural(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),
+		Intro: intro(f),
+	}
+	p.Sections = append(p.Sections, verdictSection(f), loadSection(f))
+	names, roles := f.Roles()
+	for i, r := range roles {
+		p.Sections = append(p.Sections, roleSection(f, names[i], r))
+	}
+	p.Sections = append(p.Sections, environmentSection(f))
+	return p
+}
+
+func intro(f *File) []string {
+	st := f.Settings
+	var out []string
+	switch f.Status {
+	case "complete":
+		out = append(out, fmt.Sprintf("Complete: %d samples, one every %s over %s.", f.Samples, st.Interval, st.Duration))
+	case "running":
+		out = append(out, fmt.Sprintf("Still running, or stopped without a word (killed): %d samples so far, one every %s.", f.Samples, st.Interval))
+	default:
+		out = append(out, fmt.Sprintf("%s: %s. The %d samples measured until then are kept and judged below.", strings.ToUpper(f.Status[:1])+f.Status[1:], f.Error, f.Samples))
+	}
+	flagged, total := 0, 0
+	_, roles := f.Roles()
+	for _, r := range roles {
+		for _, s := range r.Series {
+			total++
+			if s.Verdict != nil && s.Verdict.Flagged() {
+				flagged++
+			}
+		}
+	}
+	if flagged == 0 {
+		out = append(out, fmt.Sprintf("Nothing grows: all %d series are flat (or without enough samples), every load achieved its rate without errors.", total))
+	} else {
+		out = append(out, fmt.Sprintf("%d of %d series are flagged (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
+	}
+	out = append(out,
+		fmt.Sprintf("How: every variant is served at once, each by its own target and its own open-loop generator, for the whole %s. "+
+			"One after the other, each would get a fraction of the time, and leaks are functions of requests and time. "+
+			"The capacity of each variant is what it achieved in a closed loop of %s (after %s of warm-up) while every other variant was loaded too, "+
+			"so the %.0f%% it is then served at is %.0f%% of what it gets on this machine shared with the others.",
+			st.Duration, st.CapacityTime, st.CapacityWarmup, 100*st.RateFraction, 100*st.RateFraction),
+		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts; over the rest a Theil–Sen slope with Sen's 95%% interval decides. "+
+			"A series grows when its interval excludes 0 and its growth projected over 24 h passes a threshold: memory (RSS, heap) %.0f%% of its median; "+
+			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour; "+
+			"levels (p99, pool waits per second) double (+%.0f%% of their median, or of a floor: 1 ms, 1 wait/s). "+
+			"It must also have risen, over the judged part of the soak, by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels): "+
+			"a short soak cannot tell a few pages of memory paged in late from a leak, and projects minutes over a day. So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
+			"A load is short when it achieved less than %.0f%% of its offered rate, and has errors when more than %.1f%% of its requests failed. "+
+			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
+			st.Warmup, 100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay,
+			100*MemoryResolution, CountResolution, 100*LevelResolution,
+			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,
+			100*MinAchieved, 100*MaxErrorRate,
+			st.MaxPreparedStmtCount, st.MaxConnections),
+		"The database's series are global: every variant's connections and statements together. "+
+			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
+			"so a connection leak is attributed to its variant. The table is read once per sample, so a connection is counted when it lives across that moment: "+
+			"a leaked one always does, one opened per request for a few milliseconds seldom does.")
+	return out
+}
+
+// verdictSection is the table of every series' verdict, the flagged ones first.
+func verdictSection(f *File) report.SweepSection {
+	type row struct {
+		flagged bool
+		cells   []string
+	}
+	var rows []row
+	names, roles := f.Roles()
+	for i, r := range roles {
+		for _, s := range r.Series {
+			v := s.Verdict
+			if v == nil {
+				continue
+			}
+			rows = append(rows, row{v.Flagged(), verdictRow(names[i], s, v)})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].flagged && !rows[j].flagged })
+	t := report.Table{Head: []string{"role", "series", "verdict", "median", "slope per hour [95% interval]", "over 24 h", "threshold (24 h)", "limit", "time to limit"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, r.cells)
+	}
+	return report.SweepSection{Heading: "Verdicts", Tables: []report.Table{t},
+		Paragraphs: []string{"Every series of every role, the flagged ones first. Why each verdict was given is in results (soak.json, `verdict.reason`)."}}
+}
+
+func verdictRow(role string, s *Series, v *Verdict) []string {
+	u := s.Unit
+	verdict := v.Verdict
+	slope, day, thr := "–", "–", "–"
+	switch s.Kind {
+	case Achieved:
+		slope = fmt.Sprintf("achieved %.1f%% of offered", 100*v.Ratio)
+	case Errors:
+		slope = fmt.Sprintf("%.3f%% of requests failed", 100*v.Ratio)
+	default:
+		if v.Verdict != NotEnough && v.N > 0 {
+			slope = fmt.Sprintf("%s [%s, %s]", signed(v.Slope*3600, u), signed(v.Lo*3600, u), signed(v.Hi*3600, u))
+			day, thr = signed(v.PerDay, u), FormatValue(v.Threshold, u)
+		}
+	}
+	limit, toLimit := "–", "–"
+	if s.Limit != nil && s.Limit.Value > 0 {
+		limit = fmt.Sprintf("%s %s (%s used)", s.Limit.Name, fmtNum(s.Limit.Value), fmtNum(s.Limit.Used))
+	}
+	if v.ToLimit != nil {
+		toLimit = "reached"
+		if *v.ToLimit > 0 {
+			toLimit = fmtDuration(*v.ToLimit)
+		}
+	}
+	med := "–"
+	if v.N > 0 {
+		med = FormatValue(v.Median, u)
+	}
+	return []string{role, s.Label, verdict, med, slope, day, thr, limit, toLimit}
+}
+
+// loadSection gives each variant's capacity and how its load went after the warm-up.
+func loadSection(f *File) report.SweepSection {
+	t := report.Table{Head: []string{"variant", "connections", "capacity req/s (closed loop, all at once)", "capacity p99", "served at req/s", "achieved", "failed", "p99 median", "note"}}
+	for _, v := range f.Variants {
+		capQPS, capP99 := "–", "–"
+		if v.Capacity != nil {
+			capQPS, capP99 = fmt.Sprintf("%.0f", v.Capacity.QPS), FormatValue(v.Capacity.P99, "s")
+		}
+		achieved, failed, p99 := "–", "–", "–"
+		var ok, offered, errs, reqs float64
+		var p99s []float64
+		for _, w := range v.Windows {
+			if w.T < f.Settings.WarmupSeconds {
+				continue
+			}
+			ok, offered = ok+float64(w.OK), offered+w.Offered*w.Seconds
+			reqs += float64(w.Requests)
+			for _, n := range w.Errors {
+				errs += float64(n)
+			}
+			p99s = append(p99s, w.P99)
+		}
+		if offered > 0 {
+			achieved = fmt.Sprintf("%.1f%%", 100*ok/offered)
+		}
+		if reqs > 0 {
+			failed = fmt.Sprintf("%.0f of %.0f", errs, reqs)
+			p99 = FormatValue(median(p99s), "s")
+		}
+		t.Rows = append(t.Rows, []string{v.Key, fmt.Sprint(v.Connections), capQPS, capP99, fmt.Sprintf("%.0f", v.Rate), achieved, failed, p99, v.Died})
+	}
+	return report.SweepSection{Heading: "Capacity and load", Tables: []report.Table{t}, Paragraphs: []string{fmt.Sprintf(
+		"Capacity is measured with every target up and loaded together; each variant is then served open loop at %.0f%% of it, "+
+			"in consecutive windows of %s (a fresh seed each), latency from the intended send time. Achieved and failed count the windows after the warm-up.",
+		100*f.Settings.RateFraction, f.Settings.Interval)}}
+}
+
+// roleSection draws one small chart per series of a role: the samples, and the
+// Theil–Sen line over the points after the warm-up.
+func roleSection(f *File, name string, r *Role) report.SweepSection {
+	sec := report.SweepSection{Heading: name}
+	var parts []string
+	for _, s := range r.Series {
+		if s.Verdict != nil {
+			parts = append(parts, s.Name+" "+s.Verdict.Verdict)
+		}
+		sec.Charts = append(sec.Charts, chart(f, s))
+	}
+	sec.Paragraphs = append(sec.Paragraphs, strings.Join(parts, " · ")+".",
+		"In report.html, one chart per series: the samples in red, the Theil–Sen trend over the points after the warm-up in green, and for the achieved rate the offered rate in blue.")
+	return sec
+}
+
+func chart(f *File, s *Series) report.LineChart {
+	scale, unit := 1.0, s.Unit
+	switch s.Unit {
+	case "bytes":
+		scale, unit = 1.0/(1<<20), "MiB"
+	case "s":
+		scale, unit = 1e3, "ms"
+	}
+	title := s.Label
+	if s.Verdict != nil {
+		title += ": " + s.Verdict.Verdict
+	}
+	c := report.LineChart{Title: title, XLabel: "minutes", YLabel: unit, Small: true}
+	samples := report.Series{Name: "sampled", LineOnly: true}
+	for _, p := range s.Points {
+		samples.X, samples.Y = append(samples.X, p.T/60), append(samples.Y, p.Value*scale)
+	}
+	// The colours follow the order: samples, trend, offered (the page says so).
+	line := report.Series{Name: fmt.Sprintf("Theil–Sen trend after the %s warm-up", f.Settings.Warmup), LineOnly: true}
+	if v := s.Verdict; v != nil && v.N > 0 && s.Kind != Achieved && s.Kind != Errors && v.Verdict != NotEnough && len(s.Points) > 0 {
+		t0 := math.Max(f.Settings.WarmupSeconds, s.Points[0].T)
+		t1 := s.Points[len(s.Points)-1].T
+		for _, t := range []float64{t0, t1} {
+			line.X, line.Y = append(line.X, t/60), append(line.Y, (v.Intercept+v.Slope*t)*scale)
+		}
+	}
+	offered := report.Series{Name: "offered", LineOnly: true}
+	for _, p := range s.Offered {
+		offered.X, offered.Y = append(offered.X, p.T/60), append(offered.Y, p.Value*scale)
+	}
+	c.Series = append(c.Series, samples, line, offered)
+	return c
+}
+
+func environmentSection(f *File) report.SweepSection {
+	t := report.Table{Head: []string{"key", "value"}}
+	for _, k := range slices.Sorted(maps.Keys(f.Environment)) {
+		t.Rows = append(t.Rows, []string{k, f.Environment[k]})
+	}
+	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// fmtDuration prints seconds as days or hours, as far ahead as a limit can be.
+func fmtDuration(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case s > 2*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	case s > 2*3600:
+		return fmt.Sprintf("%.1f h", s/3600)
+	default:
+		return d.Round(time.Second).String()
+	}
+}

@@ -1,0 +1,359 @@
+package soak
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// treeSample is what a process tree holds at one moment, summed over its processes.
+type treeSample struct {
+	Procs   int
+	RSS     int64 // bytes, VmRSS summed (pages shared between processes count once each)
+	Threads int
+	FDs     int
+	MaxFDs  int // the largest process's: ulimit -n is per process
+	NoFile  int64
+	Sockets []uint64 // inodes of the tree's sockets, for countTo
+}
+
+// sampleTree reads /proc for every pid; a process that exits meanwhile is skipped.
+func sampleTree(pids []int) treeSample {
+	var s treeSample
+	for _, pid := range pids {
+		status, err := readStatus(pid)
+		if err != nil {
+			continue
+		}
+		fds, socks, err := listFDs(pid)
+		if err != nil {
+			continue
+		}
+		s.Procs++
+		s.RSS += status["VmRSS"] * 1024
+		s.Threads += int(status["Threads"])
+		s.FDs += fds
+		s.MaxFDs = max(s.MaxFDs, fds)
+		s.Sockets = append(s.Sockets, socks...)
+		if n, err := noFileLimit(pid); err == nil && (s.NoFile == 0 || n < s.NoFile) {
+			s.NoFile = n
+		}
+	}
+	return s
+}
+
+// countTo counts the tree's sockets among toDB (from dbSocketInodes).
+func (s treeSample) countTo(toDB map[uint64]bool) int {
+	n := 0
+	for _, i := range s.Sockets {
+		if toDB[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// readStatus reads the numeric fields of /proc/PID/status (VmRSS in kB, Threads).
+func readStatus(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			out[k] = n
+		}
+	}
+	return out, nil
+}
+
+// listFDs counts a process's open descriptors and lists the inodes of its sockets.
+func listFDs(pid int) (fds int, sockets []uint64, err error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	d, err := os.Open(dir)
+	if err != nil {
+		return 0, nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, n := range names {
+		link, err := os.Readlink(dir + n)
+		if err != nil {
+			continue // closed while we looked
+		}
+		fds++
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+			if i, err := strconv.ParseUint(strings.TrimSuffix(inode, "]"), 10, 64); err == nil {
+				sockets = append(sockets, i)
+			}
+		}
+	}
+	return fds, sockets, nil
+}
+
+// dbSocketInodes lists the inodes of TCP sockets (IPv4 and IPv6) whose remote port is
+// port, in any state: a connection the server closed that the client never did
+// (CLOSE_WAIT) leaks as much as an open one. Sockets without a descriptor (TIME_WAIT)
+// have inode 0 and are left out.
+func dbSocketInodes(port int) (map[uint64]bool, error) {
+	out := map[uint64]bool{}
+	found := false
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		file, err := os.Open(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = true
+		err = parseTCP(file, port, out)
+		file.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	if !found {
+		return nil, errors.New("no /proc/net/tcp")
+	}
+	return out, nil
+}
+
+// parseTCP reads the lines of /proc/net/tcp ("sl local rem st … uid timeout inode"),
+// adding to out the inode of every socket whose remote port is port.
+func parseTCP(r io.Reader, port int, out map[uint64]bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Scan() // header
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 10 {
+			continue
+		}
+		_, rport, ok := strings.Cut(f[2], ":")
+		if !ok {
+			return fmt.Errorf("remote address %q", f[2])
+		}
+		p, err := strconv.ParseUint(rport, 16, 16)
+		if err != nil {
+			return fmt.Errorf("remote port %q: %w", rport, err)
+		}
+		inode, err := strconv.ParseUint(f[9], 10, 64)
+		if err != nil {
+			return fmt.Errorf("inode %q: %w", f[9], err)
+		}
+		if int(p) == port && inode != 0 {
+			out[inode] = true
+		}
+	}
+	return sc.Err()
+}
+
+// noFileLimit is the soft RLIMIT_NOFILE of a process, from /proc/PID/limits.
+func noFileLimit(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				return strconv.ParseInt(f[0], 10, 64)
+			}
+		}
+	}
+	return 0, errors.New("no Max open files line")
+}
+
+// adminClient reads a Go target's admin listener: one kept-alive connection per target,
+// so the sampling adds one constant descriptor rather than a churn of them.
+var adminClient = &http.Client{Timeout: 2 * time.Second}
+
+// goMetrics reads GET /debug/metrics: runtime/metrics name → value.
+func goMetrics(ctx context.Context, adminURL string) (map[string]float64, error) {
+	var m map[string]float64
+	return m, getJSON(ctx, adminURL+"/debug/metrics", &m)
+}
+
+// poolStats is the part of database/sql's DBStats the soak watches.
+type poolStats struct {
+	OpenConnections int64
+	InUse           int64
+	WaitCount       int64
+}
+
+// goPool reads GET /debug/dbstats.
+func goPool(ctx context.Context, adminURL string) (*poolStats, error) {
+	var s poolStats
+	return &s, getJSON(ctx, adminURL+"/debug/dbstats", &s)
+}
+
+func getJSON(ctx context.Context, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := adminClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// dbStatusNames are the SHOW GLOBAL STATUS counters the soak samples.
+var dbStatusNames = []string{"Threads_connected", "Prepared_stmt_count", "Com_stmt_prepare", "Com_stmt_close",
+	"Aborted_connects", "Aborted_clients"}
+
+// dbStatus reads dbStatusNames through the runner's own connection.
+func dbStatus(ctx context.Context, db *sql.DB) (map[string]float64, error) {
+	q := "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(dbStatusNames, "','") + "')"
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("soak: read server status: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name string
+		var v float64
+		if err := rows.Scan(&name, &v); err != nil {
+			return nil, fmt.Errorf("soak: read server status: %w", err)
+		}
+		out[name] = v
+	}
+	return out, rows.Err()
+}
+
+// dbLimits reads the server's limits the soak's series run into.
+func dbLimits(ctx context.Context, db *sql.DB) (maxConns, maxStmts float64, err error) {
+	err = db.QueryRowContext(ctx, "SELECT @@max_connections, @@max_prepared_stmt_count").Scan(&maxConns, &maxStmts)
+	if err != nil {
+		err = fmt.Errorf("soak: read max_connections and max_prepared_stmt_count: %w", err)
+	}
+	return maxConns, maxStmts, err
+}
+
+// sample takes one round: the database first (its Threads_connected is what a target's
+// connections are measured against), then every target's processes, then the TCP table
+// once, then the Go targets' admin listeners.
+//
+// A target's connections to the database are its sockets found in the TCP table with
+// the database's remote port. The table is read once per round, after every target's
+// descriptors are listed: it holds every socket of the machine, TIME_WAIT included
+// (over ten thousand lines under a soak's load, a few tenths of a second to read). So a
+// connection is counted when it lived across that moment: a leaked one always does; a
+// per-request one that lives milliseconds seldom does.
+func (s *soaker) sample(ctx context.Context, t float64) {
+	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
+	defer cancel()
+	began := time.Now()
+	status, statusErr := dbStatus(sctx, s.admin)
+	var mariadbd treeSample
+	if s.db.PID != 0 {
+		mariadbd = sampleTree([]int{s.db.PID})
+	}
+	trees := make([]treeSample, len(s.targets))
+	for i, tg := range s.targets {
+		trees[i] = sampleTree(tg.PIDs())
+	}
+	toDB, tcpErr := dbSocketInodes(s.dbPort)
+	type goSample struct {
+		metrics map[string]float64
+		pool    *poolStats
+	}
+	gos := make([]*goSample, len(s.targets))
+	for i, tg := range s.targets {
+		if tg.AdminURL == "" {
+			continue
+		}
+		m, merr := goMetrics(sctx, tg.AdminURL)
+		p, perr := goPool(sctx, tg.AdminURL)
+		if merr == nil && perr == nil {
+			gos[i] = &goSample{m, p}
+		}
+	}
+	if took := time.Since(began); took > s.o.Interval/2 {
+		fmt.Fprintf(s.o.Log, "soak: the sample at %.0f s took %v: the machine is busy, samples may drift from the middle of the windows\n", t, took.Round(time.Millisecond))
+	}
+	if tcpErr != nil {
+		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: database connections: %v\n", t, tcpErr)
+	}
+	if ctx.Err() != nil {
+		return // interrupted while sampling: half a sample is not a sample
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.file
+	f.Samples++
+	db := f.Database
+	maxConns, maxStmts := f.Settings.MaxConnections, f.Settings.MaxPreparedStmtCount
+	if statusErr == nil {
+		tc := status["Threads_connected"]
+		db.add("threads_connected", t, tc).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: tc}
+		ps := status["Prepared_stmt_count"]
+		db.add("prepared_stmt_count", t, ps).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: ps}
+		open := status["Com_stmt_prepare"] - status["Com_stmt_close"]
+		db.add("stmt_open", t, open).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: open}
+		db.add("aborted_connects", t, status["Aborted_connects"])
+		db.add("aborted_clients", t, status["Aborted_clients"])
+	} else {
+		fmt.Fprintf(s.o.Log, "soak: sample at %.0fs: %v\n", t, statusErr)
+	}
+	if mariadbd.Procs > 0 {
+		db.addTree("mariadbd_", t, mariadbd)
+	}
+	for i, v := range f.Variants {
+		ts := trees[i]
+		if ts.Procs == 0 {
+			if v.Died == "" {
+				v.Died = fmt.Sprintf("its processes were gone at the sample at %.0f s", t)
+				fmt.Fprintf(s.o.Log, "soak: %s: target died (%s)\n", v.Key, v.Died)
+			}
+			continue
+		}
+		v.addTree("", t, ts)
+		v.add("processes", t, float64(ts.Procs))
+		if tcpErr == nil {
+			c := v.add("db_connections", t, float64(ts.countTo(toDB)))
+			if statusErr == nil {
+				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: maxConns, Used: status["Threads_connected"]}
+			}
+		}
+		if g := gos[i]; g != nil {
+			v.add("goroutines", t, g.metrics["/sched/goroutines:goroutines"])
+			v.add("heap_live", t, g.metrics["/gc/heap/live:bytes"])
+			v.add("pool_open", t, float64(g.pool.OpenConnections))
+			v.add("pool_in_use", t, float64(g.pool.InUse))
+			waits := Point{T: t, Value: float64(g.pool.WaitCount)}
+			if prev, ok := s.waits[i]; ok && t > prev.T {
+				v.add("pool_waits", t, (waits.Value-prev.Value)/(t-prev.T))
+			}
+			s.waits[i] = waits
+		}
+	}
+}

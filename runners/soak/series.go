@@ -1,0 +1,344 @@
+package soak
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"dbbench/runners/stats"
+)
+
+// Kind says how a series is judged.
+type Kind string
+
+const (
+	// Memory (RSS, Go's live heap) grows when its 24-hour projection passes
+	// MemoryGrowthPerDay of its post-warm-up median.
+	Memory Kind = "memory"
+	// Count (descriptors, threads, goroutines, connections, statements, cumulative
+	// aborts) grows when it gains more than CountGrowthPerHour an hour.
+	Count Kind = "count"
+	// Level (p99, pool waits per second) grows when its 24-hour projection passes
+	// LevelGrowthPerDay of its median, or of Floor when the median is below it.
+	Level Kind = "level"
+	// Achieved is a load's achieved rate, judged against the offered rate rather than by
+	// a trend: short when it delivers less than MinAchieved of what was offered.
+	Achieved Kind = "achieved"
+	// Errors is a load's failed requests per window, judged by their share of all
+	// requests: errors when above MaxErrorRate.
+	Errors Kind = "errors"
+)
+
+// Thresholds of the verdicts, as the issue states them.
+const (
+	MemoryGrowthPerDay = 0.10
+	CountGrowthPerHour = 1.0
+	LevelGrowthPerDay  = 1.0 // the level doubles within a day
+	MinAchieved        = 0.95
+	MaxErrorRate       = 0.001
+)
+
+// Resolutions: the least rise, over the judged part of the soak, that a series must
+// show before its trend is projected at all. A short soak projects a few minutes over
+// 24 hours, and a process's memory creeps by a few pages long after start (code paged
+// in, the allocator settling): +0.2 MiB in two minutes is +140 MiB a day, yet it stops.
+// So memory must rise by MemoryResolution of its median within the soak, a count by at
+// least CountResolution, a level by LevelResolution of its median (or floor). A 60-minute
+// soak thus resolves memory growth from about 27% a day; 10% a day takes 2.4 hours.
+const (
+	MemoryResolution = 0.01
+	CountResolution  = 1.0
+	LevelResolution  = 0.25
+)
+
+// Verdicts.
+const (
+	Grows       = "grows"
+	Flat        = "flat"
+	NotEnough   = "not enough samples"
+	OK          = "ok"
+	Short       = "short"
+	ErrorsFound = "errors"
+	Reached     = "reached" // a limit was reached, whatever the trend
+)
+
+// Point is one sample: T seconds after the soak started (after the capacity phase).
+type Point struct {
+	T     float64 `json:"t"`
+	Value float64 `json:"value"`
+}
+
+// Limit is what a series runs into: max_prepared_stmt_count, ulimit -n,
+// max_connections. Used is how much of it is taken at the last sample, in the limit's
+// own terms (for descriptors of a process tree: the largest process's count, since the
+// limit is per process).
+type Limit struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Used  float64 `json:"used"`
+}
+
+// Series is one quantity of one role sampled over the soak.
+type Series struct {
+	Name   string  `json:"name"`  // stable id: rss, fds, prepared_stmt_count
+	Label  string  `json:"label"` // for people: "RSS (sum over processes)"
+	Unit   string  `json:"unit"`  // bytes, count, s, req/s, per s
+	Kind   Kind    `json:"kind"`
+	Floor  float64 `json:"floor,omitempty"` // Level: the smallest median the threshold is taken of
+	Limit  *Limit  `json:"limit,omitempty"`
+	Points []Point `json:"points"`
+	// Offered is the rate asked for in each window (Achieved only), and Requests the
+	// requests finished in each window (Errors only): what the verdict divides by.
+	Offered  []Point `json:"offered,omitempty"`
+	Requests []Point `json:"requests,omitempty"`
+	// Verdict is set when the soak ends (and again by --report-only).
+	Verdict *Verdict `json:"verdict,omitempty"`
+}
+
+// Add appends a sample.
+func (s *Series) Add(t, v float64) { s.Points = append(s.Points, Point{T: t, Value: v}) }
+
+// Verdict is the judgement of one series over the points after the warm-up.
+type Verdict struct {
+	Verdict string  `json:"verdict"`
+	N       int     `json:"n"` // points judged
+	Median  float64 `json:"median"`
+	// Theil–Sen slope per second with its 95% interval (trend kinds only).
+	Slope     float64 `json:"slope_per_s"`
+	Lo        float64 `json:"lo_per_s"`
+	Hi        float64 `json:"hi_per_s"`
+	Intercept float64 `json:"intercept"`
+	// PerDay is the slope projected over 24 hours; Threshold is what it must pass to grow.
+	PerDay    float64 `json:"per_day"`
+	Threshold float64 `json:"threshold_per_day"`
+	// Ratio is achieved/offered (Achieved) or failed/requests (Errors).
+	Ratio float64 `json:"ratio,omitempty"`
+	// ToLimit is the time in seconds until the series reaches its limit at the measured
+	// slope: set when it grows and has a limit (0 when already reached).
+	ToLimit *float64 `json:"to_limit_s,omitempty"`
+	Reason  string   `json:"reason"`
+}
+
+// Judge judges the points of s at or after warmup seconds.
+func Judge(s *Series, warmup float64) Verdict {
+	pts := after(s.Points, warmup)
+	switch s.Kind {
+	case Achieved:
+		return judgeAchieved(pts, after(s.Offered, warmup))
+	case Errors:
+		return judgeErrors(pts, after(s.Requests, warmup))
+	}
+	v := Verdict{N: len(pts)}
+	if len(pts) > 0 {
+		v.Median = median(values(pts))
+	}
+	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
+	tr, err := trend(pts)
+	if err != nil || !tr.HasInterval() {
+		v.Verdict, v.Reason = NotEnough, fmt.Sprintf("%d points after the warm-up: a 95%% interval of the slope needs at least 5 at different times", len(pts))
+		if limitReached {
+			v.Verdict, v.Reason = Reached, fmt.Sprintf("%s reached (%g of %g); %s", s.Limit.Name, s.Limit.Used, s.Limit.Value, v.Reason)
+		}
+		return v
+	}
+	v.Slope, v.Lo, v.Hi, v.Intercept = tr.Slope, tr.Lo, tr.Hi, tr.Intercept
+	v.PerDay = tr.Slope * 86400
+	v.Threshold = threshold(s, v.Median)
+	excludesZero := tr.Lo > 0 || tr.Hi < 0
+	u := s.Unit
+	span := pts[len(pts)-1].T - pts[0].T
+	rise, least := tr.Slope*span, resolution(s, v.Median)
+	switch {
+	case excludesZero && tr.Slope > 0 && v.PerDay > v.Threshold && rise < least:
+		v.Verdict = Flat
+		v.Reason = fmt.Sprintf("slope %s excludes 0 and would pass the threshold, but it rose %s over the %s judged, under the %s a soak must see before projecting it",
+			perHour(tr.Slope, u), FormatValue(rise, u), time.Duration(span*float64(time.Second)).Round(time.Second), FormatValue(least, u))
+	case excludesZero && tr.Slope > 0 && v.PerDay > v.Threshold:
+		v.Verdict = Grows
+		v.Reason = fmt.Sprintf("slope %s, 95%% interval [%s, %s] excludes 0, and %s over 24 h passes the threshold of %s",
+			perHour(tr.Slope, u), perHour(tr.Lo, u), perHour(tr.Hi, u), signed(v.PerDay, u), FormatValue(v.Threshold, u))
+	case !excludesZero:
+		v.Verdict = Flat
+		v.Reason = fmt.Sprintf("95%% interval of the slope [%s, %s] includes 0", perHour(tr.Lo, u), perHour(tr.Hi, u))
+	case tr.Slope <= 0:
+		v.Verdict = Flat
+		v.Reason = fmt.Sprintf("falls: slope %s, interval [%s, %s]", perHour(tr.Slope, u), perHour(tr.Lo, u), perHour(tr.Hi, u))
+	default:
+		v.Verdict = Flat
+		v.Reason = fmt.Sprintf("slope %s is above 0 but %s over 24 h stays under the threshold of %s",
+			perHour(tr.Slope, u), signed(v.PerDay, u), FormatValue(v.Threshold, u))
+	}
+	switch {
+	case limitReached:
+		zero := 0.0
+		v.ToLimit = &zero
+		v.Verdict = Reached
+		v.Reason = fmt.Sprintf("%s reached (%g of %g); %s", s.Limit.Name, s.Limit.Used, s.Limit.Value, v.Reason)
+	case v.Verdict == Grows && s.Limit != nil && s.Limit.Value > 0:
+		left := (s.Limit.Value - s.Limit.Used) / tr.Slope
+		v.ToLimit = &left
+	}
+	return v
+}
+
+// threshold is the 24-hour growth a series must pass to grow.
+func threshold(s *Series, median float64) float64 {
+	switch s.Kind {
+	case Memory:
+		return MemoryGrowthPerDay * math.Abs(median)
+	case Level:
+		return LevelGrowthPerDay * math.Max(math.Abs(median), s.Floor)
+	default:
+		return CountGrowthPerHour * 24
+	}
+}
+
+// resolution is the least rise over the judged span that a series must show to grow.
+func resolution(s *Series, median float64) float64 {
+	switch s.Kind {
+	case Memory:
+		return MemoryResolution * math.Abs(median)
+	case Level:
+		return LevelResolution * math.Max(math.Abs(median), s.Floor)
+	default:
+		return CountResolution
+	}
+}
+
+// trend fits Theil–Sen to the points, t in seconds.
+func trend(pts []Point) (stats.Trend, error) {
+	if len(pts) < 2 {
+		return stats.Trend{}, fmt.Errorf("%d points", len(pts))
+	}
+	x, y := make([]float64, len(pts)), make([]float64, len(pts))
+	for i, p := range pts {
+		x[i], y[i] = p.T, p.Value
+	}
+	return stats.TheilSen(x, y)
+}
+
+// judgeAchieved compares what was delivered with what was offered, window by window
+// summed: a rate is a fraction of the offered load, not a trend.
+func judgeAchieved(achieved, offered []Point) Verdict {
+	v := Verdict{N: len(achieved)}
+	if len(achieved) == 0 || len(offered) != len(achieved) {
+		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+		return v
+	}
+	var got, want float64
+	for i := range achieved {
+		got += achieved[i].Value
+		want += offered[i].Value
+	}
+	v.Median = median(values(achieved))
+	v.Ratio = got / want
+	if v.Ratio < MinAchieved {
+		v.Verdict = Short
+		v.Reason = fmt.Sprintf("achieved %.1f%% of the offered rate, below %.0f%%", 100*v.Ratio, 100*MinAchieved)
+		return v
+	}
+	v.Verdict, v.Reason = OK, fmt.Sprintf("achieved %.1f%% of the offered rate", 100*v.Ratio)
+	return v
+}
+
+// judgeErrors divides the failed requests by all requests after the warm-up.
+func judgeErrors(failed, requests []Point) Verdict {
+	v := Verdict{N: len(failed)}
+	if len(failed) == 0 || len(requests) != len(failed) {
+		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+		return v
+	}
+	var bad, all float64
+	for i := range failed {
+		bad += failed[i].Value
+		all += requests[i].Value
+	}
+	v.Median = median(values(failed))
+	if all > 0 {
+		v.Ratio = bad / all
+	}
+	if all == 0 || v.Ratio > MaxErrorRate {
+		v.Verdict = ErrorsFound
+		v.Reason = fmt.Sprintf("%.0f of %.0f requests failed, more than %.1f%%", bad, all, 100*MaxErrorRate)
+		return v
+	}
+	v.Verdict, v.Reason = OK, fmt.Sprintf("%.0f of %.0f requests failed", bad, all)
+	return v
+}
+
+// Flagged says whether a verdict asks for attention.
+func (v Verdict) Flagged() bool {
+	return v.Verdict == Grows || v.Verdict == Reached || v.Verdict == Short || v.Verdict == ErrorsFound
+}
+
+func after(pts []Point, t float64) []Point {
+	i := slices.IndexFunc(pts, func(p Point) bool { return p.T >= t })
+	if i < 0 {
+		return nil
+	}
+	return pts[i:]
+}
+
+func values(pts []Point) []float64 {
+	out := make([]float64, len(pts))
+	for i, p := range pts {
+		out[i] = p.Value
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func perHour(perSecond float64, unit string) string { return signed(perSecond*3600, unit) + "/h" }
+
+func signed(x float64, unit string) string {
+	if x >= 0 {
+		return "+" + FormatValue(x, unit)
+	}
+	return FormatValue(x, unit)
+}
+
+// FormatValue prints x in unit for people: bytes in MiB, seconds in ms.
+func FormatValue(x float64, unit string) string {
+	switch unit {
+	case "bytes":
+		return fmtNum(x/(1<<20)) + " MiB"
+	case "s":
+		return fmtNum(x*1e3) + " ms"
+	case "count", "":
+		return fmtNum(x)
+	default:
+		return fmtNum(x) + " " + unit
+	}
+}
+
+// fmtNum prints a number with about three significant digits, without exponent
+// notation for the sizes a soak sees.
+func fmtNum(x float64) string {
+	a := math.Abs(x)
+	switch {
+	case math.IsInf(x, 0) || math.IsNaN(x):
+		return fmt.Sprint(x)
+	case a == 0:
+		return "0"
+	case a >= 1e9:
+		return fmt.Sprintf("%.3g", x)
+	case a >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case a >= 1:
+		return fmt.Sprintf("%.3g", x)
+	default:
+		return fmt.Sprintf("%.2g", x)
+	}
+}
