@@ -25,10 +25,10 @@ import (
 // measured (the target was idle while others were measured), then the measured window
 // with every counter read around it. It appends the repetition to rv and returns it;
 // nil when rv turned out invalid (the reason is in rv), an error when the run must end.
-func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant) (*results.Repetition, error) {
+func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant, load Load) (*results.Repetition, error) {
 	n := len(rv.Reps) + 1
 	if r.o.LeadIn > 0 {
-		lead := r.loadConfig(t, rv, r.o.LeadIn, r.o.Seed^0x6c656164+uint64(n)) // "lead"
+		lead := r.loadConfig(t, rv, Load{Connections: load.Connections, Rate: load.Rate, Duration: r.o.LeadIn}, r.o.Seed^0x6c656164+uint64(n)) // "lead"
 		if _, err := loadgen.Run(ctx, lead); err != nil {
 			return nil, r.failRep(ctx, rv, n, "lead-in", err)
 		}
@@ -39,7 +39,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if err != nil {
 		return nil, r.failRep(ctx, rv, n, "read counters", err)
 	}
-	cfg := r.loadConfig(t, rv, r.o.Duration, r.o.Seed+uint64(n)*0x9e3779b9)
+	cfg := r.loadConfig(t, rv, load, r.o.Seed+uint64(n)*0x9e3779b9)
 	started := time.Now().UTC()
 	threads := sampleThreadsRunning(ctx, r.admin)
 	res, err := loadgen.Run(ctx, cfg)
@@ -95,11 +95,21 @@ func (r *runner) judgeSaturation(rv *results.Variant) {
 	}
 }
 
-// loadConfig is the load of a slice of rv: d of it, ids from seed.
-func (r *runner) loadConfig(t *target.Target, rv *results.Variant, d time.Duration, seed uint64) loadgen.Config {
+// loadConfig is the generator's configuration for load on rv, ids from seed; the
+// load's zero fields take the run's settings.
+func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, seed uint64) loadgen.Config {
+	if load.Connections == 0 {
+		load.Connections = r.o.Connections
+	}
+	if load.Rate == 0 {
+		load.Rate = r.o.Rate
+	}
+	if load.Duration == 0 {
+		load.Duration = r.o.Duration
+	}
 	cfg := loadgen.Config{
-		Target: t.URL, Rows: uint32(r.db.Rows), Connections: r.o.Connections, Rate: r.o.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser, Duration: d, Seed: seed,
+		Target: t.URL, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
+		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser, Duration: load.Duration, Seed: seed,
 	}
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello

@@ -61,7 +61,7 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 		}
 	}()
 	load := time.Duration(secs)*time.Second + 3*profileMargin
-	res, err := loadgen.Run(ctx, r.loadConfig(t, rv, load, r.o.Seed^0x70726f66)) // "prof"
+	res, err := loadgen.Run(ctx, r.loadConfig(t, rv, Load{Duration: load}, r.o.Seed^0x70726f66)) // "prof"
 	<-done
 	if err != nil {
 		return fmt.Errorf("profile %s: load: %w", rv.Key, err)

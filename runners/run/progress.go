@@ -35,10 +35,14 @@ func (p *progress) phase(i int, v matrix.Variant, what string) {
 // note reports a step.
 func (p *progress) note(s string) { p.line(s) }
 
-// slice reports slice n of a language starting, on the variant key.
-func (p *progress) slice(lang string, n int, spent, budget time.Duration, done, comparisons int, key string) {
-	p.line(fmt.Sprintf("[%s slice %d] %s of %s, %d/%d comparisons decided: %s", lang, n,
-		spent.Round(time.Second), budget.Round(time.Second), done, comparisons, key))
+// slice reports slice n of a language starting, on the variant key, with what the
+// plan says of its progress.
+func (p *progress) slice(lang string, n int, spent, budget time.Duration, status, key string) {
+	if status != "" {
+		status = ", " + status
+	}
+	p.line(fmt.Sprintf("[%s slice %d] %s of %s%s: %s", lang, n,
+		spent.Round(time.Second), budget.Round(time.Second), status, key))
 }
 
 func (p *progress) line(s string) {

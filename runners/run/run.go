@@ -51,6 +51,9 @@ type Options struct {
 	Precision float64
 	MinPairs  int
 	MaxPairs  int
+	// Plan measures each language once its targets are up; nil is Pairs, the paired
+	// measurement of the comparisons. Sweeps bring their own.
+	Plan Plan
 	// Profile adds one profiled slice of ProfileTime per variant after its measured
 	// ones (profile.go).
 	Profile     bool

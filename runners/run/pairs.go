@@ -1,0 +1,174 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
+)
+
+// Pairs is the default plan: every comparison of package questions among the phase's
+// variants is measured in pairs of adjacent slices (walker), so both sides are measured
+// seconds apart; variants in no comparison (hello) get Reps slices, half at the start
+// and half at the end; with Profile, a profiled slice of each variant ends the phase.
+type Pairs struct {
+	p     *Phase
+	edges []*edge
+}
+
+// Measure implements Plan.
+func (pl *Pairs) Measure(ctx context.Context, p *Phase) error {
+	pl.p, pl.edges = p, nil
+	p.SetStatus(func() string { return fmt.Sprintf("%d/%d comparisons decided", pl.doneEdges(), len(pl.edges)) })
+	r := p.r
+	pl.plan()
+	solos := pl.solos()
+	half := (r.o.Reps + 1) / 2
+	if err := pl.measureSolos(ctx, solos, half); err != nil {
+		return err
+	}
+	if err := pl.walk(ctx); err != nil {
+		return err
+	}
+	if err := pl.measureSolos(ctx, solos, r.o.Reps-half); err != nil {
+		return err
+	}
+	if r.o.Profile {
+		p.profile(ctx)
+	}
+	return nil
+}
+
+// profile measures one profiled slice of each valid variant, after its measured ones.
+// A profile that fails is said and the run goes on: profiles explain figures, they are
+// not figures.
+func (p *Phase) profile(ctx context.Context) {
+	for _, v := range p.vs {
+		if !v.Valid || ctx.Err() != nil {
+			continue
+		}
+		p.r.progress.note(fmt.Sprintf("%s: profiling %s", p.lang, v.Key))
+		if err := p.r.profileSlice(ctx, p.targets[v], v); err != nil {
+			fmt.Fprintf(p.r.o.Log, "profile: %v\n", err)
+		}
+	}
+}
+
+// plan adds the language's comparisons to the results and makes an edge of each.
+func (pl *Pairs) plan() {
+	keep := func(v *results.Variant) bool { return v.Lang == pl.p.lang && v.Valid && pl.p.targets[v] != nil }
+	for _, pair := range questions.Pairs(pl.p.r.res, keep) {
+		c := &results.Comparison{Question: pair.Question, Base: pair.Base.Key, Other: pair.Other.Key, Pairs: []results.Pair{}}
+		pl.p.r.res.Comparisons = append(pl.p.r.res.Comparisons, c)
+		pl.edges = append(pl.edges, &edge{comp: c, base: pair.Base, other: pair.Other})
+	}
+}
+
+// solos are the variants in no comparison.
+func (pl *Pairs) solos() []*results.Variant {
+	var out []*results.Variant
+	for _, v := range pl.p.vs {
+		if !slices.ContainsFunc(pl.edges, func(e *edge) bool { return e.base == v || e.other == v }) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (pl *Pairs) measureSolos(ctx context.Context, vs []*results.Variant, n int) error {
+	for range n {
+		for _, v := range vs {
+			if !v.Valid {
+				continue
+			}
+			if _, err := pl.p.Slice(ctx, v, Load{}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walk measures slices until every comparison is narrow enough or has its most pairs,
+// or the budget is spent and every comparison has its fewest.
+func (pl *Pairs) walk(ctx context.Context) error {
+	w := newWalker(pl.p.r.o.Design, pl.p.r.o.Seed, pl.edges)
+	start := time.Now()
+	for !w.finished() {
+		if time.Since(start) > pl.p.budget && pl.everyEdgeHas(pl.p.r.o.MinPairs) {
+			break
+		}
+		v := w.next()
+		if v == nil {
+			break
+		}
+		rep, err := pl.p.Slice(ctx, v, Load{})
+		if err != nil {
+			return err
+		}
+		if rep == nil {
+			w.failed(v)
+			continue
+		}
+		w.measured(v, rep.Rep)
+		pl.judge()
+	}
+	return nil
+}
+
+// judge closes every open comparison that is decided: its QPS and app CPU ratios both
+// have intervals within the precision target, or it has MaxPairs.
+func (pl *Pairs) judge() {
+	for _, e := range pl.edges {
+		if e.done {
+			continue
+		}
+		n := len(e.comp.Pairs)
+		if n >= pl.p.r.o.MinPairs && pl.narrow(e.comp) {
+			e.done, e.comp.Reached = true, true
+		}
+		if n >= pl.p.r.o.MaxPairs {
+			e.done = true
+		}
+	}
+}
+
+// narrow says whether both the QPS and the app CPU ratio of c have a 95% interval no
+// wider than ± the precision target (a unit not measured does not hold it back).
+func (pl *Pairs) narrow(c *results.Comparison) bool {
+	for _, unit := range []string{units.QPS, units.AppCPU} {
+		ratios := pl.p.r.res.Ratios(c, unit)
+		if len(ratios) == 0 && unit == units.AppCPU {
+			continue
+		}
+		est, err := stats.PairedRatio(ratios)
+		if err != nil || !est.HasInterval() || est.HalfWidth() > pl.p.r.o.Precision {
+			return false
+		}
+	}
+	return true
+}
+
+func (pl *Pairs) everyEdgeHas(n int) bool {
+	for _, e := range pl.edges {
+		if !e.done && len(e.comp.Pairs) < n {
+			return false
+		}
+	}
+	return true
+}
+
+func (pl *Pairs) doneEdges() int {
+	n := 0
+	for _, e := range pl.edges {
+		if e.done {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,150 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"dbbench/runners/loadgen"
+	"dbbench/runners/results"
+	"dbbench/runners/target"
+)
+
+// flushEvery is how often results.json is rewritten while slices are measured; the run
+// writes it once more when it ends or is interrupted.
+const flushEvery = 5 * time.Second
+
+// A Plan measures the variants of one language once all their targets are up and warm:
+// Pairs, the default, measures the comparisons in pairs of adjacent slices; a sweep
+// brings its own (a capacity search, a concurrency series).
+type Plan interface {
+	Measure(ctx context.Context, p *Phase) error
+}
+
+// Phase is the measurement of one language: every valid variant's target runs at once,
+// and a Plan chooses the slices.
+type Phase struct {
+	r       *runner
+	lang    string
+	budget  time.Duration
+	vs      []*results.Variant
+	targets map[*results.Variant]*target.Target
+	flushed time.Time
+	started time.Time // of the first slice
+	slices  int
+	status  func() string // what the plan says of its progress, for the progress line
+}
+
+// Load is the load of a slice; a zero field takes the run's setting (its connections,
+// its rate, its slice duration).
+type Load struct {
+	Connections int
+	Rate        float64 // requests per second in all, open loop; 0 is closed loop
+	Duration    time.Duration
+}
+
+// Lang is the phase's language.
+func (p *Phase) Lang() string { return p.lang }
+
+// Variants are the valid variants whose targets run, in the run's order.
+func (p *Phase) Variants() []*results.Variant { return p.vs }
+
+// Budget is the phase's share of the run's budget.
+func (p *Phase) Budget() time.Duration { return p.budget }
+
+// Options are the run's options, for a plan's defaults.
+func (p *Phase) Options() *Options { return &p.r.o }
+
+// Note tells the person watching the run what the plan does.
+func (p *Phase) Note(s string) { p.r.progress.note(s) }
+
+// SetStatus sets what the progress line says of the plan's progress.
+func (p *Phase) SetStatus(f func() string) { p.status = f }
+
+func (r *runner) measureLang(ctx context.Context, lang string, budget time.Duration) error {
+	p := &Phase{r: r, lang: lang, budget: budget, targets: map[*results.Variant]*target.Target{}}
+	defer p.stopTargets()
+	if err := p.startTargets(ctx); err != nil {
+		return err
+	}
+	plan := r.o.Plan
+	if plan == nil {
+		plan = &Pairs{}
+	}
+	if err := plan.Measure(ctx, p); err != nil {
+		return err
+	}
+	for _, v := range p.vs {
+		if len(v.Reps) > 0 {
+			if err := r.writeHistogram(v); err != nil {
+				return err
+			}
+		}
+	}
+	return r.writer.flush()
+}
+
+// startTargets starts and warms up a target for every valid variant of the language.
+func (p *Phase) startTargets(ctx context.Context) error {
+	for _, v := range p.r.res.Variants {
+		if v.Lang != p.lang || !v.Valid {
+			continue
+		}
+		p.r.progress.note(fmt.Sprintf("%s: starting %s", p.lang, v.Key))
+		t, err := p.r.startTarget(ctx, p.r.variant(v), p.r.dsnFile)
+		if err != nil {
+			if err := p.r.failRep(ctx, v, 0, "target did not start", err); err != nil {
+				return err
+			}
+			continue
+		}
+		p.targets[v] = t
+		p.vs = append(p.vs, v)
+		if err := p.warm(ctx, v, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// warm sends load for the warm-up time, so the target's pool, caches and JIT are as
+// they will be for every slice.
+func (p *Phase) warm(ctx context.Context, v *results.Variant, t *target.Target) error {
+	cfg := p.r.loadConfig(t, v, Load{Duration: p.r.o.Warmup}, p.r.o.Seed^0x7761726d) // "warm"
+	if _, err := loadgen.Run(ctx, cfg); err != nil {
+		return p.r.failRep(ctx, v, 0, "warm-up", err)
+	}
+	return nil
+}
+
+func (p *Phase) stopTargets() {
+	for _, t := range p.targets {
+		t.Stop()
+	}
+}
+
+// Slice measures one slice of v under load (package run's slice: a lead-in, then the
+// measured window with every counter around it) and rewrites the results now and then.
+// It returns nil when v turned out invalid (the reason is in v); an error ends the run.
+func (p *Phase) Slice(ctx context.Context, v *results.Variant, load Load) (*results.Repetition, error) {
+	if p.slices == 0 {
+		p.started = time.Now()
+	}
+	p.slices++
+	status := ""
+	if p.status != nil {
+		status = p.status()
+	}
+	p.r.progress.slice(p.lang, p.slices, time.Since(p.started), p.budget, status, v.Key)
+	rep, err := p.r.slice(ctx, p.targets[v], v, load)
+	if err != nil {
+		return nil, err
+	}
+	if time.Since(p.flushed) > flushEvery {
+		p.flushed = time.Now()
+		if err := p.r.writer.flush(); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
