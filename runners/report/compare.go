@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"dbbench/runners/results"
@@ -131,4 +133,42 @@ func (c *Comparison) Regressions() int {
 		}
 	}
 	return n
+}
+
+func pct(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "+∞"
+	case math.IsInf(f, -1):
+		return "-∞"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*f)
+}
+
+// pn is "p = 0.008, n = 5+5" (n once when equal).
+func pn(c stats.Comparison) string {
+	n := fmt.Sprintf("n = %d", c.Old.N)
+	if c.Old.N != c.New.N {
+		n = fmt.Sprintf("n = %d+%d", c.Old.N, c.New.N)
+	}
+	return fmt.Sprintf("p = %.3f, %s", c.P, n)
+}
+
+// warn puts warnings in brackets beside the number they qualify; "old: X" and
+// "new: X" say the same of both sides, so they are said once.
+func warn(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var out []string
+	for _, w := range ws {
+		if rest, ok := strings.CutPrefix(w, "new: "); ok && slices.Contains(ws, "old: "+rest) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(w, "old: "); ok && slices.Contains(ws, "new: "+rest) {
+			w = "both: " + rest
+		}
+		out = append(out, w)
+	}
+	return " [" + strings.Join(out, "; ") + "]"
 }

@@ -117,7 +117,7 @@ func SweepHTML(p *SweepPage) ([]byte, error) {
 		secs = append(secs, out)
 	}
 	var buf bytes.Buffer
-	err := sweepPage.Execute(&buf, map[string]any{"CSP": csp, "Title": p.Title, "Intro": p.Intro, "Sections": secs})
+	err := sweepPage.Execute(&buf, map[string]any{"CSP": sweepCSP, "Title": p.Title, "Intro": p.Intro, "Sections": secs})
 	if err != nil {
 		return nil, fmt.Errorf("report: sweep html: %w", err)
 	}
