@@ -48,6 +48,18 @@ func comparisonFigure(fs []finding, q string) (figure, bool) {
 	f := figure{ID: "fig-" + q, Title: figureTitles[q], Legend: legendOf(fs, false)}
 	for _, lang := range langsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Lang != lang })
+		servers := len(groupsOf(of)) > 1
+		var heads []string
+		for _, x := range of {
+			if h, _ := splitLabel(x, q, servers); !slices.Contains(heads, h) {
+				heads = append(heads, h)
+			}
+		}
+		slices.SortStableFunc(of, func(a, b finding) int {
+			ha, _ := splitLabel(a, q, servers)
+			hb, _ := splitLabel(b, q, servers)
+			return slices.Index(heads, ha) - slices.Index(heads, hb)
+		})
 		for _, m := range []struct {
 			name string
 			pick func(finding) estimate
@@ -55,7 +67,7 @@ func comparisonFigure(fs []finding, q string) (figure, bool) {
 			var rows []forestRow
 			last := ""
 			for _, x := range of {
-				head, label := splitLabel(x, q)
+				head, label := splitLabel(x, q, servers)
 				if head != last {
 					rows = append(rows, forestRow{Label: head, Head: true})
 					last = head
@@ -79,20 +91,23 @@ var figureTitles = map[string]string{
 }
 
 // splitLabel is a finding's group heading and row label in a question's chart: layer
-// findings group by setting, the others by layer.
-func splitLabel(f finding, q string) (head, label string) {
+// findings group by setting, the others by layer; the server is named when the
+// language has several.
+func splitLabel(f finding, q string, servers bool) (head, label string) {
 	v := f.Other
-	if q == questions.Layer {
-		return fmt.Sprintf("%s · %s · %s", serverName(v.Server), v.Stmt, v.Conn), shortLibrary(v)
+	at := ""
+	if servers {
+		at = serverName(v.Server) + " · "
 	}
-	head = fmt.Sprintf("%s (%s) · %s", v.Layer, shortLibrary(v), serverName(v.Server))
 	switch q {
+	case questions.Layer:
+		return at + v.Stmt + " · " + v.Conn, shortLibrary(v)
 	case questions.Stmt:
-		return head, v.Stmt + " · " + v.Conn
+		return at + layerName(v), v.Stmt + " · " + v.Conn
 	case questions.Conn:
-		return head, v.Conn + " · " + v.Stmt
+		return at + layerName(v), v.Conn + " · " + v.Stmt
 	}
-	return fmt.Sprintf("%s · %s · %s", v.Layer, v.Stmt, v.Conn), serverName(v.Server)
+	return fmt.Sprintf("%s · %s · %s", layerName(v), v.Stmt, v.Conn), serverName(v.Server)
 }
 
 // legendOf explains the colours of the findings' other sides.

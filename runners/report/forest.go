@@ -37,8 +37,7 @@ func (f forestPanel) svg() string {
 		}
 	}
 	l := layoutRows(f.Width, f.Title, labels, heads)
-	l.plot.lo, l.plot.hi = ratioBounds(lo, hi)
-	l.plot.log = l.plot.hi/l.plot.lo > 3
+	l.plot.lo, l.plot.hi, l.plot.log = ratioBounds(lo, hi)
 	if l.plot.log {
 		l.plot.fixTicks = ratioTicks
 	}
@@ -69,15 +68,26 @@ var ratioTicks = []tick{{0.05, "0.05"}, {0.1, "0.1"}, {0.2, "0.2"}, {0.3, "0.3"}
 	{1, "1"}, {1.5, "1.5"}, {2, "2"}, {3, "3"}, {5, "5"}, {10, "10"}, {20, "20"}}
 
 // ratioBounds pads [lo, hi] a little and rounds it: a linear axis when the ratios stay
-// within a factor of three, a log axis beyond.
-func ratioBounds(lo, hi float64) (float64, float64) {
-	if hi/lo > 3 {
-		return logBounds(lo*0.95, hi*1.05)
+// within a factor of 2.5, else a log axis from one labelled ratio to another.
+func ratioBounds(lo, hi float64) (float64, float64, bool) {
+	if hi/lo > 2.5 {
+		a, b := ratioTicks[0].v, ratioTicks[len(ratioTicks)-1].v
+		for _, t := range ratioTicks {
+			if t.v <= lo*0.97 {
+				a = t.v
+			}
+		}
+		for i := len(ratioTicks) - 1; i >= 0; i-- {
+			if ratioTicks[i].v >= hi*1.03 {
+				b = ratioTicks[i].v
+			}
+		}
+		return a, b, true
 	}
 	pad := (hi - lo) * 0.08
 	if pad == 0 {
 		pad = 0.05
 	}
 	a, b := niceBounds(lo-pad, hi+pad, 5)
-	return math.Max(a, 0), b
+	return math.Max(a, 0), b, false
 }

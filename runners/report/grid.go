@@ -141,6 +141,9 @@ func rowName(f finding) string {
 	if v.Kind == "" {
 		return v.Layer
 	}
+	if library(v) == v.Layer {
+		return fmt.Sprintf("%s (%s)", v.Layer, v.Kind)
+	}
 	return fmt.Sprintf("%s (%s, %s)", v.Layer, library(v), v.Kind)
 }
 

@@ -38,7 +38,7 @@ figcaption { font-weight: bold; font-size: 14px; margin-bottom: 4px; }
 .panels { display: flex; flex-wrap: wrap; gap: 10px 18px; align-items: flex-start; }
 .legend { font-size: 13px; margin: 2px 0 6px; }
 .legend span { margin-right: 1.2em; white-space: nowrap; }
-.legend svg { vertical-align: middle; margin-right: 4px; }
+figure.chart .legend svg { display: inline-block; vertical-align: middle; margin-right: 4px; }
 .note { color: #555; font-size: 13px; }
 .warn { color: #a40; }
 `

@@ -28,7 +28,6 @@ func (p linePanel) svg() string {
 	title := wrap(p.Title, titleSize, p.Width-8, true)
 	top := 6 + float64(len(title))*(titleSize+4) + 6
 	x, y := p.X, p.Y
-	y.fixTicks = p.Y.fixTicks
 	ticksY := y.ticks(5)
 	tickW := 0.0
 	for _, t := range ticksY {
@@ -50,11 +49,15 @@ func (p linePanel) svg() string {
 		px := x.pos(t.v)
 		c.line(px, y.p1, px, y.p0, gridColor, 1, "")
 		w := textWidth(t.label, smallSize, false)
-		if px-w/2 < math.Max(last+6, 2) || px+w/2 > p.Width-2 {
+		left, anchor := px-w/2, "middle"
+		if left < x.p0 {
+			left, anchor = px, "start" // clear of the y axis's labels in the corner
+		}
+		if left < last+6 || left+w > p.Width-2 {
 			continue
 		}
-		c.text(px, y.p0+14, "middle", smallSize, false, muted, t.label)
-		last = px + w/2
+		c.text(px, y.p0+14, anchor, smallSize, false, muted, t.label)
+		last = left + w
 	}
 	c.line(x.p0, y.p0, x.p1, y.p0, muted, 1, "")
 	c.line(x.p0, y.p0, x.p0, y.p1, muted, 1, "")

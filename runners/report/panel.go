@@ -13,7 +13,7 @@ type panel interface {
 // Colours and the grey of axes and grid.
 const (
 	ink       = "#222"
-	muted     = "#666"
+	muted     = "#666666"
 	gridColor = "#e3e3e3"
 )
 

@@ -41,7 +41,7 @@ func layerRows(vs []*results.Variant, row func(*results.Variant) barRow) []barRo
 	var out []barRow
 	last := ""
 	for _, v := range vs {
-		head := fmt.Sprintf("%s (%s)", v.Layer, library(v))
+		head := layerName(v)
 		if !v.DB {
 			head = v.Layer + ": no database"
 		}
@@ -60,24 +60,39 @@ func layerRows(vs []*results.Variant, row func(*results.Variant) barRow) []barRo
 }
 
 func (d *data) throughputFigure() figure {
-	f := figure{ID: "fig-qps", Title: "Throughput: median QPS of each variant's slices, with its 95% interval", Legend: variantsLegend(d.valid, false)}
+	f := figure{ID: "fig-qps", Title: "Throughput: median QPS of each variant's slices, with its 95% interval", Legend: variantsLegend(dbOnly(d.valid), false)}
 	order, by := servers(d.valid)
 	for _, g := range order {
-		rows := layerRows(by[g], func(v *results.Variant) barRow {
+		title := groupTitle(g)
+		var db []*results.Variant
+		for _, v := range by[g] {
+			if s, ok := d.summary(v, units.QPS); ok && !v.DB {
+				title += fmt.Sprintf(" (without the database: %.0f req/s)", s.Center)
+				continue
+			}
+			db = append(db, v)
+		}
+		rows := layerRows(db, func(v *results.Variant) barRow {
 			s, ok := d.summary(v, units.QPS)
 			if !ok {
 				return barRow{Value: "–"}
 			}
 			r := barRow{Segs: []barSeg{{Value: s.Center, Color: stmtColor(v.Stmt), Hollow: hollow(v.Conn)}},
-				Value: number(math.Round(s.Center)), Tip: fmt.Sprintf("%s: %s req/s", label(v), scaled(s, 1, 0, ""))}
+				Value: fmt.Sprintf("%.0f", s.Center), Tip: fmt.Sprintf("%s: %s req/s", label(v), scaled(s, 1, 0, ""))}
 			if s.HasInterval() {
 				r.Lo, r.Hi = s.Lo, s.Hi
 			}
 			return r
 		})
-		f.Panels = append(f.Panels, barPanel{Title: groupTitle(g), XLabel: "requests per second", Width: halfPage, Rows: rows})
+		if len(rows) > 0 {
+			f.Panels = append(f.Panels, barPanel{Title: title, XLabel: "requests per second", Width: halfPage, Rows: rows})
+		}
 	}
 	return f
+}
+
+func dbOnly(vs []*results.Variant) []*results.Variant {
+	return slices.DeleteFunc(slices.Clone(vs), func(v *results.Variant) bool { return !v.DB })
 }
 
 func groupTitle(g group) string { return langName(g.lang) + " under " + serverName(g.server) }

@@ -44,6 +44,14 @@ func library(v *results.Variant) string {
 	return v.Layer
 }
 
+// layerName is "orm (Beego ORM v2)", or "sqlx" when the library is named as the layer.
+func layerName(v *results.Variant) string {
+	if l := library(v); l != v.Layer {
+		return fmt.Sprintf("%s (%s)", v.Layer, l)
+	}
+	return v.Layer
+}
+
 // shortLibrary drops what follows a "+" ("database/sql + go-sql-driver/mysql" is
 // database/sql) and a trailing version word, for sentences.
 func shortLibrary(v *results.Variant) string {
