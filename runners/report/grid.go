@@ -39,7 +39,8 @@ func numCell(v float64, text string) cell { return cell{Lines: []string{text}, S
 func comparisonGrids(fs []finding, q string) []grid {
 	var out []grid
 	for _, lang := range langsOf(fs) {
-		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Lang != lang })
+		of := byKind(slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Lang != lang }))
+		slices.SortStableFunc(of, func(a, b finding) int { return rowRank(a, q) - rowRank(b, q) })
 		keys := varyingKeys(of, q)
 		var cols, rows []string
 		where := map[[2]string]finding{}
@@ -53,6 +54,7 @@ func comparisonGrids(fs []finding, q string) []grid {
 			}
 			where[[2]string{row, col}] = f
 		}
+		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(where, a) - columnRank(where, b) })
 		g := grid{ID: fmt.Sprintf("t-%s-%s", q, lang), Caption: gridCaption(q, lang, of),
 			Head: append([]string{"layer (library, kind)"}, cols...)}
 		for _, row := range rows {
@@ -71,6 +73,35 @@ func comparisonGrids(fs []finding, q string) []grid {
 		out = append(out, g)
 	}
 	return out
+}
+
+// rowRank orders a table's rows by kind, ORMs first; but the raw driver first when it
+// is compared with itself (statement modes, connections, servers).
+func rowRank(f finding, q string) int {
+	if q != questions.Layer && f.Other.Kind == "raw" {
+		return -1
+	}
+	return kindRank(f)
+}
+
+// columnRank orders a table's columns: the first server, pooled connections, then
+// interpolate, prepared and other statement modes.
+func columnRank(where map[[2]string]finding, col string) int {
+	for k, f := range where {
+		if k[1] != col {
+			continue
+		}
+		v := f.Other
+		r := map[string]int{"interpolate": 0, "prepared": 1, "prepare": 2}[v.Stmt]
+		if v.Conn != "persistent" {
+			r += 10
+		}
+		if l := f.Base; l.Server != v.Server && f.Question != questions.Server {
+			r += 100
+		}
+		return r
+	}
+	return 0
 }
 
 // gridCaption says what a table compares with what.
@@ -141,10 +172,14 @@ func rowName(f finding) string {
 	if v.Kind == "" {
 		return v.Layer
 	}
-	if library(v) == v.Layer {
+	lib := library(v)
+	switch {
+	case lib == v.Layer:
 		return fmt.Sprintf("%s (%s)", v.Layer, v.Kind)
+	case strings.Contains(strings.ToLower(lib), v.Kind):
+		return fmt.Sprintf("%s (%s)", v.Layer, lib)
 	}
-	return fmt.Sprintf("%s (%s, %s)", v.Layer, library(v), v.Kind)
+	return fmt.Sprintf("%s (%s, %s)", v.Layer, lib, v.Kind)
 }
 
 // findingCell holds one comparison: QPS and CPU ratios with their half-widths and

@@ -107,7 +107,7 @@ func TestMarkdownComparisonTables(t *testing.T) {
 		"**Go: each layer against database/sql at the same server, stmt, conn and pool**",
 		"| layer (library, kind) | interpolate · persistent |",
 		// Beego: QPS 0.90×, CPU 80/70, +10 µs, +42 allocs, +1.7 kB; the target reached.
-		fmt.Sprintf("| orm (Beego ORM v2, orm) | [QPS %.2f× ±%.1f%% ●](#c-layer-lang-go-server-nethttp-layer-orm-stmt-interpolate-conn-persistent-pool-8) · CPU %.2f× ",
+		fmt.Sprintf("| orm (Beego ORM v2) | [QPS %.2f× ±%.1f%% ●](#c-layer-lang-go-server-nethttp-layer-orm-stmt-interpolate-conn-persistent-pool-8) · CPU %.2f× ",
 			beego.Ratio, 100*beego.HalfWidth(), expectedCPURatio(t, 2, 5).Ratio),
 		" µs, +42 allocs, +1.7 kB · 8 pairs |",
 		// stmt: the column names the mode; the commands change; the target not reached.
