@@ -36,9 +36,21 @@ func (d *data) profileSection() *section {
 	}
 	order, by := servers(profiled)
 	for _, g := range order {
-		shown := onePerLayer(by[g])
-		rows := layerRows(shown, func(v *results.Variant) barRow { return componentRow(v, comps) })
-		f.Panels = append(f.Panels, barPanel{Title: groupTitle(g), XLabel: "app CPU µs per request", Width: halfPage, Rows: rows})
+		shown, at := onePerLayer(by[g])
+		var rows []barRow
+		for _, v := range shown {
+			r := componentRow(v, comps)
+			r.Label = layerName(v)
+			if setting(v) != at {
+				r.Label += fmt.Sprintf(" (%s, %s)", v.Stmt, v.Conn)
+			}
+			rows = append(rows, r)
+		}
+		title := groupTitle(g)
+		if parts := strings.Split(at, "/"); len(parts) == 3 {
+			title += fmt.Sprintf(", %s · %s · pool %s", parts[0], parts[1], parts[2])
+		}
+		f.Panels = append(f.Panels, barPanel{Title: title, XLabel: "app CPU µs per request", Width: halfPage, Rows: rows})
 		s.Paragraphs = append(s.Paragraphs, extraComponents(shown, d.run.Langs[g.lang])...)
 	}
 	s.Figures = []figure{f}
@@ -97,8 +109,8 @@ func componentRow(v *results.Variant, comps []string) barRow {
 }
 
 // onePerLayer keeps, per layer, the variant at the group's most common setting (or the
-// layer's first), so each layer has one bar.
-func onePerLayer(vs []*results.Variant) []*results.Variant {
+// layer's first), so each layer has one bar; at is that setting.
+func onePerLayer(vs []*results.Variant) (out []*results.Variant, at string) {
 	count := map[string]int{}
 	for _, v := range vs {
 		count[setting(v)]++
@@ -109,7 +121,6 @@ func onePerLayer(vs []*results.Variant) []*results.Variant {
 			best = setting(v)
 		}
 	}
-	var out []*results.Variant
 	for _, v := range vs {
 		i := slices.IndexFunc(out, func(w *results.Variant) bool { return w.Layer == v.Layer })
 		switch {
@@ -119,7 +130,7 @@ func onePerLayer(vs []*results.Variant) []*results.Variant {
 			out[i] = v
 		}
 	}
-	return out
+	return out, best
 }
 
 // extraComponents names, for each layer but the baseline, the two components it
