@@ -29,7 +29,8 @@ th button { font: inherit; font-weight: bold; border: 0; background: none; paddi
 th button::after { content: " ⇅"; color: #999; }
 th[aria-sort=ascending] button::after { content: " ▲"; color: #222; }
 th[aria-sort=descending] button::after { content: " ▼"; color: #222; }
-table.sortable td[data-v] { text-align: right; white-space: nowrap; }
+table.sortable td { white-space: nowrap; }
+table.sortable td[data-v] { text-align: right; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .filters label { margin-right: 1em; font-size: 13px; }
 figure { margin: .8em 0 1.4em; }

@@ -218,3 +218,28 @@ func TestMarkdownProfile(t *testing.T) {
 		t.Errorf("a run without profiles has a profile section")
 	}
 }
+
+// A run that failed before measuring anything still gets a report that says so.
+func TestReportOfAnEmptyRun(t *testing.T) {
+	r := pairedRun(t)
+	r.Status, r.Error, r.Comparisons = "failed", "database did not start", nil
+	for _, v := range r.Variants {
+		v.Reps = nil
+	}
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"No layer was measured against its language's raw driver",
+		"**This run is failed: only what it measured is reported. Error: database did not start**",
+		"No valid variant was measured.",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if _, err := HTML(r); err != nil {
+		t.Fatal(err)
+	}
+}
