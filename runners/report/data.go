@@ -66,20 +66,6 @@ func (d *data) summary(v *results.Variant, unit string) (stats.Summary, bool) {
 	return s, true
 }
 
-// find returns the valid variant equal to v except for the given field set to value.
-func (d *data) find(v *results.Variant, field, value string) *results.Variant {
-	for _, w := range d.valid {
-		if w.Lang != v.Lang || w.Server != v.Server || w.Pool != v.Pool {
-			continue
-		}
-		same := func(f, a, b string) bool { return f == field && b == value || f != field && a == b }
-		if same("layer", v.Layer, w.Layer) && same("stmt", v.Stmt, w.Stmt) && same("conn", v.Conn, w.Conn) {
-			return w
-		}
-	}
-	return nil
-}
-
 // label is a short name of a variant for tables and charts.
 func label(v *results.Variant) string {
 	if !v.DB {

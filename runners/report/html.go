@@ -4,25 +4,53 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"math"
+	"strings"
 
 	"dbbench/runners/results"
 )
 
-// csp forbids every fetch: the page must open from file:// with no network, and a
-// chart that tried to load anything would be blocked rather than leak a request.
-const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
 // pageCSS is the style every dbbench page shares: a run's report and a sweep's.
-const pageCSS = `body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
+const pageCSS = `body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 16px 2em; color: #222; }
+h1 { font-size: 22px; margin: 10px 0 2px; }
+h2 { font-size: 19px; margin: 1.6em 0 .4em; }
+h3 { font-size: 16px; margin: 1.2em 0 .3em; }
+p.run { margin: 0 0 6px; color: #555; font-size: 13px; }
+.answers { display: grid; gap: 8px 22px; }
+.answer h2 { font-size: 16px; margin: 6px 0 2px; }
+.answer p { margin: 0 0 4px; font-size: 14px; line-height: 1.4; }
+.answer p.evidence { color: #555; font-size: 12.5px; }
+@media (min-width: 1200px) { .answers { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+@media (min-width: 800px) and (max-width: 1199px) { .answer { display: grid; grid-template-columns: minmax(0, 1fr) 440px; gap: 16px; } }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
-figure.chart { margin: 1.5em 0; }
+th button { font: inherit; font-weight: bold; border: 0; background: none; padding: 0; cursor: pointer; }
+th button::after { content: " ⇅"; color: #999; }
+th[aria-sort=ascending] button::after { content: " ▲"; color: #222; }
+th[aria-sort=descending] button::after { content: " ▼"; color: #222; }
+table.sortable td { white-space: nowrap; }
+table.sortable td[data-v] { text-align: right; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.filters label { margin-right: 1em; font-size: 13px; }
+figure { margin: .8em 0 1.4em; }
 figure.chart svg { max-width: 100%; height: auto; display: block; }
+figcaption { font-weight: bold; font-size: 14px; margin-bottom: 4px; }
+.panels { display: flex; flex-wrap: wrap; gap: 10px 18px; align-items: flex-start; }
+.legend { font-size: 13px; margin: 2px 0 6px; }
+.legend span { margin-right: 1.2em; white-space: nowrap; }
+figure.chart .legend svg { display: inline-block; vertical-align: middle; margin-right: 4px; }
+.note { color: #555; font-size: 13px; }
 .warn { color: #a40; }
 `
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(`<!DOCTYPE html>
+var funcs = template.FuncMap{
+	"svg":    func(p panel) template.HTML { return template.HTML(p.svg()) }, // every text in it is escaped by canvas
+	"swatch": swatch,
+	"cell":   cellHTML,
+}
+
+var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -34,103 +62,123 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{"inc": fu
 </head>
 <body>
 <h1>dbbench report</h1>
-{{range .Preface}}<p>{{.}}</p>
-{{end}}{{range .Alerts}}<p class="warn"><strong>{{.}}</strong></p>
-{{end}}
-{{range .Questions}}<h2>{{.Title}}</h2>
-{{if .Answers}}<ul>{{range .Answers}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>{{.NoAnswers}}</p>{{end}}
-{{end}}
-<h2>Throughput</h2>
-{{if .QPS}}<figure class="chart" id="chart-qps">{{.QPS}}</figure>{{else}}<p>No valid variant was measured.</p>{{end}}
-<h2>Latency spectrum</h2>
-{{range .Spectra}}<figure class="chart" id="chart-latency-{{.Lang}}">{{.SVG}}</figure>
-{{end}}
-<h2>CPU per request</h2>
-{{if .CPU}}<figure class="chart" id="chart-cpu">{{.CPU}}</figure>{{end}}
-<h2>Every variant</h2>
-<p>Medians of the repetitions with benchstat's 95% confidence interval (± the larger side, in percent). A mark (!n) beside a number refers to warning n below the table.</p>
-{{template "table" .Variants}}
-{{range $i, $w := .Notes}}<p class="warn">(!{{inc $i}}) {{$w}}</p>
-{{end}}
-<h2>HTTP-only ceiling</h2>
-{{range .Ceiling}}<p>{{.}}</p>{{end}}
-<h2>Round trips</h2>
-{{template "table" .Trips}}
-<h2>Invalid variants</h2>
-{{if .Invalid}}<ul>{{range .Invalid}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
-<h2>Flagged variants</h2>
-{{if .Flagged}}<ul>{{range .Flagged}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
-<h2>Stability across rounds</h2>
-<p>{{.RoundsText}}</p>
-{{if .Rounds.Rows}}{{template "table" .Rounds}}{{end}}
-<h2>Environment</h2>
-{{template "table" .Environment}}
+<p class="run">{{.P.RunLine}}</p>
+{{range .P.Alerts}}<p class="warn"><strong>{{.}}</strong></p>
+{{end}}<section class="answers">
+{{range $i, $a := .P.Answers}}<div class="answer" id="answer-{{$a.ID}}">
+<div class="say"><h2>{{$a.Title}}</h2><p class="sentence">{{$a.Sentence}}</p><p class="evidence">{{$a.Evidence}} <a href="#{{$a.ID}}">Evidence ↓</a></p></div>
+{{with index $.Charts $i}}<figure class="chart answer-chart" id="chart-answer-{{$a.ID}}">{{svg .}}</figure>{{end}}
+</div>
+{{end}}</section>
+{{range .P.Sections}}{{template "section" .}}{{end}}
+{{with .P.Profile}}{{template "section" .}}{{end}}
+<h2 id="variants">Every variant</h2>
+{{if .P.Filters}}<div class="filters">Show only: {{range .P.Filters}}<label>{{.Key}} <select data-col="{{.Col}}"><option value="">all</option>{{range .Values}}<option>{{.}}</option>{{end}}</select></label>{{end}}</div>
+{{end}}{{range .P.Variants}}{{template "grid" .}}{{end}}
+<h2 id="charts">Every variant in charts</h2>
+{{range .P.Figures}}{{template "figure" .}}{{end}}
+<h2 id="appendix">Appendix</h2>
+{{range .P.Appendix.Groups}}<h3>{{.Title}}</h3>
+<ul>{{range .Items}}<li id="{{.ID}}">{{.Text}}</li>{{end}}</ul>
+{{end}}<h3>HTTP-only ceiling</h3>
+{{range .P.Appendix.Ceiling}}<p>{{.}}</p>{{end}}
+<h3>Round trips</h3>
+{{template "grid" .P.Appendix.Trips}}
+<h3>Invalid variants</h3>
+{{if .P.Appendix.Invalid}}<ul>{{range .P.Appendix.Invalid}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
+<h3>Flagged variants</h3>
+{{if .P.Appendix.Flagged}}<ul>{{range .P.Appendix.Flagged}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
+{{with .P.Appendix.Yardstick}}<h3>Yardstick</h3>
+<p>{{.}}</p>
+{{end}}{{if .P.Appendix.Rounds}}<h3>Stability across rounds</h3>
+{{range .P.Appendix.Rounds}}<p>{{.}}</p>{{end}}{{with .P.Appendix.RoundsGrid}}{{template "grid" .}}{{end}}
+{{end}}<h3>Environment</h3>
+{{template "grid" .P.Appendix.Environment}}
+{{.Script}}
 </body>
 </html>
-{{define "table"}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-`))
+{{define "section"}}<h2 id="{{.ID}}">{{.Title}}</h2>
+{{if .Empty}}<p>{{.Empty}}</p>{{end}}{{range .Intro}}<p class="note">{{.}}</p>
+{{end}}{{range .Grids}}{{template "grid" .}}{{end}}{{range .Paragraphs}}<p>{{.}}</p>
+{{end}}{{range .Figures}}{{template "figure" .}}{{end}}{{end}}
+{{define "figure"}}<figure class="chart" id="{{.ID}}"><figcaption>{{.Title}}</figcaption>
+{{if .Legend}}<div class="legend">{{range .Legend}}<span>{{swatch .}}{{.Name}}</span>{{end}}</div>{{end}}
+{{with .Note}}<p class="note">{{.}}</p>{{end}}<div class="panels">{{range .Panels}}{{svg .}}{{end}}</div></figure>
+{{end}}
+{{define "grid"}}<div class="scroll">{{with .Caption}}<p><strong>{{.}}</strong></p>{{end}}<table{{if .ID}} id="{{.ID}}"{{end}}{{if .Sortable}} class="sortable"{{end}}>
+<thead><tr>{{$s := .Sortable}}{{range .Head}}<th>{{if $s}}<button type="button">{{.}}</button>{{else}}{{.}}{{end}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}{{cell .}}{{end}}</tr>
+{{end}}</tbody></table>{{range .Notes}}<p class="note">{{.}}</p>{{end}}</div>
+{{end}}`))
 
-type table struct {
-	Head []string
-	Rows [][]string
+// cellHTML is a table cell: its lines one under the other, the first a link when the
+// cell has one, and data-v for sorting.
+func cellHTML(c cell) template.HTML {
+	var b strings.Builder
+	b.WriteString("<td")
+	if !math.IsNaN(c.Sort) {
+		fmt.Fprintf(&b, ` data-v="%g"`, c.Sort)
+	}
+	b.WriteString(">")
+	for i, l := range c.Lines {
+		if i > 0 {
+			b.WriteString("<br>")
+		}
+		if i == 0 && c.Link != "" {
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, template.HTMLEscapeString(c.Link), template.HTMLEscapeString(l))
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(l))
+	}
+	b.WriteString("</td>")
+	return template.HTML(b.String())
 }
 
-// HTML renders report.html: one self-contained page (inline CSS and SVG, no script, a
-// CSP that forbids every fetch) with the questions' answers, the charts and the tables.
+// swatch draws a legend entry's mark: a box, a ring or a line, solid or dashed.
+func swatch(l legendItem) template.HTML {
+	c := newCanvas(22, 12, "")
+	switch {
+	case l.Line:
+		dash := ""
+		if l.Dash {
+			dash = "5 3"
+		}
+		c.line(1, 6, 21, 6, l.Color, 2.5, dash)
+	case l.Hollow:
+		c.rect(2, 1, 18, 10, pale(l.Color), l.Color, "")
+	default:
+		c.rect(2, 1, 18, 10, l.Color, "", "")
+	}
+	return template.HTML(c.String())
+}
+
+// HTML renders report.html: one self-contained page (inline CSS, SVG and one small
+// script, under a CSP that forbids every fetch and every other script) with the same
+// content as report.md, and charts.
 func HTML(r *results.Run) ([]byte, error) {
-	d, err := load(r)
+	p, err := build(r)
 	if err != nil {
 		return nil, err
 	}
-	qps, err := d.qpsChart()
-	if err != nil {
-		return nil, err
+	return htmlPage(p, r)
+}
+
+func htmlPage(p *page, r *results.Run) ([]byte, error) {
+	var charts []panel
+	for _, a := range p.Answers {
+		var c panel
+		if len(a.Groups) > 0 {
+			c = answerPanel(a)
+		}
+		charts = append(charts, c)
 	}
-	spectra, langs, err := d.spectrumCharts()
-	if err != nil {
-		return nil, err
-	}
-	cpu, err := d.cpuChart()
-	if err != nil {
-		return nil, err
-	}
-	type spectrum struct {
-		Lang string
-		SVG  template.HTML
-	}
-	var sp []spectrum
-	for _, l := range langs {
-		sp = append(sp, spectrum{l, template.HTML(spectra[l])}) // gonum escapes the text it draws
-	}
-	lines, alerts := d.preface()
-	var n notes
-	head, rows := d.variantRows(&n)
-	var invalid []string
-	for _, v := range d.invalid {
-		invalid = append(invalid, label(v)+": "+reason(v))
-	}
-	sentence, rhead, rrows := roundsText(rounds(d.run))
 	var buf bytes.Buffer
-	err = page.Execute(&buf, map[string]any{
-		"CSP":         csp,
-		"Started":     r.Started.UTC().Format("2006-01-02 15:04"),
-		"Preface":     lines,
-		"Alerts":      alerts,
-		"Questions":   d.questions(),
-		"QPS":         template.HTML(qps),
-		"Spectra":     sp,
-		"CPU":         template.HTML(cpu),
-		"Variants":    table{head, rows},
-		"Notes":       n.list,
-		"Ceiling":     d.ceiling(),
-		"Trips":       table{[]string{"variant", "commands per request", "commands", "round trips", "matches the matrix"}, d.tripRows()},
-		"Invalid":     invalid,
-		"Flagged":     d.flagged(),
-		"RoundsText":  roundsIntro + " " + sentence,
-		"Rounds":      table{rhead, rrows},
-		"Environment": table{[]string{"setting", "value"}, d.environment()},
+	err := reportTemplate.Execute(&buf, map[string]any{
+		"CSP":     csp(),
+		"Started": r.Started.UTC().Format("2006-01-02 15:04"),
+		"P":       p,
+		"Charts":  charts,
+		"Script":  template.HTML("<script>" + tableScript + "</script>"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("report: html: %w", err)

@@ -1,87 +1,245 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"dbbench/runners/stats"
 )
 
-func TestMarkdownAnswersQuestionsWithNumbers(t *testing.T) {
-	md, err := Markdown(fakeRun(t, 6))
+// expectedRatio is what the report must say of other's QPS against base's in
+// pairedRun: the Hodges–Lehmann estimate of the per-slice ratios, computed here from
+// the specs (the pace cancels in each pair).
+func expectedRatio(t *testing.T, base, other int) stats.RatioEstimate {
+	t.Helper()
+	var ratios []float64
+	for i := 1; i <= pairedSlices; i++ {
+		b := pairedSpecs[base].qps * jitter(base+3, i)
+		o := pairedSpecs[other].qps * jitter(other+3, i)
+		ratios = append(ratios, o/b)
+	}
+	return hodgesLehmann(t, ratios)
+}
+
+// expectedCPURatio is the same for app CPU per request, which goes as 1/jitter.
+func expectedCPURatio(t *testing.T, base, other int) stats.RatioEstimate {
+	t.Helper()
+	var ratios []float64
+	for i := 1; i <= pairedSlices; i++ {
+		b := pairedSpecs[base].cpuUS / jitter(base+3, i)
+		o := pairedSpecs[other].cpuUS / jitter(other+3, i)
+		ratios = append(ratios, o/b)
+	}
+	return hodgesLehmann(t, ratios)
+}
+
+func hodgesLehmann(t *testing.T, ratios []float64) stats.RatioEstimate {
+	e, err := stats.PairedRatio(ratios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func ci(e stats.RatioEstimate) string {
+	return fmt.Sprintf("%.2f× [%.2f, %.2f]", e.Ratio, e.Lo, e.Hi)
+}
+
+func TestMarkdownAnswersComeFirst(t *testing.T) {
+	md, err := Markdown(pairedRun(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(md)
-	// The questions come first, before the variants table.
-	q1, q2, q3, all := strings.Index(s, "## 1. ORM overhead"), strings.Index(s, "## 2. Interpolation"), strings.Index(s, "## 3. Connections"), strings.Index(s, "## Every variant")
-	if !(0 < q1 && q1 < q2 && q2 < q3 && q3 < all) {
-		t.Fatalf("sections out of order (%d %d %d %d):\n%s", q1, q2, q3, all, s)
-	}
+	lines := strings.Split(s, "\n")
+	first := strings.Join(lines[:20], "\n")
+	beego := expectedRatio(t, 2, 5)      // Beego ORM against database/sql, interpolate, persistent
+	eloquent := expectedRatio(t, 10, 12) // Eloquent against PDO under php-fpm
+	interp := expectedRatio(t, 1, 2)     // interpolate against prepare, database/sql
+	perReq := expectedRatio(t, 2, 4)     // per-request against persistent, database/sql
+	worker := expectedRatio(t, 10, 13)   // PDO under workers against php-fpm
 	for _, want := range []string{
-		// orm prepare: medians 4025 against 5025, app CPU 130 against 100 µs, same trips.
-		"go/orm (lib-orm, orm) against go/raw (nethttp, stmt=prepare, conn=persistent, pool=8): QPS ratio to raw 0.80× [",
-		"(p = 0.002, n = 6, significant); app CPU +30.0 µs per request (130.0 against 100.0 µs; p = ",
-		"round trips +0 per request (2 against 2).",
-		// interpolate against prepare: the commands, then a significant QPS change.
-		"go/nethttp/raw, conn=persistent, pool=8: prepare sends Prepare 1, Execute 1, Close stmt 1 per request (3 commands, 2 round trips); interpolate sends Query 1 per request (1 command, 1 round trip). QPS [",
-		"+59.7% ", // 8025/5025 - 1
-		"(p = 0.002, n = 6) improved",
-		// per-request against persistent.
-		"go/nethttp/raw, stmt=interpolate, pool=8: persistent sends Query 1 per request (1 command, 1 round trip); per-request sends Connect 1, Query 1, Quit 1 per request (3 commands, 2 round trips). QPS [",
-		"-49.8% ", // 4025/8025 - 1
-		"go/nethttp/hello answers without the database at 40250 ± ",
+		"**1. What a layer costs over the raw driver.**",
+		"Go, database/sql at interpolate/persistent: ORMs " + ci(expectedRatio(t, 2, 6)) + " (GORM) to " + ci(beego) + " (Beego ORM v2)",
+		"squirrel (builder) " + ci(expectedRatio(t, 2, 7)),
+		"Eloquent (ORM) " + ci(eloquent),
+		"**2. What a statement mode is worth.**",
+		"Go database/sql " + ci(interp), "(3 → 1 commands: −Prepare −Execute −Close stmt +Query)",
+		"a statement prepared once and reused: Go database/sql " + ci(expectedRatio(t, 1, 3)),
+		"**3. What connections and the runtime cost.**",
+		"Go database/sql " + ci(perReq) + " at interpolate (1 → 3 commands: +Connect +Quit)",
+		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
+		"8 pairs each; 6 of 6 reached the ±2% target.", // the layer comparisons reached it
+		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
+		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first 20 lines of report.md lack %q:\n%s", want, first)
+		}
+	}
+	// The issue's limit: at most 10 list items before the first table.
+	items := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "|") {
+			break
+		}
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") {
+			items++
+		}
+	}
+	if items > 10 {
+		t.Errorf("%d list items before the first table, want at most 10", items)
+	}
+	if strings.Contains(s, "not measured in pairs") {
+		t.Errorf("a paired run is said to be unpaired")
+	}
+}
+
+func TestMarkdownComparisonTables(t *testing.T) {
+	md, err := Markdown(pairedRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(md)
+	beego := expectedRatio(t, 2, 5)
+	for _, want := range []string{
+		"**Go: each layer against database/sql at the same server, stmt, conn and pool**",
+		"| layer (library, kind) | interpolate · persistent |",
+		// Beego: QPS 0.90×, CPU 80/70, +10 µs, +42 allocs, +1.7 kB; the target reached.
+		fmt.Sprintf("| orm (Beego ORM v2) | [QPS %.2f× ±%.1f%% ●](#c-layer-lang-go-server-nethttp-layer-orm-stmt-interpolate-conn-persistent-pool-8) · CPU %.2f× ",
+			beego.Ratio, 100*beego.HalfWidth(), expectedCPURatio(t, 2, 5).Ratio),
+		" µs, +42 allocs, +1.7 kB · 8 pairs |",
+		// stmt: the column names the mode; the commands change; the target not reached.
+		"| layer (library, kind) | interpolate | prepared |",
+		"· 3 → 1 commands · 8 pairs † |",
+		"**PHP: each server against php-fpm, same layer, stmt, conn and pool**",
+		"| layer (library, kind) | worker |",
+		markLegend,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, s)
 		}
 	}
-	if strings.Contains(s, "Too few repetitions") {
-		t.Errorf("six repetitions are enough for intervals, but the report warns:\n%s", s)
+	// Each cell links to its sentence, which says the comparison in full.
+	want := fmt.Sprintf(`- <a id="c-layer-lang-go-server-nethttp-layer-orm-stmt-interpolate-conn-persistent-pool-8"></a>orm (Beego ORM v2) against raw (database/sql + go-sql-driver/mysql) (Go, net/http, interpolate, persistent, pool 8): QPS %s (different: Hodges–Lehmann over 8 pairs, `, ci(beego))
+	if !strings.Contains(s, want) {
+		t.Errorf("report.md lacks the sentence %q", want)
 	}
 }
 
-func TestMarkdownVariantTable(t *testing.T) {
+func TestMarkdownVariantsAndAppendix(t *testing.T) {
+	md, err := Markdown(pairedRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(md)
+	for _, want := range []string{
+		"| lang | server | layer | stmt | conn | pool | QPS | p50 ms |",
+		"| lang | server | layer | stmt | conn | pool | allocs/req | B alloc/req | GC cycles/req | req peak kB |",
+		"| go | nethttp | gorm | interpolate | persistent | 8 | 110 | 4400 | 0.0010 | – |",
+		"| php | fpm | orm | interpolate | persistent | 4 | – | – | – | 400 |",
+		"| go/nethttp/raw/prepare/persistent/pool=8 | Prepare 1, Execute 1, Close stmt 1 | 3 | 2 | 79 | 188 | yes |",
+		"- go/nethttp/ent/interpolate/persistent/pool=8: verification: /users/abc answered 500, want 400",
+		"1 variant was invalid and left out of every number",
+		"Yardstick (sha256 of 1 MiB), median of the trials at each reading: start 2.00 ms, after go 2.20 ms, end 2.10 ms. The slowest reading took 10% longer",
+		"| pairing | design walk, slices of 1s after a 150ms lead-in, precision ±2%, 6–60 pairs, budget 5m |",
+		"Go under net/http answers without the database at 4",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "123456") || strings.Contains(s, "Stability across rounds") {
+		t.Errorf("the invalid variant's QPS, or the rounds of an unpaired run, appear in a paired report")
+	}
+}
+
+// A run made before pairs (results v1: no comparisons) is answered from each side's
+// median, and says so.
+func TestMarkdownUnpairedRun(t *testing.T) {
 	md, err := Markdown(fakeRun(t, 6))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(md)
-	// 6 values 5000..5050: median 5025, interval [X(1), X(6)] = [5000, 5050], ± = 25/5025 = 0.5%.
-	// p99: 8 ms × (1 + i/100), median 8.2; commands are exact: 2 round trips, no ±.
-	row := "| go/nethttp/raw/prepare/persistent/pool=8 | 5025 ± 0% | 2.000 ± 0% | 8.200 ± 2% | 10.000 ± 0% | 100.0 ± 0% | 50.0 ± 0% | 20.0 ± 0% | 2 | 0.0000 ± 0% |"
-	if !strings.Contains(s, row) {
-		t.Errorf("report.md lacks the row\n%s\nin:\n%s", row, s)
-	}
-	if !strings.Contains(s, "| go/nethttp/hello | 40250 ± 1% |") {
-		t.Errorf("hello row missing:\n%s", s)
-	}
-	// The invalid variant is listed with its reason and never gets a number.
-	if !strings.Contains(s, "- go/nethttp/gorm/prepare/persistent/pool=8: verification: /users/abc answered 500, want 400") {
-		t.Errorf("invalid variant not listed with its reason:\n%s", s)
-	}
-	if strings.Contains(s, "123") || strings.Contains(s, "| go/gorm") {
-		t.Errorf("the invalid variant's QPS (123456…) appears in the report:\n%s", s)
-	}
-	if !strings.Contains(s, "| os | Debian GNU/Linux 12 (bookworm) |") {
-		t.Errorf("environment missing:\n%s", s)
+	// orm/raw at prepare: medians 4025 against 5025.
+	for _, want := range []string{
+		"**This run was not measured in pairs:",
+		fmt.Sprintf("lib-orm (ORM) %.2f× [", 4025.0/5025),
+		"comparisons of unpaired medians (this run was not measured in pairs).",
+		"unpaired, n = 6",
+		"ratio of unpaired medians, bootstrap interval, n = 6",
+		"### Stability across rounds",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, s)
+		}
 	}
 }
 
-func TestMarkdownSaysWhenTooFewRepetitions(t *testing.T) {
+func TestMarkdownSaysWhenTooFewSlices(t *testing.T) {
 	md, err := Markdown(fakeRun(t, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(md)
 	for _, want := range []string{
-		"**Too few repetitions: as few as 2 per variant.",
-		"| go/nethttp/raw/prepare/persistent/pool=8 | 5005 ± ∞ (!1) |",
+		"| go | nethttp | raw | prepare | persistent | 8 | 5005 ± ∞ (!1) |",
 		"(!1) need >= 6 samples for confidence interval at level 0.95",
-		// Beside the question's number, not only in a footnote.
-		"QPS ratio to raw 0.80× [-∞ +∞] (p = 0.333, n = 2, ~ not significant) [need >= 4 samples to detect a difference at alpha level 0.05; both: need >= 6 samples",
-		"go/nethttp/hello answers without the database at 40050 ± ∞ [need >= 6 samples",
+		"lib-orm (ORM) 0.80× (no interval: 2 pairs)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+func TestMarkdownProfile(t *testing.T) {
+	r := pairedRun(t)
+	withProfiles(r)
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(md)
+	for _, want := range []string{
+		"## Where the app CPU goes",
+		"GORM (interpolate, persistent) spends 12.0 µs more in orm and 5.0 µs more in reflect per request than database/sql.",
+		"Beego ORM v2 (interpolate, persistent) spends 6.0 µs more in orm and 3.0 µs more in reflect per request than database/sql.",
+		"squirrel (interpolate, persistent) spends 4.0 µs more in query building per request than database/sql.",
+		"| go/nethttp/gorm/interpolate/persistent/pool=8 | [flame graph](profiles/gorm/flame.svg) | cpu: profiles/gorm/cpu.pprof |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, s)
+		}
+	}
+	if md, _ := Markdown(pairedRun(t)); strings.Contains(string(md), "Where the app CPU goes") {
+		t.Errorf("a run without profiles has a profile section")
+	}
+}
+
+// A run that failed before measuring anything still gets a report that says so.
+func TestReportOfAnEmptyRun(t *testing.T) {
+	r := pairedRun(t)
+	r.Status, r.Error, r.Comparisons = "failed", "database did not start", nil
+	for _, v := range r.Variants {
+		v.Reps = nil
+	}
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"No layer was measured against its language's raw driver",
+		"**This run is failed: only what it measured is reported. Error: database did not start**",
+		"No valid variant was measured.",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if _, err := HTML(r); err != nil {
+		t.Fatal(err)
 	}
 }

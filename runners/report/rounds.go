@@ -59,6 +59,24 @@ func rounds(r *results.Run) []round {
 	return out
 }
 
+// roundsSection is the appendix's drift view for runs measured in rounds (before
+// pairs): a sentence and a table, nil when there is one round only.
+func roundsSection(rs []round) ([]string, *grid) {
+	sentence, head, rows := roundsText(rs)
+	if rows == nil {
+		return []string{roundsIntro + " " + sentence}, nil
+	}
+	g := grid{ID: "t-rounds", Head: head}
+	for _, r := range rows {
+		var cells []cell
+		for _, c := range r {
+			cells = append(cells, textCell(c))
+		}
+		g.Rows = append(g.Rows, cells)
+	}
+	return []string{roundsIntro + " " + sentence}, &g
+}
+
 const roundsIntro = "Repetitions run in rounds, every variant once per round. A round's pace is the median over the variants of its QPS divided by the variant's median QPS: 1.00 is a typical round."
 
 // roundsText is the markdown section body: a sentence on rounds off the usual pace

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"dbbench/runners/results"
 )
@@ -19,7 +16,9 @@ import (
 // tables and line charts. The sweep computes the figures; this file only renders them,
 // as report.md and report.html in the style of a run's report.
 type SweepPage struct {
-	Title    string
+	Title string
+	// Answer is what the sweep recommends, in sentences: the page's first lines.
+	Answer   []string
 	Intro    []string
 	Sections []SweepSection
 }
@@ -29,7 +28,7 @@ type SweepSection struct {
 	Heading    string
 	Paragraphs []string
 	Tables     []Table
-	Charts     []LineChart // HTML only; the tables carry the same numbers
+	Charts     []LineChart // HTML only, side by side; the tables carry the same numbers
 }
 
 // Table is a header row and body rows of text cells.
@@ -42,19 +41,17 @@ type Table struct {
 type LineChart struct {
 	Title, XLabel, YLabel string
 	LogX                  bool // base-2 ticks: pool sizes 1, 2, 4 …
-	// Small draws the chart at half width, two to a row, without a legend (it would
-	// cover the lines; the page says what the colours are): for pages of many charts (a
-	// soak draws one per series and variant).
-	Small  bool
-	Series []Series
+	Series                []Series
 }
 
 // Series is one line; X and Y have the same length. Missing points are left out.
+// Stmt and Conn, when set, colour the line as every dbbench chart colours them.
 type Series struct {
-	Name string
-	X, Y []float64
+	Name       string
+	X, Y       []float64
+	Stmt, Conn string
 	// LineOnly draws the line without a mark at each point: for series of hundreds of
-	// samples.
+	// samples (a soak's).
 	LineOnly bool
 }
 
@@ -62,6 +59,9 @@ type Series struct {
 func SweepMarkdown(p *SweepPage) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.Title)
+	for _, l := range p.Answer {
+		fmt.Fprintf(&b, "**%s**\n\n", l)
+	}
 	for _, l := range p.Intro {
 		fmt.Fprintf(&b, "%s\n\n", l)
 	}
@@ -77,7 +77,7 @@ func SweepMarkdown(p *SweepPage) []byte {
 	return []byte(b.String())
 }
 
-var sweepPage = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
+var sweepPage = template.Must(template.New("sweep").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -85,53 +85,43 @@ var sweepPage = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-` + pageCSS + `{{if .Small}}figure.chart.small { display: inline-block; width: 49%; margin: 0.5em 0; vertical-align: top; }
-{{end}}</style>
+` + pageCSS + `</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-{{range .Intro}}<p>{{.}}</p>
+<section class="recommendation">{{range .Answer}}<p><strong>{{.}}</strong></p>
+{{end}}</section>
+{{range .Intro}}<p class="note">{{.}}</p>
 {{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
 {{range .Paragraphs}}<p>{{.}}</p>
-{{end}}{{range .Charts}}<figure class="chart{{if .Small}} small{{end}}">{{.SVG}}</figure>
-{{end}}{{range .Tables}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{end}}{{with .Figure}}<figure class="chart" id="{{.ID}}">{{if .Legend}}<div class="legend">{{range .Legend}}<span>{{swatch .}}{{.Name}}</span>{{end}}</div>{{end}}<div class="panels">{{range .Panels}}{{svg .}}{{end}}</div></figure>
+{{end}}{{range .Tables}}<div class="scroll"><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 {{end}}{{end}}</body>
 </html>
 `))
 
 // SweepHTML renders the page as one self-contained HTML file (inline SVG charts, no
-// script, a CSP that forbids every fetch), like a run's report.html.
+// script, a CSP that forbids every fetch), like a run's report.html: the
+// recommendation first, then each section with its charts side by side.
 func SweepHTML(p *SweepPage) ([]byte, error) {
-	type chart struct {
-		SVG   template.HTML
-		Small bool
-	}
 	type section struct {
 		Heading    string
 		Paragraphs []string
 		Tables     []Table
-		Charts     []chart
+		Figure     *figure
 	}
 	var secs []section
-	small := false
-	for _, s := range p.Sections {
+	for i, s := range p.Sections {
 		out := section{Heading: s.Heading, Paragraphs: s.Paragraphs, Tables: s.Tables}
-		for _, c := range s.Charts {
-			svg, err := c.render()
-			if err != nil {
-				return nil, err
-			}
-			if svg != "" {
-				out.Charts = append(out.Charts, chart{template.HTML(svg), c.Small}) // gonum escapes the text it draws
-				small = small || c.Small
-			}
+		if f, ok := sweepFigure(fmt.Sprintf("fig-%d", i+1), s.Charts); ok {
+			out.Figure = &f
 		}
 		secs = append(secs, out)
 	}
 	var buf bytes.Buffer
-	err := sweepPage.Execute(&buf, map[string]any{"CSP": csp, "Title": p.Title, "Intro": p.Intro, "Sections": secs, "Small": small})
+	err := sweepPage.Execute(&buf, map[string]any{"CSP": sweepCSP, "Title": p.Title, "Answer": p.Answer, "Intro": p.Intro, "Sections": secs})
 	if err != nil {
 		return nil, fmt.Errorf("report: sweep html: %w", err)
 	}
@@ -150,75 +140,97 @@ func WriteSweep(dir string, p *SweepPage) error {
 	return results.WriteFile(filepath.Join(dir, "report.html"), h)
 }
 
-// render draws the chart as inline SVG; "" when no series has a point.
-func (c LineChart) render() (string, error) {
-	p := plot.New()
-	p.Title.Text = c.Title
-	p.X.Label.Text = c.XLabel
-	p.Y.Label.Text = c.YLabel
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Add(plotter.NewGrid())
-	if c.LogX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = pow2Ticks{}
-	}
-	drawn := 0
-	for i, s := range c.Series {
-		if len(s.X) != len(s.Y) {
-			return "", fmt.Errorf("report: chart %q: series %q has %d x and %d y", c.Title, s.Name, len(s.X), len(s.Y))
-		}
-		var xys plotter.XYs
-		for j := range s.X {
-			xys = append(xys, plotter.XY{X: s.X[j], Y: s.Y[j]})
-		}
-		if len(xys) == 0 {
+// sweepFigure sets a section's charts side by side under one legend: the charts of a
+// section draw the same series.
+func sweepFigure(id string, charts []LineChart) (figure, bool) {
+	f := figure{ID: id}
+	for _, c := range charts {
+		p, legend, ok := c.panel()
+		if !ok {
 			continue
 		}
-		if s.LineOnly {
-			l, err := plotter.NewLine(xys)
-			if err != nil {
-				return "", fmt.Errorf("report: chart %q: %w", c.Title, err)
-			}
-			l.Color, l.Dashes = plotutil.Color(i), plotutil.Dashes(i/7)
-			p.Add(l)
-			if !c.Small {
-				p.Legend.Add(s.Name, l)
-			}
-			drawn++
-			continue
+		if f.Legend == nil {
+			f.Legend = legend
 		}
-		l, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return "", fmt.Errorf("report: chart %q: %w", c.Title, err)
-		}
-		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7) // past seven colours, tell lines apart by dashes
-		pts.Shape = plotutil.Shape(i)
-		p.Add(l, pts)
-		if !c.Small {
-			p.Legend.Add(s.Name, l, pts)
-		}
-		drawn++
+		f.Panels = append(f.Panels, p)
 	}
-	if drawn == 0 {
-		return "", nil
-	}
-	p.Y.Min = 0
-	if c.Small {
-		return svgSized(p, chartWidth/2, 2.6*vg.Inch)
-	}
-	return svg(p, 4*vg.Inch)
+	return f, len(f.Panels) > 0
 }
 
-// pow2Ticks labels a log axis at powers of two, the pool sizes a sweep visits.
-type pow2Ticks struct{}
+// panel turns the chart into a line panel with its legend; ok is false when no series
+// has a point. Series with a stmt are coloured as everywhere else when that tells
+// them apart; otherwise each gets a colour of its own.
+func (c LineChart) panel() (linePanel, []legendItem, bool) {
+	p := linePanel{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Width: halfPage, Height: 300}
+	byStmt := distinctStmts(c.Series)
+	var legend []legendItem
+	for i, s := range c.Series {
+		if len(s.X) != len(s.Y) || len(s.X) == 0 {
+			continue
+		}
+		color, dash := componentColors[i%len(componentColors)], i >= len(componentColors)
+		if byStmt {
+			color, dash = stmtColor(s.Stmt), hollow(s.Conn)
+		}
+		p.Series = append(p.Series, lineSeries{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly, Tips: pointTips(c, s)})
+		legend = append(legend, legendItem{Name: s.Name, Color: color, Dash: dash, Line: true})
+	}
+	if len(p.Series) == 0 {
+		return p, nil, false
+	}
+	lo, hi := seriesBounds(p.Series, func(s lineSeries) []float64 { return s.X }, c.LogX)
+	if !c.LogX {
+		lo, hi = xRange(p.Series)
+	}
+	p.X = scale{lo: lo, hi: hi, log: c.LogX}
+	if c.LogX {
+		p.X.fixTicks = pow2Ticks(lo, hi)
+	}
+	_, top := seriesBounds(p.Series, func(s lineSeries) []float64 { return s.Y }, false)
+	p.Y = scale{lo: 0, hi: top}
+	return p, legend, true
+}
 
-func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
-	var out []plot.Tick
+// distinctStmts says whether every series has a stmt and no two share stmt and conn.
+func distinctStmts(ss []Series) bool {
+	seen := map[[2]string]bool{}
+	for _, s := range ss {
+		k := [2]string{s.Stmt, s.Conn}
+		if s.Stmt == "" || seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
+}
+
+func pointTips(c LineChart, s Series) []string {
+	var out []string
+	for i := range s.X {
+		out = append(out, fmt.Sprintf("%s: %s %g → %s %.4g", s.Name, c.XLabel, s.X[i], c.YLabel, s.Y[i]))
+	}
+	return out
+}
+
+// xRange is the data's x extent, a little padded so end points stay inside.
+func xRange(ss []lineSeries) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		lo, hi = math.Min(lo, slices.Min(s.X)), math.Max(hi, slices.Max(s.X))
+	}
+	pad := (hi - lo) * 0.04
+	if pad == 0 {
+		pad = 0.5
+	}
+	return lo - pad, hi + pad
+}
+
+// pow2Ticks label a log axis at powers of two, the pool sizes a sweep visits.
+func pow2Ticks(lo, hi float64) []tick {
+	var out []tick
 	for x := 1.0; x <= hi*1.0001; x *= 2 {
 		if x >= lo*0.9999 {
-			out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(x)})
+			out = append(out, tick{x, fmt.Sprint(x)})
 		}
 	}
 	return out

@@ -1,27 +1,45 @@
 package report
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"dbbench/runners/results"
 )
 
-// Write renders report.md and report.html of the run in dir into dir.
+// Write renders report.md, report.html and the answers' charts (which report.md
+// links) of the run in dir into dir.
 func Write(dir string) error {
 	r, err := results.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		return err
 	}
-	md, err := Markdown(r)
+	p, err := build(r)
 	if err != nil {
 		return err
 	}
-	if err := results.WriteFile(filepath.Join(dir, "report.md"), md); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, "report.md"), markdown(p)); err != nil {
 		return err
 	}
-	h, err := HTML(r)
+	h, err := htmlPage(p, r)
 	if err != nil {
 		return err
 	}
-	return results.WriteFile(filepath.Join(dir, "report.html"), h)
+	if err := results.WriteFile(filepath.Join(dir, "report.html"), h); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, chartDir), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, a := range p.Answers {
+		if len(a.Groups) == 0 {
+			continue
+		}
+		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + answerPanel(a).svg() + "\n"
+		if err := results.WriteFile(filepath.Join(dir, answerChartFile(a)), []byte(svg)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

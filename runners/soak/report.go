@@ -213,7 +213,7 @@ func chart(f *File, s *Series) report.LineChart {
 	if s.Verdict != nil {
 		title += ": " + s.Verdict.Verdict
 	}
-	c := report.LineChart{Title: title, XLabel: "minutes", YLabel: unit, Small: true}
+	c := report.LineChart{Title: title, XLabel: "minutes", YLabel: unit}
 	samples := report.Series{Name: "sampled", LineOnly: true}
 	for _, p := range s.Points {
 		samples.X, samples.Y = append(samples.X, p.T/60), append(samples.Y, p.Value*scale)

@@ -78,7 +78,7 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 		"## Concurrency 64",
 		"target did not start",
 		"2 × 2 + 1 = 5",
-		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent: recommended pool 4 at 16 connections, 4 at 64 connections; the rule of thumb says 5; 4 app instances may hold 37 connections each.",
+		"# dbbench pool sweep\n\n**Recommended pool (pool at client connections): the smallest within 5% of the best QPS whose p99 is no worse than the best pool's.**\n\n**go/nethttp/raw/interpolate/persistent: 4 at 16, 4 at 64.**\n\n**The rule of thumb (database cores × 2 + spindles) says 5; max_connections 151 shared by 4 app instances allows 37 each.**",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
@@ -91,7 +91,7 @@ func TestLoadPoolAndPageFromWrittenRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(h), "<svg"); n != 4 {
+	if n := strings.Count(string(h), `role="img" aria-label="Median`); n != 4 {
 		t.Fatalf("report.html has %d charts, want 4 (QPS and p99 per level)", n)
 	}
 }

@@ -51,7 +51,7 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 			if byFamily[cv.Family] == nil {
 				families = append(families, cv.Family)
 			}
-			byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d connections", a.Pool, l.Concurrency))
+			byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d", a.Pool, l.Concurrency))
 			past := "no fall"
 			if a.DegradesAt > 0 {
 				past = fmt.Sprintf("−%.0f%% QPS at pool %d", 100*a.Drop, a.DegradesAt)
@@ -72,9 +72,15 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 			}
 		}
 	}
+	if len(families) > 0 {
+		p.Answer = append(p.Answer, fmt.Sprintf("Recommended pool (pool at client connections): the smallest within %.0f%% of the best QPS whose p99 is no worse than the best pool's.", 100*Within))
+	}
 	for _, f := range families {
-		rec.Paragraphs = append(rec.Paragraphs, fmt.Sprintf("%s: recommended pool %s; the rule of thumb says %d; %d app instances may hold %d connections each.",
-			f, strings.Join(byFamily[f], ", "), thumb, c.AppInstances, per))
+		p.Answer = append(p.Answer, fmt.Sprintf("%s: %s.", familyName(f), strings.Join(byFamily[f], ", ")))
+	}
+	if len(families) > 0 {
+		p.Answer = append(p.Answer, fmt.Sprintf("The rule of thumb (database cores × 2 + spindles) says %d; max_connections %d shared by %d app instances allows %d each.",
+			thumb, c.MaxConnections, c.AppInstances, per))
 	}
 	rec.Tables = append(rec.Tables, tab)
 	rec.Paragraphs = append(rec.Paragraphs, dedupe(notes)...)
@@ -90,6 +96,8 @@ func PoolPage(levels []Level, c Capacity) *report.SweepPage {
 		queued := false
 		for _, cv := range l.Curves {
 			sq, sp := report.Series{Name: cv.Family}, report.Series{Name: cv.Family}
+			sq.Stmt, sq.Conn = keyValue(cv.Family, "stmt"), keyValue(cv.Family, "conn")
+			sp.Stmt, sp.Conn = sq.Stmt, sq.Conn
 			for _, pt := range cv.Points {
 				row := []string{cv.Family, fmt.Sprint(pt.Pool), "-", "-", "-", "-", fmt.Sprint(pt.Errors), pt.Invalid}
 				if pt.Invalid == "" && pt.Saturation.Marked() {
@@ -183,4 +191,27 @@ func withInterval(s stats.Summary) string {
 		return fmt.Sprintf("%.0f", s.Center)
 	}
 	return fmt.Sprintf("%.0f ± %.0f%%", s.Center, 100*max(s.Center-s.Lo, s.Hi-s.Center)/s.Center)
+}
+
+// keyValue is the value of key in a variant key or family, "" when it has none.
+func keyValue(family, key string) string {
+	for _, part := range strings.Split(family, "/") {
+		if v, ok := strings.CutPrefix(part, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// familyName is a family key without its key names: go/nethttp/raw/interpolate/persistent.
+func familyName(family string) string {
+	var parts []string
+	for _, part := range strings.Split(family, "/") {
+		_, v, ok := strings.Cut(part, "=")
+		if !ok {
+			v = part
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "/")
 }

@@ -32,7 +32,9 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	}
 	keys, trips := variantOrder(points)
 	if f, ok := findings(byMode, delays, keys); ok {
-		p.Sections = append(p.Sections, f)
+		// The findings lead the page, their reading guide first under them.
+		p.Answer = f.Paragraphs[1:]
+		p.Intro = append([]string{f.Paragraphs[0]}, p.Intro...)
 	}
 
 	metric := func(mode, unit string, scale float64, pick func(*results.Repetition) float64) (report.Table, report.LineChart) {
@@ -43,7 +45,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		c := report.LineChart{XLabel: "added delay each way (ms)", YLabel: unit}
 		for _, k := range keys {
 			row := []string{k, tripText(trips[k])}
-			ser := report.Series{Name: k}
+			ser := report.Series{Name: k, Stmt: keyValue(k, "stmt"), Conn: keyValue(k, "conn")}
 			for _, d := range delays {
 				center, text, ok := cell(byMode[mode][d], k, scale, pick)
 				row = append(row, text)

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/results"
+)
+
+// answer is one of the three questions answered in one sentence, with the findings its
+// small chart shows (grouped under headings) and the section that holds its evidence.
+type answer struct {
+	ID       string // the section's anchor: q-layer, q-stmt, q-conn
+	Title    string
+	Sentence string
+	Evidence string // how many comparisons, pairs, and whether they reached the target
+	Chart    string // the title of its small chart
+	Groups   []answerGroup
+}
+
+type answerGroup struct {
+	Heading  string
+	Findings []finding
+}
+
+// group is a language and server: the findings a chunk of a sentence speaks of.
+type group struct{ lang, server string }
+
+func groupOf(v *results.Variant) group { return group{v.Lang, v.Server} }
+
+// groupsOf lists the groups of fs in order of appearance.
+func groupsOf(fs []finding) []group {
+	var out []group
+	for _, f := range fs {
+		if g := groupOf(f.Other); !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func inGroup(fs []finding, g group) []finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return groupOf(f.Other) != g })
+}
+
+// groupName is "Go", or "PHP under php-fpm" when the run measured the language under
+// several servers.
+func groupName(g group, fs []finding) string {
+	for _, f := range fs {
+		if f.Other.Lang == g.lang && f.Other.Server != g.server {
+			return langName(g.lang) + " under " + serverName(g.server)
+		}
+	}
+	return langName(g.lang)
+}
+
+// setting is what a variant's measurement shares with its neighbours in a table:
+// "interpolate/persistent/64".
+func setting(v *results.Variant) string { return fmt.Sprintf("%s/%s/%d", v.Stmt, v.Conn, v.Pool) }
+
+// mostCommon picks, among fs, the setting shared by the most findings, preferring a
+// pooled connection, then the first seen: the setting a sentence speaks of.
+func mostCommon(fs []finding) string {
+	count := map[string]int{}
+	var order []string
+	for _, f := range fs {
+		s := setting(f.Other)
+		if count[s] == 0 {
+			order = append(order, s)
+		}
+		count[s]++
+	}
+	best := ""
+	score := func(s string) int {
+		n := 2 * count[s]
+		if strings.Contains(s, "/persistent/") {
+			n++
+		}
+		return n
+	}
+	for _, s := range order {
+		if best == "" || score(s) > score(best) {
+			best = s
+		}
+	}
+	return best
+}
+
+func atSetting(fs []finding, s string) []finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return setting(f.Other) != s })
+}
+
+// evidence summarises the comparisons behind an answer: how many, from how many pairs,
+// how many reached the precision target.
+func evidence(fs []finding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	if !fs[0].Paired {
+		return fmt.Sprintf("%d comparisons of unpaired medians (this run was not measured in pairs).", len(fs))
+	}
+	lo, hi, reached := fs[0].QPS.N, fs[0].QPS.N, 0
+	for _, f := range fs {
+		lo, hi = min(lo, f.QPS.N), max(hi, f.QPS.N)
+		if f.Reached {
+			reached++
+		}
+	}
+	pairs := fmt.Sprint(lo)
+	if hi != lo {
+		pairs = fmt.Sprintf("%d–%d", lo, hi)
+	}
+	return fmt.Sprintf("%d comparisons measured in pairs of adjacent slices, %s pairs each; %d of %d reached the ±2%% target.",
+		len(fs), pairs, reached, len(fs))
+}
+
+// answers are the three answers, in the order of the questions.
+func answers(fs []finding) []answer {
+	return []answer{layerAnswer(fs), stmtAnswer(fs), connAnswer(fs)}
+}
+
+// items names each finding's library with its QPS ratio: "GORM 0.80× [0.78, 0.82]".
+func items(fs []finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, shortLibrary(f.Other)+" "+ratioCI(f.QPS))
+	}
+	return out
+}
+
+// sentence capitalises the clauses' first letter and ends them with a full stop.
+func sentence(clauses []string) string {
+	s := strings.Join(clauses, "; ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// firstBaseline puts the findings of the language's baseline layer first, keeps n.
+func firstBaseline(fs []finding, n int) []finding {
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b finding) int {
+		return boolInt(a.Other.Kind != "raw") - boolInt(b.Other.Kind != "raw")
+	})
+	return out[:min(n, len(out))]
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

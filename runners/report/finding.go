@@ -1,0 +1,176 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
+)
+
+// margin is the equivalence margin of every decision: differences within ±2% are too
+// small to matter, and 2% is the precision a run aims at.
+const margin = 0.02
+
+// Methods of a finding's estimates besides stats.HodgesLehmann.
+const unpairedMedians = "unpaired-medians"
+
+// finding is one comparison answered: Other against Base, which differ in Question's
+// key, with the ratios of QPS and app CPU per request and the differences in what does
+// not depend on the machine's speed.
+type finding struct {
+	Question    string // questions.Layer, Stmt, Conn, Server
+	Base, Other *results.Variant
+	Paired      bool // from pairs of adjacent slices; false: from each side's median
+	Reached     bool // the run's precision target (paired only)
+	QPS, CPU    estimate
+	// Extra app CPU per request (seconds), allocations and bytes allocated per request
+	// (Go), Other's median minus Base's; NaN where a side lacks the figure.
+	ExtraCPU, ExtraAllocs, ExtraBytes float64
+}
+
+// estimate is a ratio with its interval and what its interval decides; OK is false
+// when the figure was not measured on both sides.
+type estimate struct {
+	stats.RatioEstimate
+	OK       bool
+	Decision stats.Decision
+}
+
+// findings answers every comparison of the run: from its pairs when it has any, else
+// from unpaired medians over the pairs package questions defines.
+func (d *data) findings() []finding {
+	var out []finding
+	if len(d.run.Comparisons) > 0 {
+		for _, c := range d.run.Comparisons {
+			b, o := d.validVariant(c.Base), d.validVariant(c.Other)
+			if b == nil || o == nil {
+				continue
+			}
+			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Reached: c.Reached}
+			f.QPS = paired(d.run.Ratios(c, units.QPS))
+			f.CPU = paired(d.run.Ratios(c, units.AppCPU))
+			out = append(out, d.withCounts(f))
+		}
+	} else {
+		for _, p := range questions.Pairs(d.run, func(v *results.Variant) bool { return d.isValid(v) }) {
+			f := finding{Question: p.Question, Base: p.Base, Other: p.Other}
+			f.QPS = d.unpaired(p.Base, p.Other, units.QPS)
+			f.CPU = d.unpaired(p.Base, p.Other, units.AppCPU)
+			out = append(out, d.withCounts(f))
+		}
+	}
+	order := func(v *results.Variant) int { return slices.Index(d.run.Variants, v) }
+	slices.SortStableFunc(out, func(a, b finding) int {
+		if a.Other == b.Other {
+			return order(a.Base) - order(b.Base)
+		}
+		return order(a.Other) - order(b.Other)
+	})
+	return out
+}
+
+func (d *data) isValid(v *results.Variant) bool { return slices.Contains(d.valid, v) }
+
+// validVariant is the valid, measured variant with key, nil if there is none.
+func (d *data) validVariant(key string) *results.Variant {
+	for _, v := range d.valid {
+		if v.Key == key {
+			return v
+		}
+	}
+	return nil
+}
+
+// paired estimates a comparison from its per-pair ratios.
+func paired(ratios []float64) estimate {
+	e, err := stats.PairedRatio(ratios)
+	if err != nil {
+		return estimate{}
+	}
+	return decided(e)
+}
+
+func decided(e stats.RatioEstimate) estimate {
+	dec, err := e.Decide(margin)
+	if err != nil {
+		dec = stats.Undecided // margin is a valid constant: cannot happen
+	}
+	return estimate{RatioEstimate: e, OK: true, Decision: dec}
+}
+
+// unpaired is the ratio of Other's median to Base's with the bootstrap interval of
+// stats.ChangeOf, for runs measured without pairs.
+func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
+	a, b := d.sample(base, unit), d.sample(other, unit)
+	if len(a) == 0 || len(b) == 0 {
+		return estimate{}
+	}
+	c, err := stats.ChangeOf(a, b, unit, stats.DefaultNoise)
+	if err != nil {
+		return estimate{}
+	}
+	e := stats.RatioEstimate{Method: unpairedMedians, N: min(len(a), len(b)), Ratio: 1 + c.Mid,
+		Lo: 1 + c.Lo, Hi: 1 + c.Hi, Confidence: stats.Confidence}
+	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || e.Lo <= 0 {
+		e.Lo, e.Hi, e.Confidence = 0, math.Inf(1), 0
+	}
+	return decided(e)
+}
+
+// withCounts fills in the differences of medians: app CPU, allocations, bytes.
+func (d *data) withCounts(f finding) finding {
+	diff := func(unit string) float64 {
+		a, okA := d.median(f.Base, unit)
+		b, okB := d.median(f.Other, unit)
+		if !okA || !okB {
+			return math.NaN()
+		}
+		return b - a
+	}
+	f.ExtraCPU, f.ExtraAllocs, f.ExtraBytes = diff(units.AppCPU), diff(units.Allocs), diff(units.AllocBytes)
+	return f
+}
+
+// median is v's median in unit over its slices.
+func (d *data) median(v *results.Variant, unit string) (float64, bool) {
+	s, ok := d.summary(v, unit)
+	return s.Center, ok
+}
+
+// trips are v's round trips per request; ok is false when not captured.
+func trips(v *results.Variant) (float64, bool) {
+	if !v.DB {
+		return 0, true
+	}
+	if v.Roundtrips == nil {
+		return 0, false
+	}
+	_, t := v.Roundtrips.Commands()
+	return t, true
+}
+
+// commands are v's MySQL commands per request.
+func commands(v *results.Variant) (float64, bool) {
+	if !v.DB {
+		return 0, true
+	}
+	if v.Roundtrips == nil {
+		return 0, false
+	}
+	c, _ := v.Roundtrips.Commands()
+	return c, true
+}
+
+// byQuestion keeps the findings of one question.
+func byQuestion(fs []finding, q string) []finding {
+	var out []finding
+	for _, f := range fs {
+		if f.Question == q {
+			out = append(out, f)
+		}
+	}
+	return out
+}

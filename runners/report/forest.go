@@ -1,0 +1,93 @@
+package report
+
+import (
+	"math"
+)
+
+// forestPanel draws ratios with their 95% intervals, one row each, against a dashed
+// line at 1 (no difference): the chart of a paired comparison.
+type forestPanel struct {
+	Title  string
+	XLabel string
+	Width  float64
+	Rows   []forestRow
+}
+
+// forestRow is one ratio, or a group heading when Head is set.
+type forestRow struct {
+	Label       string
+	Head        bool
+	Est, Lo, Hi float64 // Lo = Hi = 0: no interval
+	Color       string
+	Hollow      bool   // drawn as a ring: the other conn value
+	Tip         string // hover text
+}
+
+func (f forestPanel) svg() string {
+	labels, heads := make([]string, len(f.Rows)), make([]bool, len(f.Rows))
+	lo, hi := 1.0, 1.0
+	for i, r := range f.Rows {
+		labels[i], heads[i] = r.Label, r.Head
+		if r.Head {
+			continue
+		}
+		lo, hi = math.Min(lo, r.Est), math.Max(hi, r.Est)
+		if r.Lo > 0 && !math.IsInf(r.Hi, 1) {
+			lo, hi = math.Min(lo, r.Lo), math.Max(hi, r.Hi)
+		}
+	}
+	l := layoutRows(f.Width, f.Title, labels, heads)
+	l.plot.lo, l.plot.hi, l.plot.log = ratioBounds(lo, hi)
+	if l.plot.log {
+		l.plot.fixTicks = ratioTicks
+	}
+	c := newCanvas(f.Width, l.height, f.Title)
+	l.drawFrame(c, f.XLabel, 1)
+	for i, r := range f.Rows {
+		if r.Head {
+			continue
+		}
+		y := l.rowY[i]
+		c.group(r.Tip)
+		if r.Lo > 0 && !math.IsInf(r.Hi, 1) {
+			c.line(l.plot.pos(r.Lo), y, l.plot.pos(r.Hi), y, r.Color, 2, "")
+		}
+		fill := r.Color
+		if r.Hollow {
+			fill = "#fff"
+		}
+		c.circle(l.plot.pos(r.Est), y, 4.5, fill, r.Color, "")
+		c.text(f.Width-4, y+4, "end", fontSize, false, ink, ratioText(r.Est))
+		c.end()
+	}
+	return c.String()
+}
+
+// ratioTicks label a log ratio axis.
+var ratioTicks = []tick{{0.05, "0.05"}, {0.1, "0.1"}, {0.2, "0.2"}, {0.3, "0.3"}, {0.5, "0.5"}, {0.7, "0.7"},
+	{1, "1"}, {1.5, "1.5"}, {2, "2"}, {3, "3"}, {5, "5"}, {10, "10"}, {20, "20"}}
+
+// ratioBounds pads [lo, hi] a little and rounds it: a linear axis when the ratios stay
+// within a factor of 2.5, else a log axis from one labelled ratio to another.
+func ratioBounds(lo, hi float64) (float64, float64, bool) {
+	if hi/lo > 2.5 {
+		a, b := ratioTicks[0].v, ratioTicks[len(ratioTicks)-1].v
+		for _, t := range ratioTicks {
+			if t.v <= lo*0.97 {
+				a = t.v
+			}
+		}
+		for i := len(ratioTicks) - 1; i >= 0; i-- {
+			if ratioTicks[i].v >= hi*1.03 {
+				b = ratioTicks[i].v
+			}
+		}
+		return a, b, true
+	}
+	pad := (hi - lo) * 0.08
+	if pad == 0 {
+		pad = 0.05
+	}
+	a, b := niceBounds(lo-pad, hi+pad, 5)
+	return math.Max(a, 0), b, false
+}

@@ -1,0 +1,137 @@
+package report
+
+import (
+	"slices"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+)
+
+// page is the one model of a run's report: report.md and report.html both render it,
+// and its charts are drawn from it. Computation (findings, answers, tables) happens
+// here and in the files it calls; rendering only lays it out.
+type page struct {
+	RunLine  string
+	Alerts   []string
+	Answers  []answer
+	Sections []section
+	Profile  *section // where the CPU goes, when the run profiled its variants
+	Variants []grid
+	Filters  []filter
+	Figures  []figure // throughput, latency, CPU by role
+	Appendix appendix
+}
+
+// section is one question's evidence, or the profile's.
+type section struct {
+	ID, Title  string
+	Intro      []string
+	Grids      []grid
+	Figures    []figure
+	Paragraphs []string // after the tables
+	Empty      string   // said instead when there is nothing to show
+}
+
+// figure is a caption, a legend and small multiples: panels side by side.
+type figure struct {
+	ID, Title string
+	Note      string
+	Legend    []legendItem
+	Panels    []panel
+	Narrow    bool // panels a third of the page wide rather than half
+}
+
+// filter is a select over one key column of the variant tables.
+type filter struct {
+	Key    string
+	Col    int
+	Values []string
+}
+
+type appendix struct {
+	Groups      []appendixGroup
+	Ceiling     []string
+	Trips       grid
+	Invalid     []string
+	Flagged     []string
+	Yardstick   string
+	Rounds      []string // unpaired runs only: machine-wide drift by round
+	RoundsGrid  *grid
+	Environment grid
+}
+
+const readCells = "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
+	"± the half-width of its 95% interval and a mark for what the interval decides; the extra app CPU, allocations and bytes allocated " +
+	"per request (differences of the medians: these do not depend on the machine's speed, except CPU); the change in MySQL commands; the pairs. " +
+	"Each cell links to its full sentence in the appendix."
+
+// build computes the whole page of a run.
+func build(r *results.Run) (*page, error) {
+	d, err := load(r)
+	if err != nil {
+		return nil, err
+	}
+	fs := d.findings()
+	p := &page{RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: answers(fs)}
+	p.Sections = []section{
+		questionSection(fs, p.Answers[0], []string{questions.Layer}),
+		questionSection(fs, p.Answers[1], []string{questions.Stmt}),
+		questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
+	}
+	p.Profile = d.profileSection()
+	p.Variants = []grid{
+		d.variantGrid("t-variants", "Medians of each variant's slices with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
+		d.variantGrid("t-counts", "Counts per request that do not depend on the machine's speed: medians of the slices.", countColumns, false),
+	}
+	p.Filters = filters(d.valid)
+	figs, err := d.figures()
+	if err != nil {
+		return nil, err
+	}
+	p.Figures = figs
+	p.Appendix = appendix{Groups: d.appendixGroups(fs), Ceiling: d.ceiling(), Trips: d.tripGrid(),
+		Invalid: d.invalidLines(), Flagged: d.flagged(), Yardstick: d.yardstick(), Environment: d.environmentGrid()}
+	if len(fs) > 0 && !fs[0].Paired {
+		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(rounds(r))
+	}
+	return p, nil
+}
+
+// questionSection holds the tables and charts of the answer's questions.
+func questionSection(fs []finding, a answer, qs []string) section {
+	s := section{ID: a.ID, Title: a.Title}
+	var of []finding
+	for _, q := range qs {
+		of = append(of, byQuestion(fs, q)...)
+	}
+	if len(of) == 0 {
+		s.Empty = a.Sentence
+		return s
+	}
+	s.Intro = []string{readCells}
+	for _, q := range qs {
+		s.Grids = append(s.Grids, comparisonGrids(byQuestion(fs, q), q)...)
+		if f, ok := comparisonFigure(byQuestion(fs, q), q); ok {
+			s.Figures = append(s.Figures, f)
+		}
+	}
+	return s
+}
+
+// filters offer each key column's values, when it has more than one.
+func filters(vs []*results.Variant) []filter {
+	var out []filter
+	for i, k := range keyHead {
+		var vals []string
+		for _, v := range vs {
+			s := keyCells(v)[i].Lines[0]
+			if !slices.Contains(vals, s) {
+				vals = append(vals, s)
+			}
+		}
+		if len(vals) > 1 {
+			out = append(out, filter{Key: k, Col: i, Values: vals})
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"dbbench/runners/results"
+)
+
+// maxComponents is how many components get a colour of their own; the rest are
+// drawn together as "other".
+const maxComponents = 9
+
+// profileSection shows where each layer's app CPU goes, from the profiled slice of
+// each variant: per language and server one stacked bar per layer, a sentence per
+// layer naming what costs it most over the raw driver, and the flame graphs.
+func (d *data) profileSection() *section {
+	var profiled []*results.Variant
+	for _, v := range d.valid {
+		if v.Profile != nil && len(v.Profile.Components) > 0 {
+			profiled = append(profiled, v)
+		}
+	}
+	if len(profiled) == 0 {
+		return nil
+	}
+	comps := componentOrder(profiled)
+	s := &section{ID: "profile", Title: "Where the app CPU goes",
+		Intro: []string{"From one profiled slice per variant, apart from the measured ones: CPU per request by component, as the profile's stacks fold into them. Hover a segment for its value."}}
+	f := figure{ID: "fig-profile", Title: "App CPU per request by component (µs)"}
+	for i, c := range comps {
+		f.Legend = append(f.Legend, legendItem{Name: c, Color: componentColors[min(i, len(componentColors)-1)]})
+	}
+	order, by := servers(profiled)
+	for _, g := range order {
+		shown, at := onePerLayer(by[g])
+		var rows []barRow
+		for _, v := range shown {
+			r := componentRow(v, comps)
+			r.Label = layerName(v)
+			if setting(v) != at {
+				r.Label += fmt.Sprintf(" (%s, %s)", v.Stmt, v.Conn)
+			}
+			rows = append(rows, r)
+		}
+		title := groupTitle(g)
+		if parts := strings.Split(at, "/"); len(parts) == 3 {
+			title += fmt.Sprintf(", %s · %s · pool %s", parts[0], parts[1], parts[2])
+		}
+		f.Panels = append(f.Panels, barPanel{Title: title, XLabel: "app CPU µs per request", Width: halfPage, Rows: rows})
+		s.Paragraphs = append(s.Paragraphs, extraComponents(shown, d.run.Langs[g.lang])...)
+	}
+	s.Figures = []figure{f}
+	s.Grids = []grid{flameGrid(profiled)}
+	return s
+}
+
+// componentOrder lists components by their total CPU over all profiles, the largest
+// first, the tail folded into "other".
+func componentOrder(vs []*results.Variant) []string {
+	total := map[string]float64{}
+	for _, v := range vs {
+		for c, x := range v.Profile.Components {
+			total[c] += x
+		}
+	}
+	names := slices.Collect(maps.Keys(total))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), cmp.Compare(a, b)) })
+	if len(names) > maxComponents {
+		names = append(names[:maxComponents], "other")
+	}
+	return names
+}
+
+// component is c's CPU per request in p; when comps folds the tail into "other", that
+// entry gathers every component not named before it.
+func component(p *results.Profile, comps []string, c string) float64 {
+	folded := len(comps) > maxComponents
+	if c != "other" || !folded {
+		return p.Components[c]
+	}
+	sum := 0.0
+	for k, x := range p.Components {
+		if !slices.Contains(comps[:maxComponents], k) {
+			sum += x
+		}
+	}
+	return sum
+}
+
+func componentRow(v *results.Variant, comps []string) barRow {
+	var r barRow
+	total := 0.0
+	for i, c := range comps {
+		us := 1e6 * component(v.Profile, comps, c)
+		if us <= 0 {
+			continue
+		}
+		r.Segs = append(r.Segs, barSeg{Value: us, Color: componentColors[min(i, len(componentColors)-1)],
+			Tip: fmt.Sprintf("%s: %s %.1f µs per request", label(v), c, us)})
+		total += us
+	}
+	r.Value = fmt.Sprintf("%.0f µs", total)
+	r.Tip = fmt.Sprintf("%s: %.1f µs in components, %.1f µs app CPU measured in the profiled slice", label(v), total, 1e6*v.Profile.AppCPU)
+	return r
+}
+
+// onePerLayer keeps, per layer, the variant at the group's most common setting (or the
+// layer's first), so each layer has one bar; at is that setting.
+func onePerLayer(vs []*results.Variant) (out []*results.Variant, at string) {
+	count := map[string]int{}
+	for _, v := range vs {
+		count[setting(v)]++
+	}
+	best := ""
+	for _, v := range vs {
+		if v.DB && (best == "" || count[setting(v)] > count[best]) {
+			best = setting(v)
+		}
+	}
+	for _, v := range vs {
+		i := slices.IndexFunc(out, func(w *results.Variant) bool { return w.Layer == v.Layer })
+		switch {
+		case i < 0:
+			out = append(out, v)
+		case setting(v) == best && setting(out[i]) != best:
+			out[i] = v
+		}
+	}
+	return out, best
+}
+
+// extraComponents names, for each layer but the baseline, the two components it
+// spends most over the baseline's variant of the same setting.
+func extraComponents(vs []*results.Variant, l *results.Lang) []string {
+	if l == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range vs {
+		if !v.DB || v.Layer == l.Baseline {
+			continue
+		}
+		i := slices.IndexFunc(vs, func(b *results.Variant) bool { return b.Layer == l.Baseline && setting(b) == setting(v) })
+		if i < 0 {
+			continue
+		}
+		base := vs[i]
+		type extra struct {
+			name string
+			us   float64
+		}
+		var xs []extra
+		for c, x := range v.Profile.Components {
+			xs = append(xs, extra{c, 1e6 * (x - base.Profile.Components[c])})
+		}
+		slices.SortFunc(xs, func(a, b extra) int { return cmp.Or(cmp.Compare(b.us, a.us), cmp.Compare(a.name, b.name)) })
+		var named []string
+		for _, x := range xs[:min(2, len(xs))] {
+			if x.us > 0 {
+				named = append(named, fmt.Sprintf("%.1f µs more in %s", x.us, x.name))
+			}
+		}
+		if len(named) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s, %s) spends %s per request than %s.", library(v), v.Stmt, v.Conn, strings.Join(named, " and "), shortLibrary(base)))
+		}
+	}
+	return out
+}
+
+// flameGrid links each profiled variant to its flame graph and raw profiles.
+func flameGrid(vs []*results.Variant) grid {
+	g := grid{ID: "t-profiles", Caption: "Profiles of each variant (relative to the run directory)", Head: []string{"variant", "flame graph", "other files"}}
+	for _, v := range vs {
+		flame := textCell("–")
+		if p := v.Profile.Files["flame"]; p != "" {
+			flame = cell{Lines: []string{"flame graph"}, Link: p}
+		}
+		var other []string
+		for _, k := range slices.Sorted(maps.Keys(v.Profile.Files)) {
+			if k != "flame" {
+				other = append(other, k+": "+v.Profile.Files[k])
+			}
+		}
+		g.Rows = append(g.Rows, []cell{textCell(label(v)), flame, textCell(strings.Join(other, ", "))})
+	}
+	return g
+}

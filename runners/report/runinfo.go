@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
+)
+
+// runLine says in one line what this run was: when, machine, versions, preset, length.
+func (d *data) runLine() string {
+	r, env := d.run, d.run.Environment
+	parts := []string{fmt.Sprintf("Run of %s UTC, %s", r.Started.UTC().Format("2006-01-02 15:04"), r.Status)}
+	if !r.Finished.IsZero() {
+		parts[0] += fmt.Sprintf(" after %s", r.Finished.Sub(r.Started).Round(time.Second))
+	}
+	parts = append(parts, fmt.Sprintf("preset %s, %d variants", r.Settings.Preset, len(r.Variants)))
+	machine := strings.TrimSpace(fmt.Sprintf("%s, %s cores", env["cpu"], env["cpu-count"]))
+	if env["cpu-count"] == "" {
+		machine = env["cpu"]
+	}
+	for _, k := range []string{"os", "kernel"} {
+		if env[k] != "" {
+			machine += ", " + env[k]
+		}
+	}
+	parts = append(parts, strings.Trim(machine, ", "))
+	var versions []string
+	for _, kv := range [][2]string{{"database", ""}, {"dbbench-go", "Go "}, {"gotarget-go", "Go "}, {"php", "PHP "}} {
+		if v := env[kv[0]]; v != "" && !slices.Contains(versions, kv[1]+v) {
+			versions = append(versions, kv[1]+v)
+		}
+	}
+	if c := env["dbbench-commit"]; len(c) >= 7 {
+		versions = append(versions, "dbbench "+c[:7])
+	}
+	parts = append(parts, strings.Join(versions, ", "))
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " · ") + "."
+}
+
+// alerts say how far the data can be trusted.
+func (d *data) alerts(fs []finding) []string {
+	var out []string
+	r := d.run
+	if r.Status != "complete" {
+		msg := fmt.Sprintf("This run is %s: only what it measured is reported.", r.Status)
+		if r.Error != "" {
+			msg += " Error: " + r.Error
+		}
+		out = append(out, msg)
+	}
+	if len(fs) > 0 && !fs[0].Paired {
+		out = append(out, "This run was not measured in pairs: each comparison is the ratio of the two sides' medians with a bootstrap interval, which the machine's drift widens (a run made with the paired design is about five times as precise).")
+	}
+	if len(d.invalid) > 0 {
+		out = append(out, fmt.Sprintf("%s invalid and left out of every number: see the appendix.", plural(float64(len(d.invalid)), "variant was")))
+	}
+	return out
+}
+
+// ceiling describes the hello variants: the HTTP stack alone, no database.
+func (d *data) ceiling() []string {
+	var out []string
+	for _, v := range d.valid {
+		if v.DB {
+			continue
+		}
+		s, ok := d.summary(v, units.QPS)
+		if !ok {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s under %s answers without the database at %s req/s: no %s variant can exceed this.",
+			langName(v.Lang), serverName(v.Server), scaled(s, 1, 0, warnText(s.Warnings)), langName(v.Lang)))
+	}
+	if len(out) == 0 {
+		out = append(out, "No valid hello variant was measured, so the run has no HTTP-only ceiling.")
+	}
+	return out
+}
+
+func warnText(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(ws, "; ") + "]"
+}
+
+func (d *data) invalidLines() []string {
+	var out []string
+	for _, v := range d.invalid {
+		out = append(out, label(v)+": "+reason(v))
+	}
+	return out
+}
+
+func reason(v *results.Variant) string {
+	if v.InvalidReason != "" {
+		return v.InvalidReason
+	}
+	return "marked invalid without a reason"
+}
+
+// flagged lists "variant: flag" for every flag a variant carries (saturated, …).
+func (d *data) flagged() []string {
+	var out []string
+	for _, v := range d.run.Variants {
+		for _, f := range v.Flags {
+			out = append(out, label(v)+": "+f)
+		}
+	}
+	return out
+}
+
+// yardstick says in one line how fast the machine was at each reading, "" without one.
+func (d *data) yardstick() string {
+	y := d.run.Yardstick
+	if y == nil || len(y.Readings) == 0 {
+		return ""
+	}
+	var parts []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range y.Readings {
+		s, err := stats.Summarize(r.Trials, "sec/op")
+		if err != nil {
+			continue
+		}
+		lo, hi = math.Min(lo, s.Center), math.Max(hi, s.Center)
+		parts = append(parts, fmt.Sprintf("%s %s", r.Phase, seconds(s.Center)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("Yardstick (%s), median of the trials at each reading: %s.", y.Work, strings.Join(parts, ", "))
+	if lo > 0 {
+		out += fmt.Sprintf(" The slowest reading took %.0f%% longer than the fastest: the machine's speed drifted that much during the run, which pairs cancel and unpaired medians do not.", 100*(hi/lo-1))
+	}
+	return out
+}
+
+// seconds writes a duration in the unit that suits it.
+func seconds(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.2f ms", 1e3*s)
+	}
+	return fmt.Sprintf("%.1f µs", 1e6*s)
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/questions"
+)
+
+// kinds are the layer kinds in the order an answer names them, with their plurals.
+type kindName struct{ kind, one, many string }
+
+var kinds = []kindName{
+	{"orm", "ORM", "ORMs"}, {"builder", "builder", "builders"}, {"raw", "wrapper", "wrappers"}, {"", "layer", "layers"},
+}
+
+// layerAnswer answers question 1 at each group's most common setting: per kind, the
+// throughput each layer keeps over the raw driver.
+func layerAnswer(all []finding) answer {
+	fs := byQuestion(all, questions.Layer)
+	a := answer{ID: "q-layer", Title: "1. What a layer costs over the raw driver", Evidence: evidence(fs),
+		Chart: "QPS of each layer ÷ the raw driver's"}
+	var chunks []string
+	for _, g := range groupsOf(fs) {
+		at := byKind(atSetting(inGroup(fs, g), mostCommon(inGroup(fs, g))))
+		b := at[0].Base
+		head := fmt.Sprintf("%s, %s at %s/%s", groupName(g, fs), shortLibrary(b), b.Stmt, b.Conn)
+		var parts []string
+		for i, k := range kinds {
+			of := slices.DeleteFunc(slices.Clone(at), func(f finding) bool { return kindRank(f) != i })
+			parts = append(parts, kindPart(of, k.one, k.many)...)
+		}
+		chunks = append(chunks, head+": "+strings.Join(parts, ", "))
+		a.Groups = append(a.Groups, answerGroup{Heading: head, Findings: at})
+	}
+	if len(chunks) == 0 {
+		a.Sentence = "No layer was measured against its language's raw driver at the same server, stmt, conn and pool."
+		return a
+	}
+	a.Sentence = "Throughput each layer keeps of the raw driver's (95% intervals) — " + sentence(chunks)
+	return a
+}
+
+// byKind orders findings by kind (ORMs, builders, wrappers, others), then by ratio.
+func byKind(fs []finding) []finding {
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b finding) int {
+		if d := kindRank(a) - kindRank(b); d != 0 {
+			return d
+		}
+		return cmpFloat(a.QPS.Ratio, b.QPS.Ratio)
+	})
+	return out
+}
+
+// kindRank is the place of f's kind in kinds; the last entry takes every other kind.
+func kindRank(f finding) int {
+	i := slices.IndexFunc(kinds, func(k kindName) bool { return k.kind == f.Other.Kind })
+	if i < 0 {
+		return len(kinds) - 1
+	}
+	return i
+}
+
+// kindPart names one layer of a kind with its ratio, or the range of several.
+func kindPart(fs []finding, one, many string) []string {
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		lib := shortLibrary(fs[0].Other)
+		if !strings.Contains(strings.ToLower(lib), one) {
+			lib += " (" + one + ")"
+		}
+		return []string{lib + " " + ratioCI(fs[0].QPS)}
+	}
+	fs = slices.Clone(fs)
+	slices.SortFunc(fs, func(a, b finding) int { return cmpFloat(a.QPS.Ratio, b.QPS.Ratio) })
+	lo, hi := fs[0], fs[len(fs)-1]
+	return []string{fmt.Sprintf("%s %s (%s) to %s (%s)", many, ratioCI(lo.QPS), shortLibrary(lo.Other), ratioCI(hi.QPS), shortLibrary(hi.Other))}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// stmtAnswer answers question 2 with pooled connections: per statement mode, what it
+// changes in commands and throughput, the raw driver first.
+func stmtAnswer(all []finding) answer {
+	fs := byQuestion(all, questions.Stmt)
+	if pooled := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Conn != "persistent" }); len(pooled) > 0 {
+		fs = pooled
+	}
+	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(fs),
+		Chart: "QPS of each mode ÷ prepare's"}
+	var clauses []string
+	for _, stmt := range stmtsOf(fs) {
+		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
+		var chunks []string
+		for _, g := range groupsOf(of) {
+			shown := firstBaseline(inGroup(of, g), 3)
+			count, names := commandChange(shown[0].Base, shown[0].Other)
+			chunk := groupName(g, fs) + " " + strings.Join(items(shown), ", ")
+			if count != "" {
+				chunk += fmt.Sprintf(" (%s: %s)", count, names)
+			}
+			chunks = append(chunks, chunk)
+			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: shown})
+		}
+		clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(chunks, "; "))
+	}
+	if len(clauses) == 0 {
+		a.Sentence = "No interpolate or prepared variant was measured against a prepare variant."
+		return a
+	}
+	a.Sentence = sentence(clauses)
+	return a
+}
+
+// stmtsOf lists the other stmt values of fs: interpolate, prepared, then any other.
+func stmtsOf(fs []finding) []string {
+	var out []string
+	for _, f := range fs {
+		if !slices.Contains(out, f.Other.Stmt) {
+			out = append(out, f.Other.Stmt)
+		}
+	}
+	rank := func(s string) int {
+		return map[string]int{"interpolate": 0, "prepared": 1}[s] + boolInt(s != "interpolate" && s != "prepared")*2
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// stmtPhrase says what a statement mode does instead of a prepare per query.
+func stmtPhrase(stmt string, long bool) string {
+	switch {
+	case stmt == "interpolate" && long:
+		return "interpolating instead of a server-side prepare per query gives, of prepare's throughput"
+	case stmt == "prepared" && long:
+		return "a statement prepared once and reused"
+	case stmt == "interpolate":
+		return "interpolate vs prepare"
+	case stmt == "prepared":
+		return "prepared once vs prepare"
+	}
+	return stmt + " vs " + questions.RefStmt
+}
+
+// connAnswer answers question 3: a connection per request against a pooled one, at
+// each group's most common setting, and each server against the language's first.
+func connAnswer(all []finding) answer {
+	conn, server := byQuestion(all, questions.Conn), byQuestion(all, questions.Server)
+	a := answer{ID: "q-conn", Title: "3. What connections and the runtime cost", Evidence: evidence(append(slices.Clone(conn), server...)),
+		Chart: "QPS ÷ the pooled connection's, or php-fpm's"}
+	var clauses []string
+	var chunks []string
+	for _, g := range groupsOf(conn) {
+		shown := firstBaseline(atSetting(inGroup(conn, g), mostCommon(inGroup(conn, g))), 3)
+		count, names := commandChange(shown[0].Base, shown[0].Other)
+		chunk := fmt.Sprintf("%s %s at %s", groupName(g, conn), strings.Join(items(shown), ", "), shown[0].Other.Stmt)
+		if count != "" {
+			chunk += fmt.Sprintf(" (%s: %s)", count, names)
+		}
+		chunks = append(chunks, chunk)
+		a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})
+	}
+	if len(chunks) > 0 {
+		clauses = append(clauses, "a new connection per request instead of a pooled one keeps, of the throughput: "+strings.Join(chunks, "; "))
+	}
+	for _, lang := range langsOf(server) {
+		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return f.Other.Lang != lang })
+		shown := firstBaseline(of, 4)
+		phrase := fmt.Sprintf("%s %s instead of %s", langName(lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server))
+		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
+		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
+	}
+	if len(clauses) == 0 {
+		a.Sentence = "No per-request variant was measured against a persistent one, and no second server against the first."
+		return a
+	}
+	a.Sentence = sentence(clauses)
+	return a
+}
+
+func langsOf(fs []finding) []string {
+	var out []string
+	for _, f := range fs {
+		if !slices.Contains(out, f.Other.Lang) {
+			out = append(out, f.Other.Lang)
+		}
+	}
+	return out
+}

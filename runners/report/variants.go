@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+// notes numbers the distinct warnings of a table, so a cell carries a short mark beside
+// its number and the warning itself is written once under the table.
+type notes struct{ list []string }
+
+func (n *notes) mark(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var marks []string
+	for _, w := range ws {
+		i := slices.Index(n.list, w)
+		if i < 0 {
+			n.list = append(n.list, w)
+			i = len(n.list) - 1
+		}
+		marks = append(marks, fmt.Sprint(i+1))
+	}
+	return " (!" + strings.Join(marks, ",") + ")"
+}
+
+func (n *notes) lines() []string {
+	var out []string
+	for i, w := range n.list {
+		out = append(out, fmt.Sprintf("(!%d) %s", i+1, w))
+	}
+	return out
+}
+
+// column is one figure of a variants table.
+type column struct {
+	head   string
+	unit   string
+	factor float64 // display unit per bench.txt unit
+	digits int
+}
+
+// timeColumns depend on the machine's speed: medians with benchstat's interval.
+var timeColumns = []column{
+	{"QPS", units.QPS, 1, 0},
+	{"p50 ms", units.P50, 1e3, 2},
+	{"p99 ms", units.P99, 1e3, 2},
+	{"p99.9 ms", units.P999, 1e3, 2},
+	{"app CPU µs/req", units.AppCPU, 1e6, 1},
+	{"db CPU µs/req", units.DBCPU, 1e6, 1},
+	{"gen CPU µs/req", units.GenCPU, 1e6, 1},
+	{"errors/req", units.Errors, 1, 4},
+}
+
+// countColumns do not depend on the machine's speed: medians, no interval.
+var countColumns = []column{
+	{"allocs/req", units.Allocs, 1, 0},
+	{"B alloc/req", units.AllocBytes, 1, 0},
+	{"GC cycles/req", units.GCCycles, 1, 4},
+	{"req peak kB", units.ReqPeak, 1e-3, 0},
+	{"app syscalls/req", units.Syscalls("app"), 1, 1},
+	{"db syscalls/req", units.Syscalls("db"), 1, 1},
+	{"gen syscalls/req", units.Syscalls("gen"), 1, 1},
+	{"app vcsw/req", units.Switches("app"), 1, 2},
+	{"db vcsw/req", units.Switches("db"), 1, 2},
+	{"gen vcsw/req", units.Switches("gen"), 1, 2},
+	{"B to db/req", units.ToDB, 1, 0},
+	{"B from db/req", units.FromDB, 1, 0},
+	{"commands/req", units.Commands, 1, 2},
+	{"round trips/req", units.Roundtrips, 1, 2},
+}
+
+var keyHead = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
+
+func keyCells(v *results.Variant) []cell {
+	return []cell{textCell(v.Lang), textCell(v.Server), textCell(v.Layer), textCell(v.Stmt), textCell(v.Conn), numCell(float64(v.Pool), fmt.Sprint(v.Pool))}
+}
+
+// variantGrid is every valid variant in cols (those no variant has are left out),
+// with the number of slices; interval marks the figures that get benchstat's ±.
+func (d *data) variantGrid(id, caption string, cols []column, interval bool) grid {
+	var kept []column
+	for _, c := range cols {
+		if slices.ContainsFunc(d.valid, func(v *results.Variant) bool { _, ok := d.summary(v, c.unit); return ok }) {
+			kept = append(kept, c)
+		}
+	}
+	g := grid{ID: id, Caption: caption, Head: slices.Clone(keyHead), Sortable: true, Keys: len(keyHead)}
+	for _, c := range kept {
+		g.Head = append(g.Head, c.head)
+	}
+	if interval {
+		g.Head = append(g.Head, "slices")
+	}
+	var n notes
+	for _, v := range d.valid {
+		row := keyCells(v)
+		for _, c := range kept {
+			s, ok := d.summary(v, c.unit)
+			switch {
+			case !ok:
+				row = append(row, numCell(math.NaN(), "–"))
+			case interval:
+				row = append(row, numCell(s.Center*c.factor, scaled(s, c.factor, c.digits, n.mark(s.Warnings))))
+			default:
+				row = append(row, numCell(s.Center*c.factor, fmt.Sprintf("%.*f", c.digits, s.Center*c.factor)))
+			}
+		}
+		if interval {
+			row = append(row, numCell(float64(len(v.Reps)), fmt.Sprint(len(v.Reps))))
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	g.Notes = n.lines()
+	return g
+}
+
+// tripGrid lists each captured variant's commands per request.
+func (d *data) tripGrid() grid {
+	g := grid{ID: "t-trips", Caption: "MySQL commands per request, counted on the wire during the round-trip capture",
+		Head: []string{"variant", "commands per request", "commands", "round trips", "B to db", "B from db", "matches the matrix"}}
+	for _, v := range d.valid {
+		rt := v.Roundtrips
+		if rt == nil {
+			continue
+		}
+		cmds, trips := rt.Commands()
+		match := "yes"
+		if !rt.Match {
+			match = "no: " + rt.Mismatch
+		}
+		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(commandList(rt)), textCell(num(cmds)), textCell(num(trips)),
+			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(match)})
+	}
+	return g
+}
+
+// environmentGrid is the run's settings, then its environment, key by key.
+func (d *data) environmentGrid() grid {
+	s := d.run.Settings
+	rows := [][2]string{
+		{"preset", s.Preset}, {"provider", s.Provider}, {"rows", fmt.Sprint(s.Rows)},
+		{"load", loadShape(s)}, {"keep-alive", fmt.Sprint(s.KeepAlive)},
+		{"warm-up", s.Warmup}, {"duration", s.Duration}, {"repetitions", fmt.Sprint(s.Reps)},
+		{"seed", fmt.Sprint(s.Seed)}, {"round-trip requests", fmt.Sprint(s.RoundtripRequests)},
+		{"max error rate", fmt.Sprint(s.MaxErrorRate)},
+	}
+	if p := s.Pairing; p != nil {
+		rows = append(rows, [2]string{"pairing", fmt.Sprintf("design %s, slices of %s after a %s lead-in, precision ±%.0f%%, %d–%d pairs, budget %s",
+			p.Design, p.Slice, p.LeadIn, 100*p.Precision, p.MinPairs, p.MaxPairs, p.Budget)})
+	}
+	keys := make([]string, 0, len(d.run.Environment))
+	for k := range d.run.Environment {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		rows = append(rows, [2]string{k, d.run.Environment[k]})
+	}
+	g := grid{ID: "t-environment", Caption: "Settings and environment", Head: []string{"setting", "value"}}
+	for _, r := range rows {
+		g.Rows = append(g.Rows, []cell{textCell(r[0]), textCell(r[1])})
+	}
+	return g
+}
+
+func loadShape(s results.Settings) string {
+	if s.Rate > 0 {
+		return fmt.Sprintf("open loop at %.0f req/s", s.Rate)
+	}
+	return fmt.Sprintf("closed loop with %d connections", s.Connections)
+}

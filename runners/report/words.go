@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+)
+
+// The small words the answers, tables and sentences share.
+
+// langName is a language as people write it.
+func langName(lang string) string {
+	switch lang {
+	case "go":
+		return "Go"
+	case "php":
+		return "PHP"
+	}
+	return lang
+}
+
+// serverName is a server as people know it.
+func serverName(server string) string {
+	switch server {
+	case "fpm":
+		return "php-fpm"
+	case "worker":
+		return "resident workers"
+	case "nethttp":
+		return "net/http"
+	}
+	return server
+}
+
+// library is the name a layer's users know it by.
+func library(v *results.Variant) string {
+	if v.Library != "" {
+		return v.Library
+	}
+	return v.Layer
+}
+
+// layerName is "orm (Beego ORM v2)", or "sqlx" when the library is named as the layer.
+func layerName(v *results.Variant) string {
+	if l := library(v); l != v.Layer {
+		return fmt.Sprintf("%s (%s)", v.Layer, l)
+	}
+	return v.Layer
+}
+
+// shortLibrary drops what follows a "+" ("database/sql + go-sql-driver/mysql" is
+// database/sql) and a trailing version word, for sentences.
+func shortLibrary(v *results.Variant) string {
+	s, _, _ := strings.Cut(library(v), " + ")
+	return strings.TrimSpace(s)
+}
+
+// interval is "[0.93, 0.97]", or why there is none.
+func interval(e estimate) string {
+	if !e.OK {
+		return "(not measured)"
+	}
+	if !e.HasInterval() {
+		return fmt.Sprintf("(no interval: %d pairs)", e.N)
+	}
+	return fmt.Sprintf("[%.2f, %.2f]", e.Lo, e.Hi)
+}
+
+// ratioCI is "0.95× [0.93, 0.97]".
+func ratioCI(e estimate) string {
+	if !e.OK {
+		return "not measured"
+	}
+	return ratioText(e.Ratio) + " " + interval(e)
+}
+
+// halfWidth is "±2%", "±0.6%", or "no interval".
+func halfWidth(e estimate) string {
+	h := e.HalfWidth()
+	switch {
+	case math.IsInf(h, 1):
+		return "no interval"
+	case h < 0.01:
+		return fmt.Sprintf("±%.1f%%", 100*h)
+	}
+	return fmt.Sprintf("±%.0f%%", 100*h)
+}
+
+// marks are the signs of a decision in tables, explained by markLegend.
+var marks = map[stats.Decision]string{
+	stats.Different:             "●",
+	stats.DifferentWithinMargin: "◐",
+	stats.Equivalent:            "=",
+	stats.Undecided:             "?",
+}
+
+const markLegend = "● differs by more than 2% (the 95% interval excludes 1 and reaches past ±2%); " +
+	"◐ differs, by less than 2%; = equivalent within ±2%; ? undecided: more pairs needed; " +
+	"† the comparison stopped at the end of its budget, before its intervals were within ±2%."
+
+// micros is a difference of seconds per request in µs: "+25 µs", "−3.1 µs".
+func micros(s float64) string {
+	us := 1e6 * s
+	if math.Abs(us) < 10 {
+		return signed(fmt.Sprintf("%.1f", us)) + " µs"
+	}
+	return signed(fmt.Sprintf("%.0f", us)) + " µs"
+}
+
+// signed puts a + before a positive number and a true minus before a negative one.
+func signed(s string) string {
+	if strings.HasPrefix(s, "-") {
+		return "−" + s[1:]
+	}
+	if strings.Trim(s, "0.") == "" {
+		return "±0"
+	}
+	return "+" + s
+}
+
+// bytesText is a size: 312 B, 4.6 kB, 1.2 MB.
+func bytesText(b float64) string {
+	a := math.Abs(b)
+	switch {
+	case a >= 1e6:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.1f kB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// plural writes n with its noun, "1 command", "3 commands".
+func plural(n float64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return num(n) + " " + noun + "s"
+}
+
+// commandChange says how the commands per request change from base to other, as a
+// count, "3 → 1 commands", and by name, "−Prepare −Execute −Close stmt +Query"; both ""
+// when nothing changes or a side was not captured.
+func commandChange(base, other *results.Variant) (count, names string) {
+	cb, okB := commands(base)
+	co, okO := commands(other)
+	if !okB || !okO {
+		return "", ""
+	}
+	var less, more []string
+	b, o := counts(base), counts(other)
+	for _, k := range commandOrder(b, o) {
+		switch {
+		case o[k] > b[k]:
+			more = append(more, "+"+k)
+		case o[k] < b[k]:
+			less = append(less, "−"+k)
+		}
+	}
+	if len(less)+len(more) == 0 {
+		return "", ""
+	}
+	return fmt.Sprintf("%s → %s commands", num(cb), num(co)), strings.Join(append(less, more...), " ")
+}
+
+// counts are v's commands per request by name (wire counts when present).
+func counts(v *results.Variant) map[string]float64 {
+	if v.Roundtrips == nil {
+		return map[string]float64{}
+	}
+	if v.Roundtrips.Wire != nil {
+		return v.Roundtrips.Wire
+	}
+	return v.Roundtrips.Log
+}
+
+// commandOrder lists the command names of both maps in the order a request sends them.
+func commandOrder(a, b map[string]float64) []string {
+	order := []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
+	var rest []string
+	for _, m := range []map[string]float64{a, b} {
+		for k := range m {
+			if !slices.Contains(order, k) && !slices.Contains(rest, k) {
+				rest = append(rest, k)
+			}
+		}
+	}
+	slices.Sort(rest)
+	return append(order, rest...)
+}
