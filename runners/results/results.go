@@ -151,6 +151,25 @@ type Variant struct {
 	// Profile is the variant's profiled slice, measured apart from Reps (profiling
 	// costs CPU), nil when the run profiled nothing.
 	Profile *Profile `json:"profile,omitempty"`
+	// Capacity is the pool sweep's capacity search, nil elsewhere.
+	Capacity *Capacity `json:"capacity,omitempty"`
+}
+
+// Capacity is the highest open-loop arrival rate at which a variant kept its p99 within
+// a target, its errors under the run's threshold and its throughput at the rate offered
+// (not past capacity), found by bisection.
+type Capacity struct {
+	SLO    float64 `json:"slo_p99"` // seconds
+	Rate   float64 `json:"rate"`    // req/s, the highest rate that passed; 0 when none did
+	Probes []Probe `json:"probes"`
+}
+
+// Probe is one rate tried: the slice (Rep) that measured it and whether it passed.
+type Probe struct {
+	Rate float64 `json:"rate"`
+	Rep  int     `json:"rep"`
+	Pass bool    `json:"pass"`
+	Why  string  `json:"why,omitempty"` // what failed
 }
 
 // Profile is where a variant's CPU goes: one profiled slice, its stacks folded into
@@ -251,6 +270,9 @@ type Repetition struct {
 	PoolCounted     bool    `json:"pool_counted,omitempty"`
 	PoolWaits       int64   `json:"pool_waits,omitempty"`
 	PoolWaitSeconds float64 `json:"pool_wait_seconds,omitempty"`
+	// The pool's connections in use, sampled every 100 ms (database/sql's InUse).
+	PoolInUseMean float64 `json:"pool_in_use_mean,omitempty"`
+	PoolInUseMax  int64   `json:"pool_in_use_max,omitempty"`
 	// Saturation is what saturation.Judge reads of the slice's load (the schedule, the
 	// timeline, the queues), stored so that a report judges it again.
 	Saturation *saturation.Summary `json:"saturation,omitempty"`

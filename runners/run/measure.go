@@ -41,9 +41,11 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	}
 	cfg := r.loadConfig(t, rv, load, r.o.Seed+uint64(n)*0x9e3779b9)
 	started := time.Now().UTC()
-	threads := sampleThreadsRunning(ctx, r.admin)
+	threads := sample(ctx, threadsRunning(r.admin))
+	inUse := sample(ctx, poolInUse(t.AdminURL))
 	res, err := loadgen.Run(ctx, cfg)
-	threadsMean, threadsMax := threads()
+	threadsMean, threadsMax, _ := threads()
+	inUseMean, inUseMax, inUseN := inUse()
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // a slice cut short is not a slice: it is not recorded
 	}
@@ -60,6 +62,9 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		return nil, err
 	}
 	rep.AppRSS, rep.ThreadsRunningMean, rep.ThreadsRunningMax = rss, threadsMean, threadsMax
+	if inUseN > 0 {
+		rep.PoolInUseMean, rep.PoolInUseMax = inUseMean, inUseMax
+	}
 	if afterErr == nil {
 		after.sub(before, res.Requests, rep)
 	}
@@ -160,13 +165,12 @@ func (r *runner) invalidReason(res *loadgen.Result, countersErr error) string {
 	return ""
 }
 
-// sampleThreadsRunning polls the server's Threads_running every 100 ms until the
-// returned function is called, which gives the mean and the maximum seen: how many
-// statements the database was really running at once, whatever the pools allowed.
-func sampleThreadsRunning(ctx context.Context, admin *sql.DB) func() (mean float64, max int64) {
+// sample reads a gauge every 100 ms until the returned function is called, which
+// gives the mean and the maximum of the readings; n is 0 when none could be read.
+func sample(ctx context.Context, read func(ctx context.Context) (int64, bool)) func() (mean float64, max int64, n int) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	var sum, n, top int64
+	var sum, count, top int64
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(100 * time.Millisecond)
@@ -177,23 +181,43 @@ func sampleThreadsRunning(ctx context.Context, admin *sql.DB) func() (mean float
 				return
 			case <-tick.C:
 			}
-			var name string
-			var v int64
-			if admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
-				continue
+			if v, ok := read(ctx); ok {
+				sum, count, top = sum+v, count+1, max(top, v)
 			}
-			// The sampling connection's own statement is running too: leave it out.
-			v--
-			sum, n, top = sum+v, n+1, max(top, v)
 		}
 	}()
-	return func() (float64, int64) {
+	return func() (float64, int64, int) {
 		cancel()
 		<-done
-		if n == 0 {
-			return 0, 0
+		if count == 0 {
+			return 0, 0, 0
 		}
-		return float64(sum) / float64(n), top
+		return float64(sum) / float64(count), top, int(count)
+	}
+}
+
+// threadsRunning reads the server's Threads_running: how many statements the database
+// was really running at once, whatever the pools allowed. The sampling connection's own
+// statement is running too: it is left out.
+func threadsRunning(admin *sql.DB) func(ctx context.Context) (int64, bool) {
+	return func(ctx context.Context) (int64, bool) {
+		var name string
+		var v int64
+		if admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
+			return 0, false
+		}
+		return v - 1, true
+	}
+}
+
+// poolInUse reads a Go target's connections in use (DBStats.InUse).
+func poolInUse(adminURL string) func(ctx context.Context) (int64, bool) {
+	return func(ctx context.Context) (int64, bool) {
+		s := dbStats(adminURL)
+		if s == nil {
+			return 0, false
+		}
+		return s.InUse, true
 	}
 }
 
@@ -256,6 +280,7 @@ func checkHello(_ uint32, body []byte) error {
 
 // poolStats is the part of database/sql's DBStats the runner records.
 type poolStats struct {
+	InUse        int64
 	WaitCount    int64
 	WaitDuration int64 // nanoseconds
 }

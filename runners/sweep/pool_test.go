@@ -27,14 +27,14 @@ func keys(vs []matrix.Variant) []string {
 	return out
 }
 
-func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T) {
+func TestExpandPoolsListsEveryPoolOfEachFamily(t *testing.T) {
 	base := []matrix.Variant{
 		{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 99},
 		{Lang: "php", Server: "fpm", Layer: "orm", Stmt: "interpolate", Conn: "persistent"},
 		{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 3}, // same family: dropped
 	}
-	pools := map[string][]int{"go": {1, 2, 4, 8, 16, 32, 64, 128, 256}, "php": {64, 1, 2, 4, 8, 16, 32}}
-	got, err := ExpandPools(base, pools, 16)
+	pools := map[string][]int{"go": {1, 4, 2}, "php": {8, 1, 8}}
+	got, err := ExpandPools(base, pools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,39 +42,14 @@ func TestExpandPoolsTrimsAboveConcurrencyAndKeepsTheFirstAtOrAbove(t *testing.T)
 		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=1",
 		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=2",
 		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=4",
-		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=8",
-		"lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=16",
 		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=1",
-		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=2",
-		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=4",
 		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=8",
-		"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=16",
 	}
 	if !slices.Equal(keys(got), want) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(keys(got), "\n"), strings.Join(want, "\n"))
 	}
-	// 100 is in neither list: the first pool above it stands for all larger ones.
-	got, err = ExpandPools(base[:1], pools, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if last := got[len(got)-1].Pool; len(got) != 8 || last != 128 {
-		t.Fatalf("at concurrency 100: %d points ending at pool %d, want 8 ending at 128", len(got), last)
-	}
-	// Above every pool: the whole list.
-	got, _ = ExpandPools(base[1:2], pools, 1000)
-	if len(got) != 7 {
-		t.Fatalf("at concurrency 1000: %d php points, want all 7", len(got))
-	}
-}
-
-func TestExpandPoolsErrors(t *testing.T) {
-	base := []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent"}}
-	if _, err := ExpandPools(base, map[string][]int{"php": {1}}, 4); err == nil || !strings.Contains(err.Error(), "lang go") {
+	if _, err := ExpandPools(base[:1], map[string][]int{"php": {1}}); err == nil || !strings.Contains(err.Error(), "lang go") {
 		t.Fatalf("err = %v, want one naming lang go", err)
-	}
-	if _, err := ExpandPools(base, map[string][]int{"go": {1}}, 0); err == nil {
-		t.Fatal("concurrency 0 accepted")
 	}
 }
 
@@ -88,23 +63,18 @@ func TestDefaultPoolSweepExpandsFromTheMatrix(t *testing.T) {
 	for _, l := range m.LangNames() {
 		pools[l] = m.Langs[l].PoolSweep
 	}
-	total := 0
-	for _, c := range []int{16, 64, 256} {
-		got, err := ExpandPools(vs, pools, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range got {
-			if err := m.Check(v); err != nil {
-				t.Errorf("expanded variant is not in the matrix: %v", err)
-			}
-		}
-		total += len(got)
+	got, err := ExpandPools(vs, pools)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// go: 5 + 7 + 9 pools, php: 5 + 7 + 7, two variants each. The make target's time
-	// budget is computed from this number.
-	if total != 80 {
-		t.Fatalf("default pool sweep has %d points, want 80", total)
+	for _, v := range got {
+		if err := m.Check(v); err != nil {
+			t.Errorf("expanded variant is not in the matrix: %v", err)
+		}
+	}
+	// go: 9 pools, php: 7, two families each. make pool-sweep's time is computed from it.
+	if len(got) != 32 {
+		t.Fatalf("default pool sweep has %d points, want 32", len(got))
 	}
 }
 

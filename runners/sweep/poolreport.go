@@ -2,150 +2,282 @@ package sweep
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"dbbench/runners/report"
-	"dbbench/runners/saturation"
+	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
-// Capacity is what the report sets the measured advice beside.
-type Capacity struct {
-	DBCores        int // the database host's cores, for the rule of thumb
-	Spindles       int // its effective spindles (1 for an SSD)
-	MaxConnections int // the production server's max_connections
-	AppInstances   int // how many app instances share it
+// Production describes the deployment the advice is for.
+type Production struct {
+	Rate           float64       // peak arrival rate, requests per second per app instance
+	SLO            time.Duration // the p99 target
+	DBCores        int           // the database host's cores, for the rule of thumb
+	Spindles       int           // its effective spindles (1 for an SSD)
+	MaxConnections int           // the production server's max_connections
+	AppInstances   int           // how many app instances share it
 }
 
-// PoolPage builds the pool sweep's report from its levels.
-func PoolPage(levels []Level, c Capacity) *report.SweepPage {
-	thumb := RuleOfThumb(c.DBCores, c.Spindles)
-	per := PerInstance(c.MaxConnections, c.AppInstances)
+// PoolPage builds the pool sweep's report: the recommendation first, then the capacity
+// at the SLO per pool, the closed-loop throughput and pool waits, and the USL fits.
+func PoolPage(r *results.Run, prod Production) *report.SweepPage {
+	curves := Curves(r)
 	p := &report.SweepPage{Title: "dbbench pool sweep"}
-	if len(levels) > 0 {
-		s := levels[0].Run.Settings
-		p.Intro = append(p.Intro, fmt.Sprintf(
-			"Closed loop at %s client connections; each pool point measured %d times for %s after a %s warm-up, repetitions interleaved across the points of a level. Each concurrency level is one run with its own freshly provisioned database (%s).",
-			joinInts(levelsConcurrency(levels)), s.Reps, s.Duration, s.Warmup, s.Provider))
+	p.Intro = poolIntro(r, prod)
+	rec := recommendation(curves, prod)
+	p.Answer = rec.Paragraphs[:len(curves)] // one sentence per family: the page's first lines
+	rec.Paragraphs = rec.Paragraphs[len(curves):]
+	p.Sections = append(p.Sections, rec, capacitySection(curves, prod))
+	for _, cv := range curves {
+		p.Sections = append(p.Sections, closedSection(cv))
 	}
-	p.Intro = append(p.Intro,
-		"Pools above a level's concurrency are not run: with at most that many requests in flight a larger pool holds no more busy connections. The first pool at or above the concurrency is run and stands for all larger ones.",
-		fmt.Sprintf("Knee: the smallest pool whose median QPS is within %.0f%% of the best. Recommended: the smallest pool from the knee up within %.0f%% of the best QPS whose p99 is not significantly worse than the best pool's (Mann-Whitney U over the repetitions, alpha %.2g; it needs at least 4 repetitions per point to ever see a difference). QPS cells show the median and, from 6 repetitions up, the larger side of its 95%% confidence interval.",
-			100*Within, 100*Within, stats.Alpha),
-		fmt.Sprintf("Rule of thumb (database cores × 2 + spindles): %d × 2 + %d = %d. max_connections %d shared by %d app instances allows %d connections per instance (runner and admin connections not counted).",
-			c.DBCores, c.Spindles, thumb, c.MaxConnections, c.AppInstances, per))
-
-	rec := report.SweepSection{Heading: "Recommendation"}
-	tab := report.Table{Head: []string{"variant", "concurrency", "best QPS (pool)", "knee", "recommended pool", "its QPS", "its p99 / best's", "past the best", "rule of thumb", "per instance (max_connections)"}}
-	var notes []string
-	byFamily := map[string][]string{} // "8 at 64 connections", in level order
-	var families []string
-	for _, l := range levels {
-		for _, cv := range l.Curves {
-			a, err := Recommend(cv.Points)
-			if err != nil {
-				tab.Rows = append(tab.Rows, []string{cv.Family, fmt.Sprint(l.Concurrency), err.Error(), "", "", "", "", "", fmt.Sprint(thumb), fmt.Sprint(per)})
-				continue
-			}
-			if byFamily[cv.Family] == nil {
-				families = append(families, cv.Family)
-			}
-			byFamily[cv.Family] = append(byFamily[cv.Family], fmt.Sprintf("%d at %d", a.Pool, l.Concurrency))
-			past := "no fall"
-			if a.DegradesAt > 0 {
-				past = fmt.Sprintf("−%.0f%% QPS at pool %d", 100*a.Drop, a.DegradesAt)
-			}
-			fit := fmt.Sprint(per)
-			if a.Pool > per {
-				fit += fmt.Sprintf(" (the recommended %d does not fit)", a.Pool)
-			}
-			tab.Rows = append(tab.Rows, []string{cv.Family, fmt.Sprint(l.Concurrency),
-				fmt.Sprintf("%.0f (%d)", a.BestQPS, a.Best), fmt.Sprint(a.Knee), fmt.Sprint(a.Pool),
-				fmt.Sprintf("%.0f", a.PoolQPS), fmt.Sprintf("%.2f", a.P99Ratio), past, fmt.Sprint(thumb), fit})
-			for _, n := range a.Notes {
-				if strings.HasPrefix(n, "p99 test: ") {
-					notes = append(notes, n) // the same for every curve: said once
-					continue
-				}
-				notes = append(notes, fmt.Sprintf("%s at concurrency %d: %s", cv.Family, l.Concurrency, n))
-			}
-		}
+	p.Sections = append(p.Sections, uslSection(curves, prod))
+	if r.Status != "complete" {
+		p.Intro = append(p.Intro, fmt.Sprintf("This sweep is %s: %s", r.Status, r.Error))
 	}
-	if len(families) > 0 {
-		p.Answer = append(p.Answer, fmt.Sprintf("Recommended pool (pool at client connections): the smallest within %.0f%% of the best QPS whose p99 is no worse than the best pool's.", 100*Within))
-	}
-	for _, f := range families {
-		p.Answer = append(p.Answer, fmt.Sprintf("%s: %s.", familyName(f), strings.Join(byFamily[f], ", ")))
-	}
-	if len(families) > 0 {
-		p.Answer = append(p.Answer, fmt.Sprintf("The rule of thumb (database cores × 2 + spindles) says %d; max_connections %d shared by %d app instances allows %d each.",
-			thumb, c.MaxConnections, c.AppInstances, per))
-	}
-	rec.Tables = append(rec.Tables, tab)
-	rec.Paragraphs = append(rec.Paragraphs, dedupe(notes)...)
-	p.Sections = append(p.Sections, rec)
-
-	for _, l := range levels {
-		sec := report.SweepSection{Heading: fmt.Sprintf("Concurrency %d", l.Concurrency)}
-		qps := report.LineChart{Title: fmt.Sprintf("Median QPS against pool size, %d client connections", l.Concurrency),
-			XLabel: "pool (Go SetMaxOpenConns, PHP pm.max_children)", YLabel: "req/s", LogX: true}
-		p99 := report.LineChart{Title: fmt.Sprintf("Median p99 against pool size, %d client connections", l.Concurrency),
-			XLabel: qps.XLabel, YLabel: "p99 ms", LogX: true}
-		t := report.Table{Head: []string{"variant", "pool", "QPS", "p99 ms", "pool waits / rep", "Threads_running mean (max)", "errors", "note"}}
-		queued := false
-		for _, cv := range l.Curves {
-			sq, sp := report.Series{Name: cv.Family}, report.Series{Name: cv.Family}
-			sq.Stmt, sq.Conn = keyValue(cv.Family, "stmt"), keyValue(cv.Family, "conn")
-			sp.Stmt, sp.Conn = sq.Stmt, sq.Conn
-			for _, pt := range cv.Points {
-				row := []string{cv.Family, fmt.Sprint(pt.Pool), "-", "-", "-", "-", fmt.Sprint(pt.Errors), pt.Invalid}
-				if pt.Invalid == "" && pt.Saturation.Marked() {
-					row[7] = pt.Saturation.State
-					queued = true
-				}
-				if len(pt.QPS) > 0 {
-					q, _ := stats.Summarize(pt.QPS, units.QPS)
-					l99, _ := stats.Summarize(pt.P99, units.P99)
-					row[2], row[3] = withInterval(q), fmt.Sprintf("%.2f", 1e3*l99.Center)
-					row[4] = waits(pt.PoolWaits)
-					row[5] = fmt.Sprintf("%.1f (%d)", pt.ThreadsRunning, pt.ThreadsMax)
-					if pt.Invalid == "" {
-						sq.X, sq.Y = append(sq.X, float64(pt.Pool)), append(sq.Y, q.Center)
-						sp.X, sp.Y = append(sp.X, float64(pt.Pool)), append(sp.Y, 1e3*l99.Center)
-					}
-				}
-				t.Rows = append(t.Rows, row)
-			}
-			qps.Series, p99.Series = append(qps.Series, sq), append(p99.Series, sp)
-		}
-		sec.Charts = []report.LineChart{qps, p99}
-		sec.Tables = []report.Table{t}
-		if queued {
-			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("A point marked %q spent most of its requests' time waiting for a pool connection or in the server's queue (runners/saturation): its QPS is still the throughput at that pool, but its p99 is the length of the queue (%d clients over the pool's slots), not service time.", saturation.Queueing, l.Concurrency))
-		}
-		if l.Run.Status != "complete" {
-			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("This level's run is %s: %s", l.Run.Status, l.Run.Error))
-		}
-		p.Sections = append(p.Sections, sec)
-	}
-	if len(levels) > 0 {
-		p.Sections = append(p.Sections, environment(levels[0].Run.Environment))
-	}
+	p.Sections = append(p.Sections, environment(r.Environment))
 	return p
 }
 
-// waits is the median pool waits per repetition; n/a where the target has no pool
-// counters (php-fpm: each worker holds its own connection, requests queue before it).
-func waits(xs []float64) string {
-	if len(xs) == 0 {
-		return "n/a"
+func poolIntro(r *results.Run, prod Production) []string {
+	s := r.Settings
+	return []string{
+		fmt.Sprintf("Every pool size of each family ran at once (one target each), measured in slices of %s after a %s lead-in, interleaved across the points: closed-loop throughput, a concurrency series of the largest pool, then the capacity at the SLO, the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), found by bisection.",
+			orDash(pairingSlice(s)), orDash(pairingLeadIn(s)), prod.SLO, 100*s.MaxErrorRate),
+		"**The database, the app and the load generator share this machine's cores**: the capacities are this machine's, and each pool's figures include the others' contention for CPU. To size a pool for production, run the sweep with `--provider dsn` against a server like production's, from a machine like the app's.",
 	}
-	s, err := stats.Summarize(xs, "waits/op")
-	if err != nil {
+}
+
+func pairingSlice(s results.Settings) string {
+	if s.Pairing != nil {
+		return s.Pairing.Slice
+	}
+	return s.Duration
+}
+
+func pairingLeadIn(s results.Settings) string {
+	if s.Pairing != nil {
+		return s.Pairing.LeadIn
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f", s.Center)
+	return s
+}
+
+// recommendation says, per family, the smallest pool that holds the rate at the SLO,
+// with its headroom, and what fits under max_connections.
+func recommendation(curves []Curve, prod Production) report.SweepSection {
+	thumb := RuleOfThumb(prod.DBCores, prod.Spindles)
+	per := PerInstance(prod.MaxConnections, prod.AppInstances)
+	sec := report.SweepSection{Heading: "Recommendation"}
+	t := report.Table{Head: []string{"variant", "recommended pool", "its capacity (req/s)", "headroom", "smaller pool", "per instance (max_connections)", "USL N* (pool)", "knee", "rule of thumb"}}
+	for _, cv := range curves {
+		a := Advise(cv, prod.Rate)
+		sec.Paragraphs = append(sec.Paragraphs, adviceSentence(cv, a, prod, per))
+		row := []string{cv.Family, "none holds", "-", "-", "-", fmt.Sprint(per), nstar(a.ByPool), fmt.Sprint(a.Knee), fmt.Sprint(thumb)}
+		if a.Pool > 0 {
+			row[1], row[2], row[3] = fmt.Sprint(a.Pool), fmt.Sprintf("%.0f", a.Capacity), fmt.Sprintf("%+.0f%%", 100*a.Headroom)
+		}
+		if a.Short > 0 {
+			row[4] = fmt.Sprintf("%d: %d req/s", a.Short, a.ShortCapacity)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf(
+		"Rule of thumb (database cores × 2 + spindles): %d × 2 + %d = %d. The knee is the smallest pool within %.0f%% of the best closed-loop throughput; N* = √((1−σ)/κ) is where the Universal Scalability Law fitted to throughput against pool size peaks.",
+		prod.DBCores, prod.Spindles, thumb, 100*Within))
+	sec.Tables = []report.Table{t}
+	return sec
+}
+
+func adviceSentence(cv Curve, a Advice, prod Production, per int) string {
+	if a.Pool == 0 {
+		best := 0.0
+		for _, p := range cv.Points {
+			if p.Capacity != nil {
+				best = max(best, p.Capacity.Rate)
+			}
+		}
+		return fmt.Sprintf("%s: no pool holds %.0f req/s with p99 ≤ %v on this machine (the most any held: %.0f req/s); spread the load over more instances or a larger host.",
+			cv.Family, prod.Rate, prod.SLO, best)
+	}
+	s := fmt.Sprintf("%s: at %.0f req/s with p99 ≤ %v, the smallest pool that holds is **%d**: its capacity there is %.0f req/s, headroom %+.0f%%",
+		cv.Family, prod.Rate, prod.SLO, a.Pool, a.Capacity, 100*a.Headroom)
+	if a.Short > 0 {
+		s += fmt.Sprintf("; pool %d holds only %d req/s", a.Short, a.ShortCapacity)
+	}
+	total := a.Pool * prod.AppInstances
+	fit := "fits"
+	if a.Pool > per {
+		fit = "does not fit"
+	}
+	return s + fmt.Sprintf(". %d app instances × %d = %d connections %s under max_connections %d (%d per instance).",
+		prod.AppInstances, a.Pool, total, fit, prod.MaxConnections, per)
+}
+
+// nstar is the fit's N*, "-" without a fit.
+func nstar(u *stats.USL) string {
+	switch {
+	case u == nil:
+		return "-"
+	case math.IsInf(u.NStar, 1):
+		return "∞"
+	}
+	return fmt.Sprintf("%.0f", u.NStar)
+}
+
+// capacitySection tables each point's capacity at the SLO, with the pool's waits at
+// that rate, and charts capacity against pool size.
+func capacitySection(curves []Curve, prod Production) report.SweepSection {
+	sec := report.SweepSection{Heading: fmt.Sprintf("Capacity at p99 ≤ %v", prod.SLO)}
+	t := report.Table{Head: []string{"variant", "pool", "capacity (req/s)", "p99 there (ms)", "pool wait per request there (ms)", "connections in use there, mean (max)", "probes"}}
+	chart := report.LineChart{Title: fmt.Sprintf("Capacity at p99 ≤ %v against pool size", prod.SLO),
+		XLabel: "pool size", YLabel: "req/s", LogX: true}
+	for _, cv := range curves {
+		s := report.Series{Name: familyName(cv.Family), Stmt: keyValue(cv.Family, "stmt"), Conn: keyValue(cv.Family, "conn")}
+		for _, p := range cv.Points {
+			row := []string{cv.Family, fmt.Sprint(p.Pool), "-", "-", "-", "-", "-"}
+			switch {
+			case p.Invalid != "":
+				row[2] = "invalid: " + p.Invalid
+			case p.Capacity != nil:
+				row[2] = fmt.Sprintf("%.0f", p.Capacity.Rate)
+				row[6] = probes(p.Capacity)
+				s.X, s.Y = append(s.X, float64(p.Pool)), append(s.Y, p.Capacity.Rate)
+			}
+			if rep := p.AtCapacity; rep != nil {
+				n := float64(max(rep.Requests, 1))
+				row[3] = fmt.Sprintf("%.1f", 1e3*rep.P99)
+				if rep.PoolCounted {
+					row[4] = fmt.Sprintf("%.3f", 1e3*rep.PoolWaitSeconds/n)
+					row[5] = fmt.Sprintf("%.1f (%d)", rep.PoolInUseMean, rep.PoolInUseMax)
+				}
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		chart.Series = append(chart.Series, s)
+	}
+	sec.Paragraphs = []string{"Each rate was held for one slice; a probe failed on its p99, its errors, or a shortfall or growing backlog (past capacity). Probes lists the rates tried, ✓ held, ✗ did not."}
+	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}
+	return sec
+}
+
+func probes(c *results.Capacity) string {
+	sorted := slices.Clone(c.Probes)
+	slices.SortFunc(sorted, func(a, b results.Probe) int { return int(a.Rate - b.Rate) })
+	var out []string
+	for _, p := range sorted {
+		mark := "✗"
+		if p.Pass {
+			mark = "✓"
+		}
+		out = append(out, fmt.Sprintf("%.0f%s", p.Rate, mark))
+	}
+	return strings.Join(out, " ")
+}
+
+// closedSection tables a family's closed-loop slices: throughput, p99 and the time
+// requests waited for a pool connection, per pool and client count.
+func closedSection(cv Curve) report.SweepSection {
+	sec := report.SweepSection{Heading: "Closed loop: " + cv.Family}
+	t := report.Table{Head: []string{"pool", "clients", "QPS", "p99 ms", "pool wait per request (ms)", "waits per request", "in use, mean (max)", "Threads_running", "note"}}
+	for _, p := range cv.Points {
+		for _, c := range sortedLevels(p.Levels) {
+			l := p.Levels[c]
+			row := []string{fmt.Sprint(p.Pool), fmt.Sprint(c), fmt.Sprintf("%.0f", median(l.QPS)), fmt.Sprintf("%.2f", 1e3*median(l.P99)),
+				"n/a", "n/a", "n/a", fmt.Sprintf("%.1f", median(l.Threads)), ""}
+			if len(l.WaitSeconds) > 0 {
+				row[4], row[5] = fmt.Sprintf("%.3f", 1e3*median(l.WaitSeconds)), fmt.Sprintf("%.2f", median(l.Waits))
+				row[6] = fmt.Sprintf("%.1f (%d)", median(l.InUseMean), l.InUseMax)
+			}
+			if l.Saturation.Marked() {
+				row[8] = l.Saturation.State
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	sec.Paragraphs = []string{"Medians of the slices. A pool wait is database/sql's: a request found every connection of the pool busy and waited for one (php-fpm has no such count: its requests queue before a worker, n/a). A point marked queueing spent most of its requests' time waiting: its QPS is the throughput of that pool, its p99 the length of the queue."}
+	sec.Tables = []report.Table{t}
+	return sec
+}
+
+func sortedLevels(m map[int]*Level) []int {
+	var out []int
+	for c := range m {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// uslSection charts the closed-loop throughput against pool size and against
+// concurrency with the Universal Scalability Law fitted to each.
+func uslSection(curves []Curve, prod Production) report.SweepSection {
+	sec := report.SweepSection{Heading: "Universal Scalability Law"}
+	sec.Paragraphs = []string{"X(N) = λN / (1 + σ(N−1) + κN(N−1)): σ is contention (serialised work), κ coherency (the cost of keeping N in step); throughput peaks at N* = √((1−σ)/κ). Fitted by least squares on log throughput (runners/stats/usl.go) to the median closed-loop throughput of each pool at the top client count, and of the largest pool at each client count."}
+	t := report.Table{Head: []string{"variant", "against", "λ (req/s per unit)", "σ", "κ", "N*", "R²"}}
+	for _, cv := range curves {
+		a := Advise(cv, prod.Rate)
+		if a.ByPool != nil {
+			t.Rows = append(t.Rows, uslRow(cv.Family, fmt.Sprintf("pool size (%d clients)", cv.Top()), a.ByPool.Lambda, a.ByPool.Sigma, a.ByPool.Kappa, a.ByPool.NStar, a.ByPool.R2))
+			sec.Charts = append(sec.Charts, uslChart(cv.Family+": QPS against pool size", "pool size", cv, true, a))
+		}
+		if a.ByClients != nil {
+			t.Rows = append(t.Rows, uslRow(cv.Family, fmt.Sprintf("clients (pool %d)", cv.Largest().Pool), a.ByClients.Lambda, a.ByClients.Sigma, a.ByClients.Kappa, a.ByClients.NStar, a.ByClients.R2))
+			sec.Charts = append(sec.Charts, uslChart(cv.Family+": QPS against clients", "client connections", cv, false, a))
+		}
+		sec.Paragraphs = append(sec.Paragraphs, a.FitErrors...)
+	}
+	sec.Tables = []report.Table{t}
+	return sec
+}
+
+func uslRow(family, against string, lambda, sigma, kappa, nstar, r2 float64) []string {
+	n := fmt.Sprintf("%.0f", nstar)
+	if math.IsInf(nstar, 1) {
+		n = "∞ (κ = 0: no peak)"
+	}
+	return []string{family, against, fmt.Sprintf("%.0f", lambda), fmt.Sprintf("%.3f", sigma), fmt.Sprintf("%.5f", kappa), n, fmt.Sprintf("%.3f", r2)}
+}
+
+// uslChart draws the measured points and the fitted curve.
+func uslChart(title, xlabel string, cv Curve, byPool bool, a Advice) report.LineChart {
+	c := report.LineChart{Title: title, XLabel: xlabel, YLabel: units.QPS, LogX: true}
+	measured := report.Series{Name: "measured"}
+	fit := a.ByClients
+	if byPool {
+		fit = a.ByPool
+		top := cv.Top()
+		for _, p := range cv.Points {
+			if l := p.Levels[top]; l != nil && p.Invalid == "" && p.Pool <= top {
+				measured.X, measured.Y = append(measured.X, float64(p.Pool)), append(measured.Y, median(l.QPS))
+			}
+		}
+	} else {
+		l := cv.Largest()
+		for _, n := range sortedLevels(l.Levels) {
+			measured.X, measured.Y = append(measured.X, float64(n)), append(measured.Y, median(l.Levels[n].QPS))
+		}
+	}
+	curve := report.Series{Name: fmt.Sprintf("USL fit (σ %.3f, κ %.5f)", fit.Sigma, fit.Kappa)}
+	if len(measured.X) > 0 {
+		lo, hi := slices.Min(measured.X), slices.Max(measured.X)
+		for x := lo; x <= hi*1.0001; x *= math.Pow(2, 0.25) {
+			curve.X, curve.Y = append(curve.X, x), append(curve.Y, fit.Predict(x))
+		}
+	}
+	c.Series = []report.Series{measured, curve}
+	return c
 }
 
 func environment(env map[string]string) report.SweepSection {
@@ -156,44 +288,7 @@ func environment(env map[string]string) report.SweepSection {
 	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
 }
 
-func levelsConcurrency(ls []Level) []int {
-	var out []int
-	for _, l := range ls {
-		out = append(out, l.Concurrency)
-	}
-	return out
-}
-
-func joinInts(xs []int) string {
-	var s []string
-	for _, x := range xs {
-		s = append(s, fmt.Sprint(x))
-	}
-	return strings.Join(s, ", ")
-}
-
-func dedupe(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// withInterval is the median and, when the sample allows one, the larger side of its
-// 95% interval in percent; the reason for a missing interval is said once, above.
-func withInterval(s stats.Summary) string {
-	if !s.HasInterval() || s.Center == 0 {
-		return fmt.Sprintf("%.0f", s.Center)
-	}
-	return fmt.Sprintf("%.0f ± %.0f%%", s.Center, 100*max(s.Center-s.Lo, s.Hi-s.Center)/s.Center)
-}
-
-// keyValue is the value of key in a variant key or family, "" when it has none.
+// keyValue is the value of key in a family's name (stmt=prepare → prepare).
 func keyValue(family, key string) string {
 	for _, part := range strings.Split(family, "/") {
 		if v, ok := strings.CutPrefix(part, key+"="); ok {
@@ -203,7 +298,7 @@ func keyValue(family, key string) string {
 	return ""
 }
 
-// familyName is a family key without its key names: go/nethttp/raw/interpolate/persistent.
+// familyName is a family's values without their keys: go/nethttp/raw/interpolate/persistent.
 func familyName(family string) string {
 	var parts []string
 	for _, part := range strings.Split(family, "/") {

@@ -51,40 +51,49 @@ func TestSweepsEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Pool(ctx, PoolOptions{Run: base, Variants: vs, Pools: map[string][]int{"go": {1, 2}, "php": {1, 2}}, Concurrency: []int{4}, Out: dir})
+		plan := PoolPlan{Levels: []int{4}, Reps: 2, SLO: time.Second, Probes: 3, OpenConnections: 16, Seed: 1}
+		err = Pool(ctx, PoolOptions{Run: base, Variants: vs, Pools: map[string][]int{"go": {1, 2}, "php": {1, 2}}, Plan: plan, Out: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		levels, err := LoadPool(dir)
+		r, err := LoadPool(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(levels) != 1 || levels[0].Concurrency != 4 || len(levels[0].Curves) != 2 {
-			t.Fatalf("levels: %+v", levels)
+		curves := Curves(r)
+		if len(curves) != 2 {
+			t.Fatalf("%d curves, want go and php", len(curves))
 		}
-		for _, cv := range levels[0].Curves {
+		for _, cv := range curves {
 			if len(cv.Points) != 2 {
 				t.Fatalf("%s: %d points, want pools 1 and 2", cv.Family, len(cv.Points))
 			}
 			for _, p := range cv.Points {
-				if p.Invalid != "" || len(p.QPS) != 2 || p.QPS[0] <= 0 || p.P99[0] <= 0 {
+				l := p.Levels[4]
+				if p.Invalid != "" || l == nil || len(l.QPS) < 2 || l.QPS[0] <= 0 {
 					t.Fatalf("%s pool %d: %+v", cv.Family, p.Pool, p)
 				}
+				// Three probes between 0 and 1.25× the closed-loop QPS, one a round; at a
+				// p99 target of a second, a small rate holds.
+				if p.Capacity == nil || len(p.Capacity.Probes) != 3 || p.Capacity.Rate <= 0 {
+					t.Fatalf("%s pool %d: capacity %+v", cv.Family, p.Pool, p.Capacity)
+				}
 			}
-			if _, err := Recommend(cv.Points); err != nil {
-				t.Fatalf("%s: %v", cv.Family, err)
+			// The largest pool also ran the concurrency series: clients 1 and 2.
+			if l := cv.Largest(); l.Levels[1] == nil || l.Levels[2] == nil {
+				t.Errorf("%s: no concurrency series at pool %d: levels %v", cv.Family, l.Pool, sortedLevels(l.Levels))
 			}
 		}
 		// Four clients on one Go connection must queue for it: database/sql counts that.
-		if g := levels[0].Curves[0]; g.Lang != "go" || g.Points[0].PoolWaits[0] == 0 {
-			t.Fatalf("go pool 1 at concurrency 4 recorded no pool waits: %+v", g.Points[0])
+		if g := curves[0]; g.Lang != "go" || len(g.Points[0].Levels[4].Waits) == 0 || g.Points[0].Levels[4].Waits[0] == 0 {
+			t.Fatalf("go pool 1 at 4 clients recorded no pool waits: %+v", g.Points[0].Levels[4])
 		}
-		page := PoolPage(levels, Capacity{DBCores: 2, Spindles: 1, MaxConnections: 151, AppInstances: 2})
+		page := PoolPage(r, Production{Rate: 10, SLO: time.Second, DBCores: 2, Spindles: 1, MaxConnections: 151, AppInstances: 2})
 		if err := report.WriteSweep(dir, page); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(dir, "report.md"))
-		if err != nil || !strings.Contains(string(md), "| lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent | 4 |") {
+		if err != nil || !strings.Contains(string(md), "lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent: at 10 req/s with p99 ≤ 1s, the smallest pool that holds is **1**") {
 			t.Fatalf("report.md (%v) lacks the php curve's recommendation:\n%s", err, md)
 		}
 	})

@@ -32,19 +32,23 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	reportOnly := fs.Bool("report-only", false, "measure nothing: write the report of the sweep already in --out")
 	var (
 		variants, pools, concurrency, delays    string
-		warmup, duration                        time.Duration
+		warmup, duration, slo                   time.Duration
 		reps, appInstances, maxConns, cores, sp int
 		rate                                    float64
-		conc                                    int
+		conc, probes, openConns                 int
 	)
 	switch kind {
 	case "pool":
 		fs.StringVar(&variants, "variants", sweep.DefaultPoolVariants, "comma-separated variant keys without pool")
 		fs.StringVar(&pools, "pools", "", "pool sizes per lang, like 'go=1,4,16;php=1,4' (default: the matrix's pool_sweep)")
-		fs.StringVar(&concurrency, "concurrency", "16,64,256", "closed-loop client connections, one run each")
-		fs.DurationVar(&warmup, "warmup", 500*time.Millisecond, "warm-up before each repetition")
-		fs.DurationVar(&duration, "duration", time.Second, "measured time per repetition")
-		fs.IntVar(&reps, "reps", 4, "repetitions per point (4 is the fewest with which the p99 test can see a difference)")
+		fs.StringVar(&concurrency, "concurrency", "256", "closed-loop client connections of the throughput step (the USL against pool size is fitted at the highest)")
+		fs.DurationVar(&warmup, "warmup", 500*time.Millisecond, "load for each target after it starts")
+		fs.DurationVar(&duration, "duration", time.Second, "measured time of one slice")
+		fs.IntVar(&reps, "reps", 3, "slices per point and client count in the closed-loop steps")
+		fs.Float64Var(&rate, "rate", 2000, "the peak arrival rate to size for, requests per second per app instance")
+		fs.DurationVar(&slo, "slo-p99", 50*time.Millisecond, "the p99 target the capacity search holds")
+		fs.IntVar(&probes, "probes", 6, "bisection rounds of the capacity search (each halves the interval)")
+		fs.IntVar(&openConns, "open-connections", 256, "connections of the open-loop generator in the capacity search: enough for the rate times the p99")
 		fs.IntVar(&appInstances, "app-instances", 4, "app instances sharing the database, for the max_connections advice")
 		fs.IntVar(&maxConns, "max-connections", 151, "the production server's max_connections (151 is MariaDB's and MySQL's default)")
 		fs.IntVar(&cores, "db-cores", runtime.NumCPU(), "database cores, for the rule of thumb (default: this host's)")
@@ -93,8 +97,8 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var page *report.SweepPage
 	switch kind {
 	case "pool":
-		if appInstances < 1 || maxConns < 1 || cores < 1 || sp < 0 {
-			return usageErr(errors.New("--app-instances, --max-connections and --db-cores must be positive, --spindles not negative"))
+		if appInstances < 1 || maxConns < 1 || cores < 1 || sp < 0 || rate <= 0 || slo <= 0 || probes < 1 || openConns < 1 {
+			return usageErr(errors.New("--app-instances, --max-connections, --db-cores, --rate, --slo-p99, --probes and --open-connections must be positive, --spindles not negative"))
 		}
 		vs, err := sweep.ParseVariants(m, variants, 1)
 		if err != nil {
@@ -110,21 +114,17 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		// The round trips do not depend on the pool: a short capture keeps the check quick.
 		ro.RoundtripRequests = 20
-		po := sweep.PoolOptions{Run: ro, Variants: vs, Pools: pl, Concurrency: levels, Out: dir}
-		points, err := sweep.PoolPoints(po)
-		if err != nil {
-			return usageErr(err)
-		}
+		po := sweep.PoolOptions{Run: ro, Variants: vs, Pools: pl, Out: dir, Plan: sweep.PoolPlan{
+			Levels: levels, Reps: reps, SLO: slo, Probes: probes, OpenConnections: openConns, Seed: *seed}}
 		if !*reportOnly {
-			fmt.Fprintf(stderr, "pool sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
-				points, reps, len(levels), sweep.Estimate(points, len(levels), reps, warmup, duration).Round(time.Minute), dir)
+			fmt.Fprintf(stderr, "pool sweep: about %v; results go to %s\n", sweep.PoolEstimate(po).Round(time.Minute), dir)
 			runErr = sweep.Pool(ctx, po)
 		}
-		ls, err := sweep.LoadPool(dir)
+		r, err := sweep.LoadPool(dir)
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
-		page = sweep.PoolPage(ls, sweep.Capacity{DBCores: cores, Spindles: sp, MaxConnections: maxConns, AppInstances: appInstances})
+		page = sweep.PoolPage(r, sweep.Production{Rate: rate, SLO: slo, DBCores: cores, Spindles: sp, MaxConnections: maxConns, AppInstances: appInstances})
 	case "rtt":
 		if conc < 1 {
 			return usageErr(errors.New("--concurrency must be at least 1"))
