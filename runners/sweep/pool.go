@@ -29,7 +29,9 @@ func familyOf(v *results.Variant) string {
 	return Family(matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn})
 }
 
-func saturationOf(rep *results.Repetition) saturation.Verdict { return saturation.Judge(*rep.Saturation) }
+func saturationOf(rep *results.Repetition) saturation.Verdict {
+	return saturation.Judge(*rep.Saturation)
+}
 
 // ExpandPools lists each base variant (its Pool ignored; duplicates dropped) at every
 // pool of its lang's list.
