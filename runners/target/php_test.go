@@ -264,6 +264,45 @@ func TestPHPDatabaseGoneThenBack(t *testing.T) {
 	}
 }
 
+// Every connection a PHP process keeps is cut while it is idle (the database restarted,
+// a proxy or firewall dropped it): no request fails. php-fpm's persistent PDO pings the
+// connection it takes up and opens a new one; a resident worker's read gets "MySQL server
+// has gone away" and runs once more on a new connection (php/src/Reconnect.php;
+// Illuminate's own retry for builder and orm).
+func TestPHPConnectionsCutWhileIdle(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	const pool = 2
+	for _, v := range phpVariants(t, pool) {
+		if v.Layer == "hello" || v.Conn != "persistent" {
+			continue
+		}
+		t.Run(v.Key(), func(t *testing.T) {
+			proxy := startSwitchProxy(t, db.Config.Addr)
+			tg := startPHPTarget(t, v, viaProxy(t, db, proxy.addr), "")
+			// New client connections each round until every process holds its database
+			// connection (two proxied sockets each): the kernel spreads new connections
+			// over the workers' sockets.
+			waitFor(t, 10*time.Second, func() bool {
+				client.CloseIdleConnections()
+				if err := concurrently(tg.URL, 10*pool, 2*pool)(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				proxy.mu.Lock()
+				defer proxy.mu.Unlock()
+				return len(proxy.conns) == 2*pool
+			})
+			proxy.down()
+			proxy.up(t)
+			for round := range 3 {
+				client.CloseIdleConnections()
+				if err := concurrently(tg.URL, 10*pool, 2*pool)(context.Background()); err != nil {
+					t.Fatalf("round %d after the cut: %v", round, err)
+				}
+			}
+		})
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
