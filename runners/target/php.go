@@ -2,9 +2,11 @@ package target
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +38,10 @@ const (
 	phpHealthTimeout = 15 * time.Second
 	// maxSocketPath is the longest path a unix socket can have on Linux (sun_path is 108
 	// bytes with the NUL); php-fpm silently truncates a longer one.
-	maxSocketPath  = 107
-	phpStopTimeout = 10 * time.Second
+	maxSocketPath = 107
+	// phpStatusSocket is the longer of php-fpm's two socket names: the status page's.
+	phpStatusSocket = "php-fpm-status.sock"
+	phpStopTimeout  = 10 * time.Second
 )
 
 // phpPath is the PATH the PHP servers get: they inherit none of our environment.
@@ -48,18 +52,19 @@ var phpTemplates = []string{"nginx.conf", "php-fpm.conf", "php.ini"}
 
 // phpConf is what the templates see.
 type phpConf struct {
-	Dir     string // the private run directory
-	PHPDir  string // the repository's php/ directory (absolute)
-	Listen  string // nginx's 127.0.0.1:PORT
-	Socket  string // php-fpm's unix socket, which nginx connects to
-	User    string // "root" when running as root (both servers refuse root otherwise), else ""
-	Pool    int    // pm.max_children
-	Backlog int
-	Layer   string
-	Stmt    string
-	Conn    string
-	DBEnv   []string // names of phpDBVars, or none for hello
-	CLI     bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
+	Dir          string // the private run directory
+	PHPDir       string // the repository's php/ directory (absolute)
+	Listen       string // nginx's 127.0.0.1:PORT
+	Socket       string // php-fpm's unix socket, which nginx connects to
+	StatusSocket string // php-fpm's status page's own socket (pm.status_listen), beside Socket
+	User         string // "root" when running as root (both servers refuse root otherwise), else ""
+	Pool         int    // pm.max_children
+	Backlog      int
+	Layer        string
+	Stmt         string
+	Conn         string
+	DBEnv        []string // names of phpDBVars, or none for hello
+	CLI          bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
 }
 
 // fpmLauncher runs a PHP variant under nginx + php-fpm.
@@ -118,17 +123,18 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	if os.Geteuid() == 0 {
 		conf.User = "root"
 	}
-	conf.Socket = filepath.Join(dir, "php-fpm.sock")
-	if len(conf.Socket) > maxSocketPath { // a deep RunDir: the socket goes to a short private directory
-		sockDir, err := os.MkdirTemp("", PHPTempPrefix+"sock-*")
-		if err != nil {
+	sockDir := dir
+	if len(filepath.Join(dir, phpStatusSocket)) > maxSocketPath { // a deep RunDir: the sockets go to a short private directory
+		if sockDir, err = os.MkdirTemp("", PHPTempPrefix+"sock-*"); err != nil {
 			return nil, fmt.Errorf("php target: %w", err)
 		}
 		s.sockDir = sockDir
-		if conf.Socket = filepath.Join(sockDir, "php-fpm.sock"); len(conf.Socket) > maxSocketPath {
-			return nil, fmt.Errorf("php target: socket path %s is longer than %d bytes: set a shorter TMPDIR", conf.Socket, maxSocketPath)
+		if p := filepath.Join(sockDir, phpStatusSocket); len(p) > maxSocketPath {
+			return nil, fmt.Errorf("php target: socket path %s is longer than %d bytes: set a shorter TMPDIR", p, maxSocketPath)
 		}
 	}
+	conf.Socket = filepath.Join(sockDir, "php-fpm.sock")
+	conf.StatusSocket = filepath.Join(sockDir, phpStatusSocket)
 	for _, kv := range dbEnv {
 		name, _, _ := strings.Cut(kv, "=")
 		conf.DBEnv = append(conf.DBEnv, name)
@@ -176,8 +182,63 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop}, nil
+	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop,
+		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}, nil
 }
+
+// fpmStatus is the part of php-fpm's status page (GET /fpm-status?json&full) we read.
+type fpmStatus struct {
+	Processes []struct {
+		PID      int    `json:"pid"`
+		State    string `json:"state"`
+		Requests int64  `json:"requests"`
+		// LastMemory is zend_memory_peak_usage(true) at the end of the process's last
+		// request: what PHP's allocator held from the system at the request's peak, in
+		// whole 2 MiB chunks (php/README.md, "Memory per request"). 0 while Running.
+		LastMemory float64 `json:"last request memory"`
+	} `json:"processes"`
+}
+
+// fpmRuntime reads php-fpm's status page: Cumulative "requests" (served by the pool's
+// children since they started) and PerRequest "req-peak-B", the mean over the idle
+// children of their last request's memory (a child serving a request reports 0).
+func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/fpm-status?json&full", nil)
+	if err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	resp, err := statusClient.Do(req)
+	if err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %s", resp.Status)
+	}
+	var st fpmStatus
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	var requests, sum, idle float64
+	for _, p := range st.Processes {
+		requests += float64(p.Requests)
+		if p.State == "Idle" && p.Requests > 0 {
+			sum += p.LastMemory
+			idle++
+		}
+	}
+	if idle == 0 {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: no idle child has served a request yet (%d children)", len(st.Processes))
+	}
+	return RuntimeSample{
+		Cumulative: map[string]float64{"requests": requests},
+		PerRequest: map[string]float64{"req-peak-B": sum / idle},
+	}, nil
+}
+
+// statusClient reads status pages: a fresh connection each time, never a load
+// generator's.
+var statusClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // phpRunDir makes a private run directory (mode 0700) under parent ("" is the system's
 // temporary directory), with a tmp/ inside, for a PHP target's configurations and logs.

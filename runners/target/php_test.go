@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -507,4 +508,78 @@ func TestPHPOrphanHelper(t *testing.T) {
 	defer tg.Stop() // only if the parent fails to kill us
 	fmt.Printf("PIDS: %s\n", strings.Trim(fmt.Sprint(tg.PIDs()), "[]"))
 	time.Sleep(30 * time.Second)
+}
+
+// Both PHP servers report the memory of a request at its peak: php-fpm on its status
+// page, the workers in their status dumps. The status page is php-fpm's own, reachable
+// from this host only.
+func TestPHPRuntimeMemory(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool, mb = 2, 1 << 20
+	for _, server := range []string{"fpm", "worker"} {
+		for _, l := range []struct{ layer, stmt, conn string }{
+			{"hello", "none", "none"}, {"raw", "interpolate", "persistent"},
+			{"orm", "interpolate", "persistent"}, {"doctrine", "prepare", "per-request"},
+		} {
+			v := matrix.Variant{Lang: "php", Server: server, Layer: l.layer, Stmt: l.stmt, Conn: l.conn, Pool: pool}
+			t.Run(v.Key(), func(t *testing.T) {
+				tg := startPHPTarget(t, v, dsnFile, "")
+				if tg.Runtime == nil {
+					t.Fatal("Runtime is nil")
+				}
+				before, err := tg.Runtime(context.Background())
+				if err != nil {
+					t.Fatal(err) // the health check was a request
+				}
+				const n = 40
+				for range 4 { // new connections: the workers each get some
+					client.CloseIdleConnections()
+					if v.Layer == "hello" {
+						for range n / 4 {
+							get(t, tg.URL+"/hello")
+						}
+					} else if err := concurrently(tg.URL, n/4, pool)(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := tg.Runtime(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("runtime: %+v", s)
+				if got := s.Cumulative["requests"] - before.Cumulative["requests"]; got != n {
+					t.Errorf("requests counted = %v, want %d", got, n)
+				}
+				peak := s.PerRequest["req-peak-B"]
+				if peak < mb || peak > 128*mb {
+					t.Errorf("req-peak-B = %v, want between 1 MiB and 128 MiB", peak)
+				}
+				if alloc, ok := s.PerRequest["req-peak-alloc-B"]; server == "worker" && (!ok || alloc < 100_000 || alloc > peak) {
+					t.Errorf("req-peak-alloc-B = %v, want between 100 kB and req-peak-B (%v)", alloc, peak)
+				}
+				if server == "fpm" {
+					assertFPMStatusLocalOnly(t, tg.URL)
+				} else if r := get(t, tg.URL+"/fpm-status"); r.status != http.StatusNotFound {
+					t.Errorf("worker: GET /fpm-status = %d, want the app's 404", r.status)
+				}
+			})
+		}
+	}
+}
+
+// assertFPMStatusLocalOnly checks that a client from another address than 127.0.0.1
+// (here 127.0.0.2, still loopback) gets nginx's 403, as JSON, and no status.
+func assertFPMStatusLocalOnly(t *testing.T, base string) {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
+	other := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
+	resp, err := other.Get(base + "/fpm-status?json&full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || string(body) != `{"error":"forbidden"}` {
+		t.Errorf("GET /fpm-status from 127.0.0.2 = %d %s, want 403 {\"error\":\"forbidden\"}", resp.StatusCode, body)
+	}
 }

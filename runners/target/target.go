@@ -36,8 +36,22 @@ type Target struct {
 	URL      string // http://127.0.0.1:PORT, no trailing slash
 	AdminURL string // Go only: DBStats and pprof; "" for PHP
 	Log      string // the file the target's own errors go to; "" when they come to Options.Log
-	pids     func() []int
-	stop     func() error
+	// Runtime asks the target's runtime about itself (nil when it cannot say anything):
+	// PHP's memory at a request's peak, for one.
+	Runtime func(ctx context.Context) (RuntimeSample, error)
+	pids    func() []int
+	stop    func() error
+}
+
+// RuntimeSample is what a target's runtime says about itself at one moment. Keys name
+// the figure and its unit ("req-peak-B").
+type RuntimeSample struct {
+	// Cumulative are counters since the target started (requests served, …): the
+	// runner takes the difference of two samples around a measured window.
+	Cumulative map[string]float64
+	// PerRequest are figures of the requests served last (bytes of memory at a
+	// request's peak, …), as they stand when the sample is taken.
+	PerRequest map[string]float64
 }
 
 // PIDs lists every process serving the variant right now (for PHP: nginx master and

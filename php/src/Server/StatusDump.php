@@ -14,6 +14,8 @@ final class StatusDump
     private int $requests = 0;
     private int $lastPeak = 0;
     private float $meanPeak = 0.0;
+    private int $lastRealPeak = 0;
+    private float $meanRealPeak = 0.0;
     private readonly float $started;
 
     /** @param string|null $dir where dumps go; null: dumps are not wanted */
@@ -22,17 +24,26 @@ final class StatusDump
         $this->started = microtime(true);
     }
 
-    /** One request served; $peakMemory is memory_get_peak_usage() after it. */
-    public function record(int $peakMemory): void
+    /**
+     * One request served. $peakMemory is memory_get_peak_usage() after it: the most bytes
+     * the process's PHP objects held at once (emalloc'ed, the resident app included).
+     * $realPeakMemory is memory_get_peak_usage(true): the most memory PHP's allocator
+     * held from the system meanwhile, in whole 2 MiB chunks, which is what php-fpm's
+     * status page reports as a request's "last request memory".
+     */
+    public function record(int $peakMemory, int $realPeakMemory): void
     {
         $this->requests++;
         $this->lastPeak = $peakMemory;
         $this->meanPeak += ($peakMemory - $this->meanPeak) / $this->requests;
+        $this->lastRealPeak = $realPeakMemory;
+        $this->meanRealPeak += ($realPeakMemory - $this->meanRealPeak) / $this->requests;
     }
 
     /**
      * @return array{pid: int, requests: int, last_request_peak_memory: int,
-     *     mean_request_peak_memory: float, started: float}
+     *     mean_request_peak_memory: float, last_request_peak_real_memory: int,
+     *     mean_request_peak_real_memory: float, started: float, dumped: float}
      */
     public function figures(): array
     {
@@ -41,7 +52,11 @@ final class StatusDump
             'requests' => $this->requests,
             'last_request_peak_memory' => $this->lastPeak,
             'mean_request_peak_memory' => round($this->meanPeak, 1),
+            'last_request_peak_real_memory' => $this->lastRealPeak,
+            'mean_request_peak_real_memory' => round($this->meanRealPeak, 1),
             'started' => $this->started,
+            // When this dump was made: a reader that signalled at time T waits for dumped >= T.
+            'dumped' => microtime(true),
         ];
     }
 

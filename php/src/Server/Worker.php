@@ -250,7 +250,7 @@ final class Worker
         } catch (Throwable $e) {
             Log::line(sprintf('endRequest: %s: %s', $e::class, $e->getMessage()));
         }
-        $this->status->record(memory_get_peak_usage());
+        $this->status->record(memory_get_peak_usage(), memory_get_peak_usage(true));
         return $response;
     }
 
