@@ -62,7 +62,7 @@ final class Dbal implements Layer
             // DBAL connects on the first query and again after close().
             $row = Reconnect::once(
                 $connection->isConnected(),
-                fn (): array|false => $connection->fetchAssociative(self::QUERY, [$id], [ParameterType::INTEGER]),
+                fn () => $connection->fetchAssociative(self::QUERY, [$id], [ParameterType::INTEGER]),
                 $connection->close(...), // a resident worker must not keep a broken connection
             );
         } catch (DbalException $e) {

@@ -39,7 +39,7 @@ final class Raw implements Layer
 
     public function user(int $id): ?array
     {
-        $row = Reconnect::once($this->pdo !== null, fn (): array|false => $this->query($id), $this->disconnect(...));
+        $row = Reconnect::once($this->pdo !== null, fn () => $this->query($id), $this->disconnect(...));
         if ($row === false) {
             return null;
         }
