@@ -1,16 +1,21 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/template"
 	"time"
@@ -65,6 +70,11 @@ type phpConf struct {
 	Conn         string
 	DBEnv        []string // names of phpDBVars, or none for hello
 	CLI          bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
+	// ProfileDir is where a profiled target writes its stacks; "" for a measured run
+	// (no Excimer at all).
+	ProfileDir    string
+	ProfilePeriod string // seconds, DBBENCH_PROFILE_PERIOD
+	ProfileClock  string // cpu or real, DBBENCH_PROFILE_CLOCK
 }
 
 // fpmLauncher runs a PHP variant under nginx + php-fpm.
@@ -139,6 +149,12 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		name, _, _ := strings.Cut(kv, "=")
 		conf.DBEnv = append(conf.DBEnv, name)
 	}
+	var stacks *stackReader
+	if o.Profile {
+		if stacks, err = profileDir(dir, &conf, fpmProfileClock); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range phpTemplates {
 		if err := renderPHPTemplate(filepath.Join(phpDir, "conf", name+".tmpl"), filepath.Join(dir, name), conf); err != nil {
 			return nil, err
@@ -182,8 +198,14 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop,
-		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}, nil
+	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, stop: s.stop,
+		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}
+	if stacks != nil {
+		// Each child appends a request's stacks as the request ends: nothing to flush.
+		t.Profile = func(context.Context) ([]byte, error) { return stacks.read() }
+		t.ProfilePeriod, t.ProfileClock = phpProfilePeriod, fpmProfileClock
+	}
+	return t, nil
 }
 
 // fpmStatus is the part of php-fpm's status page (GET /fpm-status?json&full) we read.
@@ -234,6 +256,105 @@ func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
 		Cumulative: map[string]float64{"requests": requests},
 		PerRequest: map[string]float64{"req-peak-B": sum / idle},
 	}, nil
+}
+
+// phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,
+// "Profiles", has the measurements). php-fpm samples wall time: 1 ms gives a ~1 ms
+// request about one sample, so a 2-s repetition with a few busy children several
+// thousand, and costs a sampled request one stack walk (~10 µs at Laravel's depth) and
+// one append to its file; 0.5 ms doubled that cost for no better picture. Workers
+// sample CPU time, whose expiries the kernel delivers on scheduler ticks only (every
+// 4 ms of CPU here): there the period only sets the resolution of each sample's count.
+const phpProfilePeriod = time.Millisecond
+
+// Excimer's clock per PHP server. php-fpm samples wall time: a CPU timer fires only on a
+// scheduler tick, which a request profiled on its own almost never reaches (layer
+// hello: 8 samples in 20 s of requests). A worker samples CPU time: one profiler for
+// the process's life sees every tick.
+const (
+	fpmProfileClock    = "real"
+	workerProfileClock = "cpu"
+)
+
+// profileDir makes the run directory's profile/ and sets the templates' profile fields.
+func profileDir(dir string, conf *phpConf, clock string) (*stackReader, error) {
+	conf.ProfileDir = filepath.Join(dir, "profile")
+	if err := os.Mkdir(conf.ProfileDir, 0o700); err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	conf.ProfilePeriod = strconv.FormatFloat(phpProfilePeriod.Seconds(), 'f', -1, 64)
+	conf.ProfileClock = clock
+	return &stackReader{dir: conf.ProfileDir, seen: map[string]map[string]int64{}}, nil
+}
+
+// profileEnv is the environment of a profiled PHP process (php-fpm's pool names the same).
+func profileEnv(conf phpConf) []string {
+	return []string{"DBBENCH_PROFILE_DIR=" + conf.ProfileDir, "DBBENCH_PROFILE_PERIOD=" + conf.ProfilePeriod,
+		"DBBENCH_PROFILE_CLOCK=" + conf.ProfileClock}
+}
+
+// stackReader reads the collapsed-stack files (<pid>.collapsed) of a profile directory,
+// whose counts only grow: php-fpm children append a request's stacks, workers rewrite
+// theirs whole. read returns what was added since the previous read.
+type stackReader struct {
+	dir  string
+	mu   sync.Mutex
+	seen map[string]map[string]int64 // file -> stack -> count already returned
+}
+
+func (r *stackReader) read() ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	files, err := filepath.Glob(filepath.Join(r.dir, "*.collapsed"))
+	if err != nil {
+		return nil, fmt.Errorf("php profile: %w", err)
+	}
+	added := map[string]int64{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %w", err)
+		}
+		// A php-fpm child may be appending right now: whole lines only.
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+		now, err := parseCollapsed(b)
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
+		}
+		for stack, n := range now {
+			if d := n - r.seen[f][stack]; d > 0 {
+				added[stack] += d
+			}
+		}
+		r.seen[f] = now
+	}
+	var out bytes.Buffer
+	for _, stack := range slices.Sorted(maps.Keys(added)) {
+		fmt.Fprintf(&out, "%s %d\n", stack, added[stack])
+	}
+	return out.Bytes(), nil
+}
+
+// parseCollapsed adds up "stack count" lines by stack.
+func parseCollapsed(b []byte) (map[string]int64, error) {
+	counts := map[string]int64{}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSuffix(line, "\n")
+		i := strings.LastIndexByte(line, ' ')
+		n, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if i <= 0 || err != nil || n < 0 {
+			return nil, fmt.Errorf("not a collapsed stack: %q", truncateLine(line))
+		}
+		counts[line[:i]] += n
+	}
+	return counts, nil
+}
+
+func truncateLine(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }
 
 // statusClient reads status pages: a fresh connection each time, never a load

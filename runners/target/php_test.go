@@ -46,7 +46,16 @@ func phpVariants(t *testing.T, pool int) []matrix.Variant {
 // php-fpm process and no run directory is left.
 func startPHPTarget(t *testing.T, v matrix.Variant, dsnFile, runDir string) *Target {
 	t.Helper()
-	tg, err := Start(context.Background(), specOf(t, v), Options{DSNFile: dsnFile, RepoRoot: phpRepoRoot, RunDir: runDir, Log: testLog{t}})
+	return startPHPTargetWith(t, v, Options{DSNFile: dsnFile, RunDir: runDir})
+}
+
+// startPHPTargetWith is startPHPTarget with more options (the repository root and the
+// log are set here).
+func startPHPTargetWith(t *testing.T, v matrix.Variant, o Options) *Target {
+	t.Helper()
+	o.RepoRoot, o.Log = phpRepoRoot, testLog{t}
+	runDir := o.RunDir
+	tg, err := Start(context.Background(), specOf(t, v), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,4 +591,96 @@ func assertFPMStatusLocalOnly(t *testing.T, base string) {
 	if resp.StatusCode != http.StatusForbidden || string(body) != `{"error":"forbidden"}` {
 		t.Errorf("GET /fpm-status from 127.0.0.2 = %d %s, want 403 {\"error\":\"forbidden\"}", resp.StatusCode, body)
 	}
+}
+
+// A profiled target, under both servers: Profile returns the stacks Excimer sampled in
+// every PHP process since the previous call, as collapsed lines that name the app's own
+// frames. A target that is not profiled loads no Excimer and has no Profile.
+func TestPHPProfile(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool = 2
+	for _, server := range []string{"fpm", "worker"} {
+		for _, l := range []struct{ layer, stmt, conn string }{
+			{"hello", "none", "none"}, {"raw", "interpolate", "persistent"},
+		} {
+			v := matrix.Variant{Lang: "php", Server: server, Layer: l.layer, Stmt: l.stmt, Conn: l.conn, Pool: pool}
+			t.Run(v.Key(), func(t *testing.T) {
+				tg := startPHPTargetWith(t, v, Options{DSNFile: dsnFile, Profile: true})
+				wantClock := map[string]string{"fpm": "real", "worker": "cpu"}[server]
+				if tg.Profile == nil || tg.ProfilePeriod <= 0 || tg.ProfileClock != wantClock {
+					t.Fatalf("Profile set %v, ProfilePeriod %v, ProfileClock %q: want a hook, a period and %q",
+						tg.Profile != nil, tg.ProfilePeriod, tg.ProfileClock, wantClock)
+				}
+				stacks := profileUntil(t, tg, v, "DbBench\\App::handle")
+				for stack := range stacks {
+					if !strings.HasPrefix(stack, "/") && !strings.HasPrefix(stack, "{closure:") {
+						t.Errorf("stack %q does not start at a script (php/public/index.php, worker.php)", stack)
+						break
+					}
+				}
+				if server == "fpm" { // nothing ran since: nothing new
+					if b, err := tg.Profile(context.Background()); err != nil || len(b) != 0 {
+						t.Errorf("Profile again with no request = %q, %v; want nothing", b, err)
+					}
+				}
+			})
+		}
+	}
+
+	v := matrix.Variant{Lang: "php", Server: "fpm", Layer: "hello", Stmt: "none", Conn: "none", Pool: 1}
+	tg := startPHPTargetWith(t, v, Options{})
+	ini := readFile(t, filepath.Join(filepath.Dir(tg.Log), "php.ini"))
+	if tg.Profile != nil || regexp.MustCompile(`(?m)^\s*(extension\s*=\s*excimer|auto_prepend_file)`).MatchString(ini) {
+		t.Errorf("a measured target has a profiler: Profile set %v, php.ini:\n%s", tg.Profile != nil, ini)
+	}
+}
+
+// profileUntil sends requests until the stacks Profile returned so far (added up) name
+// frame, or 20 s pass: the CPU clock samples a process about 250 times per CPU-second,
+// so a few hundred ~1 ms requests give a handful of samples. It checks every line.
+func profileUntil(t *testing.T, tg *Target, v matrix.Variant, frame string) map[string]int64 {
+	t.Helper()
+	stacks := map[string]int64{}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		client.CloseIdleConnections()
+		if v.Layer == "hello" {
+			for range 200 {
+				get(t, tg.URL+"/hello")
+			}
+		} else if err := concurrently(tg.URL, 200, 2*v.Pool)(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		b, err := tg.Profile(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseCollapsed(b)
+		if err != nil {
+			t.Fatalf("Profile: %v", err)
+		}
+		for stack, n := range got {
+			if n <= 0 {
+				t.Errorf("stack %q has count %d", stack, n)
+			}
+			stacks[stack] += n
+		}
+		for stack := range stacks {
+			if strings.Contains(stack, frame) {
+				t.Logf("%d stacks, %d samples; e.g. %s", len(stacks), sum(stacks), stack)
+				return stacks
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stack names %s after 20 s: %v", frame, stacks)
+		}
+	}
+}
+
+func sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

@@ -63,6 +63,12 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	}()
 	ini := filepath.Join(dir, "php.ini")
 	conf := phpConf{Dir: dir, PHPDir: phpDir, CLI: true}
+	var stacks *stackReader
+	if o.Profile {
+		if stacks, err = profileDir(dir, &conf, workerProfileClock); err != nil {
+			return nil, err
+		}
+	}
 	if err := renderPHPTemplate(filepath.Join(phpDir, "conf", "php.ini.tmpl"), ini, conf); err != nil {
 		return nil, err
 	}
@@ -75,6 +81,9 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	// The CLI has no clear_env: it sees exactly this environment.
 	env := append([]string{phpPath, "PHP_INI_SCAN_DIR=", "DBBENCH_SERVER=worker",
 		"DBBENCH_LAYER=" + v.Layer, "DBBENCH_STMT=" + v.Stmt, "DBBENCH_CONN=" + v.Conn}, dbEnv...)
+	if stacks != nil {
+		env = append(env, profileEnv(conf)...)
+	}
 	if w.master, err = startPHPProc(phpBin, args, env, filepath.Join(dir, "php-worker.log")); err != nil {
 		return nil, err
 	}
@@ -83,8 +92,20 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 		return nil, fmt.Errorf("php worker %s: %w; php-worker.log: %s", v.Key(), err, w.logTail())
 	}
 	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir %s)\n", v.Key(), url, w.master.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, stop: w.stop,
-		Runtime: w.runtime}, nil
+	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, stop: w.stop,
+		Runtime: w.runtime}
+	if stacks != nil {
+		// Each worker keeps its stacks in memory and writes them on SIGUSR2 (with its
+		// status dump) and at exit.
+		t.Profile = func(ctx context.Context) ([]byte, error) {
+			if _, err := w.dump(ctx); err != nil {
+				return nil, err
+			}
+			return stacks.read()
+		}
+		t.ProfilePeriod, t.ProfileClock = phpProfilePeriod, workerProfileClock
+	}
+	return t, nil
 }
 
 // workerStatus is a worker's status dump, status/<pid>.json (php/src/Server/StatusDump.php).

@@ -28,6 +28,10 @@ type Options struct {
 	BinDir   string    // where `make build` put gotarget; "" means RepoRoot/bin
 	RunDir   string    // scratch directory for configs and logs; "" means a new temp dir
 	Log      io.Writer // start/stop lines; nil means os.Stderr
+	// Profile asks for a profiled target (the runner's profiled repetition): PHP loads
+	// Excimer and samples every process; Target.Profile reads the stacks. Never for a
+	// measured run.
+	Profile bool
 }
 
 // Target is one running variant.
@@ -39,8 +43,18 @@ type Target struct {
 	// Runtime asks the target's runtime about itself (nil when it cannot say anything):
 	// PHP's memory at a request's peak, for one.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
-	pids    func() []int
-	stop    func() error
+	// Profile returns the stacks sampled since its previous call (or the start), in
+	// collapsed form ("a;b;c 12" lines, counts in periods of ProfilePeriod; a stack may
+	// appear more than once: add them up). Nil unless Options.Profile; call it before
+	// Stop.
+	Profile func(ctx context.Context) ([]byte, error)
+	// ProfilePeriod is the sampling period of Profile's counts: count × period is time,
+	// of the clock ProfileClock names: "cpu" (the processes' CPU time) or "real" (wall
+	// time, waits for the database included).
+	ProfilePeriod time.Duration
+	ProfileClock  string
+	pids          func() []int
+	stop          func() error
 }
 
 // RuntimeSample is what a target's runtime says about itself at one moment. Keys name

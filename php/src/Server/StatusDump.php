@@ -4,10 +4,13 @@ declare(strict_types=1);
 
 namespace DbBench\Server;
 
+use DbBench\Profile;
+
 /**
  * A worker's figures for the runner, counted per request at no cost beyond a few
  * additions, and written to <dir>/<pid>.json only when asked (SIGUSR2): never per request.
- * The one place a signal-driven dump lives, so that a profile can join it.
+ * The one place a signal-driven dump lives: a sampling profile, when the worker has one,
+ * is folded after requests and written with the figures.
  */
 final class StatusDump
 {
@@ -18,8 +21,11 @@ final class StatusDump
     private float $meanRealPeak = 0.0;
     private readonly float $started;
 
-    /** @param string|null $dir where dumps go; null: dumps are not wanted */
-    public function __construct(private readonly ?string $dir)
+    /**
+     * @param string|null $dir where dumps go; null: dumps are not wanted
+     * @param Profile|null $profile the worker's profile, written with each dump (to its own directory)
+     */
+    public function __construct(private readonly ?string $dir, private readonly ?Profile $profile = null)
     {
         $this->started = microtime(true);
     }
@@ -38,6 +44,7 @@ final class StatusDump
         $this->meanPeak += ($peakMemory - $this->meanPeak) / $this->requests;
         $this->lastRealPeak = $realPeakMemory;
         $this->meanRealPeak += ($realPeakMemory - $this->meanRealPeak) / $this->requests;
+        $this->profile?->afterRequest();
     }
 
     /**
@@ -60,9 +67,14 @@ final class StatusDump
         ];
     }
 
-    /** Writes the figures atomically: a reader sees the old file or the new one, whole. */
+    /**
+     * Writes the profile, then the figures, each atomically: a reader sees the old file or
+     * the new one, whole. A figures file with `dumped` after a signal means the profile
+     * written with it is there too.
+     */
     public function write(): void
     {
+        $this->profile?->write();
         if ($this->dir === null) {
             return;
         }
