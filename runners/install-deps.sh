@@ -10,6 +10,7 @@ packages=(
   php8.2-cli php8.2-fpm php8.2-mysql php8.2-opcache php-illuminate-database
   php-doctrine-dbal  # PHP layer dbal (Doctrine DBAL 3.6)
   php-doctrine-orm php-symfony-cache php-apcu  # PHP layer doctrine (ORM 2.14; its caches in APCu)
+  php-excimer  # PHP sampling profiles (loaded only in a profiled repetition)
   nginx phpunit wrk
   chromium  # the report test opens report.html headless
 )

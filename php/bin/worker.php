@@ -16,6 +16,7 @@ require __DIR__ . '/../bootstrap.php';
 
 use DbBench\App;
 use DbBench\Config;
+use DbBench\Response;
 use DbBench\Server\Application;
 use DbBench\Server\Cli;
 use DbBench\Server\ClosureApplication;
@@ -24,5 +25,10 @@ exit(Cli::run($argv, static function (): Application {
     // The glue to the app, run once in each worker: build it, hand over its handler and
     // the hook that clears per-request state (when the app has one).
     $app = App::fromConfig(Config::fromEnvironment());
-    return new ClosureApplication($app->handle(...), $app->endRequest(...));
+    // Arrow functions, not first-class callables ($app->handle(...)): a profile names a
+    // first-class callable after its file and line, not DbBench\App::handle.
+    return new ClosureApplication(
+        static fn (string $method, string $target): Response => $app->handle($method, $target),
+        static fn () => $app->endRequest(),
+    );
 }));

@@ -48,7 +48,7 @@ var components = map[Component]componentInfo{
 	PDO:       {"PDO", "#8fd3c7"},
 	JSON:      {"JSON", "#fee391"},
 	Syscall:   {"syscalls & network", "#bcbddc"},
-	Runtime:   {"runtime & GC", "#d4d4d4"},
+	Runtime:   {"runtime, GC & profiler", "#d4d4d4"},
 	DbBench:   {"dbbench code", "#f1b6da"},
 	Other:     {"other", "#ece6d2"},
 }
@@ -56,7 +56,7 @@ var components = map[Component]componentInfo{
 // langComponents is the display order of each language's components (legends, tables).
 var langComponents = map[Lang][]Component{
 	Go:  {HTTP, JSON, Builder, ORM, Pool, Driver, Connect, Syscall, Runtime, DbBench, Other},
-	PHP: {Bootstrap, Connect, Builder, ORM, DBLayer, PDO, JSON, DbBench, Other},
+	PHP: {HTTP, Bootstrap, Connect, Builder, ORM, DBLayer, PDO, JSON, DbBench, Runtime, Other},
 }
 
 // Label is the component's name for people.

@@ -262,6 +262,20 @@ var table = []Rule{
 	// PHP: JSON (json_encode runs inside the frame that calls it).
 	{PHP, Own, "DbBench\\Response::json", JSON},
 
+	// PHP: the raw layers' own PDO calls (php/src/Layer/Raw.php keeps them in two
+	// methods so a profile can tell them apart: query runs PDO, connect opens it).
+	{PHP, Own, "DbBench\\Layer\\Raw::query", PDO},
+	{PHP, Subtree, "DbBench\\Layer\\Raw::connect", Connect},
+	{PHP, Pass, "DbBench\\Reconnect::", ""},
+
+	// PHP: the resident worker's HTTP server (php/src/Server/), and the profiler itself
+	// (php/src/Profile.php, php/profile-request.php: sampling and writing stacks).
+	{PHP, Own, "DbBench\\Server\\", HTTP},
+	{PHP, Own, ".../php/bin/worker.php", HTTP},
+	{PHP, Subtree, "DbBench\\Profile::", Runtime},
+	{PHP, Subtree, "{closure:.../php/profile-request.php(", Runtime},
+	{PHP, Pass, ".../php/profile-request.php", ""},
+
 	// PHP: dbbench's own code, and its front controller (file-scope code).
 	{PHP, Own, "DbBench\\", DbBench},
 	{PHP, Own, ".../php/public/index.php", DbBench},

@@ -30,6 +30,9 @@ func (d *data) profileSection() *section {
 	comps := componentOrder(profiled)
 	s := &section{ID: "profile", Title: "Where the app CPU goes",
 		Intro: []string{"From one profiled slice per variant, apart from the measured ones: CPU per request by component, as the profile's stacks fold into them. Hover a segment for its value."}}
+	if slices.ContainsFunc(profiled, func(v *results.Variant) bool { return v.Profile.Clock == "real" }) {
+		s.Intro = append(s.Intro, "PHP under php-fpm is sampled on the wall clock (a per-request CPU timer seldom fires in a 1 ms request), so its bars include the waits for MariaDB and for a core, and add up to more than its app CPU.")
+	}
 	f := figure{ID: "fig-profile", Title: "App CPU per request by component (µs)"}
 	for i, c := range comps {
 		f.Legend = append(f.Legend, legendItem{Name: c, Color: componentColors[min(i, len(componentColors)-1)]})
@@ -50,7 +53,12 @@ func (d *data) profileSection() *section {
 		if parts := strings.Split(at, "/"); len(parts) == 3 {
 			title += fmt.Sprintf(", %s · %s · pool %s", parts[0], parts[1], parts[2])
 		}
-		f.Panels = append(f.Panels, barPanel{Title: title, XLabel: "app CPU µs per request", Width: halfPage, Rows: rows})
+		xlabel := "app CPU µs per request"
+		if len(shown) > 0 && shown[0].Profile.Clock == "real" {
+			// php-fpm: Excimer samples wall time, waits for MariaDB and for a core included.
+			xlabel = "wall µs per request (waits included)"
+		}
+		f.Panels = append(f.Panels, barPanel{Title: title, XLabel: xlabel, Width: halfPage, Rows: rows})
 		s.Paragraphs = append(s.Paragraphs, extraComponents(shown, d.run.Langs[g.lang])...)
 	}
 	s.Figures = []figure{f}

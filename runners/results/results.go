@@ -180,7 +180,12 @@ type Profile struct {
 	// AppCPU is the app CPU per request measured during the profiled slice (seconds),
 	// which the components should add up to.
 	AppCPU float64 `json:"app_cpu_per_op"`
-	// CPU per request by component (seconds), by the component's label.
+	// Clock is what the stacks sampled: "cpu" (CPU time; "" in older files) or "real"
+	// (wall time of requests in progress, as php-fpm's Excimer samples it: waits for
+	// the database and for a core included, so the components add up to more than
+	// AppCPU).
+	Clock string `json:"clock,omitempty"`
+	// Time per request by component (seconds, of Clock), by the component's label.
 	Components map[string]float64 `json:"components"`
 	// Bytes allocated per request by component (Go), by label.
 	Allocs map[string]float64 `json:"allocs,omitempty"`

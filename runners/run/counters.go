@@ -71,6 +71,9 @@ func (c *counterSample) sub(start *counterSample, requests int64, rep *results.R
 	}
 	if c.runtime != nil && start.runtime != nil {
 		for k, v := range c.runtime.Cumulative {
+			if k == "requests" { // the load generator counts them
+				continue
+			}
 			if v0, ok := start.runtime.Cumulative[k]; ok {
 				rep.Counts[k+"/op"] = per(v - v0)
 			}

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"time"
 
+	"dbbench/runners/loadgen"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/target"
 	"dbbench/runners/units"
 )
 
@@ -53,10 +55,36 @@ func (p *Phase) profile(ctx context.Context) {
 			continue
 		}
 		p.r.progress.note(fmt.Sprintf("%s: profiling %s", p.lang, v.Key))
-		if err := p.r.profileSlice(ctx, p.targets[v], v); err != nil {
+		if err := p.profileOne(ctx, v); err != nil {
 			fmt.Fprintf(p.r.o.Log, "profile: %v\n", err)
 		}
 	}
+}
+
+// profileOne profiles v on its target, or, where the profiler must be there from the
+// start (PHP's Excimer), on a profiled target started in its place: the measured one is
+// stopped first, its measuring done, so the two never share the cores or the database.
+func (p *Phase) profileOne(ctx context.Context, v *results.Variant) error {
+	t := p.targets[v]
+	if t.AdminURL == "" && t.Profile == nil {
+		t.Stop()
+		o := p.r.o.targetOptions(p.r.dsnFile)
+		o.Profile = true
+		pt, err := target.Start(ctx, p.r.specs[v.Key], o)
+		if err != nil {
+			return fmt.Errorf("profiled target %s: %w", v.Key, err)
+		}
+		p.targets[v] = pt                                                                 // stopped with the others at the phase's end
+		cfg := p.r.loadConfig(pt, v, Load{Duration: p.r.o.Warmup}, p.r.o.Seed^0x7761726d) // "warm"
+		if _, err := loadgen.Run(ctx, cfg); err != nil {
+			return fmt.Errorf("profiled target %s: warm-up: %w", v.Key, err)
+		}
+		if _, err := pt.Profile(ctx); err != nil { // the warm-up's stacks are not the profile's
+			return err
+		}
+		t = pt
+	}
+	return p.r.profileSlice(ctx, t, v)
 }
 
 // plan adds the language's comparisons to the results and makes an edge of each.

@@ -30,7 +30,8 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 		return err
 	}
 	var pprofs map[string][]byte
-	var cpu time.Duration // the target's CPU while it was profiled
+	var stacks *profile.Profile // PHP's
+	var cpu time.Duration       // the target's CPU while it was profiled
 	var window time.Duration
 	var profErr error
 	done := make(chan struct{})
@@ -49,8 +50,12 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 		}
 		if t.AdminURL != "" { // Go: pprof samples now
 			pprofs, profErr = fetchPprof(ctx, t.AdminURL, secs)
-		} else {
-			time.Sleep(time.Duration(secs) * time.Second) // PHP: the profiler samples all along
+		} else { // PHP: the profiler samples all along; keep what it saw in the window
+			if _, profErr = t.Profile(ctx); profErr != nil {
+				return
+			}
+			time.Sleep(time.Duration(secs) * time.Second)
+			stacks, profErr = t.Profile(ctx)
 		}
 		after, err := procstat.TakeCounts(t.PIDs()...)
 		if err != nil && profErr == nil {
@@ -72,17 +77,20 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 	// The load ran steadily around the profile: the requests served in the profiled
 	// seconds are its rate times them.
 	p := &results.Profile{Seconds: float64(secs), Requests: int64(res.QPS * float64(secs)),
-		AppCPU: cpu.Seconds() / (res.QPS * window.Seconds()), Files: map[string]string{}}
-	if err := r.foldProfiles(ctx, t, rv, dir, pprofs, p); err != nil {
+		AppCPU: cpu.Seconds() / (res.QPS * window.Seconds()), Clock: "cpu", Files: map[string]string{}}
+	if stacks != nil {
+		p.Clock = t.ProfileClock
+	}
+	if err := r.foldProfiles(rv, dir, pprofs, stacks, p); err != nil {
 		return fmt.Errorf("profile %s: %w", rv.Key, err)
 	}
 	rv.Profile = p
 	return nil
 }
 
-// foldProfiles reads the CPU stacks (pprof for Go, the target's collapsed stacks for
-// PHP), folds them into components per request, and writes the files.
-func (r *runner) foldProfiles(ctx context.Context, t *target.Target, rv *results.Variant, dir string, pprofs map[string][]byte, p *results.Profile) error {
+// foldProfiles reads the stacks (pprof for Go, the target's sampled stacks for PHP),
+// folds them into components per request, and writes the files.
+func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string][]byte, stacks *profile.Profile, p *results.Profile) error {
 	lang := profile.Lang(rv.Lang)
 	var cpu *profile.Profile
 	var err error
@@ -103,10 +111,8 @@ func (r *runner) foldProfiles(ctx context.Context, t *target.Target, rv *results
 		if p.Allocs, err = perRequest(alloc, lang, p.Requests, 1); err != nil {
 			return err
 		}
-	case t.Profile != nil:
-		if cpu, err = t.Profile(ctx); err != nil {
-			return err
-		}
+	case stacks != nil:
+		cpu = stacks
 	default:
 		return fmt.Errorf("the target offers no profile")
 	}
@@ -121,6 +127,9 @@ func (r *runner) foldProfiles(ctx context.Context, t *target.Target, rv *results
 		return err
 	}
 	title := fmt.Sprintf("%s: CPU, %d requests", rv.Key, p.Requests)
+	if p.Clock == "real" {
+		title = fmt.Sprintf("%s: wall time of requests in progress, %d requests", rv.Key, p.Requests)
+	}
 	if err := profile.WriteFlameGraph(&flame, cpu, profile.FlameOptions{Title: title, Lang: lang}); err != nil {
 		return err
 	}

@@ -1,14 +1,21 @@
 package target
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/template"
 	"time"
@@ -17,6 +24,7 @@ import (
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
+	"dbbench/runners/profile"
 	"dbbench/runners/secret"
 )
 
@@ -36,8 +44,10 @@ const (
 	phpHealthTimeout = 15 * time.Second
 	// maxSocketPath is the longest path a unix socket can have on Linux (sun_path is 108
 	// bytes with the NUL); php-fpm silently truncates a longer one.
-	maxSocketPath  = 107
-	phpStopTimeout = 10 * time.Second
+	maxSocketPath = 107
+	// phpStatusSocket is the longer of php-fpm's two socket names: the status page's.
+	phpStatusSocket = "php-fpm-status.sock"
+	phpStopTimeout  = 10 * time.Second
 )
 
 // phpPath is the PATH the PHP servers get: they inherit none of our environment.
@@ -48,18 +58,24 @@ var phpTemplates = []string{"nginx.conf", "php-fpm.conf", "php.ini"}
 
 // phpConf is what the templates see.
 type phpConf struct {
-	Dir     string // the private run directory
-	PHPDir  string // the repository's php/ directory (absolute)
-	Listen  string // nginx's 127.0.0.1:PORT
-	Socket  string // php-fpm's unix socket, which nginx connects to
-	User    string // "root" when running as root (both servers refuse root otherwise), else ""
-	Pool    int    // pm.max_children
-	Backlog int
-	Layer   string
-	Stmt    string
-	Conn    string
-	DBEnv   []string // names of phpDBVars, or none for hello
-	CLI     bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
+	Dir          string // the private run directory
+	PHPDir       string // the repository's php/ directory (absolute)
+	Listen       string // nginx's 127.0.0.1:PORT
+	Socket       string // php-fpm's unix socket, which nginx connects to
+	StatusSocket string // php-fpm's status page's own socket (pm.status_listen), beside Socket
+	User         string // "root" when running as root (both servers refuse root otherwise), else ""
+	Pool         int    // pm.max_children
+	Backlog      int
+	Layer        string
+	Stmt         string
+	Conn         string
+	DBEnv        []string // names of phpDBVars, or none for hello
+	CLI          bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
+	// ProfileDir is where a profiled target writes its stacks; "" for a measured run
+	// (no Excimer at all).
+	ProfileDir    string
+	ProfilePeriod string // seconds, DBBENCH_PROFILE_PERIOD
+	ProfileClock  string // cpu or real, DBBENCH_PROFILE_CLOCK
 }
 
 // fpmLauncher runs a PHP variant under nginx + php-fpm.
@@ -118,20 +134,27 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	if os.Geteuid() == 0 {
 		conf.User = "root"
 	}
-	conf.Socket = filepath.Join(dir, "php-fpm.sock")
-	if len(conf.Socket) > maxSocketPath { // a deep RunDir: the socket goes to a short private directory
-		sockDir, err := os.MkdirTemp("", PHPTempPrefix+"sock-*")
-		if err != nil {
+	sockDir := dir
+	if len(filepath.Join(dir, phpStatusSocket)) > maxSocketPath { // a deep RunDir: the sockets go to a short private directory
+		if sockDir, err = os.MkdirTemp("", PHPTempPrefix+"sock-*"); err != nil {
 			return nil, fmt.Errorf("php target: %w", err)
 		}
 		s.sockDir = sockDir
-		if conf.Socket = filepath.Join(sockDir, "php-fpm.sock"); len(conf.Socket) > maxSocketPath {
-			return nil, fmt.Errorf("php target: socket path %s is longer than %d bytes: set a shorter TMPDIR", conf.Socket, maxSocketPath)
+		if p := filepath.Join(sockDir, phpStatusSocket); len(p) > maxSocketPath {
+			return nil, fmt.Errorf("php target: socket path %s is longer than %d bytes: set a shorter TMPDIR", p, maxSocketPath)
 		}
 	}
+	conf.Socket = filepath.Join(sockDir, "php-fpm.sock")
+	conf.StatusSocket = filepath.Join(sockDir, phpStatusSocket)
 	for _, kv := range dbEnv {
 		name, _, _ := strings.Cut(kv, "=")
 		conf.DBEnv = append(conf.DBEnv, name)
+	}
+	var stacks *stackReader
+	if o.Profile {
+		if stacks, err = profileDir(dir, &conf, fpmProfileClock); err != nil {
+			return nil, err
+		}
 	}
 	for _, name := range phpTemplates {
 		if err := renderPHPTemplate(filepath.Join(phpDir, "conf", name+".tmpl"), filepath.Join(dir, name), conf); err != nil {
@@ -176,8 +199,174 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop}, nil
+	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop,
+		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}
+	if stacks != nil {
+		// Each child appends a request's stacks as the request ends: nothing to flush.
+		t.Profile = func(context.Context) (*profile.Profile, error) { return stacks.read() }
+		t.ProfileClock = fpmProfileClock
+	}
+	return t, nil
 }
+
+// fpmStatus is the part of php-fpm's status page (GET /fpm-status?json&full) we read.
+type fpmStatus struct {
+	Processes []struct {
+		PID      int    `json:"pid"`
+		State    string `json:"state"`
+		Requests int64  `json:"requests"`
+		// LastMemory is zend_memory_peak_usage(true) at the end of the process's last
+		// request: what PHP's allocator held from the system at the request's peak, in
+		// whole 2 MiB chunks (php/README.md, "Memory per request"). 0 while Running.
+		LastMemory float64 `json:"last request memory"`
+	} `json:"processes"`
+}
+
+// fpmRuntime reads php-fpm's status page: Cumulative "requests" (served by the pool's
+// children since they started) and PerRequest "req-peak-B", the mean over the idle
+// children of their last request's memory (a child serving a request reports 0).
+func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/fpm-status?json&full", nil)
+	if err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	resp, err := statusClient.Do(req)
+	if err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %s", resp.Status)
+	}
+	var st fpmStatus
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+	}
+	var requests, sum, idle float64
+	for _, p := range st.Processes {
+		requests += float64(p.Requests)
+		if p.State == "Idle" && p.Requests > 0 {
+			sum += p.LastMemory
+			idle++
+		}
+	}
+	if idle == 0 {
+		return RuntimeSample{}, fmt.Errorf("php-fpm status: no idle child has served a request yet (%d children)", len(st.Processes))
+	}
+	return RuntimeSample{
+		Cumulative: map[string]float64{"requests": requests},
+		PerRequest: map[string]float64{"req-peak-B": sum / idle},
+	}, nil
+}
+
+// phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,
+// "Profiles", has the measurements). php-fpm samples wall time: 1 ms gives a ~1 ms
+// request about one sample, so a 2-s repetition with a few busy children several
+// thousand, and costs a sampled request one stack walk (~10 µs at Laravel's depth) and
+// one append to its file; 0.5 ms doubled that cost for no better picture. Workers
+// sample CPU time, whose expiries the kernel delivers on scheduler ticks only (every
+// 4 ms of CPU here): there the period only sets the resolution of each sample's count.
+const phpProfilePeriod = time.Millisecond
+
+// Excimer's clock per PHP server. php-fpm samples wall time: a CPU timer fires only on a
+// scheduler tick, which a request profiled on its own almost never reaches (layer
+// hello: 8 samples in 20 s of requests). A worker samples CPU time: one profiler for
+// the process's life sees every tick.
+const (
+	fpmProfileClock    = "real"
+	workerProfileClock = "cpu"
+)
+
+// profileDir makes the run directory's profile/ and sets the templates' profile fields.
+func profileDir(dir string, conf *phpConf, clock string) (*stackReader, error) {
+	conf.ProfileDir = filepath.Join(dir, "profile")
+	if err := os.Mkdir(conf.ProfileDir, 0o700); err != nil {
+		return nil, fmt.Errorf("php target: %w", err)
+	}
+	conf.ProfilePeriod = strconv.FormatFloat(phpProfilePeriod.Seconds(), 'f', -1, 64)
+	conf.ProfileClock = clock
+	return &stackReader{dir: conf.ProfileDir, seen: map[string]map[string]int64{}}, nil
+}
+
+// profileEnv is the environment of a profiled PHP process (php-fpm's pool names the same).
+func profileEnv(conf phpConf) []string {
+	return []string{"DBBENCH_PROFILE_DIR=" + conf.ProfileDir, "DBBENCH_PROFILE_PERIOD=" + conf.ProfilePeriod,
+		"DBBENCH_PROFILE_CLOCK=" + conf.ProfileClock}
+}
+
+// stackReader reads the collapsed-stack files (<pid>.collapsed) of a profile directory,
+// whose counts only grow: php-fpm children append a request's stacks, workers rewrite
+// theirs whole. read returns what was added since the previous read, each sample
+// weighed as one period of Excimer's clock, in nanoseconds.
+type stackReader struct {
+	dir  string
+	mu   sync.Mutex
+	seen map[string]map[string]int64 // file -> stack -> count already returned
+}
+
+func (r *stackReader) read() (*profile.Profile, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	files, err := filepath.Glob(filepath.Join(r.dir, "*.collapsed"))
+	if err != nil {
+		return nil, fmt.Errorf("php profile: %w", err)
+	}
+	added := map[string]int64{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %w", err)
+		}
+		// A php-fpm child may be appending right now: whole lines only.
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+		now, err := parseCollapsed(b)
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
+		}
+		for stack, n := range now {
+			if d := n - r.seen[f][stack]; d > 0 {
+				added[stack] += d
+			}
+		}
+		r.seen[f] = now
+	}
+	var out bytes.Buffer
+	for _, stack := range slices.Sorted(maps.Keys(added)) {
+		fmt.Fprintf(&out, "%s %d\n", stack, added[stack])
+	}
+	p, err := profile.ReadCollapsed(&out, "samples")
+	if err != nil {
+		return nil, fmt.Errorf("php profile: %w", err)
+	}
+	p.Scale(int64(phpProfilePeriod), "nanoseconds")
+	return p, nil
+}
+
+// parseCollapsed adds up "stack count" lines by stack.
+func parseCollapsed(b []byte) (map[string]int64, error) {
+	counts := map[string]int64{}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSuffix(line, "\n")
+		i := strings.LastIndexByte(line, ' ')
+		n, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if i <= 0 || err != nil || n < 0 {
+			return nil, fmt.Errorf("not a collapsed stack: %q", truncateLine(line))
+		}
+		counts[line[:i]] += n
+	}
+	return counts, nil
+}
+
+func truncateLine(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// statusClient reads status pages: a fresh connection each time, never a load
+// generator's.
+var statusClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // phpRunDir makes a private run directory (mode 0700) under parent ("" is the system's
 // temporary directory), with a tmp/ inside, for a PHP target's configurations and logs.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,7 +46,16 @@ func phpVariants(t *testing.T, pool int) []matrix.Variant {
 // php-fpm process and no run directory is left.
 func startPHPTarget(t *testing.T, v matrix.Variant, dsnFile, runDir string) *Target {
 	t.Helper()
-	tg, err := Start(context.Background(), specOf(t, v), Options{DSNFile: dsnFile, RepoRoot: phpRepoRoot, RunDir: runDir, Log: testLog{t}})
+	return startPHPTargetWith(t, v, Options{DSNFile: dsnFile, RunDir: runDir})
+}
+
+// startPHPTargetWith is startPHPTarget with more options (the repository root and the
+// log are set here).
+func startPHPTargetWith(t *testing.T, v matrix.Variant, o Options) *Target {
+	t.Helper()
+	o.RepoRoot, o.Log = phpRepoRoot, testLog{t}
+	runDir := o.RunDir
+	tg, err := Start(context.Background(), specOf(t, v), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,6 +274,45 @@ func TestPHPDatabaseGoneThenBack(t *testing.T) {
 	}
 }
 
+// Every connection a PHP process keeps is cut while it is idle (the database restarted,
+// a proxy or firewall dropped it): no request fails. php-fpm's persistent PDO pings the
+// connection it takes up and opens a new one; a resident worker's read gets "MySQL server
+// has gone away" and runs once more on a new connection (php/src/Reconnect.php;
+// Illuminate's own retry for builder and orm).
+func TestPHPConnectionsCutWhileIdle(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	const pool = 2
+	for _, v := range phpVariants(t, pool) {
+		if v.Layer == "hello" || v.Conn != "persistent" {
+			continue
+		}
+		t.Run(v.Key(), func(t *testing.T) {
+			proxy := startSwitchProxy(t, db.Config.Addr)
+			tg := startPHPTarget(t, v, viaProxy(t, db, proxy.addr), "")
+			// New client connections each round until every process holds its database
+			// connection (two proxied sockets each): the kernel spreads new connections
+			// over the workers' sockets.
+			waitFor(t, 10*time.Second, func() bool {
+				client.CloseIdleConnections()
+				if err := concurrently(tg.URL, 10*pool, 2*pool)(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				proxy.mu.Lock()
+				defer proxy.mu.Unlock()
+				return len(proxy.conns) == 2*pool
+			})
+			proxy.down()
+			proxy.up(t)
+			for round := range 3 {
+				client.CloseIdleConnections()
+				if err := concurrently(tg.URL, 10*pool, 2*pool)(context.Background()); err != nil {
+					t.Fatalf("round %d after the cut: %v", round, err)
+				}
+			}
+		})
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -468,4 +517,196 @@ func TestPHPOrphanHelper(t *testing.T) {
 	defer tg.Stop() // only if the parent fails to kill us
 	fmt.Printf("PIDS: %s\n", strings.Trim(fmt.Sprint(tg.PIDs()), "[]"))
 	time.Sleep(30 * time.Second)
+}
+
+// Both PHP servers report the memory of a request at its peak: php-fpm on its status
+// page, the workers in their status dumps. The status page is php-fpm's own, reachable
+// from this host only.
+func TestPHPRuntimeMemory(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool, mb = 2, 1 << 20
+	for _, server := range []string{"fpm", "worker"} {
+		for _, l := range []struct{ layer, stmt, conn string }{
+			{"hello", "none", "none"}, {"raw", "interpolate", "persistent"},
+			{"orm", "interpolate", "persistent"}, {"doctrine", "prepare", "per-request"},
+		} {
+			v := matrix.Variant{Lang: "php", Server: server, Layer: l.layer, Stmt: l.stmt, Conn: l.conn, Pool: pool}
+			t.Run(v.Key(), func(t *testing.T) {
+				tg := startPHPTarget(t, v, dsnFile, "")
+				if tg.Runtime == nil {
+					t.Fatal("Runtime is nil")
+				}
+				before, err := tg.Runtime(context.Background())
+				if err != nil {
+					t.Fatal(err) // the health check was a request
+				}
+				const n = 40
+				for range 4 { // new connections: the workers each get some
+					client.CloseIdleConnections()
+					if v.Layer == "hello" {
+						for range n / 4 {
+							get(t, tg.URL+"/hello")
+						}
+					} else if err := concurrently(tg.URL, n/4, pool)(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := tg.Runtime(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("runtime: %+v", s)
+				if got := s.Cumulative["requests"] - before.Cumulative["requests"]; got != n {
+					t.Errorf("requests counted = %v, want %d", got, n)
+				}
+				peak := s.PerRequest["req-peak-B"]
+				if peak < mb || peak > 128*mb {
+					t.Errorf("req-peak-B = %v, want between 1 MiB and 128 MiB", peak)
+				}
+				if alloc, ok := s.PerRequest["req-peak-alloc-B"]; server == "worker" && (!ok || alloc < 100_000 || alloc > peak) {
+					t.Errorf("req-peak-alloc-B = %v, want between 100 kB and req-peak-B (%v)", alloc, peak)
+				}
+				if server == "fpm" {
+					assertFPMStatusLocalOnly(t, tg.URL)
+				} else if r := get(t, tg.URL+"/fpm-status"); r.status != http.StatusNotFound {
+					t.Errorf("worker: GET /fpm-status = %d, want the app's 404", r.status)
+				}
+			})
+		}
+	}
+}
+
+// assertFPMStatusLocalOnly checks that a client from another address than 127.0.0.1
+// (here 127.0.0.2, still loopback) gets nginx's 403, as JSON, and no status.
+func assertFPMStatusLocalOnly(t *testing.T, base string) {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
+	other := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
+	resp, err := other.Get(base + "/fpm-status?json&full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || string(body) != `{"error":"forbidden"}` {
+		t.Errorf("GET /fpm-status from 127.0.0.2 = %d %s, want 403 {\"error\":\"forbidden\"}", resp.StatusCode, body)
+	}
+}
+
+// A profiled target, under both servers: Profile returns the stacks Excimer sampled in
+// every PHP process since the previous call, as collapsed lines that name the app's own
+// frames. A target that is not profiled loads no Excimer and has no Profile.
+func TestPHPProfile(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	const pool = 2
+	for _, server := range []string{"fpm", "worker"} {
+		for _, l := range []struct{ layer, stmt, conn string }{
+			{"hello", "none", "none"}, {"raw", "interpolate", "persistent"},
+		} {
+			v := matrix.Variant{Lang: "php", Server: server, Layer: l.layer, Stmt: l.stmt, Conn: l.conn, Pool: pool}
+			t.Run(v.Key(), func(t *testing.T) {
+				tg := startPHPTargetWith(t, v, Options{DSNFile: dsnFile, Profile: true})
+				wantClock := map[string]string{"fpm": "real", "worker": "cpu"}[server]
+				if tg.Profile == nil || tg.ProfileClock != wantClock {
+					t.Fatalf("Profile set %v, ProfileClock %q: want a hook and %q",
+						tg.Profile != nil, tg.ProfileClock, wantClock)
+				}
+				stacks := profileUntil(t, tg, v, "DbBench\\App::handle")
+				for stack := range stacks {
+					if !strings.HasPrefix(stack, "/") && !strings.HasPrefix(stack, "{closure:") {
+						t.Errorf("stack %q does not start at a script (php/public/index.php, worker.php)", stack)
+						break
+					}
+				}
+				if server == "fpm" { // nothing ran since: nothing new
+					if p, err := tg.Profile(context.Background()); err != nil || len(p.Stacks) != 0 {
+						t.Errorf("Profile again with no request = %v, %v; want nothing", p, err)
+					}
+				}
+			})
+		}
+	}
+
+	v := matrix.Variant{Lang: "php", Server: "fpm", Layer: "hello", Stmt: "none", Conn: "none", Pool: 1}
+	tg := startPHPTargetWith(t, v, Options{})
+	ini := readFile(t, filepath.Join(filepath.Dir(tg.Log), "php.ini"))
+	if tg.Profile != nil || regexp.MustCompile(`(?m)^\s*(extension\s*=\s*excimer|auto_prepend_file)`).MatchString(ini) {
+		t.Errorf("a measured target has a profiler: Profile set %v, php.ini:\n%s", tg.Profile != nil, ini)
+	}
+}
+
+// profileUntil sends requests until the stacks Profile returned so far (added up) name
+// frame, or 20 s pass: the CPU clock samples a process about 250 times per CPU-second,
+// so a few hundred ~1 ms requests give a handful of samples. It checks every line.
+func profileUntil(t *testing.T, tg *Target, v matrix.Variant, frame string) map[string]int64 {
+	t.Helper()
+	stacks := map[string]int64{}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		client.CloseIdleConnections()
+		if v.Layer == "hello" {
+			for range 200 {
+				get(t, tg.URL+"/hello")
+			}
+		} else if err := concurrently(tg.URL, 200, 2*v.Pool)(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		p, err := tg.Profile(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Unit != "nanoseconds" {
+			t.Fatalf("Profile unit %q, want nanoseconds", p.Unit)
+		}
+		for _, s := range p.Stacks {
+			stack := strings.Join(s.Frames, ";")
+			if s.Weight <= 0 || s.Weight%int64(phpProfilePeriod) != 0 {
+				t.Errorf("stack %q weighs %d ns, want a positive number of %v periods", stack, s.Weight, phpProfilePeriod)
+			}
+			stacks[stack] += s.Weight / int64(phpProfilePeriod)
+		}
+		for stack := range stacks {
+			if strings.Contains(stack, frame) {
+				t.Logf("%d stacks, %d samples; e.g. %s", len(stacks), sum(stacks), stack)
+				return stacks
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stack names %s after 20 s: %v", frame, stacks)
+		}
+	}
+}
+
+func sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// The PHP unit tests that need a MariaDB (php/tests/ResidentDatabaseTest.php: every
+// layer as a resident worker runs it, commands per request from SHOW GLOBAL STATUS)
+// skip themselves without one: here they get the shared database, so they run in
+// make test. Nothing else uses the database meanwhile (the package's tests run one at
+// a time), which their global counters need.
+func TestPHPUnitAgainstMariaDB(t *testing.T) {
+	db, _, _ := sharedDB(t)
+	host, port, err := net.SplitHostPort(db.Config.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("phpunit", "--colors=never", "--filter", "ResidentDatabaseTest")
+	cmd.Dir = filepath.Join(phpRepoRoot, "php")
+	cmd.Env = append(os.Environ(), "DBBENCH_TEST_DB_HOST="+host, "DBBENCH_TEST_DB_PORT="+port,
+		"DBBENCH_TEST_DB_NAME="+db.Config.DBName, "DBBENCH_TEST_DB_USER="+db.Config.User,
+		"DBBENCH_TEST_DB_PASSWORD="+db.Config.Passwd)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("phpunit: %v\n%s", err, out)
+	}
+	// "OK (N tests" only when nothing was skipped or incomplete.
+	if !regexp.MustCompile(`(?m)^OK \([1-9][0-9]* tests?,`).Match(out) {
+		t.Fatalf("phpunit ran no test, or skipped some:\n%s", out)
+	}
 }

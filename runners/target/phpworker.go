@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
+	"dbbench/runners/profile"
 )
 
 // workerStopTimeout is longer than the worker server's own drain (10 s, php/README.md),
@@ -62,6 +64,12 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	}()
 	ini := filepath.Join(dir, "php.ini")
 	conf := phpConf{Dir: dir, PHPDir: phpDir, CLI: true}
+	var stacks *stackReader
+	if o.Profile {
+		if stacks, err = profileDir(dir, &conf, workerProfileClock); err != nil {
+			return nil, err
+		}
+	}
 	if err := renderPHPTemplate(filepath.Join(phpDir, "conf", "php.ini.tmpl"), ini, conf); err != nil {
 		return nil, err
 	}
@@ -74,6 +82,9 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	// The CLI has no clear_env: it sees exactly this environment.
 	env := append([]string{phpPath, "PHP_INI_SCAN_DIR=", "DBBENCH_SERVER=worker",
 		"DBBENCH_LAYER=" + v.Layer, "DBBENCH_STMT=" + v.Stmt, "DBBENCH_CONN=" + v.Conn}, dbEnv...)
+	if stacks != nil {
+		env = append(env, profileEnv(conf)...)
+	}
 	if w.master, err = startPHPProc(phpBin, args, env, filepath.Join(dir, "php-worker.log")); err != nil {
 		return nil, err
 	}
@@ -82,7 +93,119 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 		return nil, fmt.Errorf("php worker %s: %w; php-worker.log: %s", v.Key(), err, w.logTail())
 	}
 	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir %s)\n", v.Key(), url, w.master.cmd.Process.Pid, dir)
-	return &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop}, nil
+	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop,
+		Runtime: w.runtime}
+	if stacks != nil {
+		// Each worker keeps its stacks in memory and writes them on SIGUSR2 (with its
+		// status dump) and at exit.
+		t.Profile = func(ctx context.Context) (*profile.Profile, error) {
+			if _, err := w.dump(ctx); err != nil {
+				return nil, err
+			}
+			return stacks.read()
+		}
+		t.ProfileClock = workerProfileClock
+	}
+	return t, nil
+}
+
+// workerStatus is a worker's status dump, status/<pid>.json (php/src/Server/StatusDump.php).
+type workerStatus struct {
+	PID      int   `json:"pid"`
+	Requests int64 `json:"requests"`
+	// LastPeak is memory_get_peak_usage() over the last request: the most bytes the
+	// process's PHP values held at once, the resident app included.
+	LastPeak float64 `json:"last_request_peak_memory"`
+	// LastRealPeak is memory_get_peak_usage(true): what PHP's allocator held from the
+	// system meanwhile, in 2 MiB chunks, as php-fpm's "last request memory".
+	LastRealPeak float64 `json:"last_request_peak_real_memory"`
+	Dumped       float64 `json:"dumped"` // Unix seconds, to the microsecond
+}
+
+// workerDumpTimeout bounds the wait for every worker's dump: a worker writes it between
+// two requests, so only a request far slower than ours would hold it up.
+const workerDumpTimeout = 5 * time.Second
+
+// runtime signals the master (SIGUSR2: every worker writes its status file) and reads
+// each worker's fresh dump: Cumulative "requests", PerRequest "req-peak-B" (the mean over
+// the workers of their last request's real peak, the measure php-fpm reports) and
+// "req-peak-alloc-B" (the mean of their last request's emalloc'ed peak, finer; php-fpm
+// has no such figure). Workers that have served nothing are left out of the means.
+func (w *workerServer) runtime(ctx context.Context) (RuntimeSample, error) {
+	dumps, err := w.dump(ctx)
+	if err != nil {
+		return RuntimeSample{}, err
+	}
+	var requests, realPeak, allocPeak, served float64
+	for _, d := range dumps {
+		requests += float64(d.Requests)
+		if d.Requests > 0 {
+			realPeak += d.LastRealPeak
+			allocPeak += d.LastPeak
+			served++
+		}
+	}
+	if served == 0 {
+		return RuntimeSample{}, fmt.Errorf("php worker: no worker has served a request yet (%d workers)", len(dumps))
+	}
+	return RuntimeSample{
+		Cumulative: map[string]float64{"requests": requests},
+		PerRequest: map[string]float64{"req-peak-B": realPeak / served, "req-peak-alloc-B": allocPeak / served},
+	}, nil
+}
+
+// dump sends the master SIGUSR2 and waits until every worker running now has written a
+// status file after the signal.
+func (w *workerServer) dump(ctx context.Context) ([]workerStatus, error) {
+	workers := w.workerPIDs()
+	if len(workers) == 0 {
+		return nil, errors.New("php worker: no worker is running")
+	}
+	sent := float64(time.Now().UnixMicro()) / 1e6 // dumps carry microseconds
+	if err := w.master.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		return nil, fmt.Errorf("php worker: signal the master: %w", err)
+	}
+	deadline := time.Now().Add(workerDumpTimeout)
+	for {
+		dumps, missing := w.readDumps(workers, sent)
+		if len(missing) == 0 {
+			return dumps, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("php worker: workers %v wrote no status file within %v of SIGUSR2", missing, workerDumpTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// readDumps reads the status files of workers written at or after sent; missing lists
+// the workers whose file is absent, unreadable or older.
+func (w *workerServer) readDumps(workers []int, sent float64) (dumps []workerStatus, missing []int) {
+	for _, pid := range workers {
+		var d workerStatus
+		b, err := os.ReadFile(filepath.Join(w.dir, "status", strconv.Itoa(pid)+".json"))
+		if err != nil || json.Unmarshal(b, &d) != nil || d.Dumped < sent {
+			missing = append(missing, pid)
+			continue
+		}
+		dumps = append(dumps, d)
+	}
+	return dumps, missing
+}
+
+// workerPIDs lists the master's children, the workers.
+func (w *workerServer) workerPIDs() []int {
+	var out []int
+	for _, pid := range w.pids() {
+		if pid != w.master.cmd.Process.Pid {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // workerServer is one running worker master (its workers are its children, in its

@@ -29,8 +29,9 @@ type Options struct {
 	BinDir   string    // where `make build` put gotarget; "" means RepoRoot/bin
 	RunDir   string    // scratch directory for configs and logs; "" means a new temp dir
 	Log      io.Writer // start/stop lines; nil means os.Stderr
-	// Profile starts the target ready to be profiled, where profiling needs it at start
-	// (PHP's sampling profiler is an extension loaded only then); Go's pprof is always on.
+	// Profile starts the target ready to be profiled, where profiling needs it at start:
+	// PHP loads Excimer and samples every process, Target.Profile reads the stacks. Go's
+	// pprof is always on. Never for a measured slice: sampling costs CPU.
 	Profile bool
 }
 
@@ -43,13 +44,17 @@ type Target struct {
 	// Runtime reads what the target's runtime counts about itself; nil when it counts
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
-	// Profile returns the CPU stacks the target sampled since it started (or since the
-	// last call), in nanoseconds; nil unless the target can (started with Profile, and
-	// not Go: Go's profiles come from pprof on AdminURL).
+	// Profile returns the stacks the target sampled since it started (or since the
+	// last call), in nanoseconds of the clock ProfileClock names; nil unless the target
+	// can (started with Profile, and not Go: Go's profiles come from pprof on AdminURL).
 	Profile func(ctx context.Context) (*profile.Profile, error)
-	pids    func() []int
-	alive   func() error
-	stop    func() error
+	// ProfileClock is what Profile's nanoseconds are, named as Excimer names its clocks:
+	// "cpu" (the processes' CPU time) or "real" (wall time of requests in progress,
+	// waits for the database included).
+	ProfileClock string
+	pids         func() []int
+	alive        func() error
+	stop         func() error
 }
 
 // RuntimeSample is what a target's runtime says of itself. Cumulative counters (Go's

@@ -7,6 +7,7 @@ namespace DbBench\Layer;
 use DbBench\Config;
 use DbBench\DatabaseError;
 use DbBench\Library;
+use DbBench\Reconnect;
 use Doctrine\DBAL\Connection;
 use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Exception as DbalException;
@@ -26,7 +27,8 @@ use Doctrine\DBAL\ParameterType;
  * DBAL connects lazily, on the first query, and sends nothing of its own at connect:
  * the charset is in the DSN, the platform comes from the handshake's server version.
  * A resident worker keeps the Connection (persistent) or close()s it after each
- * request (per-request), after which DBAL connects again on the next query.
+ * request (per-request), after which DBAL connects again on the next query; when the
+ * connection it kept was lost it reads once more on a new one (Reconnect).
  */
 final class Dbal implements Layer
 {
@@ -55,12 +57,15 @@ final class Dbal implements Layer
             Library::load(DriverManager::class, 'Doctrine/DBAL/autoload.php', 'php-doctrine-dbal');
             $this->connection = DriverManager::getConnection(self::params($this->config));
         }
+        $connection = $this->connection;
         try {
-            $row = $this->connection->fetchAssociative(self::QUERY, [$id], [ParameterType::INTEGER]);
+            // DBAL connects on the first query and again after close().
+            $row = Reconnect::once(
+                $connection->isConnected(),
+                fn () => $connection->fetchAssociative(self::QUERY, [$id], [ParameterType::INTEGER]),
+                $connection->close(...), // a resident worker must not keep a broken connection
+            );
         } catch (DbalException $e) {
-            // A resident worker must not keep a broken connection; DBAL reconnects on
-            // the next query.
-            $this->connection->close();
             throw DatabaseError::from($e);
         }
         if ($row === false) {

@@ -8,6 +8,7 @@ use DbBench\Config;
 use DbBench\DatabaseError;
 use DbBench\Layer\Doctrine\User;
 use DbBench\Library;
+use DbBench\Reconnect;
 use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Exception as DbalException;
 use Doctrine\ORM\Configuration;
@@ -33,7 +34,8 @@ use Symfony\Component\Cache\Adapter\ApcuAdapter;
  * Under php-fpm the EntityManager is new in every request. A resident worker builds it
  * once; endRequest() clears it (the identity map would otherwise answer the next find()
  * of the same id without a query, with a row that may have changed) and, for
- * conn=per-request, closes its connection.
+ * conn=per-request, closes its connection. When the connection it kept was lost, it
+ * reads once more on a new one (Reconnect).
  */
 final class Doctrine implements Layer
 {
@@ -99,13 +101,19 @@ final class Doctrine implements Layer
             $connection = DriverManager::getConnection(Dbal::params($this->config), $configuration);
             $this->em = new EntityManager($connection, $configuration);
         }
+        $em = $this->em;
         try {
-            $user = $this->em->find(User::class, $id);
+            $user = Reconnect::once(
+                $em->getConnection()->isConnected(),
+                fn (): ?User => $em->find(User::class, $id),
+                // A resident worker must not keep a broken connection (DBAL connects
+                // again on the next query), nor anything half-loaded.
+                static function () use ($em): void {
+                    $em->clear();
+                    $em->getConnection()->close();
+                },
+            );
         } catch (DbalException $e) {
-            // A resident worker must not keep a broken connection (DBAL reconnects on
-            // the next query), nor anything half-loaded.
-            $this->em->clear();
-            $this->em->getConnection()->close();
             throw DatabaseError::from($e);
         }
         if ($user === null) {

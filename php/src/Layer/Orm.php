@@ -46,7 +46,9 @@ final class Orm implements Layer
         try {
             $user = User::find($id);
         } catch (PDOException $e) {
-            // Illuminate's QueryException is one. A resident worker starts afresh.
+            // Illuminate's QueryException is one. Illuminate has already run the query
+            // once more on a new connection if the error said the connection was lost
+            // (tryAgainIfCausedByLostConnection). A resident worker starts afresh.
             $this->capsule->getDatabaseManager()->disconnect();
             throw $e;
         }

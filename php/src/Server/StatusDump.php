@@ -4,35 +4,53 @@ declare(strict_types=1);
 
 namespace DbBench\Server;
 
+use DbBench\Profile;
+
 /**
  * A worker's figures for the runner, counted per request at no cost beyond a few
  * additions, and written to <dir>/<pid>.json only when asked (SIGUSR2): never per request.
- * The one place a signal-driven dump lives, so that a profile can join it.
+ * The one place a signal-driven dump lives: a sampling profile, when the worker has one,
+ * is folded after requests and written with the figures.
  */
 final class StatusDump
 {
     private int $requests = 0;
     private int $lastPeak = 0;
     private float $meanPeak = 0.0;
+    private int $lastRealPeak = 0;
+    private float $meanRealPeak = 0.0;
     private readonly float $started;
 
-    /** @param string|null $dir where dumps go; null: dumps are not wanted */
-    public function __construct(private readonly ?string $dir)
+    /**
+     * @param string|null $dir where dumps go; null: dumps are not wanted
+     * @param Profile|null $profile the worker's profile, written with each dump (to its own directory)
+     */
+    public function __construct(private readonly ?string $dir, private readonly ?Profile $profile = null)
     {
         $this->started = microtime(true);
     }
 
-    /** One request served; $peakMemory is memory_get_peak_usage() after it. */
-    public function record(int $peakMemory): void
+    /**
+     * One request served. $peakMemory is memory_get_peak_usage() after it: the most bytes
+     * the process's PHP objects held at once (emalloc'ed, the resident app included).
+     * $realPeakMemory is memory_get_peak_usage(true): the most memory PHP's allocator
+     * held from the system meanwhile, in whole 2 MiB chunks, which is what php-fpm's
+     * status page reports as a request's "last request memory".
+     */
+    public function record(int $peakMemory, int $realPeakMemory): void
     {
         $this->requests++;
         $this->lastPeak = $peakMemory;
         $this->meanPeak += ($peakMemory - $this->meanPeak) / $this->requests;
+        $this->lastRealPeak = $realPeakMemory;
+        $this->meanRealPeak += ($realPeakMemory - $this->meanRealPeak) / $this->requests;
+        $this->profile?->afterRequest();
     }
 
     /**
      * @return array{pid: int, requests: int, last_request_peak_memory: int,
-     *     mean_request_peak_memory: float, started: float}
+     *     mean_request_peak_memory: float, last_request_peak_real_memory: int,
+     *     mean_request_peak_real_memory: float, started: float, dumped: float}
      */
     public function figures(): array
     {
@@ -41,13 +59,22 @@ final class StatusDump
             'requests' => $this->requests,
             'last_request_peak_memory' => $this->lastPeak,
             'mean_request_peak_memory' => round($this->meanPeak, 1),
+            'last_request_peak_real_memory' => $this->lastRealPeak,
+            'mean_request_peak_real_memory' => round($this->meanRealPeak, 1),
             'started' => $this->started,
+            // When this dump was made: a reader that signalled at time T waits for dumped >= T.
+            'dumped' => microtime(true),
         ];
     }
 
-    /** Writes the figures atomically: a reader sees the old file or the new one, whole. */
+    /**
+     * Writes the profile, then the figures, each atomically: a reader sees the old file or
+     * the new one, whole. A figures file with `dumped` after a signal means the profile
+     * written with it is there too.
+     */
     public function write(): void
     {
+        $this->profile?->write();
         if ($this->dir === null) {
             return;
         }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace DbBench\Server;
 
 use Closure;
+use DbBench\Profile;
 use DbBench\Response;
 use Throwable;
 use UnexpectedValueException;
@@ -53,10 +54,9 @@ final class Worker
         private readonly Closure $boot,
         private readonly int $masterPid,
         private readonly Limits $limits,
-        ?string $statusDir,
+        private readonly ?string $statusDir,
     ) {
         $this->listen = $listen;
-        $this->status = new StatusDump($statusDir);
     }
 
     /** @return int the process's exit status */
@@ -75,6 +75,10 @@ final class Worker
         // The master blocks these while it forks; what arrived meanwhile is delivered now.
         pcntl_sigprocmask(SIG_SETMASK, []);
         try {
+            // A profiled run: sampling starts before the app is built, so its boot counts.
+            $profile = Profile::fromEnvironment(self::class . '::wait');
+            $profile?->start();
+            $this->status = new StatusDump($this->statusDir, $profile);
             $app = ($this->boot)();
             if (!$app instanceof Application) {
                 throw new UnexpectedValueException('the boot callable returned no ' . Application::class);
@@ -85,6 +89,8 @@ final class Worker
             return 3;
         }
         $this->loop();
+        $this->status->write(); // the last figures and profile
+        $profile?->stop();
         return 0;
     }
 
@@ -105,9 +111,8 @@ final class Worker
                 usleep(100_000); // cannot happen while accepting; select() refuses empty sets
                 continue;
             }
-            $except = null;
-            // False on EINTR: a signal arrived, checkEvents() acts on it.
-            if ((int) @stream_select($read, $write, $except, self::TICK) <= 0) {
+            // Nothing ready, or EINTR: a signal arrived, checkEvents() acts on it.
+            if (self::wait($read, $write) <= 0) {
                 continue;
             }
             $now = self::now();
@@ -125,6 +130,20 @@ final class Worker
         foreach ($this->connections as $id => $c) {
             $this->drop($id, $c);
         }
+    }
+
+    /**
+     * Waits until a socket is ready, at most a TICK. A method of its own so that a
+     * wall-clock profile tells waiting for work from working (Profile::IDLE).
+     *
+     * @param array<int|string, resource> $read
+     * @param array<int, resource> $write
+     * @return int how many are ready; 0 on timeout or EINTR
+     */
+    private static function wait(array &$read, array &$write): int
+    {
+        $except = null;
+        return (int) @stream_select($read, $write, $except, self::TICK);
     }
 
     private function checkEvents(float $now): void
@@ -250,7 +269,7 @@ final class Worker
         } catch (Throwable $e) {
             Log::line(sprintf('endRequest: %s: %s', $e::class, $e->getMessage()));
         }
-        $this->status->record(memory_get_peak_usage());
+        $this->status->record(memory_get_peak_usage(), memory_get_peak_usage(true));
         return $response;
     }
 

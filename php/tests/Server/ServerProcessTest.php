@@ -173,15 +173,21 @@ final class ServerProcessTest extends TestCase
         self::assertSame($sent, $served($second) - $served($first));
         foreach ($second as $pid => $d) {
             self::assertSame(
-                ['pid', 'requests', 'last_request_peak_memory', 'mean_request_peak_memory', 'started'],
+                ['pid', 'requests', 'last_request_peak_memory', 'mean_request_peak_memory',
+                    'last_request_peak_real_memory', 'mean_request_peak_real_memory', 'started', 'dumped'],
                 array_keys($d),
             );
             self::assertSame($pid, $d['pid']);
             self::assertIsFloat($d['mean_request_peak_memory']);
             self::assertIsFloat($d['started']);
+            self::assertGreaterThanOrEqual($first[$pid]['dumped'], $d['dumped']);
             if ($d['requests'] > 0) {
                 self::assertGreaterThan(0, $d['last_request_peak_memory']);
                 self::assertGreaterThan(0.0, $d['mean_request_peak_memory']);
+                // Whole 2 MiB chunks of PHP's allocator, at least the one it always holds.
+                self::assertGreaterThanOrEqual(2 << 20, $d['last_request_peak_real_memory']);
+                self::assertSame(0, $d['last_request_peak_real_memory'] % (2 << 20));
+                self::assertGreaterThanOrEqual($d['last_request_peak_memory'], $d['last_request_peak_real_memory']);
             }
         }
 
