@@ -81,12 +81,17 @@ func TestReportPutsVerdictsFirstAndTheLeakAtTheTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One small chart per series: 2 of the database, 5 of the variant.
-	if n := strings.Count(string(html), `<figure class="chart small"><svg`); n != 7 {
-		t.Errorf("report.html has %d small charts, want 7", n)
+	// One figure per role (the database, the variant), one panel per series: 2 and 5.
+	page := string(html)
+	if n := strings.Count(page, `<figure class="chart"`); n != 2 {
+		t.Errorf("report.html has %d figures, want 2", n)
 	}
-	if !strings.Contains(string(html), "figure.chart.small {") {
-		t.Error("report.html lacks the style of small charts")
+	panels := 0
+	for _, div := range strings.Split(page, `<div class="panels">`)[1:] {
+		panels += strings.Count(div[:strings.Index(div, "</div>")], "<svg")
+	}
+	if panels != 7 {
+		t.Errorf("report.html has %d chart panels, want 7", panels)
 	}
 }
 
