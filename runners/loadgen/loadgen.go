@@ -72,6 +72,19 @@ type Config struct {
 	// {id}. Connections call it concurrently; body is valid only during the call.
 	Check      func(id uint32, body []byte) error
 	CheckEvery int // 0 means DefaultCheckEvery; 1 checks every response
+	// Gate, closed loop only, admits every request: a connection waits in Enter before
+	// it sends and calls Leave once the answer is in (or failed). The run ends when Enter
+	// says so, so Duration may then be 0. Package run shares the load among the variants
+	// of a block this way (one variant's turn at a time).
+	Gate Gate
+}
+
+// Gate lets requests through (see Config.Gate).
+type Gate interface {
+	// Enter blocks until this request may be sent, and returns true; false ends the
+	// connection's run. abort is closed when the run is cancelled.
+	Enter(abort <-chan struct{}) bool
+	Leave()
 }
 
 // plan is a validated Config turned into what the workers need.
@@ -117,7 +130,10 @@ func (c Config) plan() (*plan, error) {
 	if c.Rate < 0 {
 		return nil, fmt.Errorf("loadgen: rate %g req/s: want 0 (closed loop) or more", c.Rate)
 	}
-	if c.Duration < 0 || c.Requests < 0 || (c.Duration == 0 && c.Requests == 0) {
+	if c.Gate != nil && c.Rate > 0 {
+		return nil, fmt.Errorf("loadgen: a gate needs a closed loop (rate 0), not %g req/s", c.Rate)
+	}
+	if c.Duration < 0 || c.Requests < 0 || (c.Duration == 0 && c.Requests == 0 && c.Gate == nil) {
 		return nil, fmt.Errorf("loadgen: duration %v and requests %d: want a positive duration, a positive request count, or both", c.Duration, c.Requests)
 	}
 	if c.Timeout < 0 {
@@ -347,6 +363,9 @@ func (w *worker) loop() {
 				return
 			}
 		}
+		if r.Gate != nil && !r.Gate.Enter(w.wake) { // closed loop only: the wait is no latency
+			return
+		}
 		now := time.Now()
 		if r.interval == 0 {
 			intended = now
@@ -355,9 +374,11 @@ func (w *worker) loop() {
 			if r.interval > 0 { // behind schedule: say how far
 				w.counts.unsent += int64((r.end.Sub(intended) + r.interval - 1) / r.interval)
 			}
+			w.leave()
 			return
 		}
 		if !w.take() {
+			w.leave()
 			return
 		}
 		late := onTime
@@ -368,10 +389,12 @@ func (w *worker) loop() {
 		resp, err := w.c.do(id, now, keepBody)
 		done := time.Now()
 		if r.stopping.Load() {
+			w.leave()
 			return // abandoned by a cancel: neither a success nor the target's fault
 		}
 		w.record(id, resp, err, intended, now, done, late)
 		w.c.finish()
+		w.leave()
 		var re *reqError
 		if errors.As(err, &re) && re.class == classConnect {
 			// Do not spin on a dead target; a connect error is rare otherwise. The
@@ -383,6 +406,13 @@ func (w *worker) loop() {
 			idealFree = intended
 		}
 		idealFree = idealFree.Add(done.Sub(now))
+	}
+}
+
+// leave tells the gate, if any, that the request admitted last is over.
+func (w *worker) leave() {
+	if w.r.Gate != nil {
+		w.r.Gate.Leave()
 	}
 }
 

@@ -433,6 +433,7 @@ func TestConfigErrors(t *testing.T) {
 		{"no length", func(c *Config) { c.Duration = 0 }, "positive duration"},
 		{"negative timeout", func(c *Config) { c.Timeout = -1 }, "timeout"},
 		{"negative check", func(c *Config) { c.CheckEvery = -1 }, "check every"},
+		{"gate in open loop", func(c *Config) { c.Rate, c.Gate = 10, &countGate{} }, "closed loop"},
 	} {
 		cfg := ok
 		tc.edit(&cfg)
@@ -446,5 +447,48 @@ func TestConfigErrors(t *testing.T) {
 	cfg.Rows, cfg.Path = 0, "/hello"
 	if _, err := cfg.plan(); err != nil {
 		t.Fatalf("/hello without rows: %v", err)
+	}
+}
+
+// countGate admits limit requests in all, and counts how many are inside at once.
+type countGate struct {
+	mu                      sync.Mutex
+	limit, entered, inside  int
+	mostInside, leftTooMany int
+}
+
+func (g *countGate) Enter(abort <-chan struct{}) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.entered == g.limit {
+		return false
+	}
+	g.entered++
+	g.inside++
+	g.mostInside = max(g.mostInside, g.inside)
+	return true
+}
+
+func (g *countGate) Leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inside--
+	if g.inside < 0 {
+		g.leftTooMany++
+	}
+}
+
+// A gate decides every send: the run sends exactly what it admits, with no duration,
+// every request that entered leaves, and never more than the connections are inside.
+func TestGateAdmitsEveryRequest(t *testing.T) {
+	srv := newUsersServer(t, time.Millisecond)
+	g := &countGate{limit: 157}
+	res := mustRun(t, Config{Target: srv.URL, Rows: 100, Connections: 4, Check: checkID, Gate: g})
+	if res.Requests != 157 || res.OK != 157 || srv.handled.Load() != 157 {
+		t.Errorf("requests %d, ok %d, served %d: want the 157 the gate admitted", res.Requests, res.OK, srv.handled.Load())
+	}
+	if g.inside != 0 || g.leftTooMany != 0 || g.mostInside > 4 || g.mostInside < 2 {
+		t.Errorf("inside at the end %d, left more than entered %d, most inside at once %d: want 0, 0, 2..4",
+			g.inside, g.leftTooMany, g.mostInside)
 	}
 }
