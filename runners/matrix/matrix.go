@@ -89,6 +89,9 @@ type Preset struct {
 	Duration    time.Duration // one measured slice
 	Reps        int           // slices of a variant in no comparison
 	Budget      time.Duration // time for all the paired slices of a run
+	// Precision is the stopping rule's target, a fraction: a comparison stops once its
+	// ratios' 95% intervals are within ±Precision; 0 means the runner's default.
+	Precision float64
 }
 
 // Load reads and validates a matrix file. Errors name the file and line.

@@ -35,19 +35,36 @@ func TestRepoMatrixPresets(t *testing.T) {
 		}
 		t.Logf("preset %s: %d variants", name, len(vs))
 	}
-	// quick is every lang × layer × stmt × conn once: one pool per lang.
+	// quick has one pool per language, and every layer of every server: question 1
+	// covers every library.
 	quick, _ := m.Preset("quick")
 	combos := map[string]bool{}
+	layers := map[string]bool{}
 	for _, v := range m.Expand(quick) {
+		layers[v.Lang+"/"+v.Server+"/"+v.Layer] = true
 		v.Pool = 0
 		combos[v.Key()] = true
 	}
 	if got := len(m.Expand(quick)); got != len(combos) {
-		t.Errorf("quick has %d variants but %d distinct lang×layer×stmt×conn", got, len(combos))
+		t.Errorf("quick has %d variants but %d distinct lang×server×layer×stmt×conn", got, len(combos))
+	}
+	for _, v := range m.Expand(full(t, m)) {
+		if !layers[v.Lang+"/"+v.Server+"/"+v.Layer] && v.Server == m.Langs[v.Lang].ServerNames()[0] {
+			t.Errorf("quick has no variant of %s/%s/%s", v.Lang, v.Server, v.Layer)
+		}
 	}
 	if _, err := m.Preset("quik"); err == nil || !strings.Contains(err.Error(), "smoke") {
 		t.Errorf("unknown preset error = %v, want one listing the presets", err)
 	}
+}
+
+func full(t *testing.T, m *Matrix) *Preset {
+	t.Helper()
+	p, err := m.Preset("full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestCheckRefusesNonsense(t *testing.T) {
@@ -105,9 +122,13 @@ roundtrips:
   - {match: "conn=per-request/", commands: {Connect: 1, Quit: 1}}
 presets:
   p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
+  q: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m, precision: 2.5%}
 `))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p, q := m.Presets["p"].Precision, m.Presets["q"].Precision; p != 0 || q != 0.025 {
+		t.Errorf("precision %v without the key (want 0, the runner's default) and %v for 2.5%% (want 0.025)", p, q)
 	}
 	v := Variant{Lang: "go", Server: "s", Layer: "raw", Stmt: "prepare", Conn: "per-request", Pool: 4}
 	got := m.Expected(v)
@@ -143,6 +164,8 @@ presets:
 		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:9: unknown key "goo" in pools (allowed: go)`},
 		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:9: warmup: "1 sec" is not a positive duration`},
 		{"bad regexp", strings.Replace(base, `".*"`, `"(("`, 1), `m.yaml:9: include: error parsing regexp`},
+		{"precision without %", strings.Replace(base, "budget: 1m", "budget: 1m, precision: 3", 1), `m.yaml:9: precision: "3" is not a percentage (like 2%)`},
+		{"precision of 100%", strings.Replace(base, "budget: 1m", "budget: 1m, precision: 100%", 1), `m.yaml:9: precision: "100%" is not a percentage`},
 		{"unknown command", base + "roundtrips:\n  - {match: x, commands: {Prepair: 1}}\n", `m.yaml:11: unknown key "Prepair" in commands (allowed: Connect, Quit`},
 		{"unknown kind", strings.Replace(base, "kind: raw", "kind: micro-orm", 1), `m.yaml:6: unknown kind "micro-orm" (allowed: raw, builder, orm)`},
 		{"no kind", strings.Replace(base, "kind: raw, ", "", 1), `m.yaml:6: missing key "kind"`},

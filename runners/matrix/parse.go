@@ -145,6 +145,15 @@ func (p parser) duration(n *yaml.Node, what string) (time.Duration, error) {
 	return d, nil
 }
 
+// percent reads "3%" as 0.03: a percentage above 0 and below 100.
+func (p parser) percent(n *yaml.Node, what string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(n.Value, "%"), 64)
+	if n.Kind != yaml.ScalarNode || !strings.HasSuffix(n.Value, "%") || err != nil || v <= 0 || v >= 100 {
+		return 0, p.errorf(n, "%s: %q is not a percentage (like 2%%)", what, n.Value)
+	}
+	return v / 100, nil
+}
+
 func (p parser) regexp(n *yaml.Node, what string) (*regexp.Regexp, error) {
 	if n.Kind != yaml.ScalarNode {
 		return nil, p.errorf(n, "%s must be a pattern", what)
@@ -330,7 +339,7 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 	for _, k := range keys(n) {
 		pn := presets[k.Value]
 		f, err := p.mapping(pn, "preset "+k.Value,
-			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget")
+			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget", "precision")
 		if err != nil {
 			return err
 		}
@@ -374,6 +383,11 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 		}
 		if ps.Budget, err = p.duration(f["budget"], "budget"); err != nil {
 			return err
+		}
+		if n := f["precision"]; n != nil {
+			if ps.Precision, err = p.percent(n, "precision"); err != nil {
+				return err
+			}
 		}
 		if len(m.Expand(ps)) == 0 {
 			return p.errorf(pn, "preset %s selects no variant", k.Value)
