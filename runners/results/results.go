@@ -115,13 +115,14 @@ type Settings struct {
 
 // Pairing is the design of the paired measurement (runners/run/README.md).
 type Pairing struct {
-	Design    string  `json:"design"`    // sandwich: hub X hub Y hub …; alternate: (A B) or (B A) per pair
-	Slice     string  `json:"slice"`     // measured time of one slice
-	LeadIn    string  `json:"lead_in"`   // load sent before each slice and not measured
-	Precision float64 `json:"precision"` // stop a comparison once both intervals are this narrow (half-width, 0.02 = ±2%)
-	MinPairs  int     `json:"min_pairs"` // pairs measured before any may stop
-	MaxPairs  int     `json:"max_pairs"` // pairs after which a comparison stops whatever its interval
-	Budget    string  `json:"budget"`    // time for all the pairs of the run
+	Design    string  `json:"design"`         // interleave: blocks of turns; walk: adjacent slices; alternate: (A B) or (B A) per pair
+	Slice     string  `json:"slice"`          // measured time of one slice (interleave: of each variant in a block)
+	LeadIn    string  `json:"lead_in"`        // load sent before each slice and not measured (not in blocks)
+	Turn      string  `json:"turn,omitempty"` // interleave: the shortest turn (runners/run/turns.go)
+	Precision float64 `json:"precision"`      // stop a comparison once both intervals are this narrow (half-width, 0.02 = ±2%)
+	MinPairs  int     `json:"min_pairs"`      // pairs measured before any may stop
+	MaxPairs  int     `json:"max_pairs"`      // pairs after which a comparison stops whatever its interval
+	Budget    string  `json:"budget"`         // time for all the pairs of the run
 }
 
 // Variant is one variant's verification, round trips and repetitions.
@@ -281,6 +282,9 @@ type Repetition struct {
 	// Saturation is what saturation.Judge reads of the slice's load (the schedule, the
 	// timeline, the queues), stored so that a report judges it again.
 	Saturation *saturation.Summary `json:"saturation,omitempty"`
+	// Turns says the repetition was measured in turns with other variants (a block of
+	// the interleave design, runners/run/README.md); nil for a slice of its own.
+	Turns *Turns `json:"turns,omitempty"`
 	// Counts are figures per request that do not depend on the machine's speed, by
 	// their bench.txt unit (units package): allocations, bytes, system calls, context
 	// switches, a request's peak memory.
@@ -290,6 +294,14 @@ type Repetition struct {
 	// Latency is from the intended send time, Service from the actual send.
 	Latency string `json:"latency_hdr"`
 	Service string `json:"service_hdr"`
+}
+
+// Turns describes a repetition measured in a block: Seconds is then the time of its
+// turns (open, and draining its last answers), QPS its requests over that time.
+type Turns struct {
+	Block  int     `json:"block"`  // the block's number in its language's phase, from 1
+	Length float64 `json:"length"` // seconds each turn was open
+	Count  int     `json:"count"`  // how many turns the variant had
 }
 
 // Latency merges the latency histograms of v's repetitions.

@@ -24,23 +24,14 @@ type counterSample struct {
 // an error; the database's and the runtime's are left out when they cannot be read (a
 // server on another host, a runtime that counts nothing).
 func (r *runner) counters(ctx context.Context, t *target.Target, pids []int) (*counterSample, error) {
-	if len(pids) == 0 {
-		return nil, procstat.ErrNotFound
-	}
-	app, err := procstat.TakeCounts(pids...)
+	c, err := r.appCounters(ctx, t, pids)
 	if err != nil {
 		return nil, err
 	}
-	c := &counterSample{app: app, pool: dbStats(t.AdminURL)}
 	if r.db.PID != 0 { // our own server: its counts are ours to read
 		c.db, _ = procstat.TakeCounts(r.db.PID)
 	}
 	c.gen, _ = procstat.TakeCounts(os.Getpid())
-	if t.Runtime != nil {
-		if s, err := t.Runtime(ctx); err == nil {
-			c.runtime = &s
-		}
-	}
 	return c, nil
 }
 

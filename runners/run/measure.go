@@ -68,15 +68,9 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if afterErr == nil {
 		after.sub(before, res.Requests, rep)
 	}
-	sat := saturationSummary(res)
-	sat.Causes.PoolCounted, sat.Causes.PoolWaitSeconds = rep.PoolCounted, rep.PoolWaitSeconds
-	rep.Saturation = &sat
-	rv.Reps = append(rv.Reps, rep)
-	if why := r.invalidReason(res, afterErr); why != "" {
-		r.invalidate(rv, fmt.Sprintf("slice %d: %s", n, why))
+	if !r.record(rv, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
 		return nil, r.databaseAlive(ctx)
 	}
-	r.judgeSaturation(rv)
 	return rep, nil
 }
 
@@ -304,4 +298,19 @@ func dbStats(adminURL string) *poolStats {
 		return nil
 	}
 	return &s
+}
+
+// record adds rep, measured as what, to v with its saturation summary, and judges v:
+// false when the repetition made v invalid.
+func (r *runner) record(v *results.Variant, rep *results.Repetition, res *loadgen.Result, afterErr error, what string) bool {
+	sat := saturationSummary(res)
+	sat.Causes.PoolCounted, sat.Causes.PoolWaitSeconds = rep.PoolCounted, rep.PoolWaitSeconds
+	rep.Saturation = &sat
+	v.Reps = append(v.Reps, rep)
+	if why := r.invalidReason(res, afterErr); why != "" {
+		r.invalidate(v, fmt.Sprintf("%s: %s", what, why))
+		return false
+	}
+	r.judgeSaturation(v)
+	return true
 }

@@ -34,7 +34,11 @@ func (pl *Pairs) Measure(ctx context.Context, p *Phase) error {
 	if err := pl.measureSolos(ctx, solos, half); err != nil {
 		return err
 	}
-	if err := pl.walk(ctx); err != nil {
+	measure := pl.walk
+	if r.o.Design == Interleave {
+		measure = pl.interleave
+	}
+	if err := measure(ctx); err != nil {
 		return err
 	}
 	if err := pl.measureSolos(ctx, solos, r.o.Reps-half); err != nil {
@@ -147,6 +151,48 @@ func (pl *Pairs) walk(ctx context.Context) error {
 		pl.judge()
 	}
 	return nil
+}
+
+// interleave measures blocks of every variant still in an open comparison until each
+// comparison is narrow enough or has its most pairs, or the budget is spent and every
+// comparison has its fewest. A block gives each of its comparisons one pair.
+func (pl *Pairs) interleave(ctx context.Context) error {
+	start := time.Now()
+	for {
+		open := openEdges(pl.edges)
+		if len(open) == 0 || (time.Since(start) > pl.p.budget && pl.everyEdgeHas(pl.p.r.o.MinPairs)) {
+			return nil
+		}
+		vs := pl.ends(open)
+		reps, err := pl.p.Block(ctx, vs, Load{})
+		if err != nil {
+			return err
+		}
+		got := map[*results.Variant]*results.Repetition{}
+		for i, v := range vs {
+			got[v] = reps[i]
+		}
+		for _, e := range open {
+			b, o := got[e.base], got[e.other]
+			if b == nil || o == nil { // a side turned invalid
+				e.done = true
+				continue
+			}
+			e.comp.Pairs = append(e.comp.Pairs, results.Pair{Base: []int{b.Rep}, Other: []int{o.Rep}})
+		}
+		pl.judge()
+	}
+}
+
+// ends are the variants of the comparisons es, in the phase's order.
+func (pl *Pairs) ends(es []*edge) []*results.Variant {
+	var out []*results.Variant
+	for _, v := range pl.p.vs {
+		if slices.ContainsFunc(es, func(e *edge) bool { return e.base == v || e.other == v }) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // judge closes every open comparison that is decided: its QPS and app CPU ratios both

@@ -32,7 +32,11 @@ type Phase struct {
 	flushed time.Time
 	started time.Time // of the first slice
 	slices  int
+	blocks  int
 	status  func() string // what the plan says of its progress, for the progress line
+	// latency is each variant's median latency in its last measurement (the warm-up at
+	// first): a block sets its turn from it.
+	latency map[*results.Variant]time.Duration
 }
 
 // Load is the load of a slice; a zero field takes the run's setting (its connections,
@@ -61,27 +65,33 @@ func (p *Phase) Note(s string) { p.r.progress.note(s) }
 // SetStatus sets what the progress line says of the plan's progress.
 func (p *Phase) SetStatus(f func() string) { p.status = f }
 
-func (r *runner) measureLang(ctx context.Context, lang string, budget time.Duration) error {
-	p := &Phase{r: r, lang: lang, budget: budget, targets: map[*results.Variant]*target.Target{}}
+// measureLang starts the language's targets and measures them with the plan; it
+// returns how long the plan took, so a phase that finished early leaves its unspent
+// budget to the next.
+func (r *runner) measureLang(ctx context.Context, lang string, budget time.Duration) (time.Duration, error) {
+	p := &Phase{r: r, lang: lang, budget: budget, targets: map[*results.Variant]*target.Target{},
+		latency: map[*results.Variant]time.Duration{}}
 	defer p.stopTargets()
 	if err := p.startTargets(ctx); err != nil {
-		return err
+		return 0, err
 	}
 	plan := r.o.Plan
 	if plan == nil {
 		plan = &Pairs{}
 	}
+	start := time.Now()
 	if err := plan.Measure(ctx, p); err != nil {
-		return err
+		return 0, err
 	}
+	took := time.Since(start)
 	for _, v := range p.vs {
 		if len(v.Reps) > 0 {
 			if err := r.writeHistogram(v); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
-	return r.writer.flush()
+	return took, r.writer.flush()
 }
 
 // startTargets starts and warms up a target for every valid variant of the language.
@@ -111,8 +121,12 @@ func (p *Phase) startTargets(ctx context.Context) error {
 // they will be for every slice.
 func (p *Phase) warm(ctx context.Context, v *results.Variant, t *target.Target) error {
 	cfg := p.r.loadConfig(t, v, Load{Duration: p.r.o.Warmup}, p.r.o.Seed^0x7761726d) // "warm"
-	if _, err := loadgen.Run(ctx, cfg); err != nil {
+	res, err := loadgen.Run(ctx, cfg)
+	if err != nil {
 		return p.r.failRep(ctx, v, 0, "warm-up", err)
+	}
+	if res.Latency.TotalCount() > 0 {
+		p.latency[v] = time.Duration(res.Latency.ValueAtQuantile(50))
 	}
 	return nil
 }
@@ -127,15 +141,7 @@ func (p *Phase) stopTargets() {
 // measured window with every counter around it) and rewrites the results now and then.
 // It returns nil when v turned out invalid (the reason is in v); an error ends the run.
 func (p *Phase) Slice(ctx context.Context, v *results.Variant, load Load) (*results.Repetition, error) {
-	if p.slices == 0 {
-		p.started = time.Now()
-	}
-	p.slices++
-	status := ""
-	if p.status != nil {
-		status = p.status()
-	}
-	p.r.progress.slice(p.lang, p.slices, time.Since(p.started), p.budget, status, v.Key)
+	p.progress(v.Key)
 	rep, err := p.r.slice(ctx, p.targets[v], v, load)
 	if err != nil {
 		return nil, err
@@ -147,4 +153,17 @@ func (p *Phase) Slice(ctx context.Context, v *results.Variant, load Load) (*resu
 		}
 	}
 	return rep, nil
+}
+
+// progress counts a slice or block, what it measures, and says so.
+func (p *Phase) progress(what string) {
+	if p.slices == 0 {
+		p.started = time.Now()
+	}
+	p.slices++
+	status := ""
+	if p.status != nil {
+		status = p.status()
+	}
+	p.r.progress.slice(p.lang, p.slices, time.Since(p.started), p.budget, status, what)
 }

@@ -43,6 +43,21 @@ func (r *runner) budgets() map[string]time.Duration {
 	return out
 }
 
+// carry shares a phase's unspent budget among the languages still to measure, in
+// proportion to their budgets.
+func carry(budgets map[string]time.Duration, unspent time.Duration, next []string) {
+	var sum time.Duration
+	for _, l := range next {
+		sum += budgets[l]
+	}
+	if unspent <= 0 || sum <= 0 {
+		return
+	}
+	for _, l := range next {
+		budgets[l] += time.Duration(float64(unspent) * float64(budgets[l]) / float64(sum))
+	}
+}
+
 // maxConnections is what the database must allow: all the targets of a language run at
 // once, each holding up to its pool, plus headroom for the runner's own connections and
 // for connections still closing.

@@ -4,6 +4,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -42,11 +43,13 @@ type Options struct {
 	Duration time.Duration
 	LeadIn   time.Duration
 	Reps     int
-	// The paired measurement (README.md): Design (Walk or Alternate); Budget, the time
+	// The paired measurement (README.md): Design (Interleave, Walk or Alternate); Turn,
+	// the shortest turn of a variant in an interleaved block; Budget, the time
 	// for all the slices of the run; a comparison stops once the 95% intervals of its QPS
 	// and app CPU ratios are within ±Precision (0.02) and it has MinPairs pairs, or once
 	// it has MaxPairs. The budget never cuts a comparison below MinPairs.
 	Design    string
+	Turn      time.Duration
 	Budget    time.Duration
 	Precision float64
 	MinPairs  int
@@ -105,10 +108,13 @@ func (o *Options) defaults() {
 		o.LeadIn = DefaultLeadIn
 	}
 	if o.Design == "" {
-		o.Design = Walk
+		o.Design = Interleave
+	}
+	if o.Turn == 0 {
+		o.Turn = DefaultTurn
 	}
 	if o.Precision == 0 {
-		o.Precision = DefaultPrecision
+		o.Precision = cmp.Or(p.Precision, DefaultPrecision)
 	}
 	if o.MinPairs == 0 {
 		o.MinPairs = stats.MinPairs
@@ -194,7 +200,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate,
-			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(),
+			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(), Turn: o.turnSetting(),
 				Precision: o.Precision, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, Budget: o.Budget.String()},
 		},
 	}
@@ -272,10 +278,13 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.yardstick("start"); err != nil {
 		return err
 	}
-	for _, lang := range r.langs() {
-		if err := r.measureLang(ctx, lang, budgets[lang]); err != nil {
+	langs := r.langs()
+	for i, lang := range langs {
+		took, err := r.measureLang(ctx, lang, budgets[lang])
+		if err != nil {
 			return err
 		}
+		carry(budgets, budgets[lang]-took, langs[i+1:])
 		if err := r.yardstick("after " + lang); err != nil {
 			return err
 		}
@@ -350,6 +359,14 @@ func (r *runner) teardown() {
 
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
 	return target.Start(ctx, r.specs[v.Key()], r.o.targetOptions(dsnFile))
+}
+
+// turnSetting is the turn recorded with the run: only the interleave design has turns.
+func (o *Options) turnSetting() string {
+	if o.Design != Interleave {
+		return ""
+	}
+	return o.Turn.String()
 }
 
 func (o *Options) targetOptions(dsnFile string) target.Options {

@@ -11,6 +11,11 @@ import (
 // a language running, so that the two sides of a comparison are measured seconds apart
 // and the machine's drift hits both alike.
 const (
+	// Interleave measures every variant still in an open comparison in one block, in
+	// turns of a tenth of a second or so (turns.go, block.go): every block gives every
+	// open comparison a pair, and a pair's two sides share the machine's every change of
+	// speed longer than a turn.
+	Interleave = "interleave"
 	// Walk moves along the comparisons: each next slice is a variant that shares a
 	// comparison with the one just measured, so every slice (but a jump's) makes a pair
 	// with the slice before it, and each slice serves two comparisons.
@@ -52,9 +57,11 @@ func newWalker(design string, seed uint64, edges []*edge) *walker {
 }
 
 // open are the edges still measured.
-func (w *walker) open() []*edge {
+func (w *walker) open() []*edge { return openEdges(w.edges) }
+
+func openEdges(es []*edge) []*edge {
 	var out []*edge
-	for _, e := range w.edges {
+	for _, e := range es {
 		if !e.done {
 			out = append(out, e)
 		}

@@ -31,8 +31,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	leadIn := fs.Duration("lead-in", 0, "load before each slice, not measured (default 150ms)")
 	reps := fs.Int("reps", 0, "slices of a variant in no comparison, such as hello (default: the preset's)")
 	budget := fs.Duration("budget", 0, "time for all the paired slices (default: the preset's); no comparison stops below --min-pairs")
-	precision := fs.Float64("precision", 100*run.DefaultPrecision, "stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95% interval)")
-	design := fs.String("design", run.Walk, "pairing: walk (each slice pairs with its neighbours) or alternate (two fresh slices a pair)")
+	precision := fs.Float64("precision", 0, fmt.Sprintf("stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95%% interval) (default: the preset's, else %g)", 100*run.DefaultPrecision))
+	design := fs.String("design", run.Interleave, "pairing: interleave (the variants take turns within blocks), walk (each slice pairs with its neighbours) or alternate (two fresh slices a pair)")
+	turn := fs.Duration("turn", 0, fmt.Sprintf("interleave: the shortest turn of a variant in a block (default %v; a slow variant's is %d× its median latency)", run.DefaultTurn, run.TurnsPerLatency))
 	minPairs := fs.Int("min-pairs", 0, "pairs per comparison before it may stop (default 6, the fewest with a 95% interval)")
 	maxPairs := fs.Int("max-pairs", 0, "pairs after which a comparison stops (default 60)")
 	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant (CPU and allocations) into profiles/")
@@ -52,15 +53,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for name, bad := range map[string]bool{
 		"--duration": *duration < 0, "--warmup": *warmup < 0, "--reps": *reps < 0,
 		"--connections": *conns < 0, "--rate": *rate < 0, "--lead-in": *leadIn < 0, "--budget": *budget < 0,
-		"--precision": *precision <= 0 || *precision >= 100, "--min-pairs": *minPairs < 0, "--max-pairs": *maxPairs < 0,
-		"--profile-time": *profileTime < 0,
+		"--precision": *precision < 0 || *precision >= 100, "--min-pairs": *minPairs < 0, "--max-pairs": *maxPairs < 0,
+		"--profile-time": *profileTime < 0, "--turn": *turn < 0,
 	} {
 		if bad {
 			return fmt.Errorf("%w: run: %s must not be negative (--precision: a percentage above 0 and below 100)", errUsage, name)
 		}
 	}
-	if *design != run.Walk && *design != run.Alternate {
-		return fmt.Errorf("%w: run: --design %q: want %s or %s", errUsage, *design, run.Walk, run.Alternate)
+	if *design != run.Interleave && *design != run.Walk && *design != run.Alternate {
+		return fmt.Errorf("%w: run: --design %q: want %s, %s or %s", errUsage, *design, run.Interleave, run.Walk, run.Alternate)
 	}
 	if *minPairs > 0 && *minPairs < stats.MinPairs {
 		return fmt.Errorf("%w: run: --min-pairs %d: a 95%% interval needs at least %d pairs", errUsage, *minPairs, stats.MinPairs)
@@ -94,7 +95,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := run.Run(ctx, run.Options{
 		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
-		Budget: *budget, Precision: *precision / 100, Design: *design, MinPairs: *minPairs, MaxPairs: *maxPairs,
+		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir, Log: stderr,
 	})
