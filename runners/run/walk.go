@@ -21,7 +21,7 @@ const (
 	// with the slice before it, and each slice serves two comparisons.
 	Walk = "walk"
 	// Alternate measures each pair on two fresh slices, A then B or B then A at random
-	// (the design of shared/field-notes.md): no slice is shared.
+	// (the first paired design tried: README.md, "Choosing the design"): no slice is shared.
 	Alternate = "alternate"
 )
 
