@@ -111,8 +111,8 @@ func evidence(fs []finding) string {
 	if hi != lo {
 		pairs = fmt.Sprintf("%d–%d", lo, hi)
 	}
-	return fmt.Sprintf("%d comparisons measured in pairs of adjacent slices, %s pairs each; %d of %d reached the ±2%% target.",
-		len(fs), pairs, reached, len(fs))
+	return fmt.Sprintf("%d comparisons measured in %s, %s pairs each; %d of %d reached the %s target.",
+		len(fs), pairsOf(fs[0].Pairing), pairs, reached, len(fs), target(fs[0].Pairing))
 }
 
 // answers are the three answers, in the order of the questions.
@@ -152,4 +152,25 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// pairsOf says how a run's pairs were measured (runners/run/README.md).
+func pairsOf(p *results.Pairing) string {
+	switch {
+	case p == nil:
+		return "pairs"
+	case p.Design == "interleave":
+		return "pairs of interleaved turns (" + p.Turn + " or longer)"
+	case p.Design == "alternate":
+		return "pairs of fresh slices, in random order"
+	}
+	return "pairs of adjacent slices"
+}
+
+// target is the precision a run aimed at: "±3%".
+func target(p *results.Pairing) string {
+	if p == nil || p.Precision == 0 {
+		return "precision"
+	}
+	return fmt.Sprintf("±%g%%", 100*p.Precision)
 }

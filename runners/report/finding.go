@@ -23,8 +23,9 @@ const unpairedMedians = "unpaired-medians"
 type finding struct {
 	Question    string // questions.Layer, Stmt, Conn, Server
 	Base, Other *results.Variant
-	Paired      bool // from pairs of adjacent slices; false: from each side's median
-	Reached     bool // the run's precision target (paired only)
+	Paired      bool             // from pairs of adjacent slices; false: from each side's median
+	Reached     bool             // the run's precision target (paired only)
+	Pairing     *results.Pairing // how the pairs were measured; nil for runs before pairing
 	QPS, CPU    estimate
 	// Extra app CPU per request (seconds), allocations and bytes allocated per request
 	// (Go), Other's median minus Base's; NaN where a side lacks the figure.
@@ -49,7 +50,7 @@ func (d *data) findings() []finding {
 			if b == nil || o == nil {
 				continue
 			}
-			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Reached: c.Reached}
+			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
 			f.QPS = paired(d.run.Ratios(c, units.QPS))
 			f.CPU = paired(d.run.Ratios(c, units.AppCPU))
 			out = append(out, d.withCounts(f))

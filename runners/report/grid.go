@@ -69,7 +69,7 @@ func comparisonGrids(fs []finding, q string) []grid {
 			}
 			g.Rows = append(g.Rows, r)
 		}
-		g.Notes = []string{markLegend}
+		g.Notes = []string{markLegend(of[0].Pairing)}
 		out = append(out, g)
 	}
 	return out
@@ -167,19 +167,25 @@ func columnName(f finding, keys []string) string {
 	return strings.Join(parts, " · ")
 }
 
+// rowName names a table row by the other side: layer, library (unless it is the
+// layer's name) and kind (unless the library's name says it).
 func rowName(f finding) string {
 	v := f.Other
 	if v.Kind == "" {
 		return v.Layer
 	}
+	kind := v.Kind
+	if kind == "raw" && v.Layer != f.Base.Layer {
+		kind = "wrapper" // raw SQL through a library over the driver (as the answers say)
+	}
 	lib := library(v)
 	switch {
-	case lib == v.Layer:
-		return fmt.Sprintf("%s (%s)", v.Layer, v.Kind)
-	case strings.Contains(strings.ToLower(lib), v.Kind):
+	case strings.EqualFold(lib, v.Layer):
+		return fmt.Sprintf("%s (%s)", v.Layer, kind)
+	case slices.Contains(strings.Fields(strings.ToLower(lib)), kind): // "Beego ORM v2"
 		return fmt.Sprintf("%s (%s)", v.Layer, lib)
 	}
-	return fmt.Sprintf("%s (%s, %s)", v.Layer, lib, v.Kind)
+	return fmt.Sprintf("%s (%s, %s)", v.Layer, lib, kind)
 }
 
 // findingCell holds one comparison: QPS and CPU ratios with their half-widths and

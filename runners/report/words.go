@@ -98,9 +98,11 @@ var marks = map[stats.Decision]string{
 	stats.Undecided:             "?",
 }
 
-const markLegend = "● differs by more than 2% (the 95% interval excludes 1 and reaches past ±2%); " +
-	"◐ differs, by less than 2%; = equivalent within ±2%; ? undecided: more pairs needed; " +
-	"† the comparison stopped at the end of its budget, before its intervals were within ±2%."
+func markLegend(p *results.Pairing) string {
+	return "● differs by more than 2% (the 95% interval excludes 1 and reaches past ±2%); " +
+		"◐ differs, by less than 2%; = equivalent within ±2%; ? undecided: more pairs needed; " +
+		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " target."
+}
 
 // micros is a difference of seconds per request in µs: "+25 µs", "−3.1 µs".
 func micros(s float64) string {
