@@ -50,8 +50,8 @@ type Series struct {
 	Name       string
 	X, Y       []float64
 	Stmt, Conn string
-	// LineOnly draws the line without a mark at each point: for series of hundreds of
-	// samples (a soak's).
+	// LineOnly draws the line without a mark, or a hover value, at each point: for
+	// series of hundreds of samples (a soak's), whose numbers are in the page's tables.
 	LineOnly bool
 }
 
@@ -172,7 +172,11 @@ func (c LineChart) panel() (linePanel, []legendItem, bool) {
 		if byStmt {
 			color, dash = stmtColor(s.Stmt), hollow(s.Conn)
 		}
-		p.Series = append(p.Series, lineSeries{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly, Tips: pointTips(c, s)})
+		ls := lineSeries{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly}
+		if !s.LineOnly { // a hover mark per point: not for hundreds of them (the tables have the numbers)
+			ls.Tips = pointTips(c, s)
+		}
+		p.Series = append(p.Series, ls)
 		legend = append(legend, legendItem{Name: s.Name, Color: color, Dash: dash, Line: true})
 	}
 	if len(p.Series) == 0 {
