@@ -39,12 +39,6 @@ type CountsDelta struct {
 	Lost int
 }
 
-// Add is what d and e did together (two windows of the same tree).
-func (d CountsDelta) Add(e CountsDelta) CountsDelta {
-	return CountsDelta{Run: d.Run + e.Run, Reads: d.Reads + e.Reads, Writes: d.Writes + e.Writes,
-		Voluntary: d.Voluntary + e.Voluntary, Forced: d.Forced + e.Forced, Lost: d.Lost + e.Lost}
-}
-
 // Syscalls is reads plus writes.
 func (d CountsDelta) Syscalls() int64 { return d.Reads + d.Writes }
 

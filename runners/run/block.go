@@ -1,9 +1,9 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,9 +15,9 @@ import (
 	"dbbench/runners/units"
 )
 
-// DefaultTurn is the shortest turn of a variant in a block (README.md, "Design"): the
-// machine's speed changes in episodes of seconds, so turns a tenth of a second long
-// put both sides of every comparison in the same episodes.
+// DefaultTurn is the shortest turn of a variant in a block: the machine's speed changes
+// in episodes of seconds, so turns a tenth of a second long put both sides of every
+// comparison in the same episodes (README.md, "Why pairs, and why turns").
 const DefaultTurn = 100 * time.Millisecond
 
 // TurnsPerLatency makes a slow variant's turn this many times its median latency, so
@@ -29,33 +29,32 @@ const TurnsPerLatency = 20
 // in turns (turns.go) of its turn length, round and round. Every variant gets one
 // repetition, figures per request as a slice's: the target's own counters cover the
 // whole block (it serves nothing outside its turns), the database's and the
-// generator's counters are read at the edges of each turn. It returns the
+// generator's are read at the edges of each turn (the database's context switches in
+// each variant's first turn of the block only: block.dbThreads). It returns the
 // repetitions in vs's order, nil for a variant that turned invalid; an error ends the
 // run.
 func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]*results.Repetition, error) {
-	r := p.r
 	p.progressBlock(vs)
 	p.blocks++
-	b := &block{p: p, vs: vs, turn: make([]time.Duration, len(vs)), active: make([]time.Duration, len(vs)), count: make([]int, len(vs)),
-		db: make([]procstat.CountsDelta, len(vs)), gen: make([]procstat.CountsDelta, len(vs)),
-		before: make([]*counterSample, len(vs)), res: make([]*loadgen.Result, len(vs)), errs: make([]error, len(vs))}
+	n := len(vs)
+	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n),
+		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), dbOK: true, genOK: true,
+		dbSwitches: make([]int64, n), sampled: make([]int64, n), skip: make([]bool, n),
+		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n)}
 	for i, v := range vs {
-		b.turn[i] = max(r.o.Turn, TurnsPerLatency*p.latency[v])
-		pids := p.targets[v].PIDs()
-		procstat.ResetPeakRSS(pids...)
-		c, err := r.appCounters(ctx, p.targets[v], pids)
-		if err != nil {
-			return nil, r.failRep(ctx, v, len(v.Reps)+1, "read counters", err)
-		}
-		b.before[i] = c
+		b.turn[i] = max(p.r.o.Turn, TurnsPerLatency*p.latency[v])
 	}
-	b.started = time.Now().UTC()
-	b.run(ctx, load)
+	if err := b.run(ctx, load); err != nil {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // a block cut short is not recorded
 	}
-	out := make([]*results.Repetition, len(vs))
+	out := make([]*results.Repetition, n)
 	for i := range vs {
+		if b.skip[i] {
+			continue
+		}
 		rep, err := b.repetition(ctx, i)
 		if err != nil {
 			return nil, err
@@ -72,60 +71,129 @@ type block struct {
 	turn    []time.Duration
 	started time.Time
 	// By variant: time its turns took (open and draining), what the database and the
-	// generator did during them, counters before, the generator's result.
-	active  []time.Duration
-	count   []int
-	db, gen []procstat.CountsDelta
-	before  []*counterSample
-	res     []*loadgen.Result
-	errs    []error
+	// generator did during them, the database's context switches in its first turn and
+	// the requests of that turn, counters before, the generator's result; skip marks a
+	// variant whose counters could not be read (it is invalid, and takes no turns).
+	active              []time.Duration
+	count               []int
+	db, gen             []procstat.Light
+	dbOK, genOK         bool // every reading of the role's counters succeeded
+	dbSwitches, sampled []int64
+	skip                []bool
+	before              []*counterSample
+	res                 []*loadgen.Result
+	errs                []error
 }
 
-// run starts one gated generator per variant and takes turns until every variant has
-// had the slice duration.
-func (b *block) run(ctx context.Context, load Load) {
+// readyTimeout bounds the wait for the generators to connect and park at their gates.
+const readyTimeout = 10 * time.Second
+
+// run starts one gated generator per variant, waits until every connection waits at
+// its gate (connecting is not measured), reads the targets' counters, and takes turns
+// until every variant has had the slice duration. An error ends the run.
+func (b *block) run(ctx context.Context, load Load) error {
 	r := b.p.r
-	t := newTurns()
+	t := newTurns(len(b.vs))
+	conns := make([]int, len(b.vs))
 	var wg sync.WaitGroup
 	for i, v := range b.vs {
 		cfg := r.loadConfig(b.p.targets[v], v, load, r.o.Seed+uint64(len(v.Reps)+1)*0x9e3779b9)
 		cfg.Duration, cfg.Gate = 0, t.gate(i)
+		conns[i] = cfg.Connections
 		wg.Go(func() { b.res[i], b.errs[i] = loadgen.Run(ctx, cfg) })
 	}
-	d := load.Duration
-	if d == 0 {
-		d = r.o.Duration
+	defer wg.Wait()
+	defer t.end()
+	t.ready(ctx, conns, readyTimeout)
+	if err := b.countersBefore(ctx); err != nil {
+		return err
 	}
-	db, gen := b.roles()
-	for k := 0; ctx.Err() == nil; k++ {
-		i := k % len(b.vs)
-		if k >= len(b.vs) && i == 0 && b.active[0] >= d {
-			break // every variant has had its time (the first is always ahead)
+	d := cmp.Or(load.Duration, r.o.Duration)
+	b.started = time.Now().UTC()
+	for first := 0; ctx.Err() == nil; first++ {
+		i := b.next(d)
+		if i < 0 {
+			return nil
 		}
-		b.active[i] += t.take(ctx, i, b.turn[i])
+		var threads *procstat.Counts
+		if first < len(b.vs) {
+			threads = b.dbThreads()
+		}
+		db0, gen0 := b.light()
+		took, admitted := t.take(ctx, i, b.turn[i])
+		db1, gen1 := b.light()
+		b.active[i] += took
 		b.count[i]++
-		db1, gen1 := b.roles()
-		if db != nil && db1 != nil {
-			b.db[i] = b.db[i].Add(db1.Sub(db))
+		b.db[i], b.gen[i] = b.db[i].Add(db1.Sub(db0)), b.gen[i].Add(gen1.Sub(gen0))
+		if threads != nil {
+			if end := b.dbThreads(); end != nil {
+				b.dbSwitches[i], b.sampled[i] = end.Sub(threads).Voluntary, admitted
+			}
 		}
-		if gen != nil && gen1 != nil {
-			b.gen[i] = b.gen[i].Add(gen1.Sub(gen))
-		}
-		db, gen = db1, gen1
 	}
-	t.end()
-	wg.Wait()
+	return nil
 }
 
-// roles reads the database's and this process's counters at the edge of a turn (one
-// reading ends a turn and starts the next); the database's are nil when it is not
-// ours to read.
-func (b *block) roles() (db, gen *procstat.Counts) {
-	if pid := b.p.r.db.PID; pid != 0 {
-		db, _ = procstat.TakeCounts(pid)
+// next is the variant whose turn it is: the one with the least turn time so far (the
+// first of those, so the variants go round in order); -1 once every one has had d.
+func (b *block) next(d time.Duration) int {
+	i := -1
+	for j := range b.vs {
+		if !b.skip[j] && (i < 0 || b.active[j] < b.active[i]) {
+			i = j
+		}
 	}
-	gen, _ = procstat.TakeCounts(os.Getpid())
+	if i < 0 || b.active[i] >= d {
+		return -1
+	}
+	return i
+}
+
+// countersBefore reads each target's counters once its generator is connected; a
+// target whose counters cannot be read is invalid and skipped.
+func (b *block) countersBefore(ctx context.Context) error {
+	r := b.p.r
+	for i, v := range b.vs {
+		pids := b.p.targets[v].PIDs()
+		procstat.ResetPeakRSS(pids...)
+		c, err := r.appCounters(ctx, b.p.targets[v], pids)
+		if err != nil {
+			if ferr := r.failRep(ctx, v, len(v.Reps)+1, "read counters", err); ferr != nil {
+				return ferr
+			}
+			b.skip[i] = true
+			continue
+		}
+		b.before[i] = c
+	}
+	return nil
+}
+
+// light reads the database's and this process's light counters around a turn; the
+// database's are zero when it is not ours to read. A failed reading spoils the role's
+// figures for the whole block (dbOK, genOK).
+func (b *block) light() (db, gen procstat.Light) {
+	var err error
+	if pid := b.p.r.db.PID; pid != 0 {
+		if db, err = procstat.TakeLight(pid); err != nil {
+			b.dbOK = false
+		}
+	}
+	if gen, err = procstat.TakeLight(0); err != nil {
+		b.genOK = false
+	}
 	return db, gen
+}
+
+// dbThreads reads every thread of the database, for its context switches: with a
+// thread per connection that is hundreds of files, too many to read at every turn, so
+// each variant's first turn of a block is the sample (nil when not ours to read).
+func (b *block) dbThreads() *procstat.Counts {
+	if pid := b.p.r.db.PID; pid != 0 {
+		c, _ := procstat.TakeCounts(pid)
+		return c
+	}
+	return nil
 }
 
 // repetition records variant i's share of the block, as a slice records its own.
@@ -137,7 +205,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 		return nil, r.failRep(ctx, v, n, "load", err)
 	}
 	// The generator ran for the whole block; the variant was served in its turns.
-	res.Elapsed, res.CPU = b.active[i], b.gen[i].Run
+	res.Elapsed, res.CPU = b.active[i], b.gen[i].CPU
 	res.QPS = float64(res.Requests) / b.active[i].Seconds()
 	after, afterErr := r.appCounters(ctx, t, t.PIDs())
 	if err := t.Alive(); err != nil && afterErr == nil {
@@ -154,13 +222,17 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 	}
 	if res.Requests > 0 && rep.Counts != nil {
 		per := func(x float64) float64 { return x / float64(res.Requests) }
-		if r.db.PID != 0 {
-			rep.DBCPU = per(b.db[i].Run.Seconds())
-			rep.Counts[units.Syscalls("db")] = per(float64(b.db[i].Syscalls()))
-			rep.Counts[units.Switches("db")] = per(float64(b.db[i].Voluntary))
+		if r.db.PID != 0 && b.dbOK {
+			rep.DBCPU = per(b.db[i].CPU.Seconds())
+			rep.Counts[units.Syscalls("db")] = per(float64(b.db[i].Syscalls))
+			if b.sampled[i] > 0 {
+				rep.Counts[units.Switches("db")] = float64(b.dbSwitches[i]) / float64(b.sampled[i])
+			}
 		}
-		rep.Counts[units.Syscalls("gen")] = per(float64(b.gen[i].Syscalls()))
-		rep.Counts[units.Switches("gen")] = per(float64(b.gen[i].Voluntary))
+		if b.genOK {
+			rep.Counts[units.Syscalls("gen")] = per(float64(b.gen[i].Syscalls))
+			rep.Counts[units.Switches("gen")] = per(float64(b.gen[i].Voluntary))
+		}
 	}
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
 	if !r.record(v, rep, res, afterErr, fmt.Sprintf("block, repetition %d", n)) {

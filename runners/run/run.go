@@ -58,8 +58,9 @@ type Options struct {
 	// measurement of the comparisons. Sweeps bring their own.
 	Plan Plan
 	// Profile adds one profiled slice of ProfileTime per variant after its measured
-	// ones (profile.go).
+	// ones (profile.go); a preset with a profile length profiles unless NoProfile.
 	Profile     bool
+	NoProfile   bool
 	ProfileTime time.Duration
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
@@ -109,6 +110,9 @@ func (o *Options) defaults() {
 	}
 	if o.Design == "" {
 		o.Design = Interleave
+		if o.Rate > 0 { // turns need a closed loop
+			o.Design = Walk
+		}
 	}
 	if o.Turn == 0 {
 		o.Turn = DefaultTurn
@@ -121,6 +125,13 @@ func (o *Options) defaults() {
 	}
 	if o.MaxPairs == 0 {
 		o.MaxPairs = DefaultMaxPairs
+	}
+	if p.Profile > 0 && !o.NoProfile {
+		o.Profile = true
+		o.ProfileTime = cmp.Or(o.ProfileTime, p.Profile)
+	}
+	if o.NoProfile {
+		o.Profile = false
 	}
 	if o.ProfileTime == 0 {
 		o.ProfileTime = DefaultProfileTime
@@ -177,6 +188,9 @@ type runner struct {
 // results.json, bench.txt and histograms, each replaced atomically after every step.
 func Run(ctx context.Context, o Options) (*results.Run, error) {
 	o.defaults()
+	if o.Design == Interleave && o.Rate > 0 {
+		return nil, fmt.Errorf("run: the interleave design takes turns in closed loop; at a rate of %g req/s use walk or alternate", o.Rate)
+	}
 	vs := o.variants()
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no variant of preset %s matches --variants %v", o.Preset.Name, o.Variants)

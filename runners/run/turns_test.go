@@ -38,7 +38,7 @@ func (s *served) server(t *testing.T, delay time.Duration) *httptest.Server {
 func TestTurnsNeverOverlap(t *testing.T) {
 	var a, b served
 	urls := []string{a.server(t, 2*time.Millisecond).URL, b.server(t, 3*time.Millisecond).URL}
-	tu := newTurns()
+	tu := newTurns(2)
 	var wg sync.WaitGroup
 	res := make([]*loadgen.Result, 2)
 	errs := make([]error, 2)
@@ -46,9 +46,17 @@ func TestTurnsNeverOverlap(t *testing.T) {
 		cfg := loadgen.Config{Target: u, Path: "/users/{id}", Rows: 10, Connections: 8, Gate: tu.gate(i)}
 		wg.Go(func() { res[i], errs[i] = loadgen.Run(context.Background(), cfg) })
 	}
+	tu.ready(context.Background(), []int{8, 8}, 5*time.Second)
+	tu.mu.Lock()
+	if tu.waiting[0] != 8 || tu.waiting[1] != 8 {
+		t.Errorf("before the first turn %v connections wait at the gates, want 8 and 8", tu.waiting)
+	}
+	tu.mu.Unlock()
 	var active [2]time.Duration
+	var admitted [2]int64
 	for k := range 10 {
-		d := tu.take(context.Background(), k%2, 20*time.Millisecond)
+		d, n := tu.take(context.Background(), k%2, 20*time.Millisecond)
+		admitted[k%2] += n
 		if d < 20*time.Millisecond {
 			t.Errorf("turn %d took %v, shorter than its 20 ms", k, d)
 		}
@@ -61,6 +69,10 @@ func TestTurnsNeverOverlap(t *testing.T) {
 			t.Fatalf("generator %d: %v, %+v", i, errs[i], res[i])
 		}
 	}
+	a.mu.Lock()
+	b.mu.Lock()
+	defer a.mu.Unlock()
+	defer b.mu.Unlock()
 	for _, x := range a.spans {
 		for _, y := range b.spans {
 			if x[0].Before(y[1]) && y[0].Before(x[1]) {
@@ -69,8 +81,8 @@ func TestTurnsNeverOverlap(t *testing.T) {
 			}
 		}
 	}
-	if int64(len(a.spans)) != res[0].Requests || int64(len(b.spans)) != res[1].Requests {
-		t.Errorf("served %d and %d, generators counted %d and %d", len(a.spans), len(b.spans), res[0].Requests, res[1].Requests)
+	if int64(len(a.spans)) != res[0].Requests || int64(len(b.spans)) != res[1].Requests || admitted != [2]int64{res[0].Requests, res[1].Requests} {
+		t.Errorf("served %d and %d, generators counted %d and %d, turns admitted %v", len(a.spans), len(b.spans), res[0].Requests, res[1].Requests, admitted)
 	}
 	t.Logf("A: %d requests in %v of turns, B: %d in %v", res[0].Requests, active[0], res[1].Requests, active[1])
 }
@@ -78,14 +90,14 @@ func TestTurnsNeverOverlap(t *testing.T) {
 // A cancelled run ends a turn at once and lets the generators go.
 func TestTurnsEndOnCancel(t *testing.T) {
 	var a served
-	tu := newTurns()
+	tu := newTurns(1)
 	cfg := loadgen.Config{Target: a.server(t, time.Millisecond).URL, Path: "/users/{id}", Rows: 10, Connections: 2, Gate: tu.gate(0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := loadgen.Run(ctx, cfg); done <- err }()
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	tu.take(ctx, 0, time.Hour)
+	_, _ = tu.take(ctx, 0, time.Hour)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("a cancelled turn took %v", d)
 	}
