@@ -92,6 +92,9 @@ type Preset struct {
 	// Precision is the stopping rule's target, a fraction: a comparison stops once its
 	// ratios' 95% intervals are within ±Precision; 0 means the runner's default.
 	Precision float64
+	// Profile, when not 0, adds a profiled slice of this length per variant after its
+	// measured ones (runners/run/profile.go), as dbbench run --profile does.
+	Profile time.Duration
 }
 
 // Load reads and validates a matrix file. Errors name the file and line.

@@ -339,7 +339,7 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 	for _, k := range keys(n) {
 		pn := presets[k.Value]
 		f, err := p.mapping(pn, "preset "+k.Value,
-			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget", "precision")
+			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget", "precision", "profile")
 		if err != nil {
 			return err
 		}
@@ -386,6 +386,11 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 		}
 		if n := f["precision"]; n != nil {
 			if ps.Precision, err = p.percent(n, "precision"); err != nil {
+				return err
+			}
+		}
+		if n := f["profile"]; n != nil {
+			if ps.Profile, err = p.duration(n, "profile"); err != nil {
 				return err
 			}
 		}

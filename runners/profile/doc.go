@@ -37,7 +37,8 @@
 // # Files and viewers
 //
 //   - name.pb.gz, Go's pprof protobuf as net/http/pprof served it (the caller keeps it
-//     as is): go tool pprof -http=: name.pb.gz, or speedscope (it imports pprof).
+//     as is), or PHP's stacks written by WritePprof: go tool pprof -top name.pb.gz,
+//     go tool pprof -http=: name.pb.gz, or speedscope (it imports pprof).
 //   - name.collapsed, collapsed stacks from WriteCollapsed: speedscope (open the file),
 //     flamegraph.pl name.collapsed > name.svg, inferno-flamegraph.
 //   - name.svg, from WriteFlameGraph: any browser, offline; hover a frame for its name,

@@ -74,3 +74,34 @@ func pprofFrames(s *profile.Sample) []string {
 	}
 	return frames
 }
+
+// WritePprof writes p as a gzipped pprof protobuf with one sample type, sampleType in
+// p's unit ("cpu" in "nanoseconds" for a PHP CPU profile, "wall" for wall time), so that
+// the viewers of Go's profiles open it: go tool pprof -top name.pb.gz, pprof -http,
+// speedscope. Each frame name becomes a function and a location of its own.
+func WritePprof(w io.Writer, p *Profile, sampleType string) error {
+	out := &profile.Profile{SampleType: []*profile.ValueType{{Type: sampleType, Unit: p.Unit}}}
+	locs := map[string]*profile.Location{}
+	loc := func(name string) *profile.Location {
+		if l, ok := locs[name]; ok {
+			return l
+		}
+		id := uint64(len(locs) + 1)
+		fn := &profile.Function{ID: id, Name: name, SystemName: name}
+		l := &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
+		out.Function, out.Location = append(out.Function, fn), append(out.Location, l)
+		locs[name] = l
+		return l
+	}
+	for _, s := range p.Stacks {
+		sample := &profile.Sample{Value: []int64{s.Weight}}
+		for i := len(s.Frames) - 1; i >= 0; i-- { // pprof lists the leaf first
+			sample.Location = append(sample.Location, loc(s.Frames[i]))
+		}
+		out.Sample = append(out.Sample, sample)
+	}
+	if err := out.CheckValid(); err != nil {
+		return fmt.Errorf("writing pprof profile: %w", err)
+	}
+	return out.Write(w)
+}

@@ -155,3 +155,37 @@ func sameStacks(a, b []Stack) bool {
 	}
 	return true
 }
+
+// A profile written as pprof reads back with the same stacks and weights (frames root
+// first, the leaf where pprof expects it), and pprof's own parser accepts it.
+func TestWritePprofRoundTrip(t *testing.T) {
+	in := &Profile{Unit: "nanoseconds", Stacks: []Stack{
+		{Frames: []string{"{main}", "DbBench\\App::handle", "PDOStatement::execute"}, Weight: 3e6},
+		{Frames: []string{"{main}", "DbBench\\App::handle"}, Weight: 1e6},
+		{Frames: []string{"{main}", "Illuminate\\Database\\Eloquent\\Builder::first", "PDOStatement::execute"}, Weight: 5e6},
+	}}
+	var buf bytes.Buffer
+	if err := WritePprof(&buf, in, "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := gprof.Parse(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf := raw.Sample[0].Location[0].Line[0].Function.Name; leaf != "PDOStatement::execute" {
+		t.Errorf("first location of the first sample is %q, want the leaf", leaf)
+	}
+	out, err := ReadPprof(&buf, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Merge()
+	if out.Unit != in.Unit || out.Total() != in.Total() || len(out.Stacks) != len(in.Stacks) {
+		t.Fatalf("read back %+v, want %+v", out, in)
+	}
+	for i := range in.Stacks {
+		if strings.Join(out.Stacks[i].Frames, ";") != strings.Join(in.Stacks[i].Frames, ";") || out.Stacks[i].Weight != in.Stacks[i].Weight {
+			t.Errorf("stack %d: %v, want %v", i, out.Stacks[i], in.Stacks[i])
+		}
+	}
+}

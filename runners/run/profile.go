@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -113,6 +114,15 @@ func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string
 		}
 	case stacks != nil:
 		cpu = stacks
+		// As pprof too, so that Go's viewers open it (go tool pprof -top cpu.pb.gz).
+		var pb bytes.Buffer
+		sampleType := map[string]string{"real": "wall"}[p.Clock]
+		if err := profile.WritePprof(&pb, stacks, cmp.Or(sampleType, profile.CPU)); err != nil {
+			return err
+		}
+		if err := r.writeProfileFile(dir, "cpu.pb.gz", pb.Bytes(), p, "cpu"); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("the target offers no profile")
 	}

@@ -1,7 +1,9 @@
 package run
 
 import (
+	"cmp"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"dbbench/runners/benchfile"
 	"dbbench/runners/dbtest"
 	"dbbench/runners/matrix"
+	"dbbench/runners/profile"
 	"dbbench/runners/provider"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
@@ -100,6 +103,29 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		if len(c.Pairs) < stats.MinPairs || len(res.Ratios(c, units.QPS)) != len(c.Pairs) {
 			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(res.Ratios(c, units.QPS)))
 		}
+	}
+	// The smoke preset profiles every variant: components per request, and files that
+	// pprof's own reader opens (PHP's stacks written as pprof too).
+	for _, v := range res.Variants {
+		pr := v.Profile
+		if pr == nil || pr.Requests == 0 || len(pr.Components) == 0 {
+			t.Errorf("%s: no profile: %+v", v.Key, pr)
+			continue
+		}
+		for _, kind := range []string{"cpu", "collapsed", "flame"} {
+			if _, err := os.Stat(filepath.Join(out, pr.Files[kind])); pr.Files[kind] == "" || err != nil {
+				t.Errorf("%s: profile file %s %q: %v", v.Key, kind, pr.Files[kind], err)
+			}
+		}
+		f, err := os.Open(filepath.Join(out, pr.Files["cpu"]))
+		if err != nil {
+			continue
+		}
+		sampleType := map[string]string{"real": "wall"}[pr.Clock]
+		if _, err := profile.ReadPprof(f, cmp.Or(sampleType, profile.CPU)); err != nil {
+			t.Errorf("%s: %s: %v", v.Key, pr.Files["cpu"], err)
+		}
+		f.Close()
 	}
 	// The files on disk are whole and agree with what Run returned.
 	onDisk, err := results.Read(filepath.Join(out, "results.json"))

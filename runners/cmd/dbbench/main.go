@@ -22,6 +22,7 @@ commands:
   db up      start (or attach to) a database, load the fixtures, wait until interrupted
   serve      start one target for a variant, wait until interrupted
   run        measure a preset's variants end to end, then write the report
+  profile    profile one variant on its own: CPU (and Go's allocations) by component, flame graph, pprof
   report     write report.md and report.html for a run directory
   compare    did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts
   variants   list the variants a preset runs
@@ -80,6 +81,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return sweepCmd(ctx, args[1:], stdout, stderr)
 	case "soak":
 		return soakCmd(ctx, args[1:], stdout, stderr)
+	case "profile":
+		return profileCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

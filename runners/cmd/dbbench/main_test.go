@@ -87,6 +87,12 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request)`},
 		{"unknown flag", nil, []string{"run", "--durration", "1s"}, "flag provided but not defined: -durration"},
 		{"unknown command", nil, []string{"bench"}, `unknown command "bench"`},
+		{"unknown design", nil, []string{"run", "--design", "zigzag"}, `--design "zigzag": want interleave, walk or alternate`},
+		{"turns at a rate", nil, []string{"run", "--design", "interleave", "--rate", "100"}, "with --rate use --design walk or alternate"},
+		{"precision of 100%", nil, []string{"run", "--precision", "100"}, "--precision: a percentage above 0 and below 100"},
+		{"profile without a variant", nil, []string{"profile", "--duration", "2s"}, "profile needs a variant"},
+		{"profile too short", nil, []string{"profile", "lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8", "--duration", "500ms"}, "--duration 500ms: want 1s or more"},
+		{"profile of nonsense", nil, []string{"profile", "lang=go/layer=hello/stmt=prepare/conn=none/pool=1"}, `no stmt "prepare"`},
 		{"nonsense variant", nil, []string{"serve", "lang=go/layer=hello/stmt=prepare/conn=none/pool=1"}, `no stmt "prepare"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

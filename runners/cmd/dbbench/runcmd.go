@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -32,11 +33,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	reps := fs.Int("reps", 0, "slices of a variant in no comparison, such as hello (default: the preset's)")
 	budget := fs.Duration("budget", 0, "time for all the paired slices (default: the preset's); no comparison stops below --min-pairs")
 	precision := fs.Float64("precision", 0, fmt.Sprintf("stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95%% interval) (default: the preset's, else %g)", 100*run.DefaultPrecision))
-	design := fs.String("design", run.Interleave, "pairing: interleave (the variants take turns within blocks), walk (each slice pairs with its neighbours) or alternate (two fresh slices a pair)")
+	design := fs.String("design", "", "pairing: interleave (the variants take turns within blocks; the default in closed loop), walk (each slice pairs with its neighbours; the default with --rate) or alternate (two fresh slices a pair)")
 	turn := fs.Duration("turn", 0, fmt.Sprintf("interleave: the shortest turn of a variant in a block (default %v; a slow variant's is %d× its median latency)", run.DefaultTurn, run.TurnsPerLatency))
 	minPairs := fs.Int("min-pairs", 0, "pairs per comparison before it may stop (default 6, the fewest with a 95% interval)")
 	maxPairs := fs.Int("max-pairs", 0, "pairs after which a comparison stops (default 60)")
-	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant (CPU and allocations) into profiles/")
+	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant (CPU and allocations) into profiles/ (the smoke preset always does; --profile=false stops it)")
 	profileTime := fs.Duration("profile-time", 0, "length of the profiled slice (default 3s)")
 	conns := fs.Int("connections", 0, "closed loop: client connections (default: the preset's)")
 	rate := fs.Float64("rate", 0, "open loop: requests per second in all (0: closed loop)")
@@ -60,8 +61,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("%w: run: %s must not be negative (--precision: a percentage above 0 and below 100)", errUsage, name)
 		}
 	}
-	if *design != run.Interleave && *design != run.Walk && *design != run.Alternate {
+	if *design != "" && *design != run.Interleave && *design != run.Walk && *design != run.Alternate {
 		return fmt.Errorf("%w: run: --design %q: want %s, %s or %s", errUsage, *design, run.Interleave, run.Walk, run.Alternate)
+	}
+	if *design == run.Interleave && *rate > 0 {
+		return fmt.Errorf("%w: run: --design interleave takes turns in closed loop; with --rate use --design walk or alternate", errUsage)
 	}
 	if *minPairs > 0 && *minPairs < stats.MinPairs {
 		return fmt.Errorf("%w: run: --min-pairs %d: a 95%% interval needs at least %d pairs", errUsage, *minPairs, stats.MinPairs)
@@ -96,7 +100,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
-		Profile: *profile, ProfileTime: *profileTime,
+		Profile: *profile, NoProfile: explicitlyOff(fs, "profile", *profile), ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir, Log: stderr,
 	})
 	if res != nil {
@@ -206,4 +210,12 @@ func measuredReps(res *results.Run) int {
 		}
 	}
 	return n
+}
+
+// explicitlyOff says whether the boolean flag name was given, as false: a preset's
+// default (smoke profiles) then gives way.
+func explicitlyOff(fs *flag.FlagSet, name string, value bool) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given && !value
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,21 +16,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dsnFile := fs.String("dsn-file", "", "file holding the DSN (from 'dbbench db up --dsn-out')")
 	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address of the target")
 	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
-	// Flags may follow the variant, as the design writes it: serve VARIANT --dsn-file F.
-	var name string
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		name, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	name, err := parseWithVariant(fs, "serve", args)
+	if err != nil {
 		return err
-	}
-	if name == "" && fs.NArg() == 1 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("%w: serve takes one variant, got extra %q", errUsage, fs.Arg(0))
-	}
-	if name == "" {
-		return fmt.Errorf("%w: serve needs a variant, like lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8", errUsage)
 	}
 	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
@@ -91,4 +80,25 @@ func listVariants(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, v.Name())
 	}
 	return nil
+}
+
+// parseWithVariant parses the flags of a command that takes one variant, before or
+// after them (the design writes serve VARIANT --dsn-file F), and returns the variant.
+func parseWithVariant(fs *flag.FlagSet, cmd string, args []string) (string, error) {
+	var name string
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return "", fmt.Errorf("%w: %s takes one variant, got extra %q", errUsage, cmd, fs.Arg(0))
+	}
+	if name == "" {
+		return "", fmt.Errorf("%w: %s needs a variant, like lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8", errUsage, cmd)
+	}
+	return name, nil
 }
