@@ -15,11 +15,13 @@ import (
 const (
 	goRaw  = "^lang=go/layer=raw/stmt=interpolate/conn=persistent/"
 	phpRaw = "^lang=php/layer=raw/stmt=interpolate/conn=persistent/"
+	// The resident worker server's raw variant, in the quick preset.
+	phpWorkerRaw = "^lang=php/server=worker/layer=raw/stmt=interpolate/conn=persistent/"
 )
 
 // runArgs are the small settings every scenario run uses.
 func runArgs(out, variants string, extra ...string) []string {
-	return append([]string{"run", "--preset", "smoke", "--variants", variants,
+	return append([]string{"run", "--preset", "smoke", "--variants", variants, "--profile=false",
 		"--duration", "1s", "--warmup", "300ms", "--reps", "2", "--rows", "1000", "--out", out}, extra...)
 }
 
@@ -135,6 +137,64 @@ func TestTargetDies(t *testing.T) {
 	table.Add(Row{"target dies (PHP)", "SIGKILL php-fpm master in slice 2",
 		fmt.Sprintf("exit %d, %q; php invalid: %s", code, trim(line, 40), trim(phpv.InvalidReason, 50)), left,
 		fmt.Sprintf("php slice 1 kept (%d slices in all)", reps)})
+}
+
+// 2b. One process of PHP's resident worker server is killed with SIGKILL during a
+// measured slice: its master forks it again, so the variant recovers (the slice that
+// lost the requests in flight may be marked), or it is marked invalid; either way the
+// run ends complete and nothing is left running.
+func TestResidentWorkerDies(t *testing.T) {
+	tmp := newTmp(t)
+	out := filepath.Join(tmp, "run")
+	args := runArgs(out, phpWorkerRaw)
+	args[2] = "quick" // smoke has no resident workers
+	p := dbbench(t, tmp, args...)
+	pid := p.cmd.Process.Pid
+	if !p.waitFor(`^\[php slice 1\]`, 90*time.Second) {
+		t.Fatalf("never reached PHP's slice 1:\n%s", p.errText())
+	}
+	time.Sleep(400 * time.Millisecond)
+	worker := residentWorker(pid)
+	if worker == 0 {
+		t.Fatal("no resident worker under dbbench's worker master")
+	}
+	syscall.Kill(worker, syscall.SIGKILL)
+	code := p.wait(60 * time.Second)
+	res, reps := written(t, out)
+	left := leftovers(t, tmp, nil)
+	if res == nil {
+		t.Fatal("no results.json")
+	}
+	v := variant(res, "php")
+	switch {
+	case res.Status != "complete":
+		t.Errorf("status %q: the run should end complete", res.Status)
+	case v.Valid && (code != 0 || len(v.Reps) < 2):
+		t.Errorf("valid after its worker died, but exit %d with %d slices", code, len(v.Reps))
+	case !v.Valid && (code == 0 || v.InvalidReason == ""):
+		t.Errorf("invalid (%q) but exit %d", v.InvalidReason, code)
+	}
+	outcome := "recovers: valid"
+	if !v.Valid {
+		outcome = "invalid: " + trim(v.InvalidReason, 60)
+	}
+	table.Add(Row{"resident worker dies (PHP)", "SIGKILL one worker process in slice 1",
+		fmt.Sprintf("exit %d; %s", code, outcome), left, fmt.Sprintf("%d slices in all", reps)})
+}
+
+// residentWorker is a worker process of the worker server under dbbench (pid): a php
+// process whose parent, the master, is dbbench's child.
+func residentWorker(pid int) int {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		all := processes()
+		for _, q := range all {
+			master, ok := all[q.ppid]
+			if ok && master.ppid == pid && strings.HasPrefix(q.comm, "php") && strings.HasPrefix(master.comm, "php") && q.state != "Z" {
+				return q.pid
+			}
+		}
+	}
+	return 0
 }
 
 // 3. SIGINT or SIGTERM at moments spread over a run's phases.

@@ -134,6 +134,7 @@ func TestHostileInput(t *testing.T) {
 	families := []string{
 		"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8",
 		"lang=php/layer=raw/stmt=prepare/conn=persistent/pool=4",
+		"lang=php/server=worker/layer=raw/stmt=interpolate/conn=persistent/pool=4",
 	}
 	if full {
 		families = append(families,
@@ -142,7 +143,8 @@ func TestHostileInput(t *testing.T) {
 			"lang=go/layer=hello/stmt=none/conn=none/pool=8",
 			"lang=php/layer=orm/stmt=interpolate/conn=persistent/pool=4",
 			"lang=php/layer=builder/stmt=prepare/conn=per-request/pool=4",
-			"lang=php/layer=hello/stmt=none/conn=none/pool=4")
+			"lang=php/layer=hello/stmt=none/conn=none/pool=4",
+			"lang=php/server=worker/layer=orm/stmt=prepare/conn=per-request/pool=4")
 	}
 	paths := hostilePaths(20261122, 1200)
 	bad := malformed()
