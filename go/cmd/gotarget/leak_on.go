@@ -16,36 +16,49 @@ import (
 	"dbbench/go/server"
 )
 
-// This file exists only in a test build (go build -tags leak): the soak's planted leak.
-// The release build (leak_off.go) has no such knob, and a test checks that its binary
-// does not even hold the variable's name.
+// This file exists only in a test build (go build -tags leak): the soak's planted leaks
+// and compare's planted slowdown. The release build (leak_off.go) has no such knob, and
+// a test checks that its binary does not even hold the variable's name.
 
-// leakVar names what to leak and how often: "stmt:500" prepares one statement every
+// leakVar names what to plant and how often: "stmt:500" prepares one statement every
 // 500 requests and never closes it; "fd:500" opens /dev/null every 500 requests and
-// keeps it. Both may be given, comma-separated.
+// keeps it; "query:1" reads the user once more on every request (a slowdown and a
+// count change, for compare). Comma-separated; "layer:gorm" plants only in that layer's
+// targets.
 const leakVar = "DBBENCH_LEAK"
 
-// plantLeak wraps f as leakVar says; f unchanged when it is not set.
-func plantLeak(f server.Finder, db *sql.DB, logger *log.Logger) (server.Finder, error) {
+// plantLeak wraps f, a target of layer, as leakVar says; f unchanged when it is not set
+// or names another layer.
+func plantLeak(f server.Finder, db *sql.DB, layer string, logger *log.Logger) (server.Finder, error) {
 	spec := os.Getenv(leakVar)
 	if spec == "" {
 		return f, nil
 	}
 	l := &leaky{Finder: f, db: db, log: logger}
+	only := ""
 	for _, part := range strings.Split(spec, ",") {
-		what, every, ok := strings.Cut(strings.TrimSpace(part), ":")
-		n, err := strconv.ParseInt(every, 10, 64)
+		what, arg, ok := strings.Cut(strings.TrimSpace(part), ":")
+		if what == "layer" && ok && arg != "" {
+			only = arg
+			continue
+		}
+		n, err := strconv.ParseInt(arg, 10, 64)
 		if !ok || err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q: want stmt:N and/or fd:N, N a positive number of requests", leakVar, spec)
+			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N or query:N, N a positive number of requests, and optionally layer:NAME", leakVar, spec)
 		}
 		switch what {
 		case "stmt":
 			l.stmtEvery = n
 		case "fd":
 			l.fdEvery = n
+		case "query":
+			l.queryEvery = n
 		default:
-			return nil, fmt.Errorf("%s=%q: unknown leak %q (want stmt or fd)", leakVar, spec, what)
+			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query or layer)", leakVar, spec, what)
 		}
+	}
+	if only != "" && only != layer {
+		return f, nil
 	}
 	logger.Printf("PLANTED LEAK (test build): %s=%s", leakVar, spec)
 	return l, nil
@@ -58,6 +71,7 @@ type leaky struct {
 	db                 *sql.DB
 	log                *log.Logger
 	stmtEvery, fdEvery int64
+	queryEvery         int64
 	n                  atomic.Int64
 	mu                 sync.Mutex
 	stmts              []*sql.Stmt
@@ -79,6 +93,14 @@ func (l *leaky) Find(ctx context.Context, id uint32) (server.User, error) {
 			l.mu.Lock()
 			l.files = append(l.files, fd)
 			l.mu.Unlock()
+		}
+	}
+	if l.queryEvery > 0 && n%l.queryEvery == 0 {
+		var id2 uint32
+		var name string
+		// The same read again, through the pool: one more command per request.
+		if err := l.db.QueryRowContext(ctx, "SELECT id, name FROM users WHERE id = ?", id).Scan(&id2, &name); err != nil {
+			return server.User{}, fmt.Errorf("planted query: %w", err)
 		}
 	}
 	return l.Finder.Find(ctx, id)

@@ -104,8 +104,8 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		if c.Conn == "per-request" {
 			finder = server.Limit(finder, c.Pool)
 		}
-		// A no-op in the release build; the soak's test build can plant a leak here.
-		if finder, err = plantLeak(finder, db, logger); err != nil {
+		// A no-op in the release build; a test build can plant a leak or a slowdown here.
+		if finder, err = plantLeak(finder, db, c.Layer, logger); err != nil {
 			return err
 		}
 		stats = db.Stats
