@@ -205,9 +205,9 @@ func TestMarkdownProfile(t *testing.T) {
 	s := string(md)
 	for _, want := range []string{
 		"## Where the app CPU goes",
-		"GORM (interpolate, persistent) spends 12.0 µs more in orm and 5.0 µs more in reflect per request than database/sql.",
-		"Beego ORM v2 (interpolate, persistent) spends 6.0 µs more in orm and 3.0 µs more in reflect per request than database/sql.",
-		"squirrel (interpolate, persistent) spends 4.0 µs more in query building per request than database/sql.",
+		"GORM (net/http, interpolate, persistent) spends 12.0 µs more in orm and 5.0 µs more in reflect per request than database/sql.",
+		"Beego ORM v2 (net/http, interpolate, persistent) spends 6.0 µs more in orm and 3.0 µs more in reflect per request than database/sql.",
+		"squirrel (net/http, interpolate, persistent) spends 4.0 µs more in query building per request than database/sql.",
 		"| go/nethttp/gorm/interpolate/persistent/pool=8 | [flame graph](profiles/gorm/flame.svg) | cpu: profiles/gorm/cpu.pprof |",
 	} {
 		if !strings.Contains(s, want) {

@@ -166,14 +166,19 @@ func extraComponents(vs []*results.Variant, l *results.Lang) []string {
 			xs = append(xs, extra{c, 1e6 * (x - base.Profile.Components[c])})
 		}
 		slices.SortFunc(xs, func(a, b extra) int { return cmp.Or(cmp.Compare(b.us, a.us), cmp.Compare(a.name, b.name)) })
+		// Wall time under php-fpm (Excimer's real clock) counts waits too: say so.
+		of := "µs more"
+		if v.Profile.Clock == "real" {
+			of = "µs more wall time"
+		}
 		var named []string
 		for _, x := range xs[:min(2, len(xs))] {
 			if x.us > 0 {
-				named = append(named, fmt.Sprintf("%.1f µs more in %s", x.us, x.name))
+				named = append(named, fmt.Sprintf("%.1f %s in %s", x.us, of, x.name))
 			}
 		}
 		if len(named) > 0 {
-			out = append(out, fmt.Sprintf("%s (%s, %s) spends %s per request than %s.", library(v), v.Stmt, v.Conn, strings.Join(named, " and "), shortLibrary(base)))
+			out = append(out, fmt.Sprintf("%s (%s, %s, %s) spends %s per request than %s.", library(v), serverName(v.Server), v.Stmt, v.Conn, strings.Join(named, " and "), shortLibrary(base)))
 		}
 	}
 	return out

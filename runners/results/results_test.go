@@ -50,11 +50,12 @@ func TestCommandsCountsRoundTrips(t *testing.T) {
 	}
 }
 
-// A run saved before servers had a name (schema v1, like the committed samples) reads as
-// the current schema: each variant on its language's only server then, with the facts
-// the matrix had, so it compares with the same variant of a later run.
+// A run saved before servers had a name (schema v1: testdata/v1-quick.json, trimmed from
+// a quick sample of that time) reads as the current schema: each variant on its
+// language's only server then, with the facts the matrix had, so it compares with the
+// same variant of a later run.
 func TestReadUpgradesSchemaV1(t *testing.T) {
-	r, err := Read("../../reports/sample/quick/results.json")
+	r, err := Read("testdata/v1-quick.json")
 	if err != nil {
 		t.Fatal(err)
 	}
