@@ -145,11 +145,15 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 			pick = func(r *results.Repetition) float64 { return r.P50 }
 			la, _, oka := cell(byMode[Open][d], a, 1e3, pick)
 			lb, _, okb := cell(byMode[Open][d], b, 1e3, pick)
-			_, pastA := pastCapacity(byMode[Open][d], a)
-			_, pastB := pastCapacity(byMode[Open][d], b)
+			va, pastA := pastCapacity(byMode[Open][d], a)
+			vb, pastB := pastCapacity(byMode[Open][d], b)
 			switch {
 			case pastA || pastB:
-				p50 = append(p50, fmt.Sprintf("not compared at %s (past capacity: queueing, not distance)", ms(d)))
+				state := va.State
+				if !pastA {
+					state = vb.State
+				}
+				p50 = append(p50, fmt.Sprintf("not compared at %s (%s)", ms(d), unmeasuredWhy(state)))
 			case oka && okb:
 				p50 = append(p50, fmt.Sprintf("%+.2f ms at %s", la-lb, ms(d)))
 			}
@@ -192,7 +196,8 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 	for _, k := range keys {
 		row := []string{k, tripText(trips[k])}
 		base, _, bok := cell(runs[delays[0]], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
-		_, basePast := pastCapacity(runs[delays[0]], k)
+		baseVerdict, basePast := pastCapacity(runs[delays[0]], k)
+		baseState := baseVerdict.State
 		for _, d := range delays[1:] {
 			v, _, ok := cell(runs[d], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
 			pred := "?"
@@ -203,7 +208,11 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 			switch {
 			case isPast || basePast:
 				// Queueing behind an overloaded server is not distance: no measured figure.
-				row = append(row, fmt.Sprintf("past capacity (%s) / %s", verdict.State, pred))
+				state := verdict.State
+				if !isPast {
+					state = "its delay-0 point: " + baseState
+				}
+				row = append(row, fmt.Sprintf("%s / %s", state, pred))
 				if isPast {
 					past = append(past, fmt.Sprintf("%s at %s: %s", k, ms(d), verdict.Flag()))
 				}
@@ -216,7 +225,7 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 		t.Rows = append(t.Rows, row)
 	}
 	sec := report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
-		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way. A point past capacity (the target did not keep the offered rate, or its backlog kept growing: runners/saturation) shows no measured figure: its latency is queueing behind an overloaded server, not distance."},
+		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way. A point past capacity (the target did not keep the offered rate, or its backlog kept growing: runners/saturation) shows no measured figure: its latency is queueing behind an overloaded server, not distance. Nor does a point whose load generator fell behind its own schedule (generator behind), or whose delay-0 point did: it is a different finding, about the measurement."},
 		Tables:     []report.Table{t}}
 	for _, p := range past {
 		sec.Paragraphs = append(sec.Paragraphs, p)
@@ -302,3 +311,13 @@ func durations(ds []time.Duration) string {
 
 // ms writes a delay as the issue does: 0 ms, 0.2 ms, 1 ms.
 func ms(d time.Duration) string { return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000) }
+
+// unmeasuredWhy says why an open-loop point has no latency figure: a target past its
+// capacity queues, which is not distance; a generator behind its schedule measured
+// nothing it can vouch for.
+func unmeasuredWhy(state string) string {
+	if state == saturation.GeneratorBehind {
+		return "generator behind: the load generator did not keep its schedule"
+	}
+	return state + ": queueing, not distance"
+}
