@@ -111,7 +111,7 @@ func evidence(fs []finding) string {
 	if hi != lo {
 		pairs = fmt.Sprintf("%d–%d", lo, hi)
 	}
-	return fmt.Sprintf("%d comparisons measured in %s, %s pairs each; %d of %d reached the %s target.",
+	return fmt.Sprintf("%d comparisons in %s, %s pairs each; %d of %d reached the %s target.",
 		len(fs), pairsOf(fs[0].Pairing), pairs, reached, len(fs), target(fs[0].Pairing))
 }
 
@@ -160,7 +160,7 @@ func pairsOf(p *results.Pairing) string {
 	case p == nil:
 		return "pairs"
 	case p.Design == "interleave":
-		return "pairs of interleaved turns (" + p.Turn + " or longer)"
+		return "interleaved pairs (turns of " + p.Turn + "+)"
 	case p.Design == "alternate":
 		return "pairs of fresh slices, in random order"
 	}
