@@ -55,7 +55,8 @@ func TestReleaseBuildHasNoLeakKnob(t *testing.T) {
 	}
 }
 
-// shortSoak soaks one Go variant for 90 s with the gotarget in binDir.
+// shortSoak soaks one Go variant for 60 s with the gotarget in binDir: 20 samples are
+// judged after a 20 s warm-up.
 func shortSoak(t *testing.T, binDir string) (*File, error) {
 	m, err := matrix.Load("../matrix.yaml")
 	if err != nil {
@@ -69,7 +70,7 @@ func shortSoak(t *testing.T, binDir string) (*File, error) {
 	o := Options{
 		Root: root, BinDir: binDir, Matrix: m, Variants: []matrix.Variant{v},
 		DB:       provider.Options{Rows: 10000, Log: testLog{t}},
-		Duration: 90 * time.Second, Interval: 3 * time.Second, Warmup: 30 * time.Second,
+		Duration: 60 * time.Second, Interval: 2 * time.Second, Warmup: 20 * time.Second,
 		// Half the capacity, not 80%: the two soaks of the test share the machine and
 		// measure their capacities at nearly but not exactly the same time. As many
 		// connections as the pool holds, so no request waits for a pooled connection.
