@@ -110,13 +110,13 @@ func (b *block) run(ctx context.Context, load Load) error {
 	}
 	d := cmp.Or(load.Duration, r.o.Duration)
 	b.started = time.Now().UTC()
-	for first := 0; ctx.Err() == nil; first++ {
+	for ctx.Err() == nil {
 		i := b.next(d)
 		if i < 0 {
 			return nil
 		}
 		var threads *procstat.Counts
-		if first < len(b.vs) {
+		if b.count[i] == 0 { // the variant's first turn of the block is the sample
 			threads = b.dbThreads()
 		}
 		db0, gen0 := b.light()
