@@ -21,9 +21,10 @@ import (
 const DefaultTurn = 100 * time.Millisecond
 
 // TurnsPerLatency makes a slow variant's turn this many times its median latency, so
-// the turn's edges (its first requests queue behind nothing, its last drain) stay a
-// small part of it.
-const TurnsPerLatency = 20
+// that a turn's last requests, which drain with fewer in flight, stay a small part of
+// it. Not more: php-fpm's heavy layers have a p50 of 100+ ms, and turns of seconds
+// doubled their pairs' spread (README.md, "Choosing the design").
+const TurnsPerLatency = 4
 
 // Block measures the variants vs together, each for the run's slice duration in all,
 // in turns (turns.go) of its turn length, round and round. Every variant gets one
