@@ -12,6 +12,7 @@ packages=(
   php-doctrine-orm php-symfony-cache php-apcu  # PHP layer doctrine (ORM 2.14; its caches in APCu)
   php-excimer  # PHP sampling profiles (loaded only in a profiled repetition)
   nginx phpunit wrk
+  linux-perf  # Go profiles: perf's cpu-clock samples (Go's own profiler misses some CPU)
   chromium  # the report test opens report.html headless
 )
 

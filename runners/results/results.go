@@ -186,11 +186,17 @@ type Profile struct {
 	// the database and for a core included, so the components add up to more than
 	// AppCPU).
 	Clock string `json:"clock,omitempty"`
+	// Source is the profiler whose samples the components come from: "perf" (Linux
+	// perf's cpu-clock, kernel frames included: Go), "pprof" (Go's own profiler, which
+	// misses 10–15% of the CPU here: Go without perf, and files before perf was used)
+	// or "excimer" (PHP).
+	Source string `json:"source,omitempty"`
 	// Time per request by component (seconds, of Clock), by the component's label.
 	Components map[string]float64 `json:"components"`
 	// Bytes allocated per request by component (Go), by label.
 	Allocs map[string]float64 `json:"allocs,omitempty"`
-	// Files relative to the run directory, by kind: cpu and alloc (pprof protobuf),
+	// Files relative to the run directory, by kind: cpu and alloc (pprof protobuf; Go's
+	// own), perf (perf's samples as pprof protobuf, when Source is "perf"),
 	// collapsed (folded stacks: speedscope, flamegraph.pl), flame (self-contained SVG).
 	Files map[string]string `json:"files"`
 }

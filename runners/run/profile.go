@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"dbbench/runners/loadgen"
@@ -32,6 +33,7 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 	}
 	var pprofs map[string][]byte
 	var stacks *profile.Profile // PHP's
+	var perf perfProfile        // Go's, when perf runs here
 	var cpu time.Duration       // the target's CPU while it was profiled
 	var window time.Duration
 	var profErr error
@@ -49,8 +51,13 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 			profErr = err
 			return
 		}
-		if t.AdminURL != "" { // Go: pprof samples now
+		if t.AdminURL != "" { // Go: pprof samples now, and perf beside it
+			var wg sync.WaitGroup
+			if perf.ran = havePerf(); perf.ran {
+				wg.Go(func() { perf.err = recordPerf(ctx, t.PIDs(), secs, dir) })
+			}
 			pprofs, profErr = fetchPprof(ctx, t.AdminURL, secs)
+			wg.Wait()
 		} else { // PHP: the profiler samples all along; keep what it saw in the window
 			if _, profErr = t.Profile(ctx); profErr != nil {
 				return
@@ -66,9 +73,13 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 			cpu, window = after.Sub(before).Run, after.At.Sub(before.At)
 		}
 	}()
-	load := time.Duration(secs)*time.Second + 3*profileMargin
+	// perf takes a moment to attach and to stop: the load goes on until after it.
+	load := time.Duration(secs)*time.Second + 4*profileMargin
 	res, err := loadgen.Run(ctx, r.loadConfig(t, rv, Load{Duration: load}, r.o.Seed^0x70726f66)) // "prof"
 	<-done
+	if perf.ran && perf.err == nil && profErr == nil {
+		perf.p, perf.span, perf.err = readPerf(ctx, dir)
+	}
 	if err != nil {
 		return fmt.Errorf("profile %s: load: %w", rv.Key, err)
 	}
@@ -79,10 +90,19 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 	// seconds are its rate times them.
 	p := &results.Profile{Seconds: float64(secs), Requests: int64(res.QPS * float64(secs)),
 		AppCPU: cpu.Seconds() / (res.QPS * window.Seconds()), Clock: "cpu", Files: map[string]string{}}
-	if stacks != nil {
-		p.Clock = t.ProfileClock
+	switch {
+	case stacks != nil:
+		p.Clock, p.Source = t.ProfileClock, "excimer"
+	case perf.p != nil:
+		p.Source = "perf"
+		perf.requests = int64(res.QPS * perf.span.Seconds())
+	default:
+		p.Source = "pprof"
+		if perf.err != nil {
+			fmt.Fprintf(r.o.Log, "profile %s: components from Go's profiler, which misses some CPU: %v\n", rv.Key, perf.err)
+		}
 	}
-	if err := r.foldProfiles(rv, dir, pprofs, stacks, p); err != nil {
+	if err := r.foldProfiles(rv, dir, pprofs, stacks, perf, p); err != nil {
 		return fmt.Errorf("profile %s: %w", rv.Key, err)
 	}
 	rv.Profile = p
@@ -91,10 +111,11 @@ func (r *runner) profileSlice(ctx context.Context, t *target.Target, rv *results
 
 // foldProfiles reads the stacks (pprof for Go, the target's sampled stacks for PHP),
 // folds them into components per request, and writes the files.
-func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string][]byte, stacks *profile.Profile, p *results.Profile) error {
+func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string][]byte, stacks *profile.Profile, perf perfProfile, p *results.Profile) error {
 	lang := profile.Lang(rv.Lang)
 	var cpu *profile.Profile
 	var err error
+	requests := p.Requests
 	switch {
 	case pprofs != nil:
 		for kind, b := range pprofs {
@@ -112,6 +133,16 @@ func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string
 		if p.Allocs, err = perRequest(alloc, lang, p.Requests, 1); err != nil {
 			return err
 		}
+		if perf.p != nil { // the components come from perf's samples, kernel frames included
+			var pb bytes.Buffer
+			if err := profile.WritePprof(&pb, perf.p, profile.CPU); err != nil {
+				return err
+			}
+			if err := r.writeProfileFile(dir, "perf.pb.gz", pb.Bytes(), p, "perf"); err != nil {
+				return err
+			}
+			cpu, requests = perf.p, perf.requests
+		}
 	case stacks != nil:
 		cpu = stacks
 		// As pprof too, so that Go's viewers open it (go tool pprof -top cpu.pb.gz).
@@ -126,7 +157,7 @@ func (r *runner) foldProfiles(rv *results.Variant, dir string, pprofs map[string
 	default:
 		return fmt.Errorf("the target offers no profile")
 	}
-	if p.Components, err = perRequest(cpu, lang, p.Requests, 1e-9); err != nil {
+	if p.Components, err = perRequest(cpu, lang, requests, 1e-9); err != nil {
 		return err
 	}
 	var col, flame bytes.Buffer
@@ -175,6 +206,16 @@ func (r *runner) writeProfileFile(dir, name string, b []byte, p *results.Profile
 	}
 	p.Files[kind] = rel
 	return nil
+}
+
+// perfProfile is what perf sampled of a Go target: its stacks, the time they span and
+// the requests served in it, or why perf failed.
+type perfProfile struct {
+	ran      bool
+	p        *profile.Profile
+	span     time.Duration
+	requests int64
+	err      error
 }
 
 // profileMargin is load before and after the profiled seconds, so the profile sees the
