@@ -18,8 +18,9 @@ func latency(unit string) bool { return unit == units.P50 || unit == units.P99 }
 // have made of the old figure: a rate times the speed ratio s, a cost per request (CPU,
 // latency) divided by it; the change's interval is divided by the yardstick's
 // (quotient), so the yardstick's own uncertainty widens it. Without one, as it is.
-func absoluteRows(p pairing, n norm, noise float64) []Row {
-	var rows []Row
+// Then each interval is widened by the between-run spread of its unit (spread.go).
+func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
+	var cands []absCand
 	for _, k := range p.keys {
 		o, nv := p.old[k], p.new[k]
 		for _, unit := range absoluteUnits {
@@ -35,33 +36,54 @@ func absoluteRows(p pairing, n norm, noise float64) []Row {
 				continue // a figure of 0 has no relative change
 			}
 			asIs, _ := fromTwoSample(e)
-			rows = append(rows, absoluteRow(k, unit, median(a), median(b), asIs, n, noise))
+			cands = append(cands, absCand{k, unit, median(a), median(b), asIs, normalise(asIs, unit, n)})
 		}
+	}
+	spread := betweenRunSpread(cands, res)
+	rows := make([]Row, 0, len(cands))
+	for _, c := range cands {
+		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit]))
 	}
 	return rows
 }
 
-func absoluteRow(key, unit string, old, new float64, asIs est, n norm, noise float64) Row {
-	dir := units.Better(unit)
-	judged := asIs
-	if n.on {
-		expected := n.speed // a rate moves with the speed
-		if dir == units.Lower {
-			expected = invert(n.speed) // a cost per request moves against it
-		}
-		judged = quotient(asIs, expected)
+// absCand is one absolute figure of one variant, before its verdict.
+type absCand struct {
+	key, unit    string
+	old, new     float64
+	asIs, judged est // judged: relative to the yardstick when there is one
+}
+
+// normalise is asIs relative to what the machine's speed alone explains.
+func normalise(asIs est, unit string, n norm) est {
+	if !n.on {
+		return asIs
 	}
+	expected := n.speed // a rate moves with the speed
+	if units.Better(unit) == units.Lower {
+		expected = invert(n.speed) // a cost per request moves against it
+	}
+	return quotient(asIs, expected)
+}
+
+func absoluteRow(c absCand, n norm, noise, spread float64) Row {
+	dir := units.Better(c.unit)
+	judged := widen(c.judged, spread)
 	row := Row{
-		Kind: Absolute, Variant: key, Unit: unit, Old: Num(old), New: Num(new),
-		AsIs: change(asIs), Judged: change(judged), Verdict: judge(judged, dir, noise),
+		Kind: Absolute, Variant: c.key, Unit: c.unit, Old: Num(c.old), New: Num(c.new),
+		AsIs: change(c.asIs), Judged: change(judged), Verdict: judge(judged, dir, noise),
 	}
-	row.Explained = n.on && judge(asIs, dir, noise) != Unchanged && row.Verdict == Unchanged
+	narrow := judge(c.judged, dir, noise)
+	row.Explained = n.on && judge(c.asIs, dir, noise) != Unchanged && narrow == Unchanged
+	if narrow != Unchanged && row.Verdict == Unchanged {
+		row.Labels = append(row.Labels, WithinSpread)
+	}
 	switch {
 	case !n.on:
 		row.Labels = append(row.Labels, NotNormalised)
 	case n.moved:
 		row.Labels = append(row.Labels, EnvironmentChanged)
-		if latency(unit) {
+		if latency(c.unit) {
 			row.Labels = append(row.Labels, LatencyApprox)
 		}
 	}

@@ -62,6 +62,9 @@ const (
 	// LatencyApprox: a latency normalised as if it scaled with the machine's speed, which
 	// it does only in part.
 	LatencyApprox = "latency not purely CPU-bound"
+	// WithinSpread: an absolute figure whose change lies beyond the noise on its own
+	// runs' intervals, but not once the between-run spread is added (spread.go).
+	WithinSpread = "within the between-run spread"
 )
 
 // Options of a comparison.
@@ -75,19 +78,22 @@ type Options struct {
 // Result is a whole comparison, as `dbbench compare` prints it and as --format json
 // writes it (the field names are stable).
 type Result struct {
-	Old         RunInfo       `json:"old"`
-	New         RunInfo       `json:"new"`
-	Noise       float64       `json:"noise"`
-	Environment Environment   `json:"environment"`
-	Yardstick   Yardstick     `json:"yardstick"`
-	Summary     []KindSummary `json:"summary"`
-	Largest     []Row         `json:"largest"` // up to 10 rows with a verdict other than unchanged, largest first
-	Rows        []Row         `json:"rows"`    // every row, by kind, then in the old run's variant order
-	OnlyOld     []string      `json:"only_old,omitempty"`
-	OnlyNew     []string      `json:"only_new,omitempty"`
-	Invalid     []string      `json:"invalid,omitempty"` // "key: reason (old|new run)"
-	Notes       []string      `json:"notes,omitempty"`   // what could not be compared or normalised, and why
-	Gate        Gate          `json:"gate"`
+	Old         RunInfo     `json:"old"`
+	New         RunInfo     `json:"new"`
+	Noise       float64     `json:"noise"`
+	Environment Environment `json:"environment"`
+	Yardstick   Yardstick   `json:"yardstick"`
+	// Spread is the between-run spread of each absolute unit (spread.go): the 95%
+	// half-width added to every interval of that unit, a fraction (0.09 = ±9%).
+	Spread  map[string]float64 `json:"between_run_spread,omitempty"`
+	Summary []KindSummary      `json:"summary"`
+	Largest []Row              `json:"largest"` // up to 10 rows with a verdict other than unchanged, largest first
+	Rows    []Row              `json:"rows"`    // every row, by kind, then in the old run's variant order
+	OnlyOld []string           `json:"only_old,omitempty"`
+	OnlyNew []string           `json:"only_new,omitempty"`
+	Invalid []string           `json:"invalid,omitempty"` // "key: reason (old|new run)"
+	Notes   []string           `json:"notes,omitempty"`   // what could not be compared or normalised, and why
+	Gate    Gate               `json:"gate"`
 }
 
 // RunInfo identifies a run.
@@ -138,8 +144,11 @@ type KindSummary struct {
 	Changed int `json:"changed"`
 	Up      int `json:"up"`
 	Down    int `json:"down"`
-	// Absolute figures: how many changed as they are but not relative to the yardstick.
-	Explained int `json:"explained_by_yardstick"`
+	// Absolute figures: how many changed as they are but not relative to the yardstick,
+	// and how many beyond the noise on their runs' intervals but within the between-run
+	// spread.
+	Explained    int `json:"explained_by_yardstick"`
+	WithinSpread int `json:"within_spread"`
 }
 
 // Gate is what `--fail-on regression` fails on: regressions that survive normalisation
@@ -170,7 +179,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	m := machine(old, new, pair, o.Noise, res)
 	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Noise, res)...)
 	res.Rows = append(res.Rows, countRows(old, new, pair, res)...)
-	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Noise)...)
+	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Noise, res)...)
 	res.summarise()
 	return res, nil
 }

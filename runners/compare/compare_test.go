@@ -355,3 +355,69 @@ func slicesContain(xs []string, x string) bool {
 	}
 	return false
 }
+
+// scatter gives every variant of r a run effect of its own, as two runs of the same
+// code on this kind of machine show: factors spread from 0.88 to 1.12 (sd about 8%).
+func scatter(r *results.Run) {
+	for i, v := range r.Variants {
+		comparetest.Slow(r, v.Key, math.Exp(0.12*math.Sin(float64(3*i+1))))
+	}
+}
+
+// The same code, each variant off by its own run effect: no absolute figure regressed,
+// the ones beyond the noise on their runs' intervals alone are labelled, and the output
+// gives the spread.
+func TestRunEffectsAreWithinTheSpread(t *testing.T) {
+	new := comparetest.Run(2)
+	scatter(new)
+	r := run(t, comparetest.Run(1), new)
+	var within int
+	for _, row := range r.Rows {
+		if row.Kind != Absolute {
+			continue
+		}
+		if row.Verdict != Unchanged {
+			t.Errorf("%s %s: %s %+v; run effects alone should not be a verdict", row.Variant, row.Unit, row.Verdict, row.Judged)
+		}
+		if slicesContain(row.Labels, WithinSpread) {
+			within++
+		}
+	}
+	if within == 0 {
+		t.Errorf("no row labelled %q: the test's run effects are too small to test anything", WithinSpread)
+	}
+	if s := r.Spread[units.QPS]; s < 0.08 || s > 0.3 {
+		t.Errorf("QPS spread ±%.1f%%, want the run effects' ±8–30%%", 100*s)
+	}
+	if out := r.String(); !strings.Contains(out, "between-run spread") || !strings.Contains(out, WithinSpread) {
+		t.Errorf("output lacks the spread:\n%s", out)
+	}
+}
+
+// Run effects and one variant 40% slower on top: that variant regressed, beyond the
+// spread the others show, and it does not widen the spread much (τ is robust).
+func TestRegressionStandsOutOfTheSpread(t *testing.T) {
+	new := comparetest.Run(2)
+	scatter(new)
+	comparetest.Slow(new, comparetest.Gorm, 0.6)
+	r := run(t, comparetest.Run(1), new)
+	for _, row := range r.Rows {
+		if row.Kind == Absolute && row.Verdict != Unchanged && row.Variant != comparetest.Gorm {
+			t.Errorf("%s %s: %s; only gorm should change", row.Variant, row.Unit, row.Verdict)
+		}
+	}
+	if row := find(r, Absolute, comparetest.Gorm, units.QPS); row.Verdict != Regressed || !row.Gate {
+		t.Errorf("gorm QPS %+v, want regressed and gated", row)
+	}
+}
+
+// A comparison of fewer variants than the spread needs: the intervals stay as they are
+// and a note says why.
+func TestTooFewVariantsForTheSpread(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(2)
+	old.Variants, new.Variants = old.Variants[:3], new.Variants[:3]
+	r := run(t, old, new)
+	if len(r.Spread) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "too few to estimate the between-run spread") {
+		t.Errorf("spread %v, notes %q", r.Spread, r.Notes)
+	}
+}

@@ -35,6 +35,9 @@ func (r *Result) summarise() {
 		if row.Explained {
 			s.Explained++
 		}
+		if slices.Contains(row.Labels, WithinSpread) {
+			s.WithinSpread++
+		}
 		if row.Gate {
 			if !slices.Contains(r.Gate.Variants, row.Variant) {
 				r.Gate.Variants = append(r.Gate.Variants, row.Variant)

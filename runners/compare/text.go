@@ -128,6 +128,12 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			if s.Explained > 0 {
 				fmt.Fprintf(b, "; %d more changed as they are, which the yardstick explains", s.Explained)
 			}
+			if s.WithinSpread > 0 {
+				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
+			}
+			if len(r.Spread) > 0 {
+				fmt.Fprintf(b, "\n  %-21s the scatter of the variants' changes, added to every interval: %s", "between-run spread", spreadText(r.Spread))
+			}
 			b.WriteString("\n")
 		}
 	}

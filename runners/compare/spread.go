@@ -1,0 +1,91 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The between-run spread. Each absolute figure's interval comes from its own run's
+// repetitions, which see the machine's drift within a run but not what differs from one
+// run to the next for one variant: which vCPU its processes land on, a noisy neighbour
+// that slows code with a large footprint more than the yardstick's tight loop, the state
+// a target starts in. On this kind of machine that term is large: across six pairs of
+// quick runs of the same code, the median variant's absolute figure moved by 7.5%
+// relative to the yardstick, and 13 figures of one pair were called regressed on their
+// within-run intervals alone (README.md, "The between-run spread").
+//
+// So compare estimates it from the two runs themselves, as a random-effects
+// meta-analysis estimates heterogeneity: with no change of code, the variants' judged
+// changes of one unit scatter around a common value by the between-run spread; a code
+// change moves a few of them far off. The estimate is robust to those few: τ =
+// 1.4826 × the median absolute deviation of the variants' log changes (a normal
+// standard deviation where the scatter is normal). Each variant's interval is then
+// widened, its half-width h on the log scale becoming √(h² + (1.96 τ)²). A change
+// that moves every variant alike (a slower driver under all of them) leaves τ small,
+// and the yardstick, not τ, decides whether the machine explains it.
+
+// minSpreadVariants is the fewest variants of one unit from which τ is estimated;
+// below it the intervals stay as they are and a note says so.
+const minSpreadVariants = 5
+
+// madScale makes a median absolute deviation a normal standard deviation.
+const madScale = 1.4826
+
+// betweenRunSpread estimates τ for each unit from the candidates' judged changes,
+// records them in res (res.Spread, as the 95% half-width 1.96 τ) and returns them.
+func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
+	byUnit := map[string][]float64{}
+	for _, c := range cands {
+		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.ratio))
+	}
+	tau := map[string]float64{}
+	var few []string
+	for _, unit := range absoluteUnits {
+		logs := byUnit[unit]
+		if len(logs) == 0 {
+			continue
+		}
+		if len(logs) < minSpreadVariants {
+			few = append(few, unit)
+			continue
+		}
+		mid := median(logs)
+		dev := make([]float64, len(logs))
+		for i, x := range logs {
+			dev[i] = math.Abs(x - mid)
+		}
+		tau[unit] = madScale * median(dev)
+		if res.Spread == nil {
+			res.Spread = map[string]float64{}
+		}
+		res.Spread[unit] = math.Exp(1.96*tau[unit]) - 1
+	}
+	if len(few) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("absolute figures of %s: fewer than %d variants, too few to estimate the between-run spread; their intervals cover the drift within each run only",
+			strings.Join(few, ", "), minSpreadVariants))
+	}
+	return tau
+}
+
+// widen adds the between-run spread tau (a standard deviation of log changes) to e's
+// interval, in quadrature with each side's half-width on the log scale.
+func widen(e est, tau float64) est {
+	if tau == 0 || !e.hasInterval() {
+		return e
+	}
+	side := func(h float64) float64 { return math.Sqrt(h*h + 1.96*tau*1.96*tau) }
+	m := math.Log(e.ratio)
+	return est{ratio: e.ratio, lo: math.Exp(m - side(m-math.Log(e.lo))), hi: math.Exp(m + side(math.Log(e.hi)-m))}
+}
+
+// spreadText is the spread of each unit as people read it: "req/s ±9.4%, …".
+func spreadText(spread map[string]float64) string {
+	var parts []string
+	for _, unit := range absoluteUnits {
+		if s, ok := spread[unit]; ok {
+			parts = append(parts, fmt.Sprintf("%s ±%.1f%%", unit, 100*s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
