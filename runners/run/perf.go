@@ -29,12 +29,28 @@ func recordPerf(ctx context.Context, pids []int, secs int, dir string) error {
 	for i, pid := range pids {
 		ids[i] = strconv.Itoa(pid)
 	}
-	rec := exec.CommandContext(ctx, "perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(perfHz), "-g", "-q",
-		"-o", filepath.Join(dir, perfData), "-p", strings.Join(ids, ","), "--", "sleep", strconv.Itoa(secs))
-	if out, err := rec.CombinedOutput(); err != nil {
-		return fmt.Errorf("perf record: %w: %s", err, strings.TrimSpace(string(out)))
+	// No workload to time it ("-- sleep N" kept perf running a second longer than N):
+	// perf records until it is interrupted, and the samples' own times give the span.
+	rec := exec.Command("perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(perfHz), "-g", "-q",
+		"-B", "-N", "-o", filepath.Join(dir, perfData), "-p", strings.Join(ids, ","))
+	var out bytes.Buffer
+	rec.Stdout, rec.Stderr = &out, &out
+	if err := rec.Start(); err != nil {
+		return fmt.Errorf("perf record: %w", err)
 	}
-	return nil
+	exited := make(chan error, 1)
+	go func() { exited <- rec.Wait() }()
+	select {
+	case err := <-exited: // before its time: it could not record
+		return fmt.Errorf("perf record: exited early: %v: %s", err, strings.TrimSpace(out.String()))
+	case <-time.After(time.Duration(secs) * time.Second):
+	case <-ctx.Done():
+	}
+	if err := rec.Process.Signal(os.Interrupt); err != nil {
+		return fmt.Errorf("perf record: stopping it: %w", err)
+	}
+	<-exited // perf writes its file, then dies of the interrupt: readPerf checks the file
+	return ctx.Err()
 }
 
 // readPerf reads and removes dir's recording: the stacks in nanoseconds and the time
