@@ -1,6 +1,8 @@
 package run
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"dbbench/runners/matrix"
@@ -40,6 +42,17 @@ func (r *runner) budgets() map[string]time.Duration {
 	for lang, w := range weight {
 		out[lang] = r.o.Budget * time.Duration(w) / time.Duration(total)
 	}
+	return out
+}
+
+// measureOrder is the order the languages are measured in: the largest share of the
+// budget first, as what a language leaves unspent goes to those after it, and the
+// last one's is lost. Ties keep langs' order. In the quick preset that is PHP, whose 11
+// comparisons reached ±3% in 2 min 16 s of their 3 min 49 s, before Go, whose 9 used
+// all of their 3 min 11 s (README.md, "How a language is measured").
+func measureOrder(langs []string, budgets map[string]time.Duration) []string {
+	out := slices.Clone(langs)
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(budgets[b], budgets[a]) })
 	return out
 }
 

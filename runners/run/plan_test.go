@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -17,5 +18,14 @@ func TestCarryUnspentBudget(t *testing.T) {
 	carry(b, time.Minute, nil)
 	if b["rust"] != 90*time.Second {
 		t.Errorf("an overrun or nothing left to measure changed the budgets: %v", b)
+	}
+}
+
+// The largest share is measured first, so that what it leaves goes to the others;
+// equal shares keep their order.
+func TestMeasureOrderLargestShareFirst(t *testing.T) {
+	b := map[string]time.Duration{"go": 3 * time.Minute, "php": 4 * time.Minute, "rust": 3 * time.Minute}
+	if got := measureOrder([]string{"go", "php", "rust"}, b); !slices.Equal(got, []string{"php", "go", "rust"}) {
+		t.Errorf("order %v, want php go rust", got)
 	}
 }

@@ -292,7 +292,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.yardstick("start"); err != nil {
 		return err
 	}
-	langs := r.langs()
+	langs := measureOrder(r.langs(), budgets)
 	for i, lang := range langs {
 		took, err := r.measureLang(ctx, lang, budgets[lang])
 		if err != nil {
