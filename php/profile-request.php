@@ -13,7 +13,8 @@ declare(strict_types=1);
 require_once __DIR__ . '/src/Profile.php';
 
 (static function (): void {
-    $profile = DbBench\Profile::fromEnvironment();
+    // Timed: the runner joins the samples with perf's CPU samples (src/Profile.php).
+    $profile = DbBench\Profile::fromEnvironment(timed: true);
     if ($profile === null) {
         return;
     }

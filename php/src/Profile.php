@@ -24,7 +24,10 @@ use RuntimeException;
  *
  * php-fpm: one profile per request (bin/profile-request.php, php.ini's
  * auto_prepend_file), appended to the file at the end of the request when it has any
- * sample. A resident worker: one profile for the process's life, folded into counts in
+ * sample. With $timed, each sample is also appended to DIR/<pid>.timed as
+ * "MONOTONIC_NS stack", the time it was taken on CLOCK_MONOTONIC (hrtime's clock): the
+ * runner joins these with perf's CPU samples of the same process, so that php-fpm's
+ * wall-clock stacks yield a CPU profile (runners/profile/join.go). A resident worker: one profile for the process's life, folded into counts in
  * memory every FOLD_SAMPLES samples and written whole on SIGUSR2 and at exit
  * (Server\StatusDump).
  */
@@ -40,6 +43,12 @@ final class Profile
     /** @var array<string, int> collapsed stack => events, folded from the log */
     private array $stacks = [];
 
+    /** hrtime(true) when the profiler was made: Excimer's timestamps count from then. */
+    private readonly int $origin;
+
+    /** Timed lines of the current request, appended to the .timed file by append(). */
+    private string $timedLines = '';
+
     /**
      * @param string $idle a frame that waits for work (a worker's select()): a stack that
      *     ends in it is left out of a wall-clock profile, as it is of a CPU one
@@ -49,8 +58,10 @@ final class Profile
         float $period,
         private readonly int $clock,
         private readonly string $idle = '',
+        private readonly bool $timed = false,
     ) {
         $this->profiler = new ExcimerProfiler();
+        $this->origin = hrtime(true);
         $this->profiler->setPeriod($period);
         $this->profiler->setEventType($clock);
     }
@@ -61,7 +72,7 @@ final class Profile
      * @throws RuntimeException when it is set but the extension is not loaded
      * @throws InvalidArgumentException for a bad period or clock
      */
-    public static function fromEnvironment(string $idle = ''): ?self
+    public static function fromEnvironment(string $idle = '', bool $timed = false): ?self
     {
         $dir = getenv('DBBENCH_PROFILE_DIR');
         if ($dir === false || $dir === '') {
@@ -85,7 +96,7 @@ final class Profile
             'real' => EXCIMER_REAL,
             default => throw new InvalidArgumentException('DBBENCH_PROFILE_CLOCK must be cpu or real'),
         };
-        return new self(sprintf('%s/%d.collapsed', rtrim($dir, '/'), getmypid()), (float) $period, $clock, $idle);
+        return new self(sprintf('%s/%d.collapsed', rtrim($dir, '/'), getmypid()), (float) $period, $clock, $idle, $timed);
     }
 
     public function start(): void
@@ -117,6 +128,16 @@ final class Profile
             $this->put(self::format($this->stacks), FILE_APPEND);
             $this->stacks = [];
         }
+        if ($this->timedLines !== '') {
+            $this->put($this->timedLines, FILE_APPEND, self::timedFile($this->file));
+            $this->timedLines = '';
+        }
+    }
+
+    /** The .timed file beside a .collapsed one. */
+    public static function timedFile(string $collapsed): string
+    {
+        return preg_replace('/\.collapsed\z/', '', $collapsed) . '.timed';
     }
 
     /** A resident worker: replaces the file with every stack since the start. */
@@ -141,7 +162,46 @@ final class Profile
     /** Moves the log's samples into the counts and starts a new log. */
     private function fold(): void
     {
-        $this->stacks = $this->add($this->stacks, $this->profiler->flush());
+        $log = $this->profiler->flush();
+        if ($this->timed) {
+            $this->timedLines .= $this->timedOf($log);
+        }
+        $this->stacks = $this->add($this->stacks, $log);
+    }
+
+    /**
+     * The log's samples, one line each: the time on CLOCK_MONOTONIC in nanoseconds and
+     * the stack, root first, each frame named as formatCollapsed() names it.
+     */
+    private function timedOf(ExcimerLog $log): string
+    {
+        $out = '';
+        foreach ($log as $entry) {
+            $frames = array_map(self::frameName(...), array_reverse($entry->getTrace()));
+            $stack = ltrim(implode(';', $frames), ';');
+            $out .= sprintf("%d %s\n", $this->origin + (int) round($entry->getTimestamp() * 1e9), $stack);
+        }
+        return $out;
+    }
+
+    /**
+     * A frame's name as Excimer 1.0.4's formatCollapsed() writes it (excimer_log.c,
+     * excimer_log_append_frame_name): a closure by its file and line, file-scope code by
+     * its file, else Class::function; spaces become underscores.
+     *
+     * @param array{file?: string, class?: string, function?: string, closure_line?: int} $frame
+     */
+    private static function frameName(array $frame): string
+    {
+        $file = strtr($frame['file'] ?? '', ' ', '_');
+        if (($frame['closure_line'] ?? 0) !== 0) {
+            return sprintf('{closure:%s(%d)}', $file, $frame['closure_line']);
+        }
+        if (!isset($frame['function'])) {
+            return $file;
+        }
+        $class = isset($frame['class']) ? strtr($frame['class'], ' ', '_') . '::' : '';
+        return $class . strtr($frame['function'], ' ', '_');
     }
 
     /**

@@ -102,6 +102,35 @@ final class ProfileTest extends TestCase
         self::assertGreaterThanOrEqual(40, array_sum($stacks), 'both requests\' samples');
     }
 
+    /**
+     * php-fpm's timed samples: one line per sample, its CLOCK_MONOTONIC time inside the
+     * request, its stack spelled as the collapsed file spells it.
+     */
+    public function testARequestsTimedSamplesAreAppended(): void
+    {
+        $file = $this->dir . '/4.collapsed';
+        $start = hrtime(true);
+        $profile = new Profile($file, 0.0005, EXCIMER_REAL, '', true);
+        $profile->start();
+        self::serve($profile, 20);
+        $profile->stop();
+        $profile->append();
+        $end = hrtime(true);
+        $collapsed = self::read($file);
+        $lines = file(Profile::timedFile($file), FILE_IGNORE_NEW_LINES) ?: [];
+        self::assertGreaterThanOrEqual(20, count($lines));
+        $last = 0;
+        foreach ($lines as $line) {
+            self::assertMatchesRegularExpression('/\A\d+ \S+\z/', $line);
+            [$at, $stack] = explode(' ', $line);
+            self::assertGreaterThanOrEqual($start, (int) $at);
+            self::assertLessThanOrEqual($end, (int) $at);
+            self::assertGreaterThanOrEqual($last, (int) $at, 'in the order they were taken');
+            $last = (int) $at;
+            self::assertArrayHasKey($stack, $collapsed, 'a timed stack is spelled as a collapsed one');
+        }
+    }
+
     public function testTheCpuClockCountsCpuTimeOnly(): void
     {
         $profile = new Profile($this->dir . '/3.collapsed', 0.0005, EXCIMER_CPU);

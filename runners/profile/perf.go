@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // PerfScriptFields is the -F argument of `perf script` that ReadPerfScript reads.
@@ -19,24 +19,25 @@ const KernelSuffix = "_[k]"
 // kernelStart is where x86-64's kernel half of the address space begins.
 const kernelStart = 0xffff800000000000
 
-// ReadPerfScript reads `perf script -F time,period,ip,sym` of a cpu-clock recording with
-// call graphs: per sample a line "TIME: PERIOD", its frames leaf first, one a line
-// ("ADDR SYMBOL"), and a blank line. It returns the stacks weighted by their period in
-// nanoseconds, and the time the samples span (the first to the last, plus one mean
-// gap: what the samples stand for).
+// ReadPerfScript reads `perf script --ns -F time,period,ip,sym` of a cpu-clock recording
+// with call graphs: per sample a line "TIME: PERIOD", its frames leaf first, one a line
+// ("ADDR SYMBOL"), and a blank line. It returns the stacks of the samples taken in
+// [from, to) (nanoseconds of the recording's clock; from = to = 0 keeps all), weighted
+// by their period in nanoseconds.
 //
 // Why perf as well as Go's own profile: Go's CPU profiler drops a tick's samples when
 // a thread's timer overruns, and it lost 10–15% of the target's CPU here
 // (runners/profile/README.md, "Which profiler").
-func ReadPerfScript(r io.Reader) (*Profile, time.Duration, error) {
+func ReadPerfScript(r io.Reader, from, to int64) (*Profile, error) {
 	p := &Profile{Unit: "nanoseconds"}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	var cur *Stack
-	var first, last float64
+	keep := false
 	n, line := 0, 0
 	flush := func() {
-		if cur == nil {
+		if cur == nil || !keep {
+			cur = nil
 			return
 		}
 		if len(cur.Frames) == 0 {
@@ -58,28 +59,26 @@ func ReadPerfScript(r io.Reader) (*Profile, time.Duration, error) {
 		case cur == nil:
 			t, period, err := perfHeader(text)
 			if err != nil {
-				return nil, 0, fmt.Errorf("perf script line %d: %w", line, err)
+				return nil, fmt.Errorf("perf script line %d: %w", line, err)
 			}
-			if n == 0 {
-				first = t
+			at := int64(math.Round(t * 1e9))
+			if keep = from == to || at >= from && at < to; keep {
+				n++
 			}
-			last = t
-			n++
 			cur = &Stack{Weight: period}
 		default:
 			cur.Frames = append(cur.Frames, perfFrame(text))
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("reading perf script: %w", err)
+		return nil, fmt.Errorf("reading perf script: %w", err)
 	}
 	flush()
 	if n < 2 {
-		return nil, 0, fmt.Errorf("perf recorded %d samples: too few for a profile", n)
+		return nil, fmt.Errorf("perf recorded %d samples in the window: too few for a profile", n)
 	}
-	span := (last - first) * float64(n) / float64(n-1)
 	p.Merge()
-	return p, time.Duration(span * float64(time.Second)), nil
+	return p, nil
 }
 
 // perfHeader reads "23882.276052:    1003009" (seconds, then the period in nanoseconds).

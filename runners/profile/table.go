@@ -272,6 +272,9 @@ var table = []Rule{
 	// (php/src/Profile.php, php/profile-request.php: sampling and writing stacks).
 	{PHP, Own, "DbBench\\Server\\", HTTP},
 	{PHP, Own, ".../php/bin/worker.php", HTTP},
+	// php-fpm's CPU profile (join.go): nginx's CPU, and php-fpm's own outside a request.
+	{PHP, Own, NginxFrame, HTTP},
+	{PHP, Own, FPMFrame, HTTP},
 	{PHP, Subtree, "DbBench\\Profile::", Runtime},
 	{PHP, Subtree, "{closure:.../php/profile-request.php(", Runtime},
 	{PHP, Pass, ".../php/profile-request.php", ""},

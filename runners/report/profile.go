@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -30,6 +31,9 @@ func (d *data) profileSection() *section {
 	comps := componentOrder(profiled)
 	s := &section{ID: "profile", Title: "Where the app CPU goes",
 		Intro: []string{"From one profiled slice per variant, apart from the measured ones: CPU per request by component, as the profile's stacks fold into them. Hover a segment for its value."}}
+	if line := profileCoverage(profiled); line != "" {
+		s.Intro = append(s.Intro, line)
+	}
 	if slices.ContainsFunc(profiled, func(v *results.Variant) bool { return v.Profile.Clock == "real" }) {
 		s.Intro = append(s.Intro, "PHP under php-fpm is sampled on the wall clock (a per-request CPU timer seldom fires in a 1 ms request), so its bars include the waits for MariaDB and for a core, and add up to more than its app CPU.")
 	}
@@ -201,4 +205,40 @@ func flameGrid(vs []*results.Variant) grid {
 		g.Rows = append(g.Rows, []cell{textCell(label(v)), flame, textCell(strings.Join(other, ", "))})
 	}
 	return g
+}
+
+// profileCoverage says which profilers the CPU profiles come from and how their
+// components add up against the app CPU measured over the same seconds: the check that
+// a profile saw the whole CPU. Wall-clock profiles are left out (they count waits).
+func profileCoverage(vs []*results.Variant) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	sources := map[string]bool{}
+	for _, v := range vs {
+		p := v.Profile
+		if p.Clock == "real" || p.AppCPU <= 0 {
+			continue
+		}
+		var sum float64
+		for _, x := range p.Components {
+			sum += x
+		}
+		lo, hi = min(lo, sum/p.AppCPU), max(hi, sum/p.AppCPU)
+		sources[cmp.Or(p.Source, "pprof")] = true
+	}
+	if math.IsInf(lo, 1) {
+		return ""
+	}
+	names := map[string]string{
+		"perf":         "Go: Linux perf's cpu-clock samples, kernel time included (Go's own profiler, kept as cpu.pb.gz, misses 10–15% of the CPU here)",
+		"pprof":        "Go: Go's own CPU profiler (perf was not available; it misses 10–15% of the CPU here)",
+		"excimer":      "PHP's resident workers: Excimer's CPU clock",
+		"perf+excimer": "php-fpm: perf's CPU samples, each given the stack of Excimer's wall-clock sample of the same process nearest in time",
+	}
+	var from []string
+	for _, src := range []string{"perf", "pprof", "perf+excimer", "excimer"} {
+		if sources[src] {
+			from = append(from, names[src])
+		}
+	}
+	return fmt.Sprintf("Profilers: %s. Their components add up to %.2f–%.2f of the app CPU measured over the same seconds.", strings.Join(from, "; "), lo, hi)
 }

@@ -11,28 +11,35 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"dbbench/runners/profile"
 )
 
 // perfHz is perf's sampling rate: a prime, so that it does not beat with a periodic
-// timer of the target.
+// timer of the target. A frequency, not a fixed period: perf's cpu-clock is an hrtimer,
+// and when one fires late (the vCPU descheduled by the host) the kernel counts one
+// period where more passed; with -F it adapts the period to the time that passed. On
+// php-fpm under load, a fixed 1 ms period sampled 0.85–0.97 of the CPU schedstat
+// accounted over the same 3 s, -F 997 0.95.
 const perfHz = 997
 
-// recordPerf samples the CPU of pids (every thread) with perf's cpu-clock event and
-// call graphs for secs seconds into dir/perf.data. Unlike Go's own profiler, whose
+// recordPerf samples the CPU of pids (every thread) with perf's cpu-clock event into
+// dir/perf.data until stop is closed or ctx ends, with opts added (-g for call
+// graphs). Sample times are CLOCK_MONOTONIC's (monoNow), so that a window read around
+// other measurements selects the same seconds. Unlike Go's own profiler, whose
 // per-thread timers lose the samples of an overrun, perf's software clock sampled
 // 98–103% of the CPU the kernel accounted (runners/profile/README.md, "Which
-// profiler"). Read the recording with readPerf, outside the measured window: perf
-// script takes a second or two of CPU.
-func recordPerf(ctx context.Context, pids []int, secs int, dir string) error {
+// profiler"). Read the recording outside the measured window: perf script takes a
+// second or two of CPU.
+func recordPerf(ctx context.Context, pids []int, stop <-chan struct{}, dir string, opts ...string) error {
 	ids := make([]string, len(pids))
 	for i, pid := range pids {
 		ids[i] = strconv.Itoa(pid)
 	}
-	// No workload to time it ("-- sleep N" kept perf running a second longer than N):
-	// perf records until it is interrupted, and the samples' own times give the span.
-	rec := exec.Command("perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(perfHz), "-g", "-q",
-		"-B", "-N", "-o", filepath.Join(dir, perfData), "-p", strings.Join(ids, ","))
+	args := append([]string{"record", "-e", "cpu-clock", "-F", strconv.Itoa(perfHz), "-k", "CLOCK_MONOTONIC",
+		"-q", "-B", "-N", "-o", filepath.Join(dir, perfData), "-p", strings.Join(ids, ",")}, opts...)
+	rec := exec.Command("perf", args...)
 	var out bytes.Buffer
 	rec.Stdout, rec.Stderr = &out, &out
 	if err := rec.Start(); err != nil {
@@ -43,33 +50,79 @@ func recordPerf(ctx context.Context, pids []int, secs int, dir string) error {
 	select {
 	case err := <-exited: // before its time: it could not record
 		return fmt.Errorf("perf record: exited early: %v: %s", err, strings.TrimSpace(out.String()))
-	case <-time.After(time.Duration(secs) * time.Second):
+	case <-stop:
 	case <-ctx.Done():
 	}
 	if err := rec.Process.Signal(os.Interrupt); err != nil {
 		return fmt.Errorf("perf record: stopping it: %w", err)
 	}
-	<-exited // perf writes its file, then dies of the interrupt: readPerf checks the file
+	<-exited // perf writes its file, then dies of the interrupt: the reader checks the file
 	return ctx.Err()
 }
 
-// readPerf reads and removes dir's recording: the stacks in nanoseconds and the time
-// they span.
-func readPerf(ctx context.Context, dir string) (*profile.Profile, time.Duration, error) {
+// perfAttach is how long perf may take to attach to a target's threads before the
+// window it must cover begins (measured: about 0.3 s for a Go target).
+const perfAttach = 500 * time.Millisecond
+
+// readPerf reads and removes dir's recording made with call graphs: the stacks of the
+// samples taken in [from, to) (CLOCK_MONOTONIC nanoseconds), in nanoseconds.
+func readPerf(ctx context.Context, dir string, from, to int64) (*profile.Profile, error) {
+	out, err := perfScript(ctx, dir, profile.PerfScriptFields)
+	if err != nil {
+		return nil, err
+	}
+	p, err := profile.ReadPerfScript(bytes.NewReader(out), from, to)
+	if err != nil {
+		return nil, fmt.Errorf("perf: %w", err)
+	}
+	return p, nil
+}
+
+// perfScript runs perf script on dir's recording, times in nanoseconds, and removes it.
+func perfScript(ctx context.Context, dir, fields string) ([]byte, error) {
 	data := filepath.Join(dir, perfData)
 	defer os.Remove(data)
-	script := exec.CommandContext(ctx, "perf", "script", "-i", data, "-F", profile.PerfScriptFields)
+	script := exec.CommandContext(ctx, "perf", "script", "--ns", "-i", data, "-F", fields)
 	var stderr bytes.Buffer
 	script.Stderr = &stderr
 	out, err := script.Output()
 	if err != nil {
-		return nil, 0, fmt.Errorf("perf script: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("perf script: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	p, span, err := profile.ReadPerfScript(bytes.NewReader(out))
+	return out, nil
+}
+
+// monoNow is CLOCK_MONOTONIC in nanoseconds: perf's sample times with -k
+// CLOCK_MONOTONIC, and PHP's hrtime().
+func monoNow() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		panic(fmt.Sprintf("clock_gettime(CLOCK_MONOTONIC): %v", err)) // cannot fail on Linux
+	}
+	return ts.Nano()
+}
+
+// readPerfSamples reads and removes dir's recording made without call graphs: the
+// samples taken in [from, to) (CLOCK_MONOTONIC nanoseconds), each a process and a time.
+func readPerfSamples(ctx context.Context, dir string, from, to int64) ([]profile.CPUSample, error) {
+	out, err := perfScript(ctx, dir, profile.PerfSampleFields)
 	if err != nil {
-		return nil, 0, fmt.Errorf("perf: %w", err)
+		return nil, err
 	}
-	return p, span, nil
+	all, err := profile.ReadPerfSamples(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("perf: %w", err)
+	}
+	var in []profile.CPUSample
+	for _, c := range all {
+		if c.At >= from && c.At < to {
+			in = append(in, c)
+		}
+	}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("perf recorded no sample in the window (%d in all)", len(all))
+	}
+	return in, nil
 }
 
 const perfData = "perf.data"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -204,6 +205,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	if stacks != nil {
 		// Each child appends a request's stacks as the request ends: nothing to flush.
 		t.Profile = func(context.Context) (*profile.Profile, error) { return stacks.read() }
+		t.ProfileTimed = func(context.Context) ([]profile.TimedStack, error) { return stacks.readTimed() }
 		t.ProfileClock = fpmProfileClock
 	}
 	return t, nil
@@ -302,6 +304,8 @@ type stackReader struct {
 	dir  string
 	mu   sync.Mutex
 	seen map[string]map[string]int64 // file -> stack -> count already returned
+	// offset is how far each .timed file has been read.
+	offset map[string]int64
 }
 
 func (r *stackReader) read() (*profile.Profile, error) {
@@ -340,6 +344,52 @@ func (r *stackReader) read() (*profile.Profile, error) {
 	}
 	p.Scale(int64(phpProfilePeriod), "nanoseconds")
 	return p, nil
+}
+
+// readTimed returns the timed samples (<pid>.timed, php/src/Profile.php) appended since
+// the previous call, whole lines only: a child may be appending.
+func (r *stackReader) readTimed() ([]profile.TimedStack, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	files, err := filepath.Glob(filepath.Join(r.dir, "*.timed"))
+	if err != nil {
+		return nil, fmt.Errorf("php profile: %w", err)
+	}
+	if r.offset == nil {
+		r.offset = map[string]int64{}
+	}
+	var out []profile.TimedStack
+	for _, f := range files {
+		pid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(f), ".timed"))
+		if err != nil {
+			continue // not a child's file
+		}
+		b, err := readFrom(f, r.offset[f])
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %w", err)
+		}
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+		r.offset[f] += int64(len(b))
+		ss, err := profile.ReadTimed(bytes.NewReader(b), pid)
+		if err != nil {
+			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
+		}
+		out = append(out, ss...)
+	}
+	return out, nil
+}
+
+// readFrom reads a file from offset to its end.
+func readFrom(name string, offset int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
 }
 
 // parseCollapsed adds up "stack count" lines by stack.

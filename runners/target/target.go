@@ -48,6 +48,10 @@ type Target struct {
 	// last call), in nanoseconds of the clock ProfileClock names; nil unless the target
 	// can (started with Profile, and not Go: Go's profiles come from pprof on AdminURL).
 	Profile func(ctx context.Context) (*profile.Profile, error)
+	// ProfileTimed returns the wall-clock samples of php-fpm's children since the
+	// previous call, each with its time and process, for a CPU profile joined with
+	// perf's samples (profile.JoinCPU); nil for any other target.
+	ProfileTimed func(ctx context.Context) ([]profile.TimedStack, error)
 	// ProfileClock is what Profile's nanoseconds are, named as Excimer names its clocks:
 	// "cpu" (the processes' CPU time) or "real" (wall time of requests in progress,
 	// waits for the database included).
