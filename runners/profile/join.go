@@ -12,8 +12,8 @@ import (
 )
 
 // Frames that JoinCPU names for CPU no PHP sample explains: the web server's, and
-// php-fpm's own outside a profiled request (FastCGI, request start and end). The table
-// gives both to the HTTP server.
+// php-fpm's own outside a profiled request (FastCGI, the engine's request start and
+// end). The table gives the first to the HTTP server, the second to the runtime.
 const (
 	NginxFrame = "[nginx]"
 	FPMFrame   = "[php-fpm]"

@@ -78,3 +78,15 @@ func TestReadTimed(t *testing.T) {
 		t.Error("a line without a time: want an error")
 	}
 }
+
+// nginx's CPU is the HTTP server's; php-fpm's own outside a request, the runtime's.
+func TestJoinedFramesHaveComponents(t *testing.T) {
+	p := &Profile{Unit: "nanoseconds", Stacks: []Stack{{Frames: []string{NginxFrame}, Weight: 3}, {Frames: []string{FPMFrame}, Weight: 5}}}
+	f, err := Fold(p, PHP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Weights[HTTP] != 3 || f.Weights[Runtime] != 5 {
+		t.Errorf("weights %v: want nginx 3 in HTTP server, php-fpm 5 in runtime", f.Weights)
+	}
+}

@@ -272,9 +272,11 @@ var table = []Rule{
 	// (php/src/Profile.php, php/profile-request.php: sampling and writing stacks).
 	{PHP, Own, "DbBench\\Server\\", HTTP},
 	{PHP, Own, ".../php/bin/worker.php", HTTP},
-	// php-fpm's CPU profile (join.go): nginx's CPU, and php-fpm's own outside a request.
+	// php-fpm's CPU profile (join.go): nginx's CPU is the HTTP server's; php-fpm's own
+	// outside a sampled request is mostly the engine's start and end of a request
+	// (freeing what the request built, opcache's checks), the runtime's.
 	{PHP, Own, NginxFrame, HTTP},
-	{PHP, Own, FPMFrame, HTTP},
+	{PHP, Own, FPMFrame, Runtime},
 	{PHP, Subtree, "DbBench\\Profile::", Runtime},
 	{PHP, Subtree, "{closure:.../php/profile-request.php(", Runtime},
 	{PHP, Pass, ".../php/profile-request.php", ""},
