@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"dbbench/runners/stats"
 )
 
 // The between-run spread. Each absolute figure's interval comes from its own run's
@@ -19,8 +21,8 @@ import (
 // meta-analysis estimates heterogeneity: with no change of code, the variants' judged
 // changes of one unit scatter around a common value by the between-run spread; a code
 // change moves a few of them far off. The estimate is robust to those few: τ =
-// 1.4826 × the median absolute deviation of the variants' log changes (a normal
-// standard deviation where the scatter is normal). Each variant's interval is then
+// 1.4826 × the median absolute deviation of the variants' log changes (stats.RobustSD: a
+// normal standard deviation where the scatter is normal). Each variant's interval is then
 // widened, its half-width h on the log scale becoming √(h² + (1.96 τ)²). A change
 // that moves every variant alike (a slower driver under all of them) leaves τ small,
 // and the yardstick, not τ, decides whether the machine explains it.
@@ -28,9 +30,6 @@ import (
 // minSpreadVariants is the fewest variants of one unit from which τ is estimated;
 // below it the intervals stay as they are and a note says so.
 const minSpreadVariants = 5
-
-// madScale makes a median absolute deviation a normal standard deviation.
-const madScale = 1.4826
 
 // betweenRunSpread estimates τ for each unit from the candidates' judged changes,
 // records them in res (res.Spread, as the 95% half-width 1.96 τ) and returns them.
@@ -50,12 +49,7 @@ func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
 			few = append(few, unit)
 			continue
 		}
-		mid := median(logs)
-		dev := make([]float64, len(logs))
-		for i, x := range logs {
-			dev[i] = math.Abs(x - mid)
-		}
-		tau[unit] = madScale * median(dev)
+		tau[unit] = stats.RobustSD(logs)
 		if res.Spread == nil {
 			res.Spread = map[string]float64{}
 		}
