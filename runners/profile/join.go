@@ -116,21 +116,28 @@ func ReadTimed(r io.Reader, pid int) ([]TimedStack, error) {
 // recording must be made with -k CLOCK_MONOTONIC for its times to meet PHP's.
 const PerfSampleFields = "comm,pid,time,period"
 
-// ReadPerfSamples reads `perf script -F comm,pid,time,period` of a cpu-clock recording
-// without call graphs: one sample a line, "COMM PID TIME: PERIOD" (a command name may
-// hold spaces).
-func ReadPerfSamples(r io.Reader) ([]CPUSample, error) {
+// ReadPerfSamples reads `perf script --ns -F comm,pid,time,period` of a cpu-clock
+// recording without call graphs: one sample a line, "COMM PID TIME: PERIOD" (a command
+// name may hold spaces). It returns the samples taken in [from, to) (nanoseconds of the
+// recording's clock; from = to = 0 keeps all), as ReadPerfScript does.
+func ReadPerfSamples(r io.Reader, from, to int64) ([]CPUSample, error) {
 	var out []CPUSample
 	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		s, err := perfSampleLine(sc.Text())
 		if err != nil {
 			return nil, fmt.Errorf("perf script line %d: %w", n, err)
 		}
-		out = append(out, s)
+		if from == to || s.At >= from && s.At < to {
+			out = append(out, s)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading perf script: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("perf recorded no sample in the window (%d in all)", n-1)
 	}
 	return out, nil
 }

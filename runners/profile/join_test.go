@@ -51,16 +51,20 @@ func TestJoinCPUGivesEachCPUSampleTheNearestStack(t *testing.T) {
 
 func TestReadPerfSamples(t *testing.T) {
 	in := "        php-fpm8.2  4242 25000.123456789:    1003009 \n           nginx 17 25000.124000000:    998000\n"
-	s, err := ReadPerfSamples(strings.NewReader(in))
+	s, err := ReadPerfSamples(strings.NewReader(in), 0, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A window keeps the samples taken in it: the first only.
+	if w, err := ReadPerfSamples(strings.NewReader(in), 25000_000_000_000, 25000_124_000_000); err != nil || len(w) != 1 || w[0].PID != 4242 {
+		t.Errorf("window [25000 s, 25000.124 s): %+v, %v; want the first sample", w, err)
 	}
 	if len(s) != 2 || s[0].PID != 4242 || s[0].Comm != "php-fpm8.2" || s[0].At != 25000123456789 || s[0].Weight != 1003009 ||
 		s[1].Comm != "nginx" || s[1].PID != 17 {
 		t.Errorf("samples %+v", s)
 	}
 	for _, bad := range []string{"php-fpm 12 x: 100\n", "12 1.0: 100\n", "php 12 1.0: -5\n"} {
-		if _, err := ReadPerfSamples(strings.NewReader(bad)); err == nil {
+		if _, err := ReadPerfSamples(strings.NewReader(bad), 0, 0); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
 	}

@@ -109,20 +109,11 @@ func readPerfSamples(ctx context.Context, dir string, from, to int64) ([]profile
 	if err != nil {
 		return nil, err
 	}
-	all, err := profile.ReadPerfSamples(bytes.NewReader(out))
+	cpu, err := profile.ReadPerfSamples(bytes.NewReader(out), from, to)
 	if err != nil {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
-	var in []profile.CPUSample
-	for _, c := range all {
-		if c.At >= from && c.At < to {
-			in = append(in, c)
-		}
-	}
-	if len(in) == 0 {
-		return nil, fmt.Errorf("perf recorded no sample in the window (%d in all)", len(all))
-	}
-	return in, nil
+	return cpu, nil
 }
 
 const perfData = "perf.data"
