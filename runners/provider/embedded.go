@@ -65,10 +65,18 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		user = []string{"--user=root"} // mariadbd refuses to run as root without it
 	}
 	datadir := filepath.Join(dir, "data")
+	// A private tmpdir: at start-up (bootstrap included) mariadbd deletes every "#sql*"
+	// file in its tmpdir, so two servers sharing /tmp delete each other's temporary
+	// tables ("Unknown table 'mysql.tmp_user_sys'" when two installs overlap), and would
+	// delete those of any other MariaDB on the machine.
+	tmpdir := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmpdir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded provider: %w", err)
+	}
 	install := exec.CommandContext(ctx, installDB, append([]string{"--no-defaults", "--datadir=" + datadir,
-		"--auth-root-authentication-method=socket", "--skip-test-db"}, user...)...)
+		"--tmpdir=" + tmpdir, "--auth-root-authentication-method=socket", "--skip-test-db"}, user...)...)
 	if out, err := install.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("embedded provider: mariadb-install-db: %w: %s", err, lastLines(string(out), 3))
+		return nil, fmt.Errorf("embedded provider: mariadb-install-db: %w: %s", err, installCause(string(out)))
 	}
 
 	password := newPassword()
@@ -99,6 +107,7 @@ GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
 				"--bind-address=127.0.0.1",
 				"--port="+strconv.Itoa(port),
 				"--socket="+filepath.Join(dir, "mariadbd.sock"),
+				"--tmpdir="+tmpdir,
 				"--pid-file="+filepath.Join(dir, "mariadbd.pid"),
 				"--log-error="+filepath.Join(dir, "error.log"),
 				"--init-file="+initFile,
@@ -230,6 +239,30 @@ func newPassword() string { return rand.Text() }
 func readFile(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+// installCause picks the lines of mariadb-install-db's output that say what went wrong
+// (its server's errors and warnings); the rest is a fixed page of advice. Without such
+// lines it falls back to the first ones.
+func installCause(out string) string {
+	var cause []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "[Warning]") || strings.Contains(l, "failed") {
+			cause = append(cause, strings.TrimSpace(l))
+		}
+	}
+	if len(cause) == 0 {
+		return firstLines(out, 5)
+	}
+	return strings.Join(cause, " | ")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " | ")
 }
 
 func lastLines(s string, n int) string {

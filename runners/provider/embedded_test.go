@@ -105,3 +105,51 @@ func TestNoMariadbdOnPath(t *testing.T) {
 		t.Fatalf("Start with empty PATH = %v, want 'no mariadbd on PATH'", err)
 	}
 }
+
+// mariadbd deletes every "#sql*" file in its tmpdir when it starts (bootstrap included).
+// Sharing /tmp, two embedded servers starting at once deleted each other's temporary
+// tables and mariadb-install-db failed; another MariaDB on the machine would lose its
+// own. Each server must have a tmpdir of its own, so a "#sql" file in /tmp survives.
+func TestEmbeddedLeavesSharedTmpdirAlone(t *testing.T) {
+	canary, err := os.CreateTemp("", "#sql-dbbench-canary-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary.Close()
+	defer os.Remove(canary.Name())
+	db, err := Start(context.Background(), Options{Rows: 10, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(canary.Name()); err != nil {
+		t.Fatalf("a #sql file in %s was removed while the embedded server started: %v", os.TempDir(), err)
+	}
+}
+
+// The error of a failed install carries the server's own lines, not the advice page's tail.
+func TestInstallCauseKeepsTheServersLines(t *testing.T) {
+	out := `Installing MariaDB/MySQL system tables in '/tmp/x/data' ...
+2026-11-25 13:24:41 1 [Warning] Could not remove temporary table: '/tmp/#sql-temptable-9c9-1-3', error: 2
+ERROR: 1051  Unknown table 'mysql.tmp_user_sys'
+2026-11-25 13:24:41 0 [ERROR] Aborting
+
+Installation of system tables failed!  Examine the logs in
+/tmp/x/data for more information.
+
+Please check all of the above before submitting a bug report
+at https://mariadb.org/jira
+`
+	got := installCause(out)
+	for _, want := range []string{"Unknown table 'mysql.tmp_user_sys'", "Could not remove temporary table", "[ERROR] Aborting"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("installCause = %q, want it to hold %q", got, want)
+		}
+	}
+	if strings.Contains(got, "jira") {
+		t.Errorf("installCause = %q: the advice page is not the cause", got)
+	}
+	if got := installCause("mariadbd: unknown option '--bogus'\n"); got != "mariadbd: unknown option '--bogus'" {
+		t.Errorf("installCause of a line with no marker = %q, want the line itself", got)
+	}
+}
