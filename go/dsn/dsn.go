@@ -37,8 +37,13 @@ func Read(path string) (*mysql.Config, error) {
 	if err != nil {
 		// The driver's message may quote part of the line; the password is whatever sits
 		// between the first ':' and the last '@', so mask that before showing it.
-		return nil, fmt.Errorf("DSN file %s is malformed (want user:password@tcp(host:port)/database): %s",
-			path, scrub(err.Error(), guessPassword(line)))
+		// The message is about this line alone, so any text of the password in it is the
+		// password (the driver quotes a bad parameter's value, say).
+		msg := err.Error()
+		if pw := guessPassword(line); pw != "" {
+			msg = strings.ReplaceAll(msg, pw, Mask)
+		}
+		return nil, fmt.Errorf("DSN file %s is malformed (want user:password@tcp(host:port)/database): %s", path, msg)
 	}
 	if cfg.DBName == "" {
 		return nil, fmt.Errorf("DSN %s in %s names no database (want user:password@tcp(host:port)/database)", Redact(cfg), path)
@@ -65,11 +70,30 @@ func Scrubber(cfg *mysql.Config) func(s string) string {
 	return func(s string) string { return scrub(s, pw) }
 }
 
+// scrub masks password where it stands in a DSN's password field (":password@" before an
+// address: tcp(…), unix(…) or "/"), and nowhere else: replacing every occurrence of a
+// short password would corrupt unrelated text and, by its masks, reveal the password.
+// runners/secret does the same for the runner, which the targets do not import.
 func scrub(s, password string) string {
 	if password == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, password, Mask)
+	field := ":" + password + "@"
+	var b strings.Builder
+	for {
+		i := strings.Index(s, field)
+		if i < 0 {
+			return b.String() + s
+		}
+		rest := s[i+len(field):]
+		b.WriteString(s[:i])
+		if strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "tcp") || strings.HasPrefix(rest, "unix(") {
+			b.WriteString(":" + Mask + "@")
+		} else {
+			b.WriteString(field)
+		}
+		s = rest
+	}
 }
 
 func guessPassword(line string) string {

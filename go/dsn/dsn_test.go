@@ -1,6 +1,8 @@
 package dsn
 
 import (
+	"github.com/go-sql-driver/mysql"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +71,13 @@ func TestRedactAndScrub(t *testing.T) {
 	if cfg.Passwd != pw {
 		t.Error("Redact changed the config it was given")
 	}
-	if got := Scrubber(cfg)("error: " + pw + " twice " + pw); got != "error: **** twice ****" {
-		t.Errorf("Scrubber = %q", got)
+	in := "dial dbbench:" + pw + "@tcp(127.0.0.1:3307)/dbbench: " + pw + " elsewhere stays"
+	if got, want := Scrubber(cfg)(in), "dial dbbench:****@tcp(127.0.0.1:3307)/dbbench: "+pw+" elsewhere stays"; got != want {
+		t.Errorf("Scrubber = %q, want %q", got, want)
+	}
+	// A short password that is also a digit leaves the rest of a line alone.
+	one := Scrubber(&mysql.Config{Passwd: "1"})
+	if got, want := one("Error 1049: u:1@tcp(127.0.0.1:3311)/db"), "Error 1049: u:****@tcp(127.0.0.1:3311)/db"; got != want {
+		t.Errorf("Scrubber(1) = %q, want %q", got, want)
 	}
 }

@@ -13,9 +13,10 @@ import (
 // ParseDSN parses a go-sql-driver DSN and registers its password as a secret. Its
 // errors never contain the DSN itself.
 func ParseDSN(dsn string) (*mysql.Config, error) {
+	secret.RegisterDSN(dsn) // before parsing: a malformed DSN's error must not show it either
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("malformed DSN (want user:password@tcp(host:port)/database): %s", secret.Scrub(err.Error()))
+		return nil, fmt.Errorf("malformed DSN (want user:password@tcp(host:port)/database): %s", secret.ScrubDSNError(err.Error(), dsn))
 	}
 	secret.Register(cfg.Passwd)
 	if cfg.DBName == "" {

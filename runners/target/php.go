@@ -458,9 +458,11 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("php target: %w", err)
 	}
-	cfg, err := mysql.ParseDSN(strings.TrimSpace(string(b)))
+	line := strings.TrimSpace(string(b))
+	secret.RegisterDSN(line)
+	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.Scrub(err.Error()))
+		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.ScrubDSNError(err.Error(), line))
 	}
 	secret.Register(cfg.Passwd)
 	if cfg.Net != "tcp" {
