@@ -229,6 +229,9 @@ type Roundtrips struct {
 	// the proxy (0 in runs made before it counted them).
 	BytesToDB   float64 `json:"bytes_to_db,omitempty"`
 	BytesFromDB float64 `json:"bytes_from_db,omitempty"`
+	// NotQuiet: the server's counters kept moving after the last response (another
+	// client used it), so Status may count more than this variant's commands.
+	NotQuiet bool `json:"not_quiet,omitempty"`
 }
 
 // byteUnits are the capture's bytes per request, when counted.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,10 +24,25 @@ var StatusVars = []string{
 	"Com_admin_commands", "Connections", "Bytes_sent", "Bytes_received",
 }
 
-// Settle is how long Capture waits after the last response before it reads the
-// counters: a driver may send COM_STMT_CLOSE or COM_QUIT after the HTTP response has
-// already gone out, and those must be counted with their request.
+// Settle is how long the server's command counters must stay still before Capture reads
+// them: a driver may send COM_STMT_CLOSE or COM_QUIT after the HTTP response has already
+// gone out (php-fpm closes statements and per-request connections once the response is
+// flushed), and those must be counted with their request. Capture waits for quiet, not
+// for a time: a late command restarts the wait, so a loaded machine that delays it
+// delays the capture, not the count.
 var Settle = 300 * time.Millisecond
+
+// quietLimit bounds the wait for quiet. A server that other clients keep busy (a shared
+// dsn server) is never quiet; Capture then reads the counters anyway and says so.
+var quietLimit = 30 * time.Second
+
+// quietVars are the counters that move with a client's commands and not with Capture's
+// own SHOW GLOBAL STATUS; Threads_connected and Prepared_stmt_count fall when a Quit or
+// a Close stmt has been processed.
+var quietVars = []string{
+	"Com_select", "Com_stmt_prepare", "Com_stmt_execute", "Com_stmt_close", "Com_change_db",
+	"Com_set_option", "Com_admin_commands", "Connections", "Threads_connected", "Prepared_stmt_count",
+}
 
 // Result is what one capture saw.
 type Result struct {
@@ -38,6 +54,9 @@ type Result struct {
 	// Bytes each way through the Proxy (WithProxy), the handshakes of new connections
 	// included.
 	ToServer, ToClient int64
+	// NotQuiet says the server's counters were still moving quietLimit after the last
+	// response: another client was using the server, and Status may count its commands.
+	NotQuiet bool
 }
 
 // PerRequest is the general-log counts divided by the number of requests.
@@ -67,9 +86,10 @@ type captureOptions struct{ proxy *Proxy }
 // WithProxy makes Capture also record p's wire counts (p is reset before do runs).
 func WithProxy(p *Proxy) Option { return func(o *captureOptions) { o.proxy = p } }
 
-// Capture waits Settle for earlier commands to land, switches the general log on
-// (log_output=TABLE), truncates it, snapshots the status counters, calls do (which must send exactly `requests` requests), waits Settle,
-// snapshots again, switches the log off and reads the rows of every thread but its own.
+// Capture waits for earlier commands to land (quiesce), switches the general log on
+// (log_output=TABLE), truncates it, snapshots the status counters, calls do (which must
+// send exactly `requests` requests), waits until the server is quiet again, snapshots
+// again, switches the log off and reads the rows of every thread but its own.
 // The server's general log is global: nothing else may use the server meanwhile.
 func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, opts ...Option) (res *Result, err error) {
 	if requests < 1 {
@@ -91,10 +111,8 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	}
 	// Whatever the caller did just before (a warm-up) may still have commands on the way,
 	// such as the Quit of a connection closed after its response: let them land first.
-	select {
-	case <-time.After(Settle):
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if _, _, _, err := quiesce(ctx, conn, o.proxy); err != nil {
+		return nil, err
 	}
 	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1", "TRUNCATE TABLE mysql.general_log"} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
@@ -124,22 +142,18 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if err := do(ctx); err != nil {
 		return nil, fmt.Errorf("roundtrip: sending requests: %w", err)
 	}
-	select {
-	case <-time.After(Settle):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	s2, err := status(ctx, conn)
+	// s2 is quiesce's last snapshot; each of its reads adds one snapshot's own share.
+	s2, reads, quiet, err := quiesce(ctx, conn, o.proxy)
 	if err != nil {
 		return nil, err
 	}
-	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}}
+	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}, NotQuiet: !quiet}
 	if o.proxy != nil {
 		res.Wire = o.proxy.Counts()
 		res.ToServer, res.ToClient = o.proxy.Bytes()
 	}
 	for _, k := range StatusVars {
-		res.Status[k] = (s2[k] - s1[k]) - (s1[k] - s0[k])
+		res.Status[k] = (s2[k] - s1[k]) - int64(reads)*(s1[k]-s0[k])
 	}
 	if _, err := conn.ExecContext(ctx, "SET GLOBAL general_log = 0"); err != nil {
 		return nil, fmt.Errorf("roundtrip: switch general log off: %w", err)
@@ -173,6 +187,45 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 }
 
 var numbers = regexp.MustCompile(`\b\d+\b`)
+
+// quiesce polls the server's counters (and the proxy's, which sees a command before the
+// server does) until none has moved for Settle, or quietLimit has passed (quiet false).
+// It returns its last snapshot and how many it read.
+func quiesce(ctx context.Context, conn *sql.Conn, proxy *Proxy) (last map[string]int64, reads int, quiet bool, err error) {
+	const poll = 50 * time.Millisecond
+	var seen string
+	start := time.Now()
+	changed := start
+	for {
+		s, err := status(ctx, conn)
+		if err != nil {
+			return nil, reads, false, err
+		}
+		last, reads = s, reads+1
+		var b strings.Builder
+		for _, k := range quietVars {
+			fmt.Fprintf(&b, "%d,", s[k])
+		}
+		if proxy != nil {
+			fmt.Fprint(&b, proxy.Counts())
+		}
+		now := time.Now()
+		if b.String() != seen {
+			seen, changed = b.String(), now
+		}
+		switch {
+		case now.Sub(changed) >= Settle:
+			return last, reads, true, nil
+		case now.Sub(start) >= quietLimit:
+			return last, reads, false, nil
+		}
+		select {
+		case <-time.After(poll):
+		case <-ctx.Done():
+			return nil, reads, false, ctx.Err()
+		}
+	}
+}
 
 func status(ctx context.Context, conn *sql.Conn) (map[string]int64, error) {
 	rows, err := conn.QueryContext(ctx, "SHOW GLOBAL STATUS")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -114,6 +115,51 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 	var on int
 	if err := admin.QueryRow("SELECT @@general_log").Scan(&on); err != nil || on != 0 {
 		t.Fatalf("general_log = %d, %v after Capture; want 0", on, err)
+	}
+}
+
+// Commands that trickle in after the last response, each within Settle of the one
+// before but together longer than Settle, are all counted: Capture waits for the
+// counters to be still, not for a fixed time. (With the fixed wait Capture had, the
+// later ones were missed.) The gaps leave Settle-gap of slack for a loaded machine.
+func TestCaptureWaitsForLateCommands(t *testing.T) {
+	saved := Settle
+	Settle = time.Second
+	defer func() { Settle = saved }()
+	const late, gap = 4, 400 * time.Millisecond
+	db := dbtest.Start(t, 100)
+	admin, err := db.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	pool := open(t, db.DSN(), true)
+	if err := pool.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	res, err := Capture(context.Background(), admin, 1, func(ctx context.Context) error {
+		go func() {
+			for range late {
+				time.Sleep(gap)
+				if _, err := pool.Exec("SELECT 1"); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+		_, err := pool.Exec("SELECT 1")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Log["Query"]; got != 1+late {
+		t.Fatalf("general log counted %d queries, want %d (the last %d came %v apart after the response)", got, 1+late, late, gap)
 	}
 }
 

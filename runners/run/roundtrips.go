@@ -84,6 +84,7 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		Status:   map[string]float64{},
 		Expected: expected,
 		Queries:  res.Queries,
+		NotQuiet: res.NotQuiet,
 	}
 	if res.Wire != nil {
 		out.BytesToDB, out.BytesFromDB = float64(res.ToServer)/float64(n), float64(res.ToClient)/float64(n)
