@@ -87,10 +87,12 @@ type captureOptions struct{ proxy *Proxy }
 func WithProxy(p *Proxy) Option { return func(o *captureOptions) { o.proxy = p } }
 
 // Capture waits for earlier commands to land (quiesce), switches the general log on
-// (log_output=TABLE), truncates it, snapshots the status counters, calls do (which must
-// send exactly `requests` requests), waits until the server is quiet again, snapshots
-// again, switches the log off and reads the rows of every thread but its own.
-// The server's general log is global: nothing else may use the server meanwhile.
+// (adding TABLE to log_output), notes the server's time, snapshots the status counters,
+// calls do (which must send exactly `requests` requests), waits until the server is
+// quiet again, snapshots again, puts the log settings back as they were and reads the
+// rows since the noted time of every thread but its own. It never truncates the log
+// table: on a shared server, its rows may be someone's. The server's general log and
+// counters are global: nothing else should use the server meanwhile.
 func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, opts ...Option) (res *Result, err error) {
 	if requests < 1 {
 		return nil, fmt.Errorf("roundtrip: requests must be at least 1, got %d", requests)
@@ -114,15 +116,15 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if _, _, _, err := quiesce(ctx, conn, o.proxy); err != nil {
 		return nil, err
 	}
-	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1", "TRUNCATE TABLE mysql.general_log"} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("roundtrip: %s: %w (the user needs the SUPER or equivalent privilege)", q, err)
-		}
+	restore, since, err := logOn(ctx, conn)
+	if err != nil {
+		return nil, err
 	}
-	// The log must go off again whatever happens, or every later measurement pays for it.
+	// The log settings go back whatever happens, or every later measurement (and the
+	// server's owner) pays for them.
 	defer func() {
-		if _, offErr := conn.ExecContext(context.WithoutCancel(ctx), "SET GLOBAL general_log = 0"); offErr != nil && err == nil {
-			err = fmt.Errorf("roundtrip: switch general log off: %w", offErr)
+		if rerr := restore(); rerr != nil && err == nil {
+			err = rerr
 		}
 	}()
 
@@ -155,11 +157,11 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	for _, k := range StatusVars {
 		res.Status[k] = (s2[k] - s1[k]) - int64(reads)*(s1[k]-s0[k])
 	}
-	if _, err := conn.ExecContext(ctx, "SET GLOBAL general_log = 0"); err != nil {
-		return nil, fmt.Errorf("roundtrip: switch general log off: %w", err)
+	if err := restore(); err != nil {
+		return nil, err
 	}
 	rows, err := conn.QueryContext(ctx,
-		"SELECT command_type, CAST(argument AS CHAR) FROM mysql.general_log WHERE thread_id <> ?", self)
+		"SELECT command_type, CAST(argument AS CHAR) FROM mysql.general_log WHERE event_time >= ? AND thread_id <> ?", since, self)
 	if err != nil {
 		return nil, fmt.Errorf("roundtrip: read general log: %w", err)
 	}
@@ -187,6 +189,51 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 }
 
 var numbers = regexp.MustCompile(`\b\d+\b`)
+
+// logOn switches the general log on into the log table, keeping whatever else
+// log_output named, and returns the server's time from which rows are this capture's,
+// with a function that puts general_log and log_output back as they were (once).
+func logOn(ctx context.Context, conn *sql.Conn) (restore func() error, since string, err error) {
+	var wasOn int
+	var output string
+	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.general_log, @@GLOBAL.log_output").Scan(&wasOn, &output); err != nil {
+		return nil, "", fmt.Errorf("roundtrip: read the general log settings: %w", err)
+	}
+	want := output
+	switch {
+	case strings.Contains(output, "TABLE"):
+	case output == "" || output == "NONE":
+		want = "TABLE"
+	default:
+		want = output + ",TABLE"
+	}
+	done := false
+	restore = func() error {
+		if done {
+			return nil
+		}
+		done = true
+		bg := context.WithoutCancel(ctx)
+		if _, err := conn.ExecContext(bg, "SET GLOBAL general_log = ?", wasOn); err != nil {
+			return fmt.Errorf("roundtrip: put general_log back to %d: %w", wasOn, err)
+		}
+		if _, err := conn.ExecContext(bg, "SET GLOBAL log_output = ?", output); err != nil {
+			return fmt.Errorf("roundtrip: put log_output back to %s: %w", output, err)
+		}
+		return nil
+	}
+	for _, q := range []string{"SET GLOBAL log_output = '" + want + "'", "SET GLOBAL general_log = 1"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			restore()
+			return nil, "", fmt.Errorf("roundtrip: %s: %w (the user needs the SUPER privilege)", q, err)
+		}
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT NOW(6)").Scan(&since); err != nil {
+		restore()
+		return nil, "", fmt.Errorf("roundtrip: server time: %w", err)
+	}
+	return restore, since, nil
+}
 
 // quiesce polls the server's counters (and the proxy's, which sees a command before the
 // server does) until none has moved for Settle, or quietLimit has passed (quiet false).

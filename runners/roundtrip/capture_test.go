@@ -163,6 +163,53 @@ func TestCaptureWaitsForLateCommands(t *testing.T) {
 	}
 }
 
+// On a shared server the log is someone else's too: Capture keeps the log table's rows
+// from before it and puts general_log and log_output back as it found them.
+func TestCaptureLeavesTheServersLogAsItFoundIt(t *testing.T) {
+	db := dbtest.Start(t, 100)
+	admin, err := db.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	admin.SetMaxOpenConns(1) // the session that logs is the one that reads back
+	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1",
+		"SELECT 'the owner query 4711'", "SET GLOBAL general_log = 0", "SET GLOBAL log_output = 'FILE'"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() (n int) {
+		if err := admin.QueryRow("SELECT COUNT(*) FROM mysql.general_log WHERE argument LIKE '%owner query 4711%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	if before == 0 {
+		t.Fatal("the owner's row is not in the log table")
+	}
+	pool := open(t, db.DSN(), true)
+	res, err := Capture(context.Background(), admin, 1, func(ctx context.Context) error {
+		_, err := pool.ExecContext(ctx, "SELECT 1")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Log["Query"]; got != 1 {
+		t.Errorf("counted %d queries, want 1 (rows from before the capture must not count)", got)
+	}
+	if after := count(); after != before {
+		t.Errorf("the owner's log rows: %d before, %d after the capture", before, after)
+	}
+	var on int
+	var output string
+	if err := admin.QueryRow("SELECT @@GLOBAL.general_log, @@GLOBAL.log_output").Scan(&on, &output); err != nil || on != 0 || output != "FILE" {
+		t.Errorf("after the capture general_log = %d, log_output = %q (%v); want 0 and FILE as before", on, output, err)
+	}
+}
+
 // assertCounts compares exactly: every wanted command with its count and nothing else.
 func assertCounts(t *testing.T, what string, got, want map[string]int64) {
 	t.Helper()
