@@ -147,3 +147,42 @@ func TestTheilSenRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Noise that wanders (AR(1), lag-1 correlation 0.6) around a flat line: Sen's interval,
+// which assumes independent points, misses the true slope 0 far more often than 5% of
+// the time; TheilSenSerial's, widened by the effective sample size, about as often as it
+// says. 400 seeded series of 100 points.
+func TestTheilSenSerialCoversWanderingNoise(t *testing.T) {
+	const series, n = 400, 100
+	var plainMiss, serialMiss int
+	for seed := range uint64(series) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		x, y := make([]float64, n), make([]float64, n)
+		e := 0.0
+		for i := range n {
+			e = 0.6*e + 0.8*r.NormFloat64()
+			x[i], y[i] = float64(i), e
+		}
+		plain, err := TheilSen(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial, err := TheilSenSerial(x, y, Confidence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Lo > 0 || plain.Hi < 0 {
+			plainMiss++
+		}
+		if serial.Lo > 0 || serial.Hi < 0 {
+			serialMiss++
+		}
+		if serial.Lo > plain.Lo || serial.Hi < plain.Hi {
+			t.Fatalf("seed %d: serial interval [%g, %g] is not wider than Sen's [%g, %g]", seed, serial.Lo, serial.Hi, plain.Lo, plain.Hi)
+		}
+	}
+	t.Logf("the interval misses slope 0: Sen's in %d of %d, serial in %d", plainMiss, series, serialMiss)
+	if plainMiss < series/10 || serialMiss > series*7/100 {
+		t.Errorf("misses: Sen's %d (want over 10%%, or this test shows nothing), serial %d (want at most 7%%) of %d", plainMiss, serialMiss, series)
+	}
+}
