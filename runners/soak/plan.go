@@ -21,7 +21,6 @@ import (
 // Defaults of the command line.
 const (
 	DefaultDuration       = 60 * time.Minute
-	DefaultInterval       = 10 * time.Second
 	DefaultRateFraction   = 0.8
 	DefaultCapacityTime   = 20 * time.Second
 	DefaultCapacityWarmup = 5 * time.Second
@@ -38,7 +37,7 @@ type Options struct {
 	Variants []matrix.Variant
 	DB       provider.Options
 	Duration time.Duration // of the soak proper, after the capacity phase
-	Interval time.Duration // between samples; also each load window's length
+	Interval time.Duration // between samples; also each load window's length; 0 means DefaultInterval(Duration)
 	Warmup   time.Duration // excluded from the verdicts; < 0 means DefaultWarmup(Duration)
 	// The capacity phase: every target under closed-loop load at once for CapacityTime,
 	// after CapacityWarmup; each variant is then served at RateFraction of what it
@@ -52,6 +51,24 @@ type Options struct {
 	Seed        uint64
 	Out         string // the soak's directory; created
 	Log         io.Writer
+}
+
+// DefaultInterval is a thirtieth of the duration, from 2 s to 10 s: an hour is sampled
+// every 10 s, and a 90-s soak every 3 s, so that the half of its judged minute that
+// tells growth from settling still holds the 10 samples an interval of the slope needs.
+func DefaultInterval(d time.Duration) time.Duration {
+	return min(10*time.Second, max(2*time.Second, (d/30).Round(time.Second)))
+}
+
+// Defaults fills the options left to their defaults (Interval 0, Warmup < 0) from
+// Duration; Check and Run see the result.
+func (o *Options) Defaults() {
+	if o.Interval == 0 {
+		o.Interval = DefaultInterval(o.Duration)
+	}
+	if o.Warmup < 0 {
+		o.Warmup = DefaultWarmup(o.Duration)
+	}
 }
 
 // DefaultWarmup is a tenth of the duration, raised to one minute when that leaves at

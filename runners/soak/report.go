@@ -60,7 +60,7 @@ func intro(f *File) []string {
 		}
 	}
 	if flagged == 0 {
-		out = append(out, fmt.Sprintf("Nothing grows: all %d series are flat (or without enough samples), every load achieved its rate without errors.", total))
+		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged, and every load achieved its rate without errors.", total))
 	} else {
 		out = append(out, fmt.Sprintf("%d of %d series are flagged (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
 	}
@@ -70,16 +70,21 @@ func intro(f *File) []string {
 			"The capacity of each variant is what it achieved in a closed loop of %s (after %s of warm-up) while every other variant was loaded too, "+
 			"so the %.0f%% it is then served at is %.0f%% of what it gets on this machine shared with the others.",
 			st.Duration, st.CapacityTime, st.CapacityWarmup, 100*st.RateFraction, 100*st.RateFraction),
-		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts; over the rest a Theil–Sen slope with Sen's 95%% interval decides. "+
-			"A series grows when its interval excludes 0 and its growth projected over 24 h passes a threshold: memory (RSS, heap) %.0f%% of its median; "+
-			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour; "+
-			"levels (p99, pool waits per second) double (+%.0f%% of their median, or of a floor: 1 ms, 1 wait/s). "+
-			"It must also have risen, over the judged part of the soak, by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels): "+
-			"a short soak cannot tell a few pages of memory paged in late from a leak, and projects minutes over a day. So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
+		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts. Over the rest, a series *grows* when "+
+			"(1) the %g%% interval of its Theil–Sen slope is above 0, widened for samples that wander together (lag-1 autocorrelation); "+
+			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling*, as a heap that fills and stops does; "+
+			"(3) it rose by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels), and by twice its own scatter, else it *creeps*; "+
+			"(4) projected over 24 h it passes a threshold: memory (RSS, heap) %.0f%% of its median, "+
+			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour, "+
+			"levels (p99, pool waits per second) double (+%.0f%% of their median, or of a floor: 1 ms, 1 wait/s), else it *rises slowly*. "+
+			"Memory and levels are judged only over %s or more, since a process's memory settles, and a p99 wanders, for that long: a shorter soak calls them *unresolved* (counts are exact and judged in any soak). "+
+			"A slope whose interval is below 0 *falls* and is not projected; one whose interval holds 0 is *flat*. "+
+			"So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
 			"A load is short when it achieved less than %.0f%% of its offered rate, and has errors when more than %.1f%% of its requests failed. "+
 			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
-			st.Warmup, 100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay,
+			st.Warmup, 100*TrendConfidence, 100*LateConfidence,
 			100*MemoryResolution, CountResolution, 100*LevelResolution,
+			100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay, MinNoisySpan,
 			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,
 			100*MinAchieved, 100*MaxErrorRate,
 			st.MaxPreparedStmtCount, st.MaxConnections),
@@ -108,7 +113,7 @@ func verdictSection(f *File) report.SweepSection {
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].flagged && !rows[j].flagged })
-	t := report.Table{Head: []string{"role", "series", "verdict", "median", "slope per hour [95% interval]", "over 24 h", "threshold (24 h)", "limit", "time to limit"}}
+	t := report.Table{Head: []string{"role", "series", "verdict", "median", fmt.Sprintf("slope per hour [%g%% interval]", 100*TrendConfidence), "over 24 h", "threshold (24 h)", "limit", "time to limit"}}
 	for _, r := range rows {
 		t.Rows = append(t.Rows, r.cells)
 	}
@@ -128,7 +133,10 @@ func verdictRow(role string, s *Series, v *Verdict) []string {
 	default:
 		if v.Verdict != NotEnough && v.N > 0 {
 			slope = fmt.Sprintf("%s [%s, %s]", signed(v.Slope*3600, u), signed(v.Lo*3600, u), signed(v.Hi*3600, u))
-			day, thr = signed(v.PerDay, u), FormatValue(v.Threshold, u)
+			thr = FormatValue(v.Threshold, u)
+			if v.Verdict == Grows || v.Verdict == Slow {
+				day = signed(v.PerDay, u) // only a rising series is projected
+			}
 		}
 	}
 	limit, toLimit := "–", "–"

@@ -67,7 +67,8 @@ func TestReportPutsVerdictsFirstAndTheLeakAtTheTop(t *testing.T) {
 		"1 of 7 series are flagged",
 		"every variant is served at once",
 		"the first 2m0s (warm-up) is excluded",
-		"risen, over the judged part of the soak, by at least 1% of its median (memory)",
+		"it rose by at least 1% of its median (memory)",
+		"Memory and levels are judged only over 10m0s or more",
 		"| lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16 | 32 | 1000 | 20 ms | 800 | 99.9% | 540 of 820800 |",
 	} {
 		if !strings.Contains(text, want) {

@@ -52,9 +52,51 @@ const (
 	LevelResolution  = 0.25
 )
 
-// Verdicts.
+// NoiseResolution: the rise must also be at least this many times the series' own
+// scatter about its trend (1.4826 × the median absolute residual), so that a noisy
+// series (Go's live heap between collections, a p99 window by window) is not called
+// growing for a drift smaller than its noise.
+const NoiseResolution = 2.0
+
+// MinNoisySpan is the shortest judged window in which memory and levels (p99, pool
+// waits) can grow. A Go or PHP process's RSS settles over tens of minutes (pages touched
+// late, the allocator and the scavenger finding their level): a 5-minute soak of clean
+// code saw Go's RSS rise 1.5 to 2% in its last 4 minutes, which projects to a leak,
+// while the committed hour-long soak shows the same processes at +0.1 to +0.25 MiB/h once
+// settled. And a p99 window by window is too noisy for a minute's trend: in simulation
+// (TestCleanSeriesAreRarelyFlagged), 90-s soaks of clean code flagged a p99 in 3% of
+// them. Shorter soaks still judge counts, which are exact; memory and levels are
+// unresolved there.
+const MinNoisySpan = 10 * time.Minute
+
+// TrendConfidence is the confidence of the slope interval a growth needs over the
+// judged window; LateConfidence that of its last half, whose half the points give a
+// wider interval. A soak judges some 60 series at once: TestCleanSeriesAreRarelyFlagged
+// simulates how often a clean soak flags one.
 const (
-	Grows       = "grows"
+	TrendConfidence = 0.99
+	LateConfidence  = 0.95
+)
+
+// Verdicts of a trend, each named for what the numbers show; only Grows is flagged.
+const (
+	// Grows: the slope's interval is above 0 over the judged window and over its last
+	// half, the rise passes the resolution, and the 24-hour projection the threshold.
+	Grows = "grows"
+	// Settling: it rose over the judged window, but the last half's slope no longer
+	// excludes 0: a heap or cache still filling, which stops. A longer soak tells.
+	Settling = "settling"
+	// Creeps: the slope is above 0, but the rise over the window is under the resolution
+	// a soak this short can tell from settling; it is not projected.
+	Creeps = "creeps"
+	// Slow: the slope is above 0, but its 24-hour projection stays under the threshold.
+	Slow = "rises slowly"
+	// Unresolved: it rose, but the judged window is too short (MinNoisySpan), or its last
+	// half has too few samples, to tell growth from settling.
+	Unresolved = "unresolved"
+	// Falls: the slope's interval is below 0 (no projection: nothing falls for a day).
+	Falls = "falls"
+	// Flat: the slope's interval holds 0.
 	Flat        = "flat"
 	NotEnough   = "not enough samples"
 	OK          = "ok"
@@ -104,7 +146,7 @@ type Verdict struct {
 	Verdict string  `json:"verdict"`
 	N       int     `json:"n"` // points judged
 	Median  float64 `json:"median"`
-	// Theil–Sen slope per second with its 95% interval (trend kinds only).
+	// Theil–Sen slope per second with its TrendConfidence interval (trend kinds only).
 	Slope     float64 `json:"slope_per_s"`
 	Lo        float64 `json:"lo_per_s"`
 	Hi        float64 `json:"hi_per_s"`
@@ -136,7 +178,7 @@ func Judge(s *Series, warmup float64) Verdict {
 	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
 	tr, err := trend(pts)
 	if err != nil || !tr.HasInterval() {
-		v.Verdict, v.Reason = NotEnough, fmt.Sprintf("%d points after the warm-up: a 95%% interval of the slope needs at least 5 at different times", len(pts))
+		v.Verdict, v.Reason = NotEnough, fmt.Sprintf("%d points after the warm-up: too few for a %g%% interval of the slope (about 5 at different times, more when they wander together)", len(pts), 100*TrendConfidence)
 		if limitReached {
 			v.Verdict, v.Reason = Reached, fmt.Sprintf("%s reached (%g of %g); %s", s.Limit.Name, s.Limit.Used, s.Limit.Value, v.Reason)
 		}
@@ -145,29 +187,45 @@ func Judge(s *Series, warmup float64) Verdict {
 	v.Slope, v.Lo, v.Hi, v.Intercept = tr.Slope, tr.Lo, tr.Hi, tr.Intercept
 	v.PerDay = tr.Slope * 86400
 	v.Threshold = threshold(s, v.Median)
-	excludesZero := tr.Lo > 0 || tr.Hi < 0
 	u := s.Unit
 	span := pts[len(pts)-1].T - pts[0].T
-	rise, least := tr.Slope*span, resolution(s, v.Median)
+	rise, least := tr.Slope*span, max(resolution(s, v.Median), NoiseResolution*scatter(pts, tr))
+	judged := time.Duration(span * float64(time.Second)).Round(time.Second)
+	conf := fmt.Sprintf("%g%%", 100*TrendConfidence)
+	interval := fmt.Sprintf("%s, %s interval [%s, %s]", perHour(tr.Slope, u), conf, perHour(tr.Lo, u), perHour(tr.Hi, u))
 	switch {
-	case excludesZero && tr.Slope > 0 && v.PerDay > v.Threshold && rise < least:
+	case tr.Lo <= 0 && tr.Hi >= 0:
 		v.Verdict = Flat
-		v.Reason = fmt.Sprintf("slope %s excludes 0 and would pass the threshold, but it rose %s over the %s judged, under the %s a soak must see before projecting it",
-			perHour(tr.Slope, u), FormatValue(rise, u), time.Duration(span*float64(time.Second)).Round(time.Second), FormatValue(least, u))
-	case excludesZero && tr.Slope > 0 && v.PerDay > v.Threshold:
-		v.Verdict = Grows
-		v.Reason = fmt.Sprintf("slope %s, 95%% interval [%s, %s] excludes 0, and %s over 24 h passes the threshold of %s",
-			perHour(tr.Slope, u), perHour(tr.Lo, u), perHour(tr.Hi, u), signed(v.PerDay, u), FormatValue(v.Threshold, u))
-	case !excludesZero:
-		v.Verdict = Flat
-		v.Reason = fmt.Sprintf("95%% interval of the slope [%s, %s] includes 0", perHour(tr.Lo, u), perHour(tr.Hi, u))
-	case tr.Slope <= 0:
-		v.Verdict = Flat
-		v.Reason = fmt.Sprintf("falls: slope %s, interval [%s, %s]", perHour(tr.Slope, u), perHour(tr.Lo, u), perHour(tr.Hi, u))
+		v.Reason = fmt.Sprintf("%s interval of the slope [%s, %s] includes 0", conf, perHour(tr.Lo, u), perHour(tr.Hi, u))
+	case tr.Hi < 0:
+		v.Verdict = Falls
+		v.Reason = "slope " + interval
+	case rise < least:
+		v.Verdict = Creeps
+		v.Reason = fmt.Sprintf("slope %s, but it rose %s over the %s judged, under the %s a soak must see before projecting it",
+			interval, FormatValue(rise, u), judged, FormatValue(least, u))
+	case s.Kind != Count && span < MinNoisySpan.Seconds():
+		v.Verdict = Unresolved
+		v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but memory settles, and a level wanders, for longer than that: a soak must judge %s or more to tell growth",
+			FormatValue(rise, u), judged, interval, MinNoisySpan)
+	case v.PerDay <= v.Threshold:
+		v.Verdict = Slow
+		v.Reason = fmt.Sprintf("slope %s; %s over 24 h stays under the threshold of %s",
+			interval, signed(v.PerDay, u), FormatValue(v.Threshold, u))
 	default:
-		v.Verdict = Flat
-		v.Reason = fmt.Sprintf("slope %s is above 0 but %s over 24 h stays under the threshold of %s",
-			perHour(tr.Slope, u), signed(v.PerDay, u), FormatValue(v.Threshold, u))
+		v.Verdict = Grows
+		v.Reason = fmt.Sprintf("slope %s, and %s over 24 h passes the threshold of %s",
+			interval, signed(v.PerDay, u), FormatValue(v.Threshold, u))
+		switch late, ok := lateTrend(pts); {
+		case !ok:
+			v.Verdict = Unresolved
+			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half has too few samples to tell growth from settling; sample more often or soak longer",
+				FormatValue(rise, u), judged, interval)
+		case late.Lo <= 0:
+			v.Verdict = Settling
+			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half's slope [%s, %s] includes 0: settling, not growing; a longer soak tells",
+				FormatValue(rise, u), judged, perHour(tr.Slope, u), perHour(late.Lo, u), perHour(late.Hi, u))
+		}
 	}
 	switch {
 	case limitReached:
@@ -194,6 +252,15 @@ func threshold(s *Series, median float64) float64 {
 	}
 }
 
+// scatter is the robust spread of the points about their trend.
+func scatter(pts []Point, tr stats.Trend) float64 {
+	r := make([]float64, len(pts))
+	for i, p := range pts {
+		r[i] = p.Value - tr.Intercept - tr.Slope*p.T
+	}
+	return stats.RobustSD(r)
+}
+
 // resolution is the least rise over the judged span that a series must show to grow.
 func resolution(s *Series, median float64) float64 {
 	switch s.Kind {
@@ -206,8 +273,19 @@ func resolution(s *Series, median float64) float64 {
 	}
 }
 
+// lateTrend fits the last half of the points (by time), at LateConfidence: a series
+// that still grows at the end of the soak grows there too. ok is false when the half is too short for an
+// interval, and then the whole window's trend stands alone.
+func lateTrend(pts []Point) (stats.Trend, bool) {
+	mid := (pts[0].T + pts[len(pts)-1].T) / 2
+	tr, err := trendAt(after(pts, mid), LateConfidence)
+	return tr, err == nil && tr.HasInterval()
+}
+
 // trend fits Theil–Sen to the points, t in seconds.
-func trend(pts []Point) (stats.Trend, error) {
+func trend(pts []Point) (stats.Trend, error) { return trendAt(pts, TrendConfidence) }
+
+func trendAt(pts []Point, conf float64) (stats.Trend, error) {
 	if len(pts) < 2 {
 		return stats.Trend{}, fmt.Errorf("%d points", len(pts))
 	}
@@ -215,7 +293,7 @@ func trend(pts []Point) (stats.Trend, error) {
 	for i, p := range pts {
 		x[i], y[i] = p.T, p.Value
 	}
-	return stats.TheilSen(x, y)
+	return stats.TheilSenSerial(x, y, conf)
 }
 
 // judgeAchieved compares what was delivered with what was offered, window by window

@@ -46,11 +46,9 @@ type soaker struct {
 // capacity for Duration while sampling every Interval. soak.json in o.Out is replaced
 // after every sample; the verdicts are added at the end, however the soak ends.
 func Run(ctx context.Context, o Options) (*File, error) {
+	o.Defaults()
 	if err := o.Check(); err != nil {
 		return nil, err
-	}
-	if o.Warmup < 0 {
-		o.Warmup = DefaultWarmup(o.Duration)
 	}
 	if o.Log == nil {
 		o.Log = os.Stderr

@@ -22,7 +22,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	df.register(fs)
 	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
 	duration := fs.String("duration", soak.DefaultDuration.String(), "how long the variants are served, after the capacity phase")
-	interval := fs.String("interval", soak.DefaultInterval.String(), "time between samples, and each load window's length")
+	interval := fs.String("interval", "", "time between samples, and each load window's length (default: a thirtieth of --duration, from 2s to 10s)")
 	warmup := fs.String("warmup", "", "excluded from the verdicts (default: a tenth of --duration, at least 1m when that leaves two thirds)")
 	variants := fs.String("variants", "", "comma-separated variant keys, pool and server optional (default: the variants most at risk, from the matrix)")
 	pools := fs.String("pools", soak.DefaultPools, "one pool per lang, like go=16,php=4")
@@ -82,6 +82,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	o.Defaults()
 	if err := o.Check(); err != nil {
 		return usageErr("%v", err)
 	}
