@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	dario.cat/mergo v1.0.2 // indirect
-	dbbench/schema v0.0.0 // indirect
+	dbbench/schema v0.0.0
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect

@@ -2,9 +2,22 @@
 // and the tests use the very file a person reads.
 package schema
 
-import _ "embed"
+import (
+	_ "embed"
+	"strings"
+)
 
 // Users is the CREATE TABLE statement for `users`, valid on MySQL 8 and MariaDB 10.11.
 //
 //go:embed users.sql
 var Users string
+
+// Table is the name of the table Users creates.
+const Table = "users"
+
+// Marker starts the comment Users gives the table: a table that carries it is
+// dbbench's, which a run may replace.
+const Marker = "dbbench fixture table"
+
+// Owned says whether a table comment marks the table as dbbench's.
+func Owned(comment string) bool { return strings.HasPrefix(comment, Marker) }

@@ -28,8 +28,10 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// attachDSN connects to an existing server. It changes nothing there but the users table
-// (replaced by the loader), and refuses a server that cannot hold the run's connections.
+// attachDSN connects to an existing server. It changes nothing there but dbbench's own
+// users table (replaced by the loader, which refuses a table that is not dbbench's), and
+// refuses a server that cannot hold the run's connections or does not grant what the
+// run needs (preflight).
 func attachDSN(ctx context.Context, o Options) (*DB, error) {
 	if o.DSN == "" {
 		return nil, fmt.Errorf("dsn provider: no DSN given (--dsn user:password@tcp(host:port)/database)")
@@ -41,6 +43,14 @@ func attachDSN(ctx context.Context, o Options) (*DB, error) {
 	db := &DB{Kind: "dsn", Config: cfg}
 	if err := checkServer(ctx, db, o.MaxConnections); err != nil {
 		return nil, err
+	}
+	pool, err := db.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	if err := preflight(ctx, pool); err != nil {
+		return nil, fmt.Errorf("dsn provider: %s: %w", db.Redacted(), err)
 	}
 	return db, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/secret"
+	"dbbench/schema"
 )
 
 // Kinds lists the providers Start knows, in the order the CLI shows them.
@@ -30,6 +31,9 @@ type Options struct {
 	MaxConnections int
 	Rows           int       // fixture rows to load; 0 means fixtures.DefaultRows
 	Log            io.Writer // progress lines; nil means os.Stderr
+	// ReplaceTable names a table the user allows to be replaced although it is not
+	// dbbench's (--replace-table users); "" leaves any such table alone and refuses.
+	ReplaceTable string
 }
 
 // DB is a running, loaded database.
@@ -93,6 +97,9 @@ func Start(ctx context.Context, o Options) (*DB, error) {
 	if o.MaxConnections == 0 {
 		o.MaxConnections = 512
 	}
+	if o.ReplaceTable != "" && o.ReplaceTable != schema.Table {
+		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own table, %s", o.ReplaceTable, schema.Table)
+	}
 	var (
 		db  *DB
 		err error
@@ -111,14 +118,14 @@ func Start(ctx context.Context, o Options) (*DB, error) {
 		return nil, err
 	}
 	db.Rows = o.Rows
-	if err := db.load(ctx, o.Log); err != nil {
+	if err := db.load(ctx, o.Log, o.ReplaceTable == schema.Table); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-func (d *DB) load(ctx context.Context, log io.Writer) error {
+func (d *DB) load(ctx context.Context, log io.Writer, replace bool) error {
 	pool, err := d.Open()
 	if err != nil {
 		return err
@@ -128,8 +135,12 @@ func (d *DB) load(ctx context.Context, log io.Writer) error {
 		return fmt.Errorf("%s provider: read server version: %w", d.Kind, err)
 	}
 	t0 := time.Now()
-	if err := fixtures.Load(ctx, pool, d.Rows); err != nil {
-		return err
+	load := fixtures.Load
+	if replace {
+		load = fixtures.LoadReplacing
+	}
+	if err := load(ctx, pool, d.Rows); err != nil {
+		return fmt.Errorf("%s provider: %w", d.Kind, err)
 	}
 	loaded := time.Since(t0)
 	if err := fixtures.Verify(ctx, pool, d.Rows); err != nil {

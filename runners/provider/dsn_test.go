@@ -1,0 +1,93 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"dbbench/fixtures"
+	"dbbench/runners/dbtest"
+	. "dbbench/runners/provider"
+)
+
+// A dsn server is the user's: a users table of theirs is refused by name, with the flag
+// that allows replacing it, and left as it was; with the flag it is replaced, and their
+// other tables stay byte for byte what they were. A user without the rights a run needs
+// is refused before anything is loaded, each missing privilege named.
+func TestDSNProviderLeavesTheUsersTablesAlone(t *testing.T) {
+	ctx := context.Background()
+	srv := dbtest.Start(t, 10)
+	admin, err := srv.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	srv.RootSQL(t, `CREATE DATABASE app;
+		CREATE TABLE app.users (id INT PRIMARY KEY, email VARCHAR(100));
+		INSERT INTO app.users VALUES (1, 'customer@example.com');
+		CREATE TABLE app.orders (id INT PRIMARY KEY, total DECIMAL(10,2));
+		INSERT INTO app.orders VALUES (1, 9.99), (2, 120.00);
+		CREATE USER 'limited'@'127.0.0.1' IDENTIFIED BY 'Limited-Pw-1';
+		GRANT CREATE, DROP, INSERT, SELECT ON app.* TO 'limited'@'127.0.0.1'`)
+	checksums := func() string {
+		var out []string
+		for _, table := range []string{"app.users", "app.orders"} {
+			var name, sum string
+			if err := admin.QueryRow("CHECKSUM TABLE "+table+" EXTENDED").Scan(&name, &sum); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, name+"="+sum)
+		}
+		return strings.Join(out, " ")
+	}
+	before := checksums()
+	dsn := strings.Replace(srv.DSN(), "/dbbench", "/app", 1)
+
+	_, err = Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, MaxConnections: 10, Log: logTo{t}})
+	var foreign *fixtures.ForeignTableError
+	if !errors.As(err, &foreign) || !strings.Contains(err.Error(), "app.users") || !strings.Contains(err.Error(), "--replace-table users") {
+		t.Fatalf("a foreign users table: Start = %v, want a refusal naming app.users and --replace-table users", err)
+	}
+	if after := checksums(); after != before {
+		t.Fatalf("the refused run changed the tables: %s, then %s", before, after)
+	}
+
+	limited := strings.Replace(dsn, srv.Config.User+":"+srv.Config.Passwd+"@", "limited:Limited-Pw-1@", 1)
+	_, err = Start(ctx, Options{Kind: "dsn", DSN: limited, Rows: 10, MaxConnections: 10, Log: logTo{t}})
+	if err == nil || !strings.Contains(err.Error(), "SUPER") || !strings.Contains(err.Error(), "mysql.general_log") {
+		t.Fatalf("a user without SUPER: Start = %v, want a refusal naming SUPER and mysql.general_log", err)
+	}
+	if after := checksums(); after != before {
+		t.Fatalf("the refused run changed the tables: %s, then %s", before, after)
+	}
+
+	db, err := Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, MaxConnections: 10, Log: logTo{t}, ReplaceTable: "users"})
+	if err != nil {
+		t.Fatalf("with --replace-table users: %v", err)
+	}
+	db.Close()
+	var orders string
+	if err := admin.QueryRow("CHECKSUM TABLE app.orders EXTENDED").Scan(new(string), &orders); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(before, "app.orders="+orders) {
+		t.Fatalf("app.orders changed: %s before, %s after", before, orders)
+	}
+	// Now the table is dbbench's: the next run replaces it without being asked.
+	db, err = Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 20, MaxConnections: 10, Log: logTo{t}})
+	if err != nil {
+		t.Fatalf("a second run on dbbench's own table: %v", err)
+	}
+	db.Close()
+	if _, err := Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, ReplaceTable: "orders", Log: logTo{t}}); err == nil || !strings.Contains(err.Error(), "only its own table") {
+		t.Fatalf("--replace-table orders = %v, want a refusal", err)
+	}
+}
+
+type logTo struct{ t *testing.T }
+
+func (l logTo) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
