@@ -92,6 +92,10 @@ func ParsePools(m *matrix.Matrix, s string) (map[string][]int, error) {
 	return out, nil
 }
 
+// MaxDelay is the longest delay a sweep adds each way: a database further than that is
+// not a distance a pool or statement mode is chosen for.
+const MaxDelay = 10 * time.Second
+
 // ParseDelays reads a comma-separated list of durations; a bare number is milliseconds
 // (0, 0.2, 1, 5 as the issue writes them).
 func ParseDelays(list string) ([]time.Duration, error) {
@@ -104,10 +108,19 @@ func ParseDelays(list string) ([]time.Duration, error) {
 			if ferr != nil {
 				return nil, fmt.Errorf("delays: %q is neither a duration (200us, 1ms) nor a number of milliseconds", s)
 			}
+			if ms < 0 {
+				return nil, fmt.Errorf("delays: %q is negative", s)
+			}
+			if ms > float64(MaxDelay/time.Millisecond) {
+				return nil, fmt.Errorf("delays: %q is longer than %v each way", s, MaxDelay)
+			}
 			d = time.Duration(ms * float64(time.Millisecond))
 		}
-		if d < 0 {
+		switch {
+		case d < 0:
 			return nil, fmt.Errorf("delays: %q is negative", s)
+		case d > MaxDelay:
+			return nil, fmt.Errorf("delays: %q is longer than %v each way", s, MaxDelay)
 		}
 		if d%time.Microsecond != 0 {
 			return nil, fmt.Errorf("delays: %q is finer than a microsecond", s)

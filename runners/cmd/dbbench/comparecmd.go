@@ -11,48 +11,51 @@ import (
 	"dbbench/runners/stats"
 )
 
-// compareCmd is `dbbench compare [--noise PCT] [--format text|json] [--fail-on
+// compareConfig is `dbbench compare [--noise PCT] [--format text|json] [--fail-on
 // regression] (--baseline NAME | OLD_DIR) NEW_DIR`. Without --fail-on its exit status
 // says only whether the comparison could be made; with --fail-on regression it is 3
 // when a regression survives normalisation or a deterministic count changed.
-func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("compare", stderr)
-	baseline := fs.String("baseline", "", "compare with the baseline saved under this name (dbbench run --save-baseline NAME)")
-	noise := fs.Float64("noise", 100*stats.DefaultNoise, "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
-	baselines := fs.String("baselines", "", "baseline directory (default reports/baselines)")
-	format := fs.String("format", "text", "text (the summary first, then every variant and metric) or json (the same data, for tools)")
-	failOn := fs.String("fail-on", "", "regression: exit with status 3 when a regression survives normalisation or a deterministic count changed")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+type compareConfig struct {
+	baseline, baselines, oldDir, newDir string
+	noise                               float64 // a fraction
+	json, gate                          bool
+}
+
+func parseCompare(fs *flagSet, args []string) (action, error) {
+	baseline := fs.String("baseline", "", anything, "compare with the baseline saved under this name (dbbench run --save-baseline NAME)")
+	noise := fs.Float("noise", 100*stats.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
+	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
+	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when a regression survives normalisation or a deterministic count changed")
+	if err := fs.parse(args); err != nil {
+		return nil, err
 	}
 	want := 2
 	if *baseline != "" {
 		want = 1
 	}
-	switch {
-	case fs.NArg() != want:
-		return fmt.Errorf("%w: compare: want (--baseline NAME | OLD_DIR) NEW_DIR, got %d directories", errUsage, fs.NArg())
-	case !(*noise >= 0 && *noise < 100):
-		return fmt.Errorf("%w: compare: --noise %v: want a percentage in [0, 100)", errUsage, *noise)
-	case *format != "text" && *format != "json":
-		return fmt.Errorf("%w: compare: --format %q: want text or json", errUsage, *format)
-	case *failOn != "" && *failOn != "regression":
-		return fmt.Errorf("%w: compare: --fail-on %q: want regression", errUsage, *failOn)
+	if fs.NArg() != want {
+		return nil, fmt.Errorf("%w: compare: want (--baseline NAME | OLD_DIR) NEW_DIR, got %d directories", errUsage, fs.NArg())
 	}
-	old, oldLabel, err := oldRun(*baseline, *baselines, fs.Arg(0))
+	c := compareConfig{baseline: *baseline, baselines: *baselines, oldDir: fs.Arg(0), newDir: fs.Arg(fs.NArg() - 1),
+		noise: *noise / 100, json: *format == "json", gate: *failOn == "regression"}
+	return c.run, nil
+}
+
+func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
+	old, oldLabel, err := oldRun(c.baseline, c.baselines, c.oldDir)
 	if err != nil {
 		return err
 	}
-	newDir := fs.Arg(fs.NArg() - 1)
-	new, err := results.Read(filepath.Join(newDir, "results.json"))
+	new, err := results.Read(filepath.Join(c.newDir, "results.json"))
 	if err != nil {
 		return err
 	}
-	res, err := compare.Compare(old, new, compare.Options{Noise: *noise / 100, OldLabel: oldLabel, NewLabel: newDir})
+	res, err := compare.Compare(old, new, compare.Options{Noise: c.noise, OldLabel: oldLabel, NewLabel: c.newDir})
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if c.json {
 		err = res.WriteJSON(stdout)
 	} else {
 		err = res.WriteText(stdout)
@@ -60,7 +63,7 @@ func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *failOn == "regression" && res.Gate.Fails {
+	if c.gate && res.Gate.Fails {
 		return fmt.Errorf("%w: %d %s that survive normalisation, %d deterministic %s changed",
 			errGate, res.Gate.Regressions, plural(res.Gate.Regressions, "regression", "regressions"),
 			res.Gate.CountChanges, plural(res.Gate.CountChanges, "count", "counts"))

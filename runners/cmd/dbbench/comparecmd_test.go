@@ -158,9 +158,9 @@ func TestCompareBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{dir}, 2, "want (--baseline NAME | OLD_DIR) NEW_DIR, got 1 directories"},
-		{[]string{"--format", "xml", dir, dir}, 2, `--format "xml": want text or json`},
-		{[]string{"--fail-on", "slower", dir, dir}, 2, `--fail-on "slower": want regression`},
-		{[]string{"--noise", "100", dir, dir}, 2, "--noise 100: want a percentage in [0, 100)"},
+		{[]string{"--format", "xml", dir, dir}, 2, "--format xml: must be one of text, json"},
+		{[]string{"--fail-on", "slower", dir, dir}, 2, "--fail-on slower: must be one of regression"},
+		{[]string{"--noise", "100", dir, dir}, 2, "--noise 100: must be a percentage from 0 to below 100"},
 		{[]string{dir, filepath.Join(dir, "missing")}, 1, "no such file or directory"},
 	} {
 		code, _, stderr := dbbench(t, nil, append([]string{"compare"}, tc.args...)...)

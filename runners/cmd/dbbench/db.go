@@ -9,63 +9,107 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/provider"
+	"dbbench/runners/secret"
+	"dbbench/schema"
 )
 
-// dbFlags are the provider flags `db up` and `run` share.
+// dsnEnv is the environment variable a DSN may come from, so that its password is in
+// neither the command line (ps) nor the shell's history.
+const dsnEnv = "DBBENCH_DSN"
+
+// dbFlags are the provider flags every command that starts a database shares.
 type dbFlags struct {
-	provider string
-	dsn      string
-	rows     int
+	provider, dsn, dsnFile, replace *string
+	rows                            *int
 }
 
-func (f *dbFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
-}) {
-	fs.StringVar(&f.provider, "provider", "embedded", "database: "+strings.Join(provider.Kinds, ", "))
-	fs.StringVar(&f.dsn, "dsn", "", "with --provider dsn: user:password@tcp(host:port)/database")
-	fs.IntVar(&f.rows, "rows", fixtures.DefaultRows, "users to load (ids 1..rows)")
+func (f *dbFlags) register(fs *flagSet) {
+	f.provider = fs.String("provider", "embedded", oneOf(provider.Kinds...), "database")
+	f.dsn = fs.String("dsn", "", anything, "with --provider dsn: user:password@tcp(host:port)/database (the password shows in ps; prefer --dsn-file or "+dsnEnv+")")
+	f.dsnFile = fs.String("dsn-file", "", anything, "with --provider dsn: a file holding the DSN on one line (mode 0600); else $"+dsnEnv)
+	f.replace = fs.String("replace-table", "", oneOf("", schema.Table), "with --provider dsn: replace the users table even though it is not dbbench's (it is dropped)")
+	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
 }
 
+// options resolves the provider options: the DSN from --dsn, --dsn-file or $DBBENCH_DSN
+// (one of them, with --provider dsn only), with a warning when the password is on the
+// command line.
 func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, error) {
-	if f.rows < 1 {
-		return provider.Options{}, fmt.Errorf("%w: --rows must be at least 1, got %d", errUsage, f.rows)
+	o := provider.Options{Kind: *f.provider, Rows: *f.rows, MaxConnections: maxConnections, Log: log, ReplaceTable: *f.replace}
+	if *f.provider != "dsn" {
+		for flag, v := range map[string]string{"--dsn": *f.dsn, "--dsn-file": *f.dsnFile, "--replace-table": *f.replace} {
+			if v != "" {
+				return o, fmt.Errorf("%w: %s needs --provider dsn", errUsage, flag)
+			}
+		}
+		return o, nil
 	}
-	if f.dsn != "" && f.provider != "dsn" {
-		return provider.Options{}, fmt.Errorf("%w: --dsn needs --provider dsn", errUsage)
+	switch {
+	case *f.dsn != "" && *f.dsnFile != "":
+		return o, fmt.Errorf("%w: give the DSN once: --dsn or --dsn-file", errUsage)
+	case *f.dsn != "":
+		o.DSN = *f.dsn
+		secret.RegisterDSN(o.DSN)
+		if secret.PasswordOf(o.DSN) != "" {
+			fmt.Fprintf(log, "warning: the password in --dsn shows in ps and in the shell's history; use --dsn-file FILE or %s\n", dsnEnv)
+		}
+	case *f.dsnFile != "":
+		b, err := os.ReadFile(*f.dsnFile)
+		if err != nil {
+			return o, fmt.Errorf("%w: --dsn-file: %v", errUsage, err)
+		}
+		o.DSN = strings.TrimSpace(string(b))
+	default:
+		o.DSN = strings.TrimSpace(os.Getenv(dsnEnv))
+		if o.DSN == "" {
+			return o, fmt.Errorf("%w: --provider dsn needs the DSN: --dsn-file FILE, $%s, or --dsn", errUsage, dsnEnv)
+		}
 	}
-	return provider.Options{Kind: f.provider, DSN: f.dsn, Rows: f.rows, MaxConnections: maxConnections, Log: log}, nil
+	secret.RegisterDSN(o.DSN)
+	return o, nil
 }
 
-func dbUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("db up", stderr)
+// dbUpConfig is `dbbench db up`.
+type dbUpConfig struct {
+	db     provider.Options
+	dsnOut string
+}
+
+func parseDBUp(fs *flagSet, args []string) (action, error) {
 	var df dbFlags
 	df.register(fs)
-	dsnOut := fs.String("dsn-out", "", "write the full DSN (with password) to this file, mode 0600")
-	maxConns := fs.Int("max-connections", 512, "connections the server must allow")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	dsnOut := fs.String("dsn-out", "", anything, "write the full DSN (with password) to this file, mode 0600")
+	maxConns := fs.Int("max-connections", 512, atLeast(1), "connections the server must allow")
+	if err := fs.parse(args); err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: db up: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := fs.noArgs(); err != nil {
+		return nil, err
 	}
-	opts, err := df.options(*maxConns, stderr)
-	if err != nil {
-		return err
+	var c dbUpConfig
+	var err error
+	if c.db, err = df.options(*maxConns, fs.out); err != nil {
+		return nil, err
 	}
-	db, err := provider.Start(ctx, opts)
+	c.dsnOut = *dsnOut
+	return c.run, nil
+}
+
+func (c dbUpConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
+	c.db.Log = stderr
+	db, err := provider.Start(ctx, c.db)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if *dsnOut != "" {
-		if err := writeSecretFile(*dsnOut, db.DSN()+"\n"); err != nil {
+	if c.dsnOut != "" {
+		if err := writeSecretFile(c.dsnOut, db.DSN()+"\n"); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(stdout, "database up: %s (%s %s, %d users)\n", db.Redacted(), db.Kind, db.Version, db.Rows)
-	if *dsnOut != "" {
-		fmt.Fprintf(stdout, "full DSN in %s (mode 0600)\n", *dsnOut)
+	if c.dsnOut != "" {
+		fmt.Fprintf(stdout, "full DSN in %s (mode 0600)\n", c.dsnOut)
 	}
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()

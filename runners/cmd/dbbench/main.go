@@ -11,26 +11,46 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"dbbench/runners/secret"
 )
 
-const usage = `usage: dbbench COMMAND [flags]
+// A command parses and checks its arguments on fs without doing any work, and returns
+// the action that does it: every refusal of bad input comes before anything starts,
+// and the tests feed every flag of every command without running one.
+type command struct {
+	name  string // as typed: "run", "sweep pool"
+	about string
+	parse func(fs *flagSet, args []string) (action, error)
+}
 
-commands:
-  db up      start (or attach to) a database, load the fixtures, wait until interrupted
-  serve      start one target for a variant, wait until interrupted
-  run        measure a preset's variants end to end, then write the report
-  profile    profile one variant on its own: CPU (and Go's allocations) by component, flame graph, pprof
-  report     write report.md and report.html for a run directory
-  compare    did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts
-  variants   list the variants a preset runs
-  sweep      pool|rtt: pool-size or network-distance sweep, with its own report
-  soak       the variants most at risk served at once for an hour: does anything grow?
+type action func(ctx context.Context, stdout, stderr io.Writer) error
 
-Run 'dbbench COMMAND -h' for a command's flags.
-`
+var commands = []command{
+	{"db up", "start (or attach to) a database, load the fixtures, wait until interrupted", parseDBUp},
+	{"serve", "start one target for a variant, wait until interrupted", parseServe},
+	{"run", "measure a preset's variants end to end, then write the report", parseRun},
+	{"profile", "profile one variant on its own: CPU (and Go's allocations) by component, flame graph, pprof", parseProfile},
+	{"report", "write report.md and report.html for a run directory", parseReport},
+	{"compare", "did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts", parseCompare},
+	{"variants", "list the variants a preset runs", parseVariants},
+	{"sweep pool", "pool-size sweep: capacity per pool size, and the smallest pool that holds the rate", parseSweepPool},
+	{"sweep rtt", "network-distance sweep: prepare, prepared and interpolate as the database moves away", parseSweepRTT},
+	{"soak", "the variants most at risk served at once for an hour: does anything grow?", parseSoak},
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: dbbench COMMAND [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-11s%s\n", c.name, c.about)
+	}
+	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare --fail-on regression found one, 130 interrupted.\n")
+	return b.String()
+}
 
 // errUsage marks errors caused by the command line: exit status 2 instead of 1.
 var errUsage = errors.New("usage")
@@ -39,75 +59,80 @@ var errUsage = errors.New("usage")
 // so that a CI job tells a regression from a broken command line (2) or a failure (1).
 var errGate = errors.New("compare --fail-on regression")
 
+// Exit statuses (README.md, "Exit status").
+const (
+	exitFailed      = 1
+	exitUsage       = 2
+	exitGate        = 3
+	exitInterrupted = 130 // 128 + SIGINT, as a shell reports an interrupted command
+)
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:], os.Stdout, secret.Writer(os.Stderr))
+	interrupted := ctx.Err() != nil
 	stop()
 	if err != nil {
 		// Every error line goes through Scrub: no password ever reaches the terminal.
 		fmt.Fprintln(os.Stderr, "dbbench: "+secret.Scrub(err.Error()))
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
-		if errors.Is(err, errGate) {
-			os.Exit(3)
-		}
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(err, interrupted))
+}
+
+// exitStatus tells apart what a script must: usage, a gate, an interrupt, a failure.
+func exitStatus(err error, interrupted bool) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return exitUsage
+	case interrupted:
+		return exitInterrupted
+	case errors.Is(err, errGate):
+		return exitGate
+	}
+	return exitFailed
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage())
+		return nil
+	}
+	c, rest, err := find(args)
+	if err != nil {
+		fmt.Fprint(stderr, usage())
+		return err
+	}
+	act, err := c.parse(newFlagSet(c.name, stderr), rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return act(ctx, stdout, stderr)
+}
+
+// find picks the command args name (one word, or two: "db up", "sweep pool").
+func find(args []string) (command, []string, error) {
+	for _, c := range commands {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && slices.Equal(args[:len(words)], words) {
+			return c, args[len(words):], nil
+		}
 	}
 	switch args[0] {
 	case "db":
-		if len(args) < 2 || args[1] != "up" {
-			return fmt.Errorf("%w: want 'dbbench db up'", errUsage)
-		}
-		return dbUp(ctx, args[2:], stdout, stderr)
-	case "serve":
-		return serve(ctx, args[1:], stdout, stderr)
-	case "run":
-		return runCmd(ctx, args[1:], stdout, stderr)
-	case "report":
-		return reportCmd(ctx, args[1:], stdout, stderr)
-	case "compare":
-		return compareCmd(ctx, args[1:], stdout, stderr)
-	case "variants":
-		return listVariants(args[1:], stdout, stderr)
+		return command{}, nil, fmt.Errorf("%w: want 'dbbench db up'", errUsage)
 	case "sweep":
-		return sweepCmd(ctx, args[1:], stdout, stderr)
-	case "soak":
-		return soakCmd(ctx, args[1:], stdout, stderr)
-	case "profile":
-		return profileCmd(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		return command{}, nil, fmt.Errorf("%w: want 'dbbench sweep pool [flags]' or 'dbbench sweep rtt [flags]'", errUsage)
 	}
-}
-
-// newFlags returns a flag set that reports errors instead of exiting, so every bad flag
-// ends in one clear line and exit status 2.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("dbbench "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
-	}
-	return nil
+	return command{}, nil, fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
 
 // repoRoot finds the repository: $DBBENCH_ROOT, else the nearest directory above the

@@ -11,59 +11,70 @@ import (
 	"time"
 
 	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
 )
 
-// profileCmd profiles one variant on its own: a short run of just that variant (two
+// profileConfig is `dbbench profile VARIANT`: a short run of just that variant (two
 // measured slices, then the profiled one), its report, and where the profiles are.
-func profileCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("profile", stderr)
+type profileConfig struct {
+	root     string
+	m        *matrix.Matrix
+	variant  matrix.Variant
+	smoke    *matrix.Preset
+	db       provider.Options
+	duration time.Duration
+	out      string
+}
+
+func parseProfile(fs *flagSet, args []string) (action, error) {
 	var df dbFlags
 	df.register(fs)
-	duration := fs.Duration("duration", run.DefaultProfileTime, "length of the profiled slice (Go's CPU profile counts whole seconds)")
-	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
-	out := fs.String("out", "", "run directory (default reports/runs/<stamp>-profile)")
-	name, err := parseWithVariant(fs, "profile", args)
+	duration := fs.Duration("duration", run.DefaultProfileTime, atLeastTime(time.Second), "length of the profiled slice (Go's CPU profile counts whole seconds)")
+	matrixFile := fs.String("matrix", "", anything, "variant matrix (default runners/matrix.yaml)")
+	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>-profile)")
+	name, err := parseWithVariant(fs, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if *duration < time.Second {
-		return fmt.Errorf("%w: profile: --duration %v: want 1s or more", errUsage, *duration)
+	c := profileConfig{duration: *duration}
+	if c.root, c.m, err = loadMatrix(*matrixFile); err != nil {
+		return nil, err
 	}
-	root, m, err := loadMatrix(*matrixFile)
+	spec, err := resolveSpec(c.m, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v, err := m.Resolve(name)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	c.variant = spec.Variant
+	if c.smoke, err = c.m.Preset("smoke"); err != nil { // warm-up, connections and slice length of a short run
+		return nil, err
 	}
-	smoke, err := m.Preset("smoke") // warm-up, connections and slice length of a short run
-	if err != nil {
-		return err
+	if c.db, err = df.options(0, fs.out); err != nil {
+		return nil, err
 	}
-	dbo, err := df.options(0, stderr)
-	if err != nil {
-		return err
-	}
-	dir := cmp.Or(*out, filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-profile"))
-	fmt.Fprintf(stderr, "results go to %s\n", dir)
+	c.out = cmp.Or(*out, filepath.Join(c.root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-profile"))
+	return c.run, nil
+}
+
+func (c profileConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stderr, "results go to %s\n", c.out)
+	c.db.Log = stderr
 	res, err := run.Run(ctx, run.Options{
-		Root: root, Matrix: m, Preset: smoke, List: []matrix.Variant{v}, DB: dbo,
-		Duration: time.Second, Reps: 2, Profile: true, ProfileTime: *duration, Out: dir, Log: stderr,
+		Root: c.root, Matrix: c.m, Preset: c.smoke, List: []matrix.Variant{c.variant}, DB: c.db,
+		Duration: time.Second, Reps: 2, Profile: true, ProfileTime: c.duration, Out: c.out, Log: stderr,
 	})
-	if res == nil {
+	if measuredReps(res) == 0 {
 		return err
 	}
-	if rerr := report.Write(dir); rerr != nil {
+	if rerr := report.Write(c.out); rerr != nil {
 		fmt.Fprintf(stderr, "report: %v\n", rerr)
 	}
 	if err != nil {
-		return fmt.Errorf("profile: %v", err)
+		return fmt.Errorf("profile: %w", err)
 	}
-	return printProfile(stdout, dir, res.Variants[0])
+	return printProfile(stdout, c.out, res.Variants[0])
 }
 
 // printProfile says where the variant's profiles are and how its time splits.

@@ -13,93 +13,82 @@ import (
 	"dbbench/runners/soak"
 )
 
-// soakCmd is `dbbench soak [flags]`: every variant most at risk of leaking served at
+// parseSoak is `dbbench soak [flags]`: every variant most at risk of leaking served at
 // once at 80% of its capacity for an hour (by default), its resources sampled every
-// 10 s, each series judged grows or flat; soak.json, report.md and report.html in --out.
-func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("soak", stderr)
+// 10 s, each series judged; soak.json, report.md and report.html in --out.
+func parseSoak(fs *flagSet, args []string) (action, error) {
 	var df dbFlags
 	df.register(fs)
-	matrixFile := fs.String("matrix", "", "variant matrix (default runners/matrix.yaml)")
-	duration := fs.String("duration", soak.DefaultDuration.String(), "how long the variants are served, after the capacity phase")
-	interval := fs.String("interval", "", "time between samples, and each load window's length (default: a thirtieth of --duration, from 2s to 10s)")
-	warmup := fs.String("warmup", "", "excluded from the verdicts (default: a tenth of --duration, at least 1m when that leaves two thirds)")
-	variants := fs.String("variants", "", "comma-separated variant keys, pool and server optional (default: the variants most at risk, from the matrix)")
-	pools := fs.String("pools", soak.DefaultPools, "one pool per lang, like go=16,php=4")
-	fraction := fs.Float64("rate-fraction", soak.DefaultRateFraction, "each variant is served open loop at this fraction of its capacity")
-	capTime := fs.String("capacity-time", soak.DefaultCapacityTime.String(), "closed-loop capacity measurement, every variant at once")
-	capWarm := fs.String("capacity-warmup", soak.DefaultCapacityWarmup.String(), "closed-loop warm-up before the capacity measurement")
-	conns := fs.Int("connections", 0, "connections per generator, closed and open loop (default: 2 × the variant's pool)")
+	matrixFile := fs.String("matrix", "", anything, "variant matrix (default runners/matrix.yaml)")
+	duration := fs.Duration("duration", soak.DefaultDuration, above0, "how long the variants are served, after the capacity phase")
+	interval := fs.Duration("interval", 0, above0, "time between samples, and each load window's length (default: a thirtieth of --duration, from 2s to 10s)")
+	warmup := fs.Duration("warmup", 0, atLeast0, "excluded from the verdicts (default: a tenth of --duration, at least 1m when that leaves two thirds)")
+	variants := fs.String("variants", "", anything, "comma-separated variant keys, pool and server optional (default: the variants most at risk, from the matrix)")
+	pools := fs.String("pools", soak.DefaultPools, anything, "one pool per lang, like go=16,php=4")
+	rateFraction := fs.Float("rate-fraction", soak.DefaultRateFraction, fraction, "each variant is served open loop at this fraction of its capacity")
+	capTime := fs.Duration("capacity-time", soak.DefaultCapacityTime, above0, "closed-loop capacity measurement, every variant at once")
+	capWarm := fs.Duration("capacity-warmup", soak.DefaultCapacityWarmup, atLeast0, "closed-loop warm-up before the capacity measurement")
+	conns := fs.Int("connections", 0, atLeast(1), "connections per generator, closed and open loop (default: 2 × the variant's pool)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequences")
-	out := fs.String("out", "", "soak directory (default reports/runs/<stamp>-soak)")
+	out := fs.String("out", "", anything, "soak directory (default reports/runs/<stamp>-soak)")
 	reportOnly := fs.Bool("report-only", false, "measure nothing: judge the soak already in --out and write its report")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	if err := fs.parse(args); err != nil {
+		return nil, err
+	}
+	if err := fs.noArgs(); err != nil {
+		return nil, err
 	}
 	usageErr := func(format string, a ...any) error {
 		return fmt.Errorf("%w: soak: %s", errUsage, fmt.Sprintf(format, a...))
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
-	}
 	if *reportOnly {
 		if *out == "" {
-			return usageErr("--report-only needs --out DIR")
+			return nil, usageErr("--report-only needs --out DIR")
 		}
-		return writeSoakReport(*out, stdout, nil)
+		return func(_ context.Context, stdout, _ io.Writer) error { return writeSoakReport(*out, stdout, nil) }, nil
 	}
-	o := soak.Options{RateFraction: *fraction, Connections: *conns, Seed: *seed, Log: stderr, Warmup: -1}
-	for _, d := range []struct {
-		flag, value string
-		into        *time.Duration
-	}{{"--duration", *duration, &o.Duration}, {"--interval", *interval, &o.Interval}, {"--warmup", *warmup, &o.Warmup},
-		{"--capacity-time", *capTime, &o.CapacityTime}, {"--capacity-warmup", *capWarm, &o.CapacityWarmup}} {
-		if d.value == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.value)
-		if err != nil {
-			return usageErr("%s %q is not a duration (like 90s, 5m or 1h)", d.flag, d.value)
-		}
-		if v < 0 || (v == 0 && d.flag != "--warmup" && d.flag != "--capacity-warmup") {
-			return usageErr("%s must be positive, got %s", d.flag, d.value)
-		}
-		*d.into = v
+	o := soak.Options{Duration: *duration, Interval: *interval, Warmup: -1, CapacityTime: *capTime, CapacityWarmup: *capWarm,
+		RateFraction: *rateFraction, Connections: *conns, Seed: *seed}
+	if fs.given("warmup") {
+		o.Warmup = *warmup
 	}
 	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pl, err := soak.ParsePools(m, *pools)
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, fs.named("pools", err)
 	}
 	if *variants == "" {
 		o.Variants, err = soak.DefaultVariants(m, pl)
-	} else {
-		o.Variants, err = soak.ParseVariants(m, *variants, pl)
+	} else if o.Variants, err = soak.ParseVariants(m, *variants, pl); err != nil {
+		return nil, fs.named("variants", err)
 	}
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, err
 	}
 	o.Defaults()
 	if err := o.Check(); err != nil {
-		return usageErr("%v", err)
+		return nil, usageErr("%v", err)
 	}
-	if o.DB, err = df.options(0, stderr); err != nil {
-		return err
+	if o.DB, err = df.options(0, fs.out); err != nil {
+		return nil, err
 	}
 	o.Root, o.Matrix, o.Out = root, m, *out
 	if o.Out == "" {
 		o.Out = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-soak")
 	}
-	fmt.Fprintf(stderr, "soak: %d variants at once for %v (+ about %v to start and measure capacity); results go to %s\n%s",
-		len(o.Variants), o.Duration, (o.CapacityWarmup + o.CapacityTime + 10*time.Second).Round(time.Second), o.Out, listKeys(o.Variants))
-	f, runErr := soak.Run(ctx, o)
-	if f == nil { // refused before anything started
-		return runErr
-	}
-	return writeSoakReport(o.Out, stdout, runErr)
+	return func(ctx context.Context, stdout, stderr io.Writer) error {
+		o.Log, o.DB.Log = stderr, stderr
+		fmt.Fprintf(stderr, "soak: %d variants at once for %v, a sample every %v (+ about %v to start and measure capacity); results go to %s\n%s",
+			len(o.Variants), o.Duration, o.Interval, (o.CapacityWarmup + o.CapacityTime + 10*time.Second).Round(time.Second), o.Out, listKeys(o.Variants))
+		f, runErr := soak.Run(ctx, o)
+		if f == nil { // refused before anything started
+			return runErr
+		}
+		return writeSoakReport(o.Out, stdout, runErr)
+	}, nil
 }
 
 func listKeys(vs []matrix.Variant) string {
@@ -131,7 +120,7 @@ func writeSoakReport(dir string, stdout io.Writer, runErr error) error {
 		}
 	}
 	if runErr != nil {
-		return fmt.Errorf("%v; the %d samples measured are kept in %s", runErr, f.Samples, dir)
+		return fmt.Errorf("%w; the %d samples measured are kept in %s", runErr, f.Samples, dir)
 	}
 	if len(flagged) > 0 {
 		return fmt.Errorf("%d series flagged; first: %s", len(flagged), flagged[0])

@@ -17,13 +17,13 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", "pool", "--concurrency", "16,x"}, `--concurrency: "x" is not a positive integer`},
 		{[]string{"sweep", "pool", "--pools", "go=1;rust=2"}, `unknown lang "rust"`},
 		{[]string{"sweep", "pool", "--variants", "lang=php/layer=raw/stmt=prepared/conn=persistent"}, `has no stmt "prepared"`},
-		{[]string{"sweep", "pool", "--reps", "0"}, "--reps must be positive"},
-		{[]string{"sweep", "pool", "--app-instances", "0"}, "--app-instances"},
+		{[]string{"sweep", "pool", "--reps", "0"}, "--reps 0: must be 1 or more"},
+		{[]string{"sweep", "pool", "--app-instances", "0"}, "--app-instances 0: must be 1 or more"},
 		{[]string{"sweep", "pool", "--report-only"}, "--report-only needs --out"},
 		{[]string{"sweep", "rtt", "--delays", "0,-1"}, `delays: "-1" is negative`},
 		{[]string{"sweep", "rtt", "--delays", "1,1ms"}, "given twice"},
-		{[]string{"sweep", "rtt", "--rate", "-5"}, "--rate not negative"},
-		{[]string{"sweep", "rtt", "--concurrency", "0"}, "--concurrency must be at least 1"},
+		{[]string{"sweep", "rtt", "--rate", "-5"}, "--rate -5: must be 0 or more"},
+		{[]string{"sweep", "rtt", "--concurrency", "0"}, "--concurrency 0: must be 1 or more"},
 		{[]string{"sweep", "rtt", "extra"}, `unexpected argument "extra"`},
 	} {
 		code, _, stderr := dbbench(t, nil, tc.args...)
