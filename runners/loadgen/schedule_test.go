@@ -152,14 +152,41 @@ func TestOpenLoopAgainstKnownCapacity(t *testing.T) {
 	}
 
 	under := run(capacity / 2)
-	if under.Unsent != 0 {
-		t.Fatalf("unsent %d at half the capacity", under.Unsent)
+	// At half the capacity a connection is free whenever a send is due, so a send goes
+	// unsent only when the generator itself is still behind as the window ends, and
+	// only those due while it was. Allow the sends of the window's last slice (150 ms of
+	// a stalled generator): twice the capacity leaves half its schedule unsent, since 5 ms
+	// a request lets at most 308 of 600 go out.
+	if under.Unsent > under.Scheduled/TimelineBuckets {
+		t.Fatalf("unsent %d of %d at half the capacity", under.Unsent, under.Scheduled)
 	}
-	// A connection is due every 80 ms and its answer takes 5: only a stall of the
-	// machine makes one late for the target's sake.
-	if under.LateTarget > under.Scheduled/100 {
-		t.Fatalf("late for the target %d of %d at half the capacity", under.LateTarget, under.Scheduled)
+	// A send is late for the target's sake only when the answers before it kept the
+	// connection busy past its due time (see targetLateLimit). Here answers take 5 ms and
+	// a connection is due every 80 ms, so that takes service times beyond 40 ms, which
+	// only a stall of the machine gives, and then only as far as they go.
+	interval := time.Duration(8 / (capacity / 2) * float64(time.Second))
+	if limit := targetLateLimit(under.Service, interval); float64(under.LateTarget) > limit {
+		t.Fatalf("late for the target %d of %d at half the capacity, more than the %.1f its service times allow (%v)",
+			under.LateTarget, under.Scheduled, limit, histogram.Summarize(under.Service))
 	}
+}
+
+// targetLateLimit is the most open-loop sends that classifyLate can blame on the target,
+// given the service times in h and the interval between one connection's sends. Send k
+// is late for the target's sake only when the connection's ideal generator is still
+// busy at its due time: b(k-1) > 0 in b(k) = max(0, b(k-1) + service(k) - interval).
+// Within a run of n such sends the service times add up to more than n intervals, so
+// their parts above half an interval add up to more than n half intervals. With no
+// answer slower than half the interval, nothing is late for the target.
+func targetLateLimit(h *histogram.Histogram, interval time.Duration) float64 {
+	half := float64(interval / 2)
+	var excess float64
+	for _, b := range h.Distribution() {
+		if over := float64(b.To) - half; b.Count > 0 && over > 0 { // To: each value's upper bound
+			excess += float64(b.Count) * over
+		}
+	}
+	return excess / half
 }
 
 // A generator too slow for its own schedule (here: a body check that takes longer
