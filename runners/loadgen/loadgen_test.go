@@ -173,10 +173,13 @@ func TestOpenLoopShowsStallThatServiceTimeHides(t *testing.T) {
 	if slowLat < 100 {
 		t.Fatalf("corrected histogram has %d samples >= 100ms, want >= 100", slowLat)
 	}
-	// Only the request each connection had in flight waited in the server (with room
-	// for a hiccup or two of a loaded machine).
-	if slowSvc > 2*conns {
-		t.Fatalf("service-time histogram has %d samples >= 100ms, want at most %d", slowSvc, 2*conns)
+	// A connection carries one request at a time, so the stall holds at most one per
+	// connection: conns service times of 100 ms and more. A loaded machine that stalls
+	// the process for 100 ms adds at most conns more each time; allow one such stall per
+	// 800 requests (the run has about 2000), which keeps the uncorrected p99 below 100 ms
+	// as asserted next, while the corrected histogram has 100 and more.
+	if limit := conns * (1 + res.Requests/800); slowSvc > limit {
+		t.Fatalf("service-time histogram has %d samples >= 100ms, want at most %d", slowSvc, limit)
 	}
 	if lat.P99 < 100*time.Millisecond || svc.P99 >= 100*time.Millisecond {
 		t.Fatalf("p99 corrected %v, uncorrected %v: the stall should show in one and hide in the other", lat.P99, svc.P99)
