@@ -34,7 +34,7 @@ func TestEndToEndAgainstKnownCapacity(t *testing.T) {
 		w.Write([]byte("ok"))
 	}))
 	t.Cleanup(srv.Close)
-	measure := func(rate float64, check func(uint32, []byte) error) saturation.Verdict {
+	measure := func(rate float64, check func(uint32, []byte) error) (saturation.Verdict, saturation.Summary) {
 		res, err := loadgen.Run(context.Background(), loadgen.Config{Target: srv.URL, Path: "/hello",
 			Connections: 8, Rate: rate, Duration: 1500 * time.Millisecond, Check: check, CheckEvery: 1})
 		if err != nil {
@@ -43,22 +43,57 @@ func TestEndToEndAgainstKnownCapacity(t *testing.T) {
 		if res.ErrorCount() != 0 {
 			t.Fatalf("errors %v: %v", res.Errors, res.ErrorSamples)
 		}
-		v := saturation.Judge(saturationSummary(res))
+		s := saturationSummary(res)
+		v := saturation.Judge(s)
 		t.Logf("offered %g req/s: %s: %s", rate, v.State, v.Reason)
-		return v
+		return v, s
 	}
 
-	if v := measure(2*capacity, nil); v.State != saturation.PastCapacity || !v.Shortfall || !v.Backlog {
+	if v, _ := measure(2*capacity, nil); v.State != saturation.PastCapacity || !v.Shortfall || !v.Backlog {
 		t.Errorf("twice the capacity: %+v", v)
 	}
-	if v := measure(capacity/2, nil); v.State != saturation.OK {
+	// At half its capacity the target keeps up, but the machine may not let the run show
+	// it cleanly: a generator stalled mid-window sends late (generator behind), and one
+	// stalled as the window ends leaves sends unsent (a shortfall, so past capacity).
+	// Neither is the target's doing, so the point is held to the signals only a target
+	// that cannot keep up gives: a backlog growing across the window, and sends that
+	// waited for the answer before them. Twice the capacity has both.
+	v, s := measure(capacity/2, nil)
+	if v.Backlog || v.LateTarget > saturation.LateShareMax {
+		t.Errorf("half the capacity: the target looks past it: %+v", v)
+	}
+	switch v.State {
+	case saturation.OK:
+	case saturation.GeneratorBehind:
+		t.Logf("half the capacity: the generator fell behind its schedule on this machine")
+	case saturation.PastCapacity:
+		// With neither signal, past capacity can only be a shortfall. It must be one by
+		// this count too (the timeline's slices after the first against the rate), and the
+		// requests missing must be sends the generator never made or answers that came
+		// after the window (give or take MinShortfall, the judge's grain), not requests
+		// the target failed to answer in time.
+		c, span := int64(0), s.Window*float64(len(s.Timeline)-1)/float64(len(s.Timeline))
+		for _, b := range s.Timeline[1:] {
+			c += b.Completed
+		}
+		expected := s.Offered * span
+		missing := expected - float64(c)
+		confirmed := missing > max(saturation.Tolerance*expected, saturation.MinShortfall)
+		if !v.Shortfall || !confirmed || missing > float64(s.Unsent+s.Tail.Completed+saturation.MinShortfall) {
+			t.Errorf("half the capacity: past capacity with %.0f requests missing, %d unsent and %d after the window: %+v",
+				missing, s.Unsent, s.Tail.Completed, v)
+		} else {
+			t.Logf("half the capacity: a shortfall of sends the generator did not make in the window (%d unsent, %d after it)",
+				s.Unsent, s.Tail.Completed)
+		}
+	default:
 		t.Errorf("half the capacity: %+v", v)
 	}
 	slowCheck := func(uint32, []byte) error {
 		time.Sleep(30 * time.Millisecond) // each connection is due every 16 ms at 500 req/s
 		return nil
 	}
-	if v := measure(500, slowCheck); v.State != saturation.GeneratorBehind {
+	if v, _ := measure(500, slowCheck); v.State != saturation.GeneratorBehind {
 		t.Errorf("a generator slower than its schedule: %+v", v)
 	}
 }
