@@ -46,7 +46,9 @@ func TestTurnsNeverOverlap(t *testing.T) {
 		cfg := loadgen.Config{Target: u, Path: "/users/{id}", Rows: 10, Connections: 8, Gate: tu.gate(i)}
 		wg.Go(func() { res[i], errs[i] = loadgen.Run(context.Background(), cfg) })
 	}
-	tu.ready(context.Background(), []int{8, 8}, 5*time.Second)
+	// ready returns as soon as all 16 wait; the limit is only there so that a broken gate
+	// fails the check below instead of hanging the test.
+	tu.ready(context.Background(), []int{8, 8}, time.Minute)
 	tu.mu.Lock()
 	if tu.waiting[0] != 8 || tu.waiting[1] != 8 {
 		t.Errorf("before the first turn %v connections wait at the gates, want 8 and 8", tu.waiting)
