@@ -289,9 +289,20 @@ func TestSampleReportsLostOrphans(t *testing.T) {
 	}
 }
 
-// The counters of this very process move with the work it does: CPU time to better than
-// a clock tick, and a system call per write.
+// rusageCPU is this process's CPU time (user and system, every thread) by getrusage.
+func rusageCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The counters of this very process move with the work it does: CPU time as the kernel
+// accounts it elsewhere, and a system call per write.
 func TestCountsOfThisProcess(t *testing.T) {
+	outer0 := rusageCPU(t)
 	before, err := TakeCounts(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
@@ -306,8 +317,13 @@ func TestCountsOfThisProcess(t *testing.T) {
 		}
 	}
 	f.Close()
-	deadline := time.Now().Add(30 * time.Millisecond)
-	for time.Now().Before(deadline) {
+	// Spin until this process has used spin of CPU by getrusage's account, however long a
+	// loaded machine takes to give it that much.
+	const spin = 100 * time.Millisecond
+	inner0 := rusageCPU(t)
+	inner1 := inner0
+	for inner1-inner0 < spin {
+		inner1 = rusageCPU(t)
 	}
 	for range 10 {
 		time.Sleep(time.Millisecond) // a thread waits: a voluntary context switch, on whichever thread
@@ -316,12 +332,21 @@ func TestCountsOfThisProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outer1 := rusageCPU(t)
 	delta := d.Sub(before)
+	t.Logf("CPU %v by the threads' schedstat, %v spun and %v in all by getrusage", delta.Run, inner1-inner0, outer1-outer0)
 	if delta.Writes < 100 {
 		t.Errorf("%d write system calls counted for 100 writes", delta.Writes)
 	}
-	if delta.Run < 10*time.Millisecond { // loose: other work may take the CPU meanwhile
-		t.Errorf("CPU %v for 30 ms of spinning", delta.Run)
+	// Two accounts of the same CPU time: the scheduler's per thread, which Counts sums,
+	// and getrusage's per process; the spin lies within the two Counts, and they within
+	// the outer getrusage pair. Both read a thread on a CPU as of the scheduler's last
+	// update of it, at most a tick ago (10 ms at the coarsest HZ, 100): allow three, for
+	// the reading thread and one other of this process on each of two CPUs. Without
+	// schedstat Counts reads clock ticks, user and system each cut to 10 ms: within that.
+	const lag = 30 * time.Millisecond
+	if delta.Run < inner1-inner0-lag || delta.Run > outer1-outer0+lag {
+		t.Errorf("CPU %v by schedstat; getrusage saw %v spun within the window and %v around it", delta.Run, inner1-inner0, outer1-outer0)
 	}
 	if delta.Lost != 0 {
 		t.Errorf("lost %d processes", delta.Lost)
