@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"syscall"
@@ -138,6 +139,7 @@ func TestSampleCountsGrandchildCPU(t *testing.T) {
 		}
 		return len(k) == 1
 	})
+	before := time.Now()
 	start, err := Take(root)
 	if err != nil {
 		t.Fatal(err)
@@ -154,30 +156,60 @@ func TestSampleCountsGrandchildCPU(t *testing.T) {
 		d = end.Sub(start)
 		return d.CPU() >= 200*time.Millisecond
 	})
+	around := time.Since(before)
 	if d.Started != 0 || d.Exited != 0 || d.Lost != 0 {
 		t.Fatalf("stable tree reported %s", d)
 	}
-	if d.CPU() > d.Wall+100*time.Millisecond {
-		t.Fatalf("one busy process used more CPU than wall time: %s", d)
+	// The samples' times lie within the wall time around both, and one busy process
+	// cannot use more CPU than that. Not Wall itself: a sample notes its time before it
+	// reads the processes, and a loaded machine can hold the reading up. 100 ms is room
+	// for clock ticks: each of a process's four times is cut to 10 ms when read.
+	if d.Wall > around || d.CPU() > around+100*time.Millisecond {
+		t.Fatalf("one busy process used more CPU than the %v of wall time around the samples: %s", around, d)
 	}
 }
 
 // A child that burns CPU and exits inside the window must still be counted: its time
 // reaches the parent's children times when the parent reaps it.
 func TestSampleCountsChildThatExited(t *testing.T) {
-	// The loop costs about 0.6 s of CPU here; the parent waits for it, then sleeps.
-	cmd := startShell(t, `sh -c 'i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done'; sleep 30; true`)
+	// The child spins until the test kills it; the parent waits for it, then sleeps.
+	cmd := startShell(t, `sh -c 'while :; do :; done'; sleep 30; true`)
 	root := cmd.Process.Pid
 	var start *Sample
-	waitFor(t, "the counting child", func() bool {
+	var child int
+	waitFor(t, "the spinning child", func() bool {
 		var err error
 		if start, err = Take(root); err != nil {
 			t.Fatal(err)
 		}
-		return start.Len() == 2
+		kids, err := Descendants(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if start.Len() != 2 || len(kids) != 1 {
+			return false
+		}
+		child = kids[0]
+		return true
 	})
+	// The child's CPU can only have grown since the start sample read it; let it burn
+	// 250 ms more, however long the machine takes to give it that, then end it.
+	atStart, err := ReadTimes(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the child to burn 250 ms of CPU", func() bool {
+		now, err := ReadTimes(child)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return now.Own()-atStart.Own() >= 250*time.Millisecond
+	})
+	if err := syscall.Kill(child, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	var d Delta
-	waitFor(t, "the counting child to be replaced by sleep", func() bool {
+	waitFor(t, "the child to be replaced by sleep", func() bool {
 		end, err := Take(root)
 		if err != nil {
 			t.Fatal(err)
@@ -188,6 +220,8 @@ func TestSampleCountsChildThatExited(t *testing.T) {
 	if d.Lost != 0 {
 		t.Fatalf("child reaped by a tracked parent counted as lost: %s", d)
 	}
+	// At least the 250 ms it burnt after the start sample, less the parent's four times
+	// each cut to a clock tick when read.
 	if d.CPU() < 200*time.Millisecond {
 		t.Fatalf("the exited child's CPU is missing: %s", d)
 	}
@@ -264,16 +298,27 @@ func TestPeakRSSAndReset(t *testing.T) {
 // A process whose parent leaves the tree is re-parented outside it; Sub must say so
 // rather than pretend its CPU was counted.
 func TestSampleReportsLostOrphans(t *testing.T) {
-	cmd := startShell(t, `sh -c "sleep 30 & sleep 0.5; true"; sleep 30; true`)
+	// The inner sh waits for cat, which waits for the test to open and close a FIFO: the
+	// tree stays whole until the test has its start sample, however slow the machine.
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := startShell(t, `sh -c "sleep 30 & cat '`+fifo+`' >/dev/null; true"; sleep 30; true`)
 	root := cmd.Process.Pid
 	var start *Sample
-	waitFor(t, "root, inner sh and its two sleeps", func() bool {
+	waitFor(t, "root, inner sh, its sleep and its cat", func() bool {
 		var err error
 		if start, err = Take(root); err != nil {
 			t.Fatal(err)
 		}
 		return start.Len() == 4
 	})
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until cat opens it too
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close() // cat reads the end of the file and exits, and so does the inner sh
 	var d Delta
 	waitFor(t, "the inner sh to exit and root to start its sleep", func() bool {
 		end, err := Take(root)
@@ -283,7 +328,7 @@ func TestSampleReportsLostOrphans(t *testing.T) {
 		d = end.Sub(start)
 		return d.Exited == 3 && d.Started == 1
 	})
-	// The inner sh was reaped by root (counted); both sleeps lost their parent.
+	// The inner sh was reaped by root (counted); its sleep and cat lost their parent.
 	if d.Lost != 2 {
 		t.Fatalf("got %s, want 2 of the 3 exited lost", d)
 	}
