@@ -51,11 +51,14 @@ type Options struct {
 
 // New returns the handler for GET /hello and, when f is not nil, GET /users/{id}.
 // A nil f is the hello layer: it has no database and no /users.
-func New(f Finder, o Options) http.Handler {
+func New(f Finder, o Options) http.Handler { return newHandler(f, o, time.Now) }
+
+// newHandler is New with the clock the error log's throttle reads (time.Now but in tests).
+func newHandler(f Finder, o Options, now func() time.Time) http.Handler {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
-	h := &handler{finder: f, timeout: o.Timeout, errs: &throttle{log: o.Log}}
+	h := &handler{finder: f, timeout: o.Timeout, errs: &throttle{log: o.Log, now: now}}
 	mux := http.NewServeMux()
 	mux.Handle("/hello", getOnly(http.HandlerFunc(hello)))
 	if f != nil {
@@ -162,6 +165,7 @@ func truncate(s string, n int) string {
 // throttle prints at most one line a second and counts the ones it held back.
 type throttle struct {
 	log        *log.Logger
+	now        func() time.Time // time.Now; a test's clock
 	mu         sync.Mutex
 	last       time.Time
 	suppressed int
@@ -172,7 +176,7 @@ func (t *throttle) printf(format string, args ...any) {
 		return
 	}
 	t.mu.Lock()
-	now := time.Now()
+	now := t.now()
 	if now.Sub(t.last) < time.Second {
 		t.suppressed++
 		t.mu.Unlock()

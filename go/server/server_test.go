@@ -126,21 +126,40 @@ func TestHelloLayerHasNoUsers(t *testing.T) {
 }
 
 // A database failure is a 503 whose body says so without the driver's words, which go
-// to the log instead, at most one line a second.
+// to the log instead, at most one line a second. The throttle reads the test's clock,
+// so a stall of the machine cannot make a second pass between two requests.
 func TestDatabaseFailureIs503AndLoggedSparingly(t *testing.T) {
 	var buf bytes.Buffer
-	h := New(&fakeFinder{fail: errors.New("dial tcp 127.0.0.1:3306: connection refused")}, Options{Log: log.New(&buf, "", 0)})
-	for range 5 {
-		w := serve(h, "GET", "/users/1")
-		if w.Code != 503 {
-			t.Fatalf("GET /users/1 with the database down = %d, want 503", w.Code)
-		}
-		if msg := jsonError(t, w); msg != "database unavailable" {
-			t.Errorf("503 body says %q", msg)
+	clock := time.Unix(1000, 0)
+	h := newHandler(&fakeFinder{fail: errors.New("dial tcp 127.0.0.1:3306: connection refused")},
+		Options{Log: log.New(&buf, "", 0)}, func() time.Time { return clock })
+	fail := func(n int) {
+		t.Helper()
+		for range n {
+			w := serve(h, "GET", "/users/1")
+			if w.Code != 503 {
+				t.Fatalf("GET /users/1 with the database down = %d, want 503", w.Code)
+			}
+			if msg := jsonError(t, w); msg != "database unavailable" {
+				t.Errorf("503 body says %q", msg)
+			}
 		}
 	}
-	if lines := strings.Count(buf.String(), "\n"); lines != 1 || !strings.Contains(buf.String(), "connection refused") {
+	lines := func() []string { return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") }
+	fail(5)
+	if l := lines(); len(l) != 1 || !strings.Contains(l[0], "connection refused") || strings.Contains(l[0], "not shown") {
 		t.Errorf("log after 5 failures within a second = %q, want the one error line", buf.String())
+	}
+	clock = clock.Add(time.Second - time.Nanosecond)
+	fail(2)
+	if l := lines(); len(l) != 1 {
+		t.Errorf("log after 7 failures within a second = %q, want still the one line", buf.String())
+	}
+	// A second after the line, the next failure is logged with the count held back.
+	clock = clock.Add(time.Nanosecond)
+	fail(1)
+	if l := lines(); len(l) != 2 || !strings.HasSuffix(l[1], "connection refused (6 similar errors not shown)") {
+		t.Errorf("log a second later = %q, want a second line counting the 6 held back", buf.String())
 	}
 }
 
