@@ -214,15 +214,37 @@ func TestLimitBoundsConcurrentLookups(t *testing.T) {
 	if p := c.peak.Load(); p < 1 || p > 3 {
 		t.Errorf("peak concurrent lookups = %d, want 1..3", p)
 	}
-	// A waiter whose deadline passes gives up with the context's error.
-	block := Limit(slowFinder{}, 1)
+	// A waiter whose deadline passes gives up with the context's error, without reaching
+	// the Finder. The first lookup says when it holds the only slot, rather than the test
+	// guessing how long a goroutine takes to start.
+	holder := &heldFinder{in: make(chan struct{})}
+	block := Limit(holder, 1)
+	hold, release := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { block.Find(hold, 1); close(done) }()
+	<-holder.in
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	go block.Find(ctx, 1) // holds the only slot until ctx ends
-	time.Sleep(5 * time.Millisecond)
-	if _, err := block.Find(ctx, 2); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("waiting for a slot past the deadline = %v, want DeadlineExceeded", err)
+	if _, err := block.Find(ctx, 2); !errors.Is(err, context.DeadlineExceeded) || holder.calls.Load() != 1 {
+		t.Errorf("waiting for a slot past the deadline = %v after %d lookups reached the Finder, want DeadlineExceeded after 1",
+			err, holder.calls.Load())
 	}
+	release()
+	<-done
+}
+
+// heldFinder signals in on its first lookup and holds every lookup until its context ends.
+type heldFinder struct {
+	in    chan struct{}
+	calls atomic.Int32
+}
+
+func (h *heldFinder) Find(ctx context.Context, _ uint32) (User, error) {
+	if h.calls.Add(1) == 1 {
+		close(h.in)
+	}
+	<-ctx.Done()
+	return User{}, ctx.Err()
 }
 
 func TestAdmin(t *testing.T) {
