@@ -108,8 +108,8 @@ func checkInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
 	}
 	ctx, l := open(t, bin, path)
 	checkLayout(t, l)
-	if len(l.Answers) != 3 {
-		t.Errorf("%d answers on the page, want 3", len(l.Answers))
+	if len(l.Answers) != 4 {
+		t.Errorf("%d answers on the page, want 4", len(l.Answers))
 	}
 	shoot(t, ctx, dir, l.Figures)
 	checkSorting(t, ctx)

@@ -72,11 +72,12 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	fs := d.findings()
-	p := &page{RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: answers(fs)}
+	p := &page{RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: append(answers(fs), d.poolAnswer())}
 	p.Sections = []section{
 		questionSection(fs, p.Answers[0], []string{questions.Layer}),
 		questionSection(fs, p.Answers[1], []string{questions.Stmt}),
 		questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
+		d.poolSection(p.Answers[3]),
 	}
 	p.Profile = d.profileSection()
 	p.Variants = []grid{

@@ -4,6 +4,7 @@
 package results
 
 import (
+	"dbbench/runners/roundtrip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -38,6 +39,19 @@ type Run struct {
 	// Yardstick is fixed work measured at the start, between the languages and at the
 	// end: how fast the machine was while the run ran (nil in older runs).
 	Yardstick *Yardstick `json:"yardstick,omitempty"`
+	// Link is the distance between the targets and the database (nil in older runs).
+	Link *Link `json:"link,omitempty"`
+}
+
+// Link is the distance between the targets and the database: the round-trip time added
+// on purpose (--rtt), and a COM_PING's round trip on an idle connection as measured,
+// direct and on the targets' path (through the counting proxy, and the delay proxy
+// when there is one). Seconds; medians of the pings.
+type Link struct {
+	Added  float64 `json:"added_rtt_s"`
+	Direct float64 `json:"direct_rtt_s"`
+	Path   float64 `json:"path_rtt_s"`
+	Pings  int     `json:"pings"`
 }
 
 // Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
@@ -111,6 +125,18 @@ type Settings struct {
 	MaxErrorRate float64 `json:"max_error_rate"`
 	// SaturatedP99 was the fixed saturation rule of runs before package saturation.
 	SaturatedP99 string `json:"saturated_p99,omitempty"`
+	// PoolNeed is what the report sizes pools for (run --pool-rate …): the fourth answer.
+	PoolNeed *PoolNeed `json:"pool_need,omitempty"`
+}
+
+// PoolNeed is a production load to size a pool for: the peak rate per app instance, the
+// p99 target, the round trip to the database, the instances and max_connections.
+type PoolNeed struct {
+	Rate           float64 `json:"rate"`
+	P99            string  `json:"p99"`
+	RTT            string  `json:"rtt"`
+	Instances      int     `json:"instances"`
+	MaxConnections int     `json:"max_connections"`
 }
 
 // Pairing is the design of the paired measurement (runners/run/README.md).
@@ -232,6 +258,24 @@ type Roundtrips struct {
 	// NotQuiet: the server's counters kept moving after the last response (another
 	// client used it), so Status may count more than this variant's commands.
 	NotQuiet bool `json:"not_quiet,omitempty"`
+	// ZeroLoad is what a request cost when it was the only one (the count sends them one
+	// at a time): where a pool sizing model starts (runners/poolsize).
+	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`
+}
+
+// ZeroLoad is the cost of one request alone, in seconds: its latency, and the time its
+// commands waited for the database's answers, timed at the counting proxy (so it holds
+// the database's work and every round trip to it, and none of the app's own work).
+// Means with their 95% interval; the latency's p99 too.
+type ZeroLoad struct {
+	Requests   int     `json:"requests"`
+	Latency    float64 `json:"latency_s"`
+	LatencyLo  float64 `json:"latency_lo_s"`
+	LatencyHi  float64 `json:"latency_hi_s"`
+	LatencyP99 float64 `json:"latency_p99_s"`
+	DBWait     float64 `json:"db_wait_s"`
+	DBWaitLo   float64 `json:"db_wait_lo_s"`
+	DBWaitHi   float64 `json:"db_wait_hi_s"`
 }
 
 // byteUnits are the capture's bytes per request, when counted.
@@ -241,9 +285,6 @@ func (rt *Roundtrips) byteUnits() []UnitValue {
 	}
 	return []UnitValue{{units.ToDB, rt.BytesToDB}, {units.FromDB, rt.BytesFromDB}}
 }
-
-// oneWay are the commands the server never answers: they cost a packet, not a wait.
-var oneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true}
 
 // Commands sums a capture per request: every client command plus each new connection,
 // and of those the round trips, the ones the client waits for (a new connection counts
@@ -256,7 +297,7 @@ func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
 	}
 	for k, n := range src {
 		commands += n
-		if !oneWay[k] {
+		if !roundtrip.OneWay[k] {
 			roundtrips += n
 		}
 	}

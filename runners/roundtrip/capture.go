@@ -54,6 +54,10 @@ type Result struct {
 	// Bytes each way through the Proxy (WithProxy), the handshakes of new connections
 	// included.
 	ToServer, ToClient int64
+	// Waited is how long the commands waited for the server's answers, summed, as the
+	// Proxy timed them (WithProxy): the time the requests held their connections on the
+	// database and the wire.
+	Waited time.Duration
 	// NotQuiet says the server's counters were still moving quietLimit after the last
 	// response: another client was using the server, and Status may count its commands.
 	NotQuiet bool
@@ -153,6 +157,7 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if o.proxy != nil {
 		res.Wire = o.proxy.Counts()
 		res.ToServer, res.ToClient = o.proxy.Bytes()
+		res.Waited = o.proxy.Waited()
 	}
 	for _, k := range StatusVars {
 		res.Status[k] = (s2[k] - s1[k]) - int64(reads)*(s1[k]-s0[k])

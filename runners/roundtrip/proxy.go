@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -30,8 +32,12 @@ type Proxy struct {
 	counts   map[string]int64
 	toServer int64 // bytes, client to server
 	toClient int64 // bytes, server to client
-	conns    map[net.Conn]struct{}
-	wg       sync.WaitGroup
+	// waited is the time commands waited for the server's answer, summed: from a
+	// command's last byte forwarded to the first byte of its answer. One-way commands
+	// (Close stmt, Quit, Long Data) get none.
+	waited time.Duration
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
 }
 
 // StartProxy listens on a free loopback port and forwards to upstream (host:port).
@@ -68,11 +74,20 @@ func (p *Proxy) Bytes() (toServer, toClient int64) {
 	return p.toServer, p.toClient
 }
 
+// Waited is how long commands waited for the server's answers since the last Reset,
+// summed over every connection: the time a connection is held by the database and the
+// wire, which grows by one round trip time per command answered.
+func (p *Proxy) Waited() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waited
+}
+
 // Reset sets every count to zero.
 func (p *Proxy) Reset() {
 	p.mu.Lock()
 	p.counts = map[string]int64{}
-	p.toServer, p.toClient = 0, 0
+	p.toServer, p.toClient, p.waited = 0, 0, 0
 	p.mu.Unlock()
 }
 
@@ -130,19 +145,24 @@ func (p *Proxy) serve(client net.Conn) {
 		p.track(client, false)
 		p.track(server, false)
 	}()
+	var asked atomic.Int64 // when the command now waiting for its answer was sent, unix ns; 0: none
 	done := make(chan struct{})
 	go func() {
-		io.Copy(countingWriter{client, p}, server)
+		io.Copy(countingWriter{client, p, &asked}, server)
 		client.Close()
 		close(done)
 	}()
-	p.countAndForward(client, server)
+	p.countAndForward(client, server, &asked)
 	server.Close()
 	<-done
 }
 
-// countAndForward copies client packets to the server, counting each command.
-func (p *Proxy) countAndForward(client, server net.Conn) {
+// OneWay are the commands the server never answers: they cost a packet, not a wait.
+var OneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true}
+
+// countAndForward copies client packets to the server, counting each command, and
+// notes when each command that gets an answer was sent (asked).
+func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64) {
 	r := bufio.NewReaderSize(client, 64<<10)
 	var header [4]byte
 	for {
@@ -154,15 +174,20 @@ func (p *Proxy) countAndForward(client, server net.Conn) {
 		if _, err := io.ReadFull(r, payload); err != nil {
 			return
 		}
+		command := ""
 		if header[3] == 0 && n > 0 {
 			name, ok := commandNames[payload[0]]
 			if !ok {
 				name = fmt.Sprintf("0x%02x", payload[0])
 			}
 			p.add(name)
+			command = name
 		}
 		if _, err := server.Write(append(header[:], payload...)); err != nil {
 			return
+		}
+		if command != "" && !OneWay[command] {
+			asked.Store(time.Now().UnixNano())
 		}
 		p.mu.Lock()
 		p.toServer += int64(4 + n)
@@ -170,16 +195,23 @@ func (p *Proxy) countAndForward(client, server net.Conn) {
 	}
 }
 
-// countingWriter counts what the server sends the client.
+// countingWriter counts what the server sends the client, and the wait of the command
+// the first bytes answer.
 type countingWriter struct {
-	w io.Writer
-	p *Proxy
+	w     io.Writer
+	p     *Proxy
+	asked *atomic.Int64
 }
 
 func (c countingWriter) Write(b []byte) (int, error) {
+	var wait time.Duration
+	if since := c.asked.Swap(0); since != 0 {
+		wait = time.Duration(time.Now().UnixNano() - since)
+	}
 	n, err := c.w.Write(b)
 	c.p.mu.Lock()
 	c.p.toClient += int64(n)
+	c.p.waited += wait
 	c.p.mu.Unlock()
 	return n, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
+	"dbbench/runners/stats"
 )
 
 // countRoundtrips warms the target up (so every pooled connection and every php-fpm
@@ -66,11 +67,16 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		return nil, fmt.Errorf("round-trip warm-up: %w", err)
 	}
 
+	// One request at a time: each one's latency, and its commands' wait at the proxy.
+	latency, waited := make([]float64, 0, n), make([]float64, 0, n)
 	res, err := roundtrip.Capture(ctx, admin, n, func(ctx context.Context) error {
 		for range n {
+			w0, t0 := proxy.Waited(), time.Now()
 			if err := get(ctx, 1+r.IntN(rows)); err != nil {
 				return err
 			}
+			latency = append(latency, time.Since(t0).Seconds())
+			waited = append(waited, (proxy.Waited() - w0).Seconds())
 		}
 		return nil
 	}, roundtrip.WithProxy(proxy))
@@ -85,6 +91,7 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		Expected: expected,
 		Queries:  res.Queries,
 		NotQuiet: res.NotQuiet,
+		ZeroLoad: zeroLoad(latency, waited),
 	}
 	if res.Wire != nil {
 		out.BytesToDB, out.BytesFromDB = float64(res.ToServer)/float64(n), float64(res.ToClient)/float64(n)
@@ -126,4 +133,14 @@ func Mismatch(res *roundtrip.Result, expected map[string]int) string {
 	}
 	sort.Strings(diffs)
 	return strings.Join(diffs, "; ")
+}
+
+// zeroLoad summarizes the count's requests, one at a time.
+func zeroLoad(latency, waited []float64) *results.ZeroLoad {
+	l, w := stats.MeanOf(latency), stats.MeanOf(waited)
+	if l.Void || l.Infinite {
+		return nil
+	}
+	return &results.ZeroLoad{Requests: l.N, Latency: l.Mean, LatencyLo: l.Lo, LatencyHi: l.Hi, LatencyP99: l.P99,
+		DBWait: w.Mean, DBWaitLo: w.Lo, DBWaitHi: w.Hi}
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
@@ -76,6 +77,12 @@ type Options struct {
 	// address targets dial instead (the rtt sweep's delay proxy). The runner's own
 	// connections stay direct, so sampling the server does not pay the distance.
 	TargetDBAddr func(dbAddr string) (string, error)
+	// RTT is a round-trip time to add between the targets and the database (half each
+	// way, runners/delay), as a network hop in production would: the distance a pool is
+	// sized for. Ignored when TargetDBAddr is set.
+	RTT time.Duration
+	// PoolNeed is the production load the report sizes pools for; nil: none.
+	PoolNeed *results.PoolNeed
 }
 
 // Defaults of the paired measurement (README.md says why these).
@@ -179,7 +186,8 @@ type runner struct {
 	dsnFile  string // direct to the database
 	viaProxy string // through the counting proxy
 	proxy    *roundtrip.Proxy
-	admin    *sql.DB // the runner's own connections: round trips, status, liveness
+	delay    *delay.Proxy // --rtt's, between the targets and the database
+	admin    *sql.DB      // the runner's own connections: round trips, status, liveness
 	progress *progress
 	writer   *writer
 }
@@ -213,7 +221,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 			Preset: o.Preset.Name, Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
-			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate,
+			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
 			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(), Turn: o.turnSetting(),
 				Precision: o.Precision, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, Budget: o.Budget.String()},
 		},
@@ -327,8 +335,19 @@ func (r *runner) provision(ctx context.Context) error {
 		r.res.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
 	}
 	dsn, upstream := db.DSN(), db.Config.Addr
-	if r.o.TargetDBAddr != nil {
-		if upstream, err = r.o.TargetDBAddr(upstream); err != nil {
+	toTargets := r.o.TargetDBAddr
+	if toTargets == nil && r.o.RTT > 0 {
+		toTargets = func(addr string) (string, error) {
+			p, err := delay.Start(addr, r.o.RTT/2)
+			if err != nil {
+				return "", err
+			}
+			r.delay = p
+			return p.Addr(), nil
+		}
+	}
+	if toTargets != nil {
+		if upstream, err = toTargets(upstream); err != nil {
 			return err
 		}
 		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
@@ -351,12 +370,19 @@ func (r *runner) provision(ctx context.Context) error {
 		return err
 	}
 	r.viaProxy = filepath.Join(secrets, "dsn-proxy")
-	return os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600)
+	if err := os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600); err != nil {
+		return err
+	}
+	r.res.Link, err = measureLink(ctx, db.Config, proxied, r.o.RTT)
+	return err
 }
 
 func (r *runner) teardown() {
 	if r.proxy != nil {
 		r.proxy.Close()
+	}
+	if r.delay != nil {
+		r.delay.Close()
 	}
 	if r.admin != nil {
 		r.admin.Close()

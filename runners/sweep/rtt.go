@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
@@ -81,10 +82,10 @@ func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) err
 	if mode == Open {
 		ro.Rate = o.Rate
 	}
-	var proxy *DelayProxy
+	var proxy *delay.Proxy
 	ro.TargetDBAddr = func(addr string) (string, error) {
 		var err error
-		if proxy, err = StartDelayProxy(addr, d); err != nil {
+		if proxy, err = delay.Start(addr, d); err != nil {
 			return "", err
 		}
 		return proxy.Addr(), nil

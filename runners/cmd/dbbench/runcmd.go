@@ -48,6 +48,9 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	rate := fs.Float("rate", 0, atLeast0, "open loop: requests per second in all (0, the default: closed loop)")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
+	rtt := fs.Duration("rtt", 0, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): a network hop, as in production")
+	var pn poolNeedFlags
+	pn.register(fs, "pool-")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
 	saveBaseline := fs.String("save-baseline", "", anything, "also save the run as a named baseline for 'dbbench compare --baseline NAME'")
 	if err := fs.parse(args); err != nil {
@@ -90,6 +93,7 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
+		RTT: *rtt, PoolNeed: pn.need(fs, *rtt).Stored(),
 	}}.run, nil
 }
 

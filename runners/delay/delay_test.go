@@ -1,4 +1,4 @@
-package sweep
+package delay
 
 import (
 	"errors"
@@ -71,7 +71,7 @@ func addedRoundTrip(t *testing.T, oneWay time.Duration) time.Duration {
 	up := echoServer(t)
 	var fastest [2]time.Duration
 	for i, d := range []time.Duration{0, oneWay} {
-		p, err := StartDelayProxy(up, d)
+		p, err := Start(up, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,14 +90,14 @@ func addedRoundTrip(t *testing.T, oneWay time.Duration) time.Duration {
 // wake-ups after each wait, which a loaded machine can make late on every one of 200
 // trips. The delay again (+100%), and at least a millisecond, which is still less than
 // the 1.6 ms that waits rounded up to whole milliseconds add at 0.2 ms each way (see
-// TestDelayProxySubMillisecond).
+// TestProxySubMillisecond).
 func addedSlack(oneWay time.Duration) time.Duration {
 	return max(2*oneWay, time.Millisecond)
 }
 
 // The acceptance test: at 1 ms each way the proxy adds a round trip of 2 ms. The
 // floor is exact; the ceiling is the wake-ups' slack.
-func TestDelayProxyAddsConfiguredDelay(t *testing.T) {
+func TestProxyAddsConfiguredDelay(t *testing.T) {
 	oneWay := time.Millisecond
 	if added, want := addedRoundTrip(t, oneWay), 2*oneWay; added > want+addedSlack(oneWay) {
 		t.Fatalf("1 ms each way added %v to the round trip, want 2 ms (+%v)", added, addedSlack(oneWay))
@@ -108,16 +108,16 @@ func TestDelayProxyAddsConfiguredDelay(t *testing.T) {
 // process is idle (that added 2 ms to the round trip). The wake-up after each sleep is
 // about 20-40 µs here, so 0.44-0.48 ms in all; the ceiling of 1.4 ms leaves a loaded
 // machine a millisecond and is still below what rounding up adds.
-func TestDelayProxySubMillisecond(t *testing.T) {
+func TestProxySubMillisecond(t *testing.T) {
 	oneWay := 200 * time.Microsecond
 	if added, want := addedRoundTrip(t, oneWay), 2*oneWay; added > want+addedSlack(oneWay) {
 		t.Fatalf("0.2 ms each way added %v to the round trip, want 0.4 ms (+%v)", added, addedSlack(oneWay))
 	}
 }
 
-func TestDelayProxyCarriesBulkDataIntact(t *testing.T) {
+func TestProxyCarriesBulkDataIntact(t *testing.T) {
 	up := echoServer(t)
-	p, err := StartDelayProxy(up, 200*time.Microsecond)
+	p, err := Start(up, 200*time.Microsecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,15 +142,15 @@ func TestDelayProxyCarriesBulkDataIntact(t *testing.T) {
 	}
 }
 
-func TestDelayProxyRejectsNegativeDelay(t *testing.T) {
-	if _, err := StartDelayProxy("127.0.0.1:1", -time.Millisecond); err == nil {
+func TestProxyRejectsNegativeDelay(t *testing.T) {
+	if _, err := Start("127.0.0.1:1", -time.Millisecond); err == nil {
 		t.Fatal("a negative delay was accepted")
 	}
 }
 
-func TestDelayProxyCloseEndsConnections(t *testing.T) {
+func TestProxyCloseEndsConnections(t *testing.T) {
 	up := echoServer(t)
-	p, err := StartDelayProxy(up, time.Millisecond)
+	p, err := Start(up, time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,9 +182,9 @@ func TestDelayProxyCloseEndsConnections(t *testing.T) {
 // version took 4.6 times here). The bound is three times one connection's time measured
 // here, so that a machine slow to wake the waits slows both sides alike; and it is put
 // to the fastest of three tries, since a stall of the machine can only lengthen one.
-func TestDelayProxyConnectionsWaitInParallel(t *testing.T) {
+func TestProxyConnectionsWaitInParallel(t *testing.T) {
 	up := echoServer(t)
-	p, err := StartDelayProxy(up, 5*time.Millisecond)
+	p, err := Start(up, 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package sweep
+// Package delay stands in for network distance between a target and the database: a
+// TCP proxy that holds every byte for a fixed time in each direction (this kernel has no
+// netem). The rtt sweep and --rtt put it between the targets and the database.
+package delay
 
 import (
 	"fmt"
@@ -14,11 +17,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DelayProxy is a TCP proxy that holds every byte for a fixed time in each direction,
+// Proxy is a TCP proxy that holds every byte for a fixed time in each direction,
 // standing in for network distance between a target and the database (this kernel has
 // no netem). It is toxiproxy used as a library, with one toxic of our own: toxiproxy's
 // latency toxic counts in whole milliseconds, and the sweep needs 0.2 ms.
-type DelayProxy struct {
+type Proxy struct {
 	proxy *toxiproxy.Proxy
 	once  sync.Once
 }
@@ -76,7 +79,7 @@ type preciseTimer struct {
 func newPreciseTimer() (*preciseTimer, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("delay proxy: timerfd: %w", err)
+		return nil, fmt.Errorf("delay: timerfd: %w", err)
 	}
 	return &preciseTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}, nil
 }
@@ -107,32 +110,32 @@ func (p *preciseTimer) close() {
 	}
 }
 
-// proxyServer is the toxiproxy server every DelayProxy belongs to: it only carries the
+// proxyServer is the toxiproxy server every Proxy belongs to: it only carries the
 // logger (silent) and metrics (a private registry, never served).
 var proxyServer = sync.OnceValue(func() *toxiproxy.ApiServer {
 	return toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 })
 
-// StartDelayProxy listens on 127.0.0.1 (a free port) and forwards to upstream, adding
+// Start listens on 127.0.0.1 (a free port) and forwards to upstream, adding
 // oneWay to each direction, so a request-response pays 2 × oneWay. With oneWay 0 it
 // still proxies, so every point of a sweep pays the same proxy hop.
-func StartDelayProxy(upstream string, oneWay time.Duration) (*DelayProxy, error) {
+func Start(upstream string, oneWay time.Duration) (*Proxy, error) {
 	if oneWay < 0 {
-		return nil, fmt.Errorf("delay proxy: delay %v is negative", oneWay)
+		return nil, fmt.Errorf("delay: delay %v is negative", oneWay)
 	}
 	name := fmt.Sprintf("dbbench-delay-%d", time.Now().UnixNano())
 	p := toxiproxy.NewProxy(proxyServer(), name, "127.0.0.1:0", upstream)
 	if err := p.Start(); err != nil {
-		return nil, fmt.Errorf("delay proxy: %w", err)
+		return nil, fmt.Errorf("delay: %w", err)
 	}
-	d := &DelayProxy{proxy: p}
+	d := &Proxy{proxy: p}
 	if oneWay > 0 {
 		for _, dir := range []string{"upstream", "downstream"} {
 			spec := fmt.Sprintf(`{"type":%q,"stream":%q,"attributes":{"micros":%d}}`,
 				delayToxicName, dir, oneWay.Microseconds())
 			if _, err := p.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
 				d.Close()
-				return nil, fmt.Errorf("delay proxy: add %s delay: %w", dir, err)
+				return nil, fmt.Errorf("delay: add %s delay: %w", dir, err)
 			}
 		}
 	}
@@ -140,10 +143,10 @@ func StartDelayProxy(upstream string, oneWay time.Duration) (*DelayProxy, error)
 }
 
 // Addr is the host:port targets dial instead of the database's.
-func (d *DelayProxy) Addr() string { return d.proxy.Listen }
+func (d *Proxy) Addr() string { return d.proxy.Listen }
 
 // Close stops listening and closes every proxied connection. Safe to call twice.
-func (d *DelayProxy) Close() error {
+func (d *Proxy) Close() error {
 	d.once.Do(d.proxy.Stop)
 	return nil
 }

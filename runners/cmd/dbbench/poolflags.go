@@ -1,0 +1,46 @@
+package main
+
+import (
+	"time"
+
+	"dbbench/runners/poolsize"
+)
+
+// Defaults of the production load a pool is sized for.
+const (
+	defaultPoolRate    = 1000
+	defaultPoolP99     = 50 * time.Millisecond
+	defaultPoolRTT     = 500 * time.Microsecond // a hop inside one data centre
+	defaultInstances   = 4
+	defaultMaxConns    = 151 // MariaDB's and MySQL's default
+	defaultPoolRTTText = "500µs, or --rtt when given"
+)
+
+// poolNeedFlags are the production load a pool is sized for: run's fourth answer
+// (prefix "pool-") and the pool sweep (no prefix for rate and p99, as before).
+type poolNeedFlags struct {
+	rate               *float64
+	p99, rtt           *time.Duration
+	instances, maxConn *int
+}
+
+func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
+	f.rate = fs.Float(prefix+"rate", defaultPoolRate, above0, "size pools for this peak rate, requests per second per app instance")
+	f.p99 = fs.Duration(prefix+"p99", defaultPoolP99, above0, "size pools for this p99 target")
+	f.rtt = fs.Duration(prefix+"rtt", 0, atLeast0, "size pools for this round trip to the production database (default "+defaultPoolRTTText+")")
+	f.instances = fs.Int("app-instances", defaultInstances, atLeast(1), "app instances sharing the database, for the max_connections advice")
+	f.maxConn = fs.Int("max-connections", defaultMaxConns, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
+}
+
+// need resolves the flags: the sizing distance is --pool-rtt when given, else the
+// distance the run measured at (--rtt), else a data-centre hop.
+func (f *poolNeedFlags) need(fs *flagSet, measuredAt time.Duration) poolsize.Need {
+	rtt := *f.rtt
+	if !fs.given("pool-rtt") {
+		rtt = defaultPoolRTT
+		if measuredAt > 0 {
+			rtt = measuredAt
+		}
+	}
+	return poolsize.Need{Rate: *f.rate, P99: *f.p99, RTT: rtt, Instances: *f.instances, MaxConnections: *f.maxConn}
+}

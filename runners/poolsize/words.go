@@ -1,0 +1,69 @@
+package poolsize
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Assumptions is the clause every recommendation states: what it was sized for.
+func (n Need) Assumptions() string {
+	return fmt.Sprintf("at %.0f req/s per app instance, p99 ≤ %v, %v to the database, %d instances, max_connections %d",
+		n.Rate, n.P99, rttText(n), n.Instances, n.MaxConnections)
+}
+
+func rttText(n Need) string {
+	if n.RTT == 0 {
+		return "0 ms"
+	}
+	return n.RTT.String()
+}
+
+// Sentence is the recommendation for one family, in the form scripts read ("the
+// smallest pool that holds is **N**"), with how it was reached and the settings that
+// apply it.
+func (a Advice) Sentence(family string) string {
+	if a.Pool == 0 {
+		return fmt.Sprintf("%s: %s, no pool holds: %s.", family, a.Need.Assumptions(), a.Why)
+	}
+	h := a.Hold
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, the smallest pool that holds is **%d**: a request holds its %s %s [%s, %s] (%s round %s), "+
+		"so %d carry %.0f req/s [%.0f, %.0f] while a request waits at most the %s left of the target.",
+		family, a.Need.Assumptions(), a.Pool, h.Resource, Seconds(h.Seconds), Seconds(h.Lo), Seconds(h.Hi),
+		trim(h.RoundTrips), plural(h.RoundTrips, "trip", "trips"), a.Pool, a.Capacity, a.CapLo, a.CapHi, Seconds(a.Budget))
+	if a.Model < 2 {
+		b.WriteString(" The model alone needs 1; 2 are advised: with one, a single slow query holds up every request.")
+	}
+	b.WriteString(" " + a.Settings())
+	return b.String()
+}
+
+// Settings says how to apply the pool, and what it asks of the server.
+func (a Advice) Settings() string {
+	total, fits := a.Total()
+	within := fmt.Sprintf("within max_connections %d", a.Need.MaxConnections)
+	if !fits {
+		within = fmt.Sprintf("over max_connections %d: raise it, or spread fewer connections over the instances", a.Need.MaxConnections)
+	}
+	all := fmt.Sprintf("%d instances × %d = %d connections, %s.", a.Need.Instances, a.Pool, total, within)
+	switch a.Hold.Resource {
+	case "connection":
+		return fmt.Sprintf("In Go: db.SetMaxOpenConns(%d), db.SetMaxIdleConns(%d) (fewer idle than open connections are closed and reopened under load), "+
+			"db.SetConnMaxLifetime(3 * time.Minute) (under the server's wait_timeout and any proxy's idle timeout). %s", a.Pool, a.Pool, all)
+	case "php-fpm child":
+		return fmt.Sprintf("In php-fpm: pm = static, pm.max_children = %d; with persistent PDO each child keeps one connection. %s", a.Pool, all)
+	default:
+		return fmt.Sprintf("Resident workers: %d per instance, each keeping one connection. %s", a.Pool, all)
+	}
+}
+
+func trim(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+}
+
+func plural(n float64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

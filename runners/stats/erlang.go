@@ -1,0 +1,73 @@
+package stats
+
+import "math"
+
+// The M/M/c queue (Erlang C) sizes a pool: requests arrive at rate λ, each holds one of
+// c servers (pooled connections, php-fpm children) for a mean time S, and a request that
+// finds every server busy waits. With offered load a = λS < c, the probability that a
+// request waits is C(c, a), and P(W > t) = C(c, a)·exp(-(c - a)·t/S) (Erlang, 1917;
+// Kleinrock, Queueing Systems I, 1975, §3.5). Poisson arrivals are what an open-loop
+// generator sends; exponential holds are the model's assumption, pessimistic for holds
+// that vary less (a round trip plus a short query), so it errs toward a larger pool.
+
+// ErlangC is the probability that a request waits for one of c servers at offered load
+// a (Erlangs). It is 1 when a >= c (the queue grows without bound), 0 for a <= 0, and
+// NaN for c < 1.
+func ErlangC(c int, a float64) float64 {
+	switch {
+	case c < 1 || math.IsNaN(a):
+		return math.NaN()
+	case a <= 0:
+		return 0
+	case a >= float64(c):
+		return 1
+	}
+	// Erlang B by its recursion B(k) = a·B(k-1)/(k + a·B(k-1)), stable for any c.
+	b := 1.0
+	for k := 1; k <= c; k++ {
+		b = a * b / (float64(k) + a*b)
+	}
+	rho := a / float64(c)
+	return b / (1 - rho*(1-b))
+}
+
+// WaitTail is P(W > t) for c servers, arrivals at rate and mean hold s (seconds).
+func WaitTail(c int, rate, s, t float64) float64 {
+	a := rate * s
+	pw := ErlangC(c, a)
+	if pw == 1 || math.IsNaN(pw) {
+		return pw
+	}
+	return pw * math.Exp(-(float64(c)-a)*t/s)
+}
+
+// MaxRate is the highest arrival rate at which c servers of mean hold s keep
+// P(W > slack) <= q: the capacity of a pool when a request may wait slack seconds for a
+// connection in all but a share q of cases. 0 when slack <= 0 or the inputs are not
+// positive. Found by bisection: WaitTail grows with the rate.
+func MaxRate(c int, s, slack, q float64) float64 {
+	if c < 1 || !(s > 0) || !(slack > 0) || !(q > 0) {
+		return 0
+	}
+	lo, hi := 0.0, float64(c)/s // at c/s the queue grows without bound
+	for range 60 {
+		mid := (lo + hi) / 2
+		if WaitTail(c, mid, s, slack) <= q {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// MinServers is the fewest servers (at most limit) that keep P(W > slack) <= q at rate
+// arrivals of mean hold s; 0 when even limit does not.
+func MinServers(rate, s, slack, q float64, limit int) int {
+	for c := 1; c <= limit; c++ {
+		if MaxRate(c, s, slack, q) >= rate {
+			return c
+		}
+	}
+	return 0
+}
