@@ -16,7 +16,7 @@ help:
 	@echo "make build      build bin/dbbench and bin/gotarget"
 	@echo "make chaos      kill, signal and flood the real binaries; print what survived (a shortened form runs in make test)"
 	@echo "make deps       install missing Debian packages and Go modules only"
-	@echo "make pool-sweep pool size against QPS and p99 at 16, 64, 256 connections (~12 min)"
+	@echo "make pool-sweep how large a pool: each pool's capacity at a p99 target 0.5 ms from the database, measured and modelled (~15 min; POOL_ARGS='--rtt 1ms --rate 1500')"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
 	@echo "make soak       the variants most at risk at 80% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
 
@@ -56,12 +56,13 @@ db-bench: build
 db-up: build
 	$(BIN)/dbbench db up --dsn-out $(CURDIR)/bin/dsn
 
-# Sweeps write to reports/runs/<stamp>-pool-sweep/ (…-rtt-sweep/) unless SWEEP_OUT is set.
+# Sweeps write to reports/runs/<stamp>-pool-sweep/ (…-rtt-sweep/) unless SWEEP_OUT is set;
+# POOL_ARGS and RTT_ARGS pass flags (make pool-sweep POOL_ARGS='--rtt 1ms --rate 1500').
 pool-sweep: build
-	$(BIN)/dbbench sweep pool $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+	$(BIN)/dbbench sweep pool $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(POOL_ARGS)
 
 rtt-sweep: build
-	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(RTT_ARGS)
 
 # A soak writes to reports/runs/<stamp>-soak/ unless SOAK_OUT is set; an hour unless
 # SOAK_DURATION is (plus about half a minute to start and measure capacity).

@@ -22,11 +22,13 @@ const Schema = "dbbench/results/v2"
 
 // Run is the whole of results.json.
 type Run struct {
-	Schema      string            `json:"schema"`
-	Started     time.Time         `json:"started"`
-	Finished    time.Time         `json:"finished,omitzero"`
-	Status      string            `json:"status"` // running, complete, interrupted, failed
-	Error       string            `json:"error,omitempty"`
+	Schema   string    `json:"schema"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	Status   string    `json:"status"` // running, complete, interrupted, failed
+	Error    string    `json:"error,omitempty"`
+	// Command is the command line that made the run, its DSN's password masked.
+	Command     string            `json:"command,omitempty"`
 	Environment map[string]string `json:"environment"`
 	Settings    Settings          `json:"settings"`
 	// Langs holds the matrix's facts about each language the run measured, so that a
@@ -189,14 +191,22 @@ type Capacity struct {
 	SLO    float64 `json:"slo_p99"` // seconds
 	Rate   float64 `json:"rate"`    // req/s, the highest rate that passed; 0 when none did
 	Probes []Probe `json:"probes"`
+	// Searches are the independent bisections' results (the highest rate each passed),
+	// when the search was repeated: Rate is then their median, and [Lo, Hi] its 95%
+	// interval. Empty in runs of one search.
+	Searches []float64 `json:"searches,omitempty"`
+	Lo       float64   `json:"lo,omitempty"`
+	Hi       float64   `json:"hi,omitempty"`
 }
 
-// Probe is one rate tried: the slice (Rep) that measured it and whether it passed.
+// Probe is one rate tried: the slice (Rep) that measured it, which search it belongs to
+// (from 1, 0 in runs of one search) and whether it passed.
 type Probe struct {
-	Rate float64 `json:"rate"`
-	Rep  int     `json:"rep"`
-	Pass bool    `json:"pass"`
-	Why  string  `json:"why,omitempty"` // what failed
+	Rate   float64 `json:"rate"`
+	Rep    int     `json:"rep"`
+	Search int     `json:"search,omitempty"`
+	Pass   bool    `json:"pass"`
+	Why    string  `json:"why,omitempty"` // what failed
 }
 
 // Profile is where a variant's CPU goes: one profiled slice, its stacks folded into

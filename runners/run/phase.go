@@ -34,6 +34,7 @@ type Phase struct {
 	slices  int
 	blocks  int
 	status  func() string // what the plan says of its progress, for the progress line
+	planned int           // slices the plan will measure, when it knows (SetPlanned)
 	// latency is each variant's median latency in its last measurement (the warm-up at
 	// first): a block sets its turn from it.
 	latency map[*results.Variant]time.Duration
@@ -61,6 +62,10 @@ func (p *Phase) Options() *Options { return &p.r.o }
 
 // Note tells the person watching the run what the plan does.
 func (p *Phase) Note(s string) { p.r.progress.note(s) }
+
+// SetPlanned says how many slices the plan will measure, so that the progress line
+// gives the time left instead of the budget (a sweep has none).
+func (p *Phase) SetPlanned(slices int) { p.planned = slices }
 
 // SetStatus sets what the progress line says of the plan's progress.
 func (p *Phase) SetStatus(f func() string) { p.status = f }
@@ -165,5 +170,10 @@ func (p *Phase) progress(what string) {
 	if p.status != nil {
 		status = p.status()
 	}
-	p.r.progress.slice(p.lang, p.slices, time.Since(p.started), p.budget, status, what)
+	spent := time.Since(p.started)
+	if p.planned > 0 {
+		p.r.progress.planned(p.lang, p.slices, p.planned, spent, status, what)
+		return
+	}
+	p.r.progress.slice(p.lang, p.slices, spent, p.budget, status, what)
 }

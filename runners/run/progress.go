@@ -45,6 +45,20 @@ func (p *progress) slice(lang string, n int, spent, budget time.Duration, status
 		spent.Round(time.Second), budget.Round(time.Second), status, key))
 }
 
+// planned reports slice n of planned: the time spent, and the time left at the pace so
+// far (the first slice has no pace yet).
+func (p *progress) planned(lang string, n, planned int, spent time.Duration, status, key string) {
+	if status != "" {
+		status = ", " + status
+	}
+	left := "?"
+	if n > 1 {
+		left = (spent / time.Duration(n-1) * time.Duration(planned-n+1)).Round(time.Second).String()
+	}
+	p.line(fmt.Sprintf("[%s slice %d of %d] %s spent, about %s left%s: %s", lang, n, planned,
+		spent.Round(time.Second), left, status, key))
+}
+
 func (p *progress) line(s string) {
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", s)

@@ -83,6 +83,8 @@ type Options struct {
 	RTT time.Duration
 	// PoolNeed is the production load the report sizes pools for; nil: none.
 	PoolNeed *results.PoolNeed
+	// Command is the command line that made the run, for its report (password masked).
+	Command string
 }
 
 // Defaults of the paired measurement (README.md says why these).
@@ -213,6 +215,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	r := &runner{o: o, vs: vs, specs: specs, byKey: map[string]*results.Variant{}}
 	r.res = &results.Run{
 		Schema:      results.Schema,
+		Command:     o.Command,
 		Started:     time.Now().UTC(),
 		Status:      "running",
 		Environment: o.environment(vs),

@@ -6,7 +6,7 @@
 // `benchstat bench.txt` prints for the same samples.
 //
 // It also estimates the ratio of a comparison measured as pairs (PairedRatio), the
-// trend of a series (TheilSen) and the scalability of a sweep (FitUSL); README.md lists
+// trend of a series (TheilSen), and queues for pool sizing (ErlangC); README.md lists
 // every method with its use and reference.
 package stats
 

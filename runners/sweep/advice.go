@@ -1,17 +1,11 @@
 package sweep
 
 import (
-	"fmt"
 	"slices"
 
+	"dbbench/runners/poolsize"
 	"dbbench/runners/results"
-	"dbbench/runners/saturation"
-	"dbbench/runners/stats"
-	"dbbench/runners/units"
 )
-
-// Within is how close to the best median QPS a pool must come to be at the knee.
-const Within = 0.05
 
 // Curve is one family of a pool sweep: its points by pool.
 type Curve struct {
@@ -22,29 +16,26 @@ type Curve struct {
 // Point is one pool size of one family.
 type Point struct {
 	Pool    int
-	Invalid string         // why the variant was invalid; "" when valid
-	Levels  map[int]*Level // closed-loop slices by client connections
+	Invalid string  // why the variant was invalid; "" when valid
+	Ceiling float64 // median closed-loop QPS
 	// Capacity is the capacity search (nil when none ran); AtCapacity the slice of the
 	// highest rate that held.
 	Capacity   *results.Capacity
 	AtCapacity *results.Repetition
-}
-
-// Level is the closed-loop slices of a point at one client count.
-type Level struct {
-	QPS, P99 []float64
-	// Per request: seconds waited for a pool connection, and how many waits (Go).
-	WaitSeconds, Waits []float64
-	InUseMean          []float64 // mean connections in use
-	InUseMax           int64
-	Threads            []float64 // mean Threads_running
-	Saturation         saturation.Verdict
+	// Hold is what a request of this point holds alone (the round-trip count's
+	// requests, runners/poolsize); HasHold is false in sweeps before it was measured.
+	Hold    poolsize.Hold
+	HasHold bool
 }
 
 // Curves groups a sweep's variants by family (in the run's order), points by pool.
 func Curves(r *results.Run) []Curve {
 	var out []Curve
 	idx := map[string]int{}
+	link := 0.0
+	if r.Link != nil {
+		link = r.Link.Path
+	}
 	for _, v := range r.Variants {
 		fam := familyOf(v)
 		i, ok := idx[fam]
@@ -53,7 +44,7 @@ func Curves(r *results.Run) []Curve {
 			idx[fam] = i
 			out = append(out, Curve{Family: fam, Lang: v.Lang})
 		}
-		out[i].Points = append(out[i].Points, point(v))
+		out[i].Points = append(out[i].Points, point(v, link))
 	}
 	for i := range out {
 		slices.SortFunc(out[i].Points, func(a, b Point) int { return a.Pool - b.Pool })
@@ -61,140 +52,113 @@ func Curves(r *results.Run) []Curve {
 	return out
 }
 
-func point(v *results.Variant) Point {
-	p := Point{Pool: v.Pool, Invalid: v.InvalidReason, Levels: map[int]*Level{}, Capacity: v.Capacity}
-	verdicts := map[int][]saturation.Verdict{}
+func point(v *results.Variant, link float64) Point {
+	p := Point{Pool: v.Pool, Invalid: v.InvalidReason, Capacity: v.Capacity, Ceiling: closedCeiling(v)}
+	p.Hold, p.HasHold = poolsize.Of(v, link)
 	for _, rep := range v.Reps {
 		s := rep.Saturation
-		if s == nil {
-			continue
+		if s != nil && s.Offered > 0 && p.Capacity != nil && p.Capacity.Rate > 0 && s.Offered == best(p.Capacity) {
+			p.AtCapacity = rep
 		}
-		if s.Offered > 0 {
-			if p.Capacity != nil && s.Offered == p.Capacity.Rate && p.Capacity.Rate > 0 {
-				p.AtCapacity = rep
-			}
-			continue
-		}
-		l := p.Levels[s.Connections]
-		if l == nil {
-			l = &Level{}
-			p.Levels[s.Connections] = l
-		}
-		n := float64(max(rep.Requests, 1))
-		l.QPS, l.P99 = append(l.QPS, rep.QPS), append(l.P99, rep.P99)
-		if rep.PoolCounted {
-			l.WaitSeconds = append(l.WaitSeconds, rep.PoolWaitSeconds/n)
-			l.Waits = append(l.Waits, float64(rep.PoolWaits)/n)
-			l.InUseMean = append(l.InUseMean, rep.PoolInUseMean)
-			l.InUseMax = max(l.InUseMax, rep.PoolInUseMax)
-		}
-		l.Threads = append(l.Threads, rep.ThreadsRunningMean)
-		verdicts[s.Connections] = append(verdicts[s.Connections], saturation.Judge(*s))
-	}
-	for c, vs := range verdicts {
-		p.Levels[c].Saturation = saturation.Combine(vs)
 	}
 	return p
 }
 
-// Top is the highest client count any point of the curve ran at.
-func (cv Curve) Top() int {
-	top := 0
-	for _, p := range cv.Points {
-		for c := range p.Levels {
-			top = max(top, c)
+// best is the highest rate a probe passed.
+func best(c *results.Capacity) float64 {
+	b := 0.0
+	for _, pr := range c.Probes {
+		if pr.Pass {
+			b = max(b, pr.Rate)
 		}
 	}
-	return top
+	return b
 }
 
-// Largest is the curve's largest pool, which ran the concurrency series.
+// Largest is the curve's largest pool.
 func (cv Curve) Largest() Point { return cv.Points[len(cv.Points)-1] }
 
-// median of xs, 0 for none.
-func median(xs []float64) float64 {
-	s, err := stats.Summarize(xs, units.QPS)
-	if err != nil {
-		return 0
+// Hold is the family's hold: a request holds the same whatever the pool, so each point
+// measured it; the point whose mean is the median of theirs stands for all.
+func (cv Curve) Hold() (poolsize.Hold, bool) {
+	var hs []poolsize.Hold
+	for _, p := range cv.Points {
+		if p.HasHold && p.Invalid == "" {
+			hs = append(hs, p.Hold)
+		}
 	}
-	return s.Center
+	if len(hs) == 0 {
+		return poolsize.Hold{}, false
+	}
+	slices.SortFunc(hs, func(a, b poolsize.Hold) int {
+		switch {
+		case a.Seconds < b.Seconds:
+			return -1
+		case a.Seconds > b.Seconds:
+			return 1
+		}
+		return 0
+	})
+	return hs[(len(hs)-1)/2], true
 }
 
-// Advice is what a pool sweep says of one family for a rate and a p99 target.
+// Advice is what a pool sweep says of one family for a need.
 type Advice struct {
-	Rate     float64
-	Pool     int     // the smallest pool whose capacity holds Rate; 0 when none does
-	Capacity float64 // its capacity at the SLO, req/s
-	Headroom float64 // Capacity/Rate - 1
-	// Short is the largest pool below Pool, and its capacity: what falls short.
-	Short, ShortCapacity int
-	Best, Knee           int     // closed loop at the top client count: best pool, and the smallest within Within of it
-	BestQPS              float64 // its median QPS
-	ByPool, ByClients    *stats.USL
-	FitErrors            []string // why a fit failed
+	Need poolsize.Need
+	// Pool is the smallest pool whose measured capacity holds the rate with its whole
+	// 95% interval; 0 when none does. Undecided is a smaller pool whose interval holds
+	// the rate inside it: it may hold, or not.
+	Pool, Undecided int
+	Capacity        *results.Capacity // Pool's
+	// Model is the queueing model's answer from the family's hold at the sweep's
+	// distance (runners/poolsize); HasModel is false without a hold.
+	Model    poolsize.Advice
+	HasModel bool
 }
 
 // Advise reads the advice off a curve.
-func Advise(cv Curve, rate float64) Advice {
-	a := Advice{Rate: rate}
+func Advise(cv Curve, need poolsize.Need) Advice {
+	a := Advice{Need: need}
 	for _, p := range cv.Points {
-		if p.Invalid != "" || p.Capacity == nil {
+		c := p.Capacity
+		if p.Invalid != "" || c == nil {
 			continue
 		}
-		if p.Capacity.Rate >= rate {
-			a.Pool, a.Capacity = p.Pool, p.Capacity.Rate
-			a.Headroom = p.Capacity.Rate/rate - 1
+		lo := c.Lo
+		if len(c.Searches) == 0 { // a sweep of one search per point: no interval
+			lo = c.Rate
+		}
+		if lo >= need.Rate {
+			a.Pool, a.Capacity = p.Pool, c
 			break
 		}
-		a.Short, a.ShortCapacity = p.Pool, int(p.Capacity.Rate)
-	}
-	top := cv.Top()
-	var ns, xs []float64
-	for _, p := range cv.Points {
-		l := p.Levels[top]
-		if p.Invalid != "" || l == nil || p.Pool > top {
-			continue
-		}
-		q := median(l.QPS)
-		ns, xs = append(ns, float64(p.Pool)), append(xs, q)
-		if q > a.BestQPS {
-			a.Best, a.BestQPS = p.Pool, q
+		if a.Undecided == 0 && c.Hi >= need.Rate {
+			a.Undecided = p.Pool
 		}
 	}
-	for i := range xs {
-		if xs[i] >= (1-Within)*a.BestQPS {
-			a.Knee = int(ns[i])
-			break
-		}
+	if h, ok := cv.Hold(); ok {
+		a.Model, a.HasModel = poolsize.Size(h, need), true
 	}
-	a.ByPool = a.fit("against pool size", ns, xs)
-	var cs, ys []float64
-	largest := cv.Largest()
-	for c, l := range largest.Levels {
-		cs, ys = append(cs, float64(c)), append(ys, median(l.QPS))
-	}
-	a.ByClients = a.fit("against concurrency", cs, ys)
 	return a
 }
 
-func (a *Advice) fit(what string, n, x []float64) *stats.USL {
-	u, err := stats.FitUSL(n, x)
-	if err != nil {
-		a.FitErrors = append(a.FitErrors, fmt.Sprintf("no USL fit %s: %v", what, err))
-		return nil
+// Predicted is the model's capacity of one point at the sweep's own distance and
+// target: the pool's limit from the family's hold, capped by the most the machine
+// served at the target with any pool (the largest pool's measured capacity), since the
+// model sizes the pool and not the host.
+func Predicted(cv Curve, p Point, need poolsize.Need) (pred, poolLimit float64, ok bool) {
+	h, ok := cv.Hold()
+	if !ok {
+		return 0, 0, false
 	}
-	return &u
-}
-
-// RuleOfThumb is the common starting point for a pool: database cores × 2 + spindles
-// (the PostgreSQL wiki's formula, quoted for MySQL pools as well).
-func RuleOfThumb(cores, spindles int) int { return 2*cores + spindles }
-
-// PerInstance is how many connections each of instances app instances may hold so that
-// together they stay within the server's max_connections.
-func PerInstance(maxConnections, instances int) int {
-	if instances < 1 {
-		return 0
+	at := need
+	at.RTT = secondsToDuration(h.RTT) // this sweep's own distance: no move
+	poolLimit, _, _ = poolsize.CapacityOf(h, p.Pool, at)
+	machine := 0.0
+	for _, q := range cv.Points {
+		if q.Capacity != nil && q.Invalid == "" {
+			machine = max(machine, q.Capacity.Rate)
+		}
 	}
-	return maxConnections / instances
+	return min(poolLimit, machine), poolLimit, true
 }

@@ -1,76 +1,83 @@
 package sweep
 
 import (
-	"math"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
+	"dbbench/runners/saturation"
 )
 
-// usl is the Universal Scalability Law's throughput at n.
-func usl(lambda, sigma, kappa, n float64) float64 {
-	return lambda * n / (1 + sigma*(n-1) + kappa*n*(n-1))
+const family = "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent"
+
+// syntheticRun has a Go family at pools 1..8: each point's six searches around a known
+// capacity (±3%), a closed-loop ceiling, and a round-trip count whose requests held
+// their connection 1.1 ms each (one round trip, measured 1.05 ms away).
+func syntheticRun(capacity []float64) *results.Run {
+	r := &results.Run{Schema: results.Schema, Status: "complete", Environment: map[string]string{"cpu-count": "2"},
+		Command: "dbbench sweep pool --rtt 1ms", Link: &results.Link{Added: 0.001, Path: 0.00105, Direct: 0.00004}}
+	for i, pool := range []int{1, 2, 4, 8}[:len(capacity)] {
+		c := capacity[i]
+		v := &results.Variant{Key: family + "/pool=" + strconv.Itoa(pool), Lang: "go", Server: "nethttp", Layer: "raw",
+			Stmt: "interpolate", Conn: "persistent", Pool: pool, DB: true, Valid: true,
+			Roundtrips: &results.Roundtrips{Requests: 50, Wire: map[string]float64{"Query": 1},
+				ZeroLoad: &results.ZeroLoad{Requests: 50, Latency: 0.0015, LatencyLo: 0.0014, LatencyHi: 0.0016, LatencyP99: 0.002,
+					DBWait: 0.0011, DBWaitLo: 0.00108, DBWaitHi: 0.00112}},
+			Capacity: &results.Capacity{SLO: 0.05, Searches: []float64{0.97 * c, 0.99 * c, c, c, 1.01 * c, 1.03 * c}, Rate: c, Lo: 0.97 * c, Hi: 1.03 * c}}
+		v.Reps = append(v.Reps, &results.Repetition{Rep: 1, QPS: 9000, Saturation: &saturation.Summary{Connections: 64}})
+		r.Variants = append(r.Variants, v)
+	}
+	return r
 }
 
-// syntheticCurve has a point per pool: closed-loop QPS at 64 clients from a known USL
-// (±1% per slice), its pool waits falling as the pool grows, and a capacity at the SLO.
-func syntheticCurve(pools []int, capacity []float64) Curve {
-	cv := Curve{Family: "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent", Lang: "go"}
-	for i, pool := range pools {
-		p := Point{Pool: pool, Levels: map[int]*Level{}, Capacity: &results.Capacity{SLO: 0.05, Rate: capacity[i]}}
-		l := &Level{}
-		for _, f := range []float64{0.99, 1.01, 1.0} {
-			l.QPS = append(l.QPS, f*usl(1000, 0.05, 0.002, float64(pool)))
-			l.WaitSeconds = append(l.WaitSeconds, f*0.01/float64(pool))
-		}
-		p.Levels[64] = l
-		cv.Points = append(cv.Points, p)
-	}
-	return cv
-}
+var need = poolsize.Need{Rate: 1500, P99: 50 * time.Millisecond, RTT: time.Millisecond, Instances: 4, MaxConnections: 151}
 
-func TestAdviseSmallestPoolThatHoldsTheRate(t *testing.T) {
-	cv := syntheticCurve([]int{1, 2, 4, 8, 16, 32, 64}, []float64{800, 1500, 2900, 4800, 6500, 6900, 6600})
-	a := Advise(cv, 2000)
-	if a.Pool != 4 || a.Capacity != 2900 || math.Abs(a.Headroom-0.45) > 1e-9 || a.Short != 2 || a.ShortCapacity != 1500 {
-		t.Fatalf("advice %+v: want pool 4 (2900 req/s, headroom +45%%), pool 2 short at 1500", a)
+// The smallest pool whose whole interval holds the rate is the answer; a smaller pool
+// whose interval straddles it is named as undecided; the model answers beside it.
+func TestAdviseTakesTheIntervalIntoAccount(t *testing.T) {
+	cv := Curves(syntheticRun([]float64{880, 1480, 2900, 5000}))[0]
+	a := Advise(cv, need)
+	if a.Pool != 4 || a.Undecided != 2 {
+		t.Fatalf("advice %+v: want pool 4 (whose interval holds 1500), 2 undecided (its interval straddles 1500)", a)
 	}
-	// USL throughput 1000·n/(1+0.05(n-1)+0.002n(n-1)) peaks at N* = √(0.95/0.002) ≈ 21.8:
-	// of the pools measured 16 is best (7175 req/s), 32 within 5% of it (7058) and 8 far
-	// below (5472): the knee is 16 too.
-	if a.Best != 16 || a.Knee != 16 {
-		t.Errorf("best %d knee %d, want 16 and 16", a.Best, a.Knee)
+	if !a.HasModel || a.Model.Pool < 2 {
+		t.Fatalf("model %+v", a.Model)
 	}
-	if a.ByPool == nil || math.Abs(a.ByPool.Sigma-0.05) > 0.01 || math.Abs(a.ByPool.Kappa-0.002)/0.002 > 0.2 {
-		t.Errorf("USL against pool size %+v, want σ ≈ 0.05, κ ≈ 0.002 (fit errors %v)", a.ByPool, a.FitErrors)
+	// The model's pool limit at this distance, from a hold of 1.1 ms: pool 1 holds less
+	// than 1/1.1 ms = 909 req/s; predicted is capped by the most any pool held.
+	pred, limit, ok := Predicted(cv, cv.Points[0], need)
+	if !ok || limit >= 909 || limit <= 0 || pred != limit {
+		t.Errorf("pool 1: predicted %g, limit %g, want a limit under 909 req/s", pred, limit)
 	}
-	if a := Advise(cv, 10000); a.Pool != 0 {
+	if pred, limit, _ := Predicted(cv, cv.Points[3], need); pred != 5000 || limit <= 5000 {
+		t.Errorf("pool 8: predicted %g, limit %g: want the machine's 5000 req/s under a higher pool limit", pred, limit)
+	}
+	if a := Advise(cv, poolsize.Need{Rate: 10000, P99: need.P99, RTT: need.RTT, Instances: 1, MaxConnections: 151}); a.Pool != 0 {
 		t.Errorf("10000 req/s held by pool %d; no pool's capacity reaches it", a.Pool)
 	}
 }
 
-// The page says the recommendation first, in a sentence with the capacity, headroom
-// and max_connections, and shows the pool waits rising as the pool shrinks.
+// The page says the recommendation first, in the sentence scripts read, with the
+// interval, the model, the Go settings and the command that made it.
 func TestPoolPageRecommendsFirst(t *testing.T) {
-	cv := syntheticCurve([]int{1, 2, 4, 8}, []float64{800, 1500, 2900, 4800})
-	r := &results.Run{Schema: results.Schema, Status: "complete", Environment: map[string]string{"cpu-count": "2"}}
-	for _, p := range cv.Points {
-		v := &results.Variant{Key: cv.Family + "/pool=" + itoa(p.Pool), Lang: "go", Server: "nethttp", Layer: "raw",
-			Stmt: "interpolate", Conn: "persistent", Pool: p.Pool, DB: true, Valid: true, Capacity: p.Capacity}
-		for i, q := range p.Levels[64].QPS {
-			v.Reps = append(v.Reps, closedRep(i+1, q, p.Levels[64].WaitSeconds[i]))
-		}
-		r.Variants = append(r.Variants, v)
-	}
-	page := PoolPage(r, Production{Rate: 2000, SLO: 50e6, DBCores: 2, Spindles: 1, MaxConnections: 151, AppInstances: 4})
-	if len(page.Answer) != 1 || !strings.Contains(page.Answer[0], "the smallest pool that holds is **4**: its capacity there is 2900 req/s, headroom +45%; pool 2 holds only 1500 req/s. 4 app instances × 4 = 16 connections fits under max_connections 151 (37 per instance).") {
+	page := PoolPage(syntheticRun([]float64{880, 1480, 2900, 5000}), need)
+	if len(page.Answer) != 1 {
 		t.Fatalf("answer %q", page.Answer)
 	}
+	for _, want := range []string{"the smallest pool that holds is **4**: its capacity is 2900 req/s [2813, 2987]",
+		"pool 2 may hold too", "at 1500 req/s per app instance, p99 ≤ 50ms, 1ms to the database, 4 instances, max_connections 151",
+		"db.SetMaxOpenConns(4)", "4 instances × 4 = 16 connections"} {
+		if !strings.Contains(page.Answer[0], want) {
+			t.Errorf("answer lacks %q:\n%s", want, page.Answer[0])
+		}
+	}
 	md := string(report.SweepMarkdown(page))
-	// Waits per request at 64 clients: 10 ms / pool.
-	for _, want := range []string{"| 1 | 64 |", "| 10.000 |", "| 2 | 64 |", "| 5.000 |", "| 8 | 64 |", "| 1.250 |", "Universal Scalability Law", "share this machine"} {
+	for _, want := range []string{"Made by `dbbench sweep pool --rtt 1ms`.", "| 4 | 2900 [2813, 2987] |", "share this machine",
+		"The model is within ±15% of the measured capacity at", "| connection | 1 | 1.1 ms [1.08 ms, 1.12 ms] | 1.05 ms |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

@@ -14,151 +14,155 @@ import (
 )
 
 // PoolPlan measures a pool sweep in one language phase of a run (run.Plan): every pool
-// point's target is up at once, and each step is interleaved across the points (each
-// round visits every point once, in a new random order), as a run interleaves its
-// variants:
+// point's target is up at once, and each step is interleaved across the points, each
+// round visiting every point in a new random order, as a run interleaves its variants:
 //
-//  1. Throughput: closed-loop slices of every point at each concurrency level (a pool
-//     larger than the level is run only if it is the first at or above it: with at
-//     most that many requests in flight a larger pool holds no more connections).
-//  2. Concurrency: the largest pool of each family, closed loop at each of the
-//     language's pool sizes as a client count: the curve the USL fits against
-//     concurrency.
-//  3. Capacity: the highest open-loop rate at which each point keeps its p99 within the
-//     SLO, its errors under the run's threshold and the rate it is offered (runners/
-//     saturation), by bisection between 0 and a little above its closed-loop throughput.
+//  1. Ceiling: CeilingReps closed-loop slices of every point at Connections clients:
+//     the most the point serves on this machine, the top of its searches.
+//  2. Capacity: Searches independent bisections per point of the highest open-loop
+//     rate at which it keeps its p99 within the SLO, its errors under the run's
+//     threshold and the rate it is offered (runners/saturation). Each round probes
+//     every point's every search once, so a drift of the machine reaches all searches
+//     alike. A point's capacity is the median of its searches with the 95% interval of
+//     that median (order statistics): one probe near the capacity passes or fails by
+//     chance, so one search alone moves by a step each time it is repeated.
 type PoolPlan struct {
-	Levels          []int         // closed-loop client connections
-	Series          []int         // step 2's client counts; nil: the phase's pool sizes
-	Reps            int           // slices per point and level in step 1, per count in step 2
-	SLO             time.Duration // the p99 target of step 3
-	Probes          int           // bisection rounds of step 3
-	OpenConnections int           // the open-loop generator's connections in step 3
+	Connections     int           // closed-loop clients of step 1
+	CeilingReps     int           // slices per point in step 1
+	SLO             time.Duration // the p99 target of step 2
+	Searches        int           // independent bisections per point
+	Probes          int           // bisection rounds of each search (each halves its bracket)
+	OpenConnections int           // the open-loop generator's connections in step 2
 	Seed            uint64
+}
+
+// Defaults of the plan (`dbbench sweep pool` flags): six searches give a 97% interval of
+// the median from their lowest to their highest; four probes a step of 1/16 of the
+// bracket.
+const (
+	DefaultSearches    = 6
+	DefaultProbes      = 4
+	DefaultCeilingReps = 2
+)
+
+// Slices is how many slices the plan measures over points, for the progress line's ETA.
+func (pl *PoolPlan) Slices(points int) int {
+	return points * (pl.CeilingReps + pl.Searches*pl.Probes)
 }
 
 // Measure implements run.Plan.
 func (pl *PoolPlan) Measure(ctx context.Context, p *run.Phase) error {
 	rng := rand.New(rand.NewPCG(pl.Seed, 0x706f6f6c)) // "pool"
 	points := p.Variants()
-	if err := pl.throughput(ctx, p, points, rng); err != nil {
-		return err
-	}
-	if err := pl.concurrency(ctx, p, points, rng); err != nil {
+	p.SetPlanned(pl.Slices(len(points)))
+	if err := pl.ceiling(ctx, p, points, rng); err != nil {
 		return err
 	}
 	return pl.capacity(ctx, p, points, rng)
 }
 
-func (pl *PoolPlan) throughput(ctx context.Context, p *run.Phase, points []*results.Variant, rng *rand.Rand) error {
-	for rep := 1; rep <= pl.Reps; rep++ {
-		for _, c := range pl.Levels {
-			p.SetStatus(func() string { return fmt.Sprintf("throughput at %d clients, round %d of %d", c, rep, pl.Reps) })
-			for _, v := range shuffled(rng, points) {
-				if !v.Valid || !runsAt(v, points, c) {
-					continue
-				}
-				if _, err := p.Slice(ctx, v, run.Load{Connections: c}); err != nil {
-					return err
-				}
+func (pl *PoolPlan) ceiling(ctx context.Context, p *run.Phase, points []*results.Variant, rng *rand.Rand) error {
+	for rep := 1; rep <= pl.CeilingReps; rep++ {
+		p.SetStatus(func() string {
+			return fmt.Sprintf("ceiling at %d clients, round %d of %d", pl.Connections, rep, pl.CeilingReps)
+		})
+		for _, v := range shuffled(rng, points) {
+			if !v.Valid {
+				continue
+			}
+			if _, err := p.Slice(ctx, v, run.Load{Connections: pl.Connections}); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// runsAt says whether point v runs at concurrency c: its pool is at most c, or it is the
-// first pool of its family at or above c.
-func runsAt(v *results.Variant, points []*results.Variant, c int) bool {
-	if v.Pool <= c {
-		return true
-	}
-	for _, w := range points {
-		if familyOf(w) == familyOf(v) && w.Pool >= c && w.Pool < v.Pool {
-			return false
-		}
-	}
-	return true
+// search is one bisection of one point's capacity.
+type search struct {
+	v      *results.Variant
+	n      int // from 1
+	lo, hi float64
+	best   float64 // the highest rate that passed
 }
 
-func (pl *PoolPlan) concurrency(ctx context.Context, p *run.Phase, points []*results.Variant, rng *rand.Rand) error {
-	series := pl.Series
-	if series == nil {
-		for _, v := range points {
-			if !slices.Contains(series, v.Pool) {
-				series = append(series, v.Pool)
-			}
-		}
-		slices.Sort(series)
-	}
-	var largest []*results.Variant
-	for _, v := range points {
-		if isLargest(v, points) {
-			largest = append(largest, v)
-		}
-	}
-	for rep := 1; rep <= pl.Reps; rep++ {
-		p.SetStatus(func() string { return fmt.Sprintf("concurrency series, round %d of %d", rep, pl.Reps) })
-		for _, c := range shuffled(rng, series) {
-			for _, v := range shuffled(rng, largest) {
-				if !v.Valid {
-					continue
-				}
-				if _, err := p.Slice(ctx, v, run.Load{Connections: c}); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func isLargest(v *results.Variant, points []*results.Variant) bool {
-	for _, w := range points {
-		if familyOf(w) == familyOf(v) && w.Pool > v.Pool {
-			return false
-		}
-	}
-	return true
-}
-
-// capacity bisects each point's open-loop rate, one probe per point per round.
+// capacity runs every point's searches, one probe of each per round.
 func (pl *PoolPlan) capacity(ctx context.Context, p *run.Phase, points []*results.Variant, rng *rand.Rand) error {
-	type search struct{ lo, hi float64 }
-	s := map[*results.Variant]*search{}
+	var all []*search
 	for _, v := range points {
-		if hi := closedCeiling(v); hi > 0 {
-			v.Capacity = &results.Capacity{SLO: pl.SLO.Seconds()}
-			s[v] = &search{0, 1.25 * hi}
+		top := 1.25 * closedCeiling(v)
+		if top <= 0 {
+			continue
+		}
+		v.Capacity = &results.Capacity{SLO: pl.SLO.Seconds()}
+		for n := 1; n <= pl.Searches; n++ {
+			// Brackets a few percent apart, so the searches' grids of rates interleave
+			// instead of landing on the same steps.
+			spread := 1 + 0.04*(float64(n)-float64(pl.Searches+1)/2)
+			all = append(all, &search{v: v, n: n, hi: top * spread})
 		}
 	}
 	for round := 1; round <= pl.Probes; round++ {
 		p.SetStatus(func() string { return fmt.Sprintf("capacity at p99 ≤ %v, probe %d of %d", pl.SLO, round, pl.Probes) })
-		for _, v := range shuffled(rng, points) {
-			b := s[v]
-			if b == nil || !v.Valid {
+		for _, s := range shuffled(rng, all) {
+			if !s.v.Valid {
 				continue
 			}
-			rate := (b.lo + b.hi) / 2
-			rep, err := p.Slice(ctx, v, run.Load{Rate: rate, Connections: pl.OpenConnections})
-			if err != nil {
+			if err := pl.probe(ctx, p, s); err != nil {
 				return err
-			}
-			if rep == nil { // the variant failed outright: no more probes
-				v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: rate, Why: v.InvalidReason})
-				continue
-			}
-			pass, why := pl.judge(v, rep, p.Options().MaxErrorRate)
-			v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Pass: pass, Why: why})
-			if pass {
-				b.lo = rate
-				v.Capacity.Rate = max(v.Capacity.Rate, rate)
-			} else {
-				b.hi = rate
 			}
 		}
 	}
+	for _, v := range points {
+		settle(v.Capacity, all)
+	}
 	return nil
+}
+
+// probe measures one search's next rate and halves its bracket.
+func (pl *PoolPlan) probe(ctx context.Context, p *run.Phase, s *search) error {
+	rate := (s.lo + s.hi) / 2
+	rep, err := p.Slice(ctx, s.v, run.Load{Rate: rate, Connections: pl.OpenConnections})
+	if err != nil {
+		return err
+	}
+	c := s.v.Capacity
+	if rep == nil { // the variant failed outright: no more probes
+		c.Probes = append(c.Probes, results.Probe{Rate: rate, Search: s.n, Why: s.v.InvalidReason})
+		return nil
+	}
+	pass, why := pl.judge(s.v, rep, p.Options().MaxErrorRate)
+	c.Probes = append(c.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Search: s.n, Pass: pass, Why: why})
+	if pass {
+		s.lo, s.best = rate, rate
+	} else {
+		s.hi = rate
+	}
+	return nil
+}
+
+// settle sets a point's capacity from its searches: their median, with the 95%
+// interval of the median, and the highest rate any probe passed for the table.
+func settle(c *results.Capacity, all []*search) {
+	if c == nil {
+		return
+	}
+	var v *results.Variant
+	c.Searches = nil
+	for _, s := range all {
+		if s.v.Capacity == c {
+			v = s.v
+			c.Searches = append(c.Searches, s.best)
+		}
+	}
+	if v == nil {
+		return
+	}
+	sum, err := stats.Summarize(c.Searches, units.QPS)
+	if err != nil {
+		return
+	}
+	c.Rate, c.Lo, c.Hi = sum.Center, sum.Lo, sum.Hi
 }
 
 // judge says whether a probe held: p99 within the SLO, errors within the threshold, and

@@ -1,38 +1,38 @@
 package sweep
 
 import (
-	"strconv"
+	"math"
 	"testing"
 
 	"dbbench/runners/results"
-	"dbbench/runners/saturation"
 )
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// closedRep is a closed-loop slice at 64 clients with the given QPS and pool wait per
-// request (1000 requests).
-func closedRep(n int, qps, waitPerRequest float64) *results.Repetition {
-	return &results.Repetition{Rep: n, Requests: 1000, OK: 1000, QPS: qps, P99: 0.01,
-		PoolCounted: true, PoolWaitSeconds: 1000 * waitPerRequest, PoolWaits: 500,
-		Saturation: &saturation.Summary{Mode: saturation.Closed, Connections: 64, Window: 1, Elapsed: 1, Completed: 1000}}
+// A point's capacity is the median of its searches with the 95% interval of that
+// median: for six searches, their lowest and highest (97%).
+func TestSettleTakesTheMedianOfTheSearches(t *testing.T) {
+	v := &results.Variant{Capacity: &results.Capacity{SLO: 0.05}}
+	var all []*search
+	for i, best := range []float64{1000, 1100, 950, 1050, 1200, 1000} {
+		all = append(all, &search{v: v, n: i + 1, best: best})
+	}
+	other := &results.Variant{Capacity: &results.Capacity{}}
+	all = append(all, &search{v: other, n: 1, best: 5})
+	settle(v.Capacity, all)
+	c := v.Capacity
+	if len(c.Searches) != 6 || c.Rate != 1025 || c.Lo != 950 || c.Hi != 1200 {
+		t.Fatalf("capacity %+v: want the median 1025 of six searches in [950, 1200]", c)
+	}
+	// Too few searches for an interval: the median stands, the interval is open.
+	few := &results.Variant{Capacity: &results.Capacity{}}
+	settle(few.Capacity, []*search{{v: few, best: 10}, {v: few, best: 20}})
+	if few.Capacity.Rate != 15 || !math.IsInf(few.Capacity.Lo, -1) {
+		t.Fatalf("two searches: %+v", few.Capacity)
+	}
 }
 
-func TestRunsAtKeepsPoolsUpToTheLevelAndTheFirstAbove(t *testing.T) {
-	var points []*results.Variant
-	for _, pool := range []int{1, 2, 4, 8, 16} {
-		points = append(points, &results.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool})
-	}
-	var got []int
-	for _, v := range points {
-		if runsAt(v, points, 3) {
-			got = append(got, v.Pool)
-		}
-	}
-	if len(got) != 3 || got[2] != 4 {
-		t.Errorf("at 3 clients the points %v run, want 1, 2, 4", got)
-	}
-	if !isLargest(points[4], points) || isLargest(points[3], points) {
-		t.Error("largest pool misjudged")
+func TestSlicesCountsEveryProbe(t *testing.T) {
+	pl := PoolPlan{CeilingReps: 2, Searches: 6, Probes: 4}
+	if got := pl.Slices(10); got != 10*(2+24) {
+		t.Fatalf("Slices(10) = %d, want 260", got)
 	}
 }

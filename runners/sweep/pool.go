@@ -98,19 +98,18 @@ func (o PoolOptions) poolLists() map[string][]int {
 	return pools
 }
 
-// PoolEstimate is how long a pool sweep takes: per point, its check (about 1.5 s) and
-// the slices of its throughput and capacity steps, and the concurrency series of each
-// family's largest pool; each slice costs its lead-in and about 0.15 s besides.
+// PoolEstimate is how long a pool sweep takes: per point, its check (about 1.5 s plus
+// its round-trip count, each request a few round trips away) and its slices; each slice
+// costs its lead-in and about 0.2 s besides.
 func PoolEstimate(o PoolOptions) time.Duration {
 	pools := o.poolLists()
-	points, series := 0, 0
+	points := 0
 	for _, v := range o.Variants {
 		points += len(pools[v.Lang])
-		series += len(pools[v.Lang])
 	}
-	per := o.Run.Duration + run.DefaultLeadIn + 150*time.Millisecond
-	slices := points*(len(o.Plan.Levels)*o.Plan.Reps+o.Plan.Probes) + series*o.Plan.Reps
-	return time.Duration(points)*1500*time.Millisecond + time.Duration(slices)*per
+	per := o.Run.Duration + run.DefaultLeadIn + 200*time.Millisecond
+	check := 1500*time.Millisecond + time.Duration(o.Run.RoundtripRequests)*(2*time.Millisecond+4*o.Run.RTT)
+	return time.Duration(points)*check + time.Duration(o.Plan.Slices(points))*per
 }
 
 // Estimate is how long a sweep of points (variant × run) in runs takes, from what the

@@ -2,41 +2,29 @@ package sweep
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
-	"dbbench/runners/units"
 )
 
-// Production describes the deployment the advice is for.
-type Production struct {
-	Rate           float64       // peak arrival rate, requests per second per app instance
-	SLO            time.Duration // the p99 target
-	DBCores        int           // the database host's cores, for the rule of thumb
-	Spindles       int           // its effective spindles (1 for an SSD)
-	MaxConnections int           // the production server's max_connections
-	AppInstances   int           // how many app instances share it
-}
+// Within is how close the model must come to a measured capacity to be called right.
+const Within = 0.15
 
-// PoolPage builds the pool sweep's report: the recommendation first, then the capacity
-// at the SLO per pool, the closed-loop throughput and pool waits, and the USL fits.
-func PoolPage(r *results.Run, prod Production) *report.SweepPage {
+// PoolPage builds the pool sweep's report: per family, the smallest pool that holds the
+// need as measured, with the model's answer beside it; then each pool's measured and
+// predicted capacity, and how the sweep measured.
+func PoolPage(r *results.Run, need poolsize.Need) *report.SweepPage {
 	curves := Curves(r)
 	p := &report.SweepPage{Title: "dbbench pool sweep"}
-	p.Intro = poolIntro(r, prod)
-	rec := recommendation(curves, prod)
-	p.Answer = rec.Paragraphs[:len(curves)] // one sentence per family: the page's first lines
-	rec.Paragraphs = rec.Paragraphs[len(curves):]
-	p.Sections = append(p.Sections, rec, capacitySection(curves, prod))
 	for _, cv := range curves {
-		p.Sections = append(p.Sections, closedSection(cv))
+		p.Answer = append(p.Answer, adviceSentence(cv, Advise(cv, need)))
 	}
-	p.Sections = append(p.Sections, uslSection(curves, prod))
+	p.Intro = poolIntro(r, need)
+	p.Sections = append(p.Sections, capacitySection(curves, need), modelSection(curves, need))
 	if r.Status != "complete" {
 		p.Intro = append(p.Intro, fmt.Sprintf("This sweep is %s: %s", r.Status, r.Error))
 	}
@@ -44,13 +32,24 @@ func PoolPage(r *results.Run, prod Production) *report.SweepPage {
 	return p
 }
 
-func poolIntro(r *results.Run, prod Production) []string {
+func poolIntro(r *results.Run, need poolsize.Need) []string {
 	s := r.Settings
-	return []string{
-		fmt.Sprintf("Every pool size of each family ran at once (one target each), measured in slices of %s after a %s lead-in, interleaved across the points: closed-loop throughput, a concurrency series of the largest pool, then the capacity at the SLO, the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), found by bisection.",
-			orDash(pairingSlice(s)), orDash(pairingLeadIn(s)), prod.SLO, 100*s.MaxErrorRate),
-		"**The database, the app and the load generator share this machine's cores**: the capacities are this machine's, and each pool's figures include the others' contention for CPU. To size a pool for production, run the sweep with `--provider dsn` against a server like production's, from a machine like the app's.",
+	out := []string{}
+	if r.Command != "" {
+		out = append(out, "Made by `"+r.Command+"`.")
 	}
+	link := "on loopback"
+	if r.Link != nil {
+		link = fmt.Sprintf("%s between the targets and the database (%s added by a delay proxy, half each way; a COM_PING's round trip on the targets' path, %s direct)",
+			poolsize.Seconds(r.Link.Path), poolsize.Seconds(r.Link.Added), poolsize.Seconds(r.Link.Direct))
+	}
+	return append(out,
+		fmt.Sprintf("Every pool size of each family ran at once (one target each), %s. Each point's capacity is the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), "+
+			"found by independent bisections interleaved across the points, a probe being one slice of %s after a %s lead-in; "+
+			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the M/M/c queue of runners/poolsize on the hold a request of the family has alone.",
+			link, need.P99, 100*s.MaxErrorRate, orDash(pairingSlice(s)), orDash(pairingLeadIn(s))),
+		"**The database, the app and the load generator share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. The pools these sentences recommend are set by the distance and the rate, which the model and the measurement agree on; a production host's CPU is its own.",
+	)
 }
 
 func pairingSlice(s results.Settings) string {
@@ -74,33 +73,10 @@ func orDash(s string) string {
 	return s
 }
 
-// recommendation says, per family, the smallest pool that holds the rate at the SLO,
-// with its headroom, and what fits under max_connections.
-func recommendation(curves []Curve, prod Production) report.SweepSection {
-	thumb := RuleOfThumb(prod.DBCores, prod.Spindles)
-	per := PerInstance(prod.MaxConnections, prod.AppInstances)
-	sec := report.SweepSection{Heading: "Recommendation"}
-	t := report.Table{Head: []string{"variant", "recommended pool", "its capacity (req/s)", "headroom", "smaller pool", "per instance (max_connections)", "USL N* (pool)", "knee", "rule of thumb"}}
-	for _, cv := range curves {
-		a := Advise(cv, prod.Rate)
-		sec.Paragraphs = append(sec.Paragraphs, adviceSentence(cv, a, prod, per))
-		row := []string{cv.Family, "none holds", "-", "-", "-", fmt.Sprint(per), nstar(a.ByPool), fmt.Sprint(a.Knee), fmt.Sprint(thumb)}
-		if a.Pool > 0 {
-			row[1], row[2], row[3] = fmt.Sprint(a.Pool), fmt.Sprintf("%.0f", a.Capacity), fmt.Sprintf("%+.0f%%", 100*a.Headroom)
-		}
-		if a.Short > 0 {
-			row[4] = fmt.Sprintf("%d: %d req/s", a.Short, a.ShortCapacity)
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf(
-		"Rule of thumb (database cores × 2 + spindles): %d × 2 + %d = %d. The knee is the smallest pool within %.0f%% of the best closed-loop throughput; N* = √((1−σ)/κ) is where the Universal Scalability Law fitted to throughput against pool size peaks.",
-		prod.DBCores, prod.Spindles, thumb, 100*Within))
-	sec.Tables = []report.Table{t}
-	return sec
-}
-
-func adviceSentence(cv Curve, a Advice, prod Production, per int) string {
+// adviceSentence keeps the form scripts read, "the smallest pool that holds is **N**",
+// with the measured capacity and its interval, the model's pool, and the settings.
+func adviceSentence(cv Curve, a Advice) string {
+	n := a.Need
 	if a.Pool == 0 {
 		best := 0.0
 		for _, p := range cv.Points {
@@ -108,68 +84,120 @@ func adviceSentence(cv Curve, a Advice, prod Production, per int) string {
 				best = max(best, p.Capacity.Rate)
 			}
 		}
-		return fmt.Sprintf("%s: no pool holds %.0f req/s with p99 ≤ %v on this machine (the most any held: %.0f req/s); spread the load over more instances or a larger host.",
-			cv.Family, prod.Rate, prod.SLO, best)
+		s := fmt.Sprintf("%s: %s, no pool holds on this machine (the most any held: %.0f req/s)", cv.Family, n.Assumptions(), best)
+		if a.HasModel && a.Model.Pool > 0 {
+			s += fmt.Sprintf("; the model, which sizes the pool and not the host, needs %d", a.Model.Pool)
+		}
+		return s + "; spread the load over more instances or a larger host."
 	}
-	s := fmt.Sprintf("%s: at %.0f req/s with p99 ≤ %v, the smallest pool that holds is **%d**: its capacity there is %.0f req/s, headroom %+.0f%%",
-		cv.Family, prod.Rate, prod.SLO, a.Pool, a.Capacity, 100*a.Headroom)
-	if a.Short > 0 {
-		s += fmt.Sprintf("; pool %d holds only %d req/s", a.Short, a.ShortCapacity)
+	c := a.Capacity
+	s := fmt.Sprintf("%s: %s, the smallest pool that holds is **%d**: its capacity is %.0f req/s [%.0f, %.0f]",
+		cv.Family, n.Assumptions(), a.Pool, c.Rate, c.Lo, c.Hi)
+	if a.Undecided > 0 {
+		s += fmt.Sprintf(" (pool %d may hold too: its interval straddles %.0f req/s)", a.Undecided, n.Rate)
 	}
-	total := a.Pool * prod.AppInstances
-	fit := "fits"
-	if a.Pool > per {
-		fit = "does not fit"
+	s += "."
+	if a.HasModel {
+		m := a.Model
+		switch {
+		case m.Pool == a.Pool:
+			s += fmt.Sprintf(" The model agrees: a request holds its %s %s alone here, so %d carry %.0f req/s.", m.Hold.Resource, poolsize.Seconds(m.Hold.Seconds), m.Pool, m.Capacity)
+		case m.Pool > 0:
+			s += fmt.Sprintf(" The model, from a hold of %s per request, says %d.", poolsize.Seconds(m.Hold.Seconds), m.Pool)
+		}
+		if a.Pool < 2 {
+			s += " A pool of 1 is a risk: one slow query holds up every request; 2 are advised."
+		}
+		adv := m
+		adv.Pool = max(2, a.Pool)
+		s += " " + adv.Settings()
 	}
-	return s + fmt.Sprintf(". %d app instances × %d = %d connections %s under max_connections %d (%d per instance).",
-		prod.AppInstances, a.Pool, total, fit, prod.MaxConnections, per)
+	return s
 }
 
-// nstar is the fit's N*, "-" without a fit.
-func nstar(u *stats.USL) string {
-	switch {
-	case u == nil:
-		return "-"
-	case math.IsInf(u.NStar, 1):
-		return "∞"
-	}
-	return fmt.Sprintf("%.0f", u.NStar)
-}
-
-// capacitySection tables each point's capacity at the SLO, with the pool's waits at
-// that rate, and charts capacity against pool size.
-func capacitySection(curves []Curve, prod Production) report.SweepSection {
-	sec := report.SweepSection{Heading: fmt.Sprintf("Capacity at p99 ≤ %v", prod.SLO)}
-	t := report.Table{Head: []string{"variant", "pool", "capacity (req/s)", "p99 there (ms)", "pool wait per request there (ms)", "connections in use there, mean (max)", "probes"}}
-	chart := report.LineChart{Title: fmt.Sprintf("Capacity at p99 ≤ %v against pool size", prod.SLO),
-		XLabel: "pool size", YLabel: "req/s", LogX: true}
+// capacitySection tables each point's capacity with its interval, the model's beside
+// it, and charts both against pool size.
+func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
+	sec := report.SweepSection{Heading: fmt.Sprintf("Capacity at p99 ≤ %v", need.P99)}
+	t := report.Table{Head: []string{"variant", "pool", "capacity (req/s) [95%]", "model: pool's limit", "model: predicted", "predicted ÷ measured",
+		"p99 there (ms)", "connections in use there, mean (max)", "searches"}}
+	chart := report.LineChart{Title: fmt.Sprintf("Capacity at p99 ≤ %v against pool size", need.P99), XLabel: "pool size", YLabel: "req/s", LogX: true}
 	for _, cv := range curves {
-		s := report.Series{Name: familyName(cv.Family), Stmt: keyValue(cv.Family, "stmt"), Conn: keyValue(cv.Family, "conn")}
+		measured := report.Series{Name: familyName(cv.Family), Stmt: keyValue(cv.Family, "stmt"), Conn: keyValue(cv.Family, "conn")}
+		model := report.Series{Name: familyName(cv.Family) + " (model)", Stmt: keyValue(cv.Family, "stmt"), Conn: "per-request"}
 		for _, p := range cv.Points {
-			row := []string{cv.Family, fmt.Sprint(p.Pool), "-", "-", "-", "-", "-"}
-			switch {
-			case p.Invalid != "":
+			row := []string{cv.Family, fmt.Sprint(p.Pool), "-", "-", "-", "-", "-", "-", "-"}
+			if p.Invalid != "" {
 				row[2] = "invalid: " + p.Invalid
-			case p.Capacity != nil:
-				row[2] = fmt.Sprintf("%.0f", p.Capacity.Rate)
-				row[6] = probes(p.Capacity)
-				s.X, s.Y = append(s.X, float64(p.Pool)), append(s.Y, p.Capacity.Rate)
+			} else if c := p.Capacity; c != nil {
+				row[2] = capacityText(c)
+				row[8] = searches(c)
+				measured.X, measured.Y = append(measured.X, float64(p.Pool)), append(measured.Y, c.Rate)
+			}
+			if pred, limit, ok := Predicted(cv, p, need); ok {
+				row[3], row[4] = fmt.Sprintf("%.0f", limit), fmt.Sprintf("%.0f", pred)
+				if p.Capacity != nil && p.Capacity.Rate > 0 {
+					row[5] = fmt.Sprintf("%.2f", pred/p.Capacity.Rate)
+				}
+				model.X, model.Y = append(model.X, float64(p.Pool)), append(model.Y, pred)
 			}
 			if rep := p.AtCapacity; rep != nil {
-				n := float64(max(rep.Requests, 1))
-				row[3] = fmt.Sprintf("%.1f", 1e3*rep.P99)
+				row[6] = fmt.Sprintf("%.1f", 1e3*rep.P99)
 				if rep.PoolCounted {
-					row[4] = fmt.Sprintf("%.3f", 1e3*rep.PoolWaitSeconds/n)
-					row[5] = fmt.Sprintf("%.1f (%d)", rep.PoolInUseMean, rep.PoolInUseMax)
+					row[7] = fmt.Sprintf("%.1f (%d)", rep.PoolInUseMean, rep.PoolInUseMax)
 				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		chart.Series = append(chart.Series, s)
+		chart.Series = append(chart.Series, measured, model)
 	}
-	sec.Paragraphs = []string{"Each rate was held for one slice; a probe failed on its p99, its errors, or a shortfall or growing backlog (past capacity). Probes lists the rates tried, ✓ held, ✗ did not."}
+	sec.Paragraphs = []string{
+		"A probe holds a rate for one slice and fails on its p99, its errors, or a shortfall or growing backlog (past capacity). Searches lists each bisection's highest rate that held. " +
+			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99; " +
+			"predicted is that limit or the most any pool of the family held here, whichever is lower: the model sizes the pool, and the host's CPU caps every pool alike.",
+		modelVerdict(curves, need),
+	}
 	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}
 	return sec
+}
+
+// modelVerdict counts the points whose prediction is within Within of the measurement.
+func modelVerdict(curves []Curve, need poolsize.Need) string {
+	in, all := 0, 0
+	for _, cv := range curves {
+		for _, p := range cv.Points {
+			pred, _, ok := Predicted(cv, p, need)
+			if !ok || p.Capacity == nil || p.Capacity.Rate <= 0 || p.Invalid != "" {
+				continue
+			}
+			all++
+			if r := pred / p.Capacity.Rate; r >= 1-Within && r <= 1+Within {
+				in++
+			}
+		}
+	}
+	if all == 0 {
+		return "No point has both a measured capacity and a model's."
+	}
+	return fmt.Sprintf("The model is within ±%.0f%% of the measured capacity at %d of %d points.", 100*Within, in, all)
+}
+
+func capacityText(c *results.Capacity) string {
+	if len(c.Searches) == 0 {
+		return fmt.Sprintf("%.0f (one search)", c.Rate)
+	}
+	return fmt.Sprintf("%.0f [%.0f, %.0f]", c.Rate, c.Lo, c.Hi)
+}
+
+func searches(c *results.Capacity) string {
+	if len(c.Searches) == 0 {
+		return probes(c)
+	}
+	var out []string
+	for _, s := range c.Searches {
+		out = append(out, fmt.Sprintf("%.0f", s))
+	}
+	return strings.Join(out, " ")
 }
 
 func probes(c *results.Capacity) string {
@@ -186,98 +214,27 @@ func probes(c *results.Capacity) string {
 	return strings.Join(out, " ")
 }
 
-// closedSection tables a family's closed-loop slices: throughput, p99 and the time
-// requests waited for a pool connection, per pool and client count.
-func closedSection(cv Curve) report.SweepSection {
-	sec := report.SweepSection{Heading: "Closed loop: " + cv.Family}
-	t := report.Table{Head: []string{"pool", "clients", "QPS", "p99 ms", "pool wait per request (ms)", "waits per request", "in use, mean (max)", "Threads_running", "note"}}
-	for _, p := range cv.Points {
-		for _, c := range sortedLevels(p.Levels) {
-			l := p.Levels[c]
-			row := []string{fmt.Sprint(p.Pool), fmt.Sprint(c), fmt.Sprintf("%.0f", median(l.QPS)), fmt.Sprintf("%.2f", 1e3*median(l.P99)),
-				"n/a", "n/a", "n/a", fmt.Sprintf("%.1f", median(l.Threads)), ""}
-			if len(l.WaitSeconds) > 0 {
-				row[4], row[5] = fmt.Sprintf("%.3f", 1e3*median(l.WaitSeconds)), fmt.Sprintf("%.2f", median(l.Waits))
-				row[6] = fmt.Sprintf("%.1f (%d)", median(l.InUseMean), l.InUseMax)
-			}
-			if l.Saturation.Marked() {
-				row[8] = l.Saturation.State
-			}
-			t.Rows = append(t.Rows, row)
-		}
-	}
-	sec.Paragraphs = []string{"Medians of the slices. A pool wait is database/sql's: a request found every connection of the pool busy and waited for one (php-fpm has no such count: its requests queue before a worker, n/a). A point marked queueing spent most of its requests' time waiting: its QPS is the throughput of that pool, its p99 the length of the queue."}
-	sec.Tables = []report.Table{t}
-	return sec
-}
-
-func sortedLevels(m map[int]*Level) []int {
-	var out []int
-	for c := range m {
-		out = append(out, c)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// uslSection charts the closed-loop throughput against pool size and against
-// concurrency with the Universal Scalability Law fitted to each.
-func uslSection(curves []Curve, prod Production) report.SweepSection {
-	sec := report.SweepSection{Heading: "Universal Scalability Law"}
-	sec.Paragraphs = []string{"X(N) = λN / (1 + σ(N−1) + κN(N−1)): σ is contention (serialised work), κ coherency (the cost of keeping N in step); throughput peaks at N* = √((1−σ)/κ). Fitted by least squares on log throughput (runners/stats/usl.go) to the median closed-loop throughput of each pool at the top client count, and of the largest pool at each client count."}
-	t := report.Table{Head: []string{"variant", "against", "λ (req/s per unit)", "σ", "κ", "N*", "R²"}}
+// modelSection shows each family's hold: as measured here, split into its round trips
+// and the rest, and moved to the production distance the need states.
+func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
+	sec := report.SweepSection{Heading: "The model's input: what a request holds"}
+	t := report.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
 	for _, cv := range curves {
-		a := Advise(cv, prod.Rate)
-		if a.ByPool != nil {
-			t.Rows = append(t.Rows, uslRow(cv.Family, fmt.Sprintf("pool size (%d clients)", cv.Top()), a.ByPool.Lambda, a.ByPool.Sigma, a.ByPool.Kappa, a.ByPool.NStar, a.ByPool.R2))
-			sec.Charts = append(sec.Charts, uslChart(cv.Family+": QPS against pool size", "pool size", cv, true, a))
+		h, ok := cv.Hold()
+		if !ok {
+			continue
 		}
-		if a.ByClients != nil {
-			t.Rows = append(t.Rows, uslRow(cv.Family, fmt.Sprintf("clients (pool %d)", cv.Largest().Pool), a.ByClients.Lambda, a.ByClients.Sigma, a.ByClients.Kappa, a.ByClients.NStar, a.ByClients.R2))
-			sec.Charts = append(sec.Charts, uslChart(cv.Family+": QPS against clients", "client connections", cv, false, a))
-		}
-		sec.Paragraphs = append(sec.Paragraphs, a.FitErrors...)
+		trips := h.RoundTrips * h.RTT
+		there := h.At(need.RTT)
+		t.Rows = append(t.Rows, []string{cv.Family, h.Resource, fmt.Sprintf("%.2g", h.RoundTrips),
+			fmt.Sprintf("%s [%s, %s]", poolsize.Seconds(h.Seconds), poolsize.Seconds(h.Lo), poolsize.Seconds(h.Hi)),
+			poolsize.Seconds(trips), poolsize.Seconds(h.Seconds - trips), poolsize.Seconds(there.Seconds), poolsize.Seconds(h.P99)})
 	}
+	sec.Paragraphs = []string{"Each point's round trips are counted with requests sent one at a time; a Go request holds its connection while its commands wait on the database " +
+		"(timed at the counting proxy), a PHP request its child or worker for all of its latency. The family's hold is the median point's. " +
+		"At another distance the hold moves by one round-trip time per round trip (runners/poolsize)."}
 	sec.Tables = []report.Table{t}
 	return sec
-}
-
-func uslRow(family, against string, lambda, sigma, kappa, nstar, r2 float64) []string {
-	n := fmt.Sprintf("%.0f", nstar)
-	if math.IsInf(nstar, 1) {
-		n = "∞ (κ = 0: no peak)"
-	}
-	return []string{family, against, fmt.Sprintf("%.0f", lambda), fmt.Sprintf("%.3f", sigma), fmt.Sprintf("%.5f", kappa), n, fmt.Sprintf("%.3f", r2)}
-}
-
-// uslChart draws the measured points and the fitted curve.
-func uslChart(title, xlabel string, cv Curve, byPool bool, a Advice) report.LineChart {
-	c := report.LineChart{Title: title, XLabel: xlabel, YLabel: units.QPS, LogX: true}
-	measured := report.Series{Name: "measured"}
-	fit := a.ByClients
-	if byPool {
-		fit = a.ByPool
-		top := cv.Top()
-		for _, p := range cv.Points {
-			if l := p.Levels[top]; l != nil && p.Invalid == "" && p.Pool <= top {
-				measured.X, measured.Y = append(measured.X, float64(p.Pool)), append(measured.Y, median(l.QPS))
-			}
-		}
-	} else {
-		l := cv.Largest()
-		for _, n := range sortedLevels(l.Levels) {
-			measured.X, measured.Y = append(measured.X, float64(n)), append(measured.Y, median(l.Levels[n].QPS))
-		}
-	}
-	curve := report.Series{Name: fmt.Sprintf("USL fit (σ %.3f, κ %.5f)", fit.Sigma, fit.Kappa)}
-	if len(measured.X) > 0 {
-		lo, hi := slices.Min(measured.X), slices.Max(measured.X)
-		for x := lo; x <= hi*1.0001; x *= math.Pow(2, 0.25) {
-			curve.X, curve.Y = append(curve.X, x), append(curve.Y, fit.Predict(x))
-		}
-	}
-	c.Series = []report.Series{measured, curve}
-	return c
 }
 
 func environment(env map[string]string) report.SweepSection {
@@ -310,3 +267,5 @@ func familyName(family string) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

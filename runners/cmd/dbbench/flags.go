@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"dbbench/runners/secret"
 )
 
 // A flagSet is one command's flags. Each numeric flag carries the rule its values must
@@ -190,6 +192,12 @@ func (f *flagSet) named(flag string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: --%s: %v", errUsage, f.cmd, flag, err)
+}
+
+// command is the command line as typed, for a report to say what made it; a DSN's
+// password is masked (secret.Scrub), as everywhere else.
+func (f *flagSet) command(args []string) string {
+	return secret.Scrub("dbbench " + f.cmd + " " + strings.Join(args, " "))
 }
 
 // noArgs refuses positional arguments.

@@ -93,7 +93,7 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, PoolNeed: pn.need(fs, *rtt).Stored(),
+		RTT: *rtt, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
 	}}.run, nil
 }
 

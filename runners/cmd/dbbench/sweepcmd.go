@@ -7,9 +7,11 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"dbbench/runners/matrix"
+	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
 	"dbbench/runners/run"
 	"dbbench/runners/sweep"
@@ -70,18 +72,22 @@ func (f *sweepFlags) resolve(fs *flagSet) (*matrix.Matrix, run.Options, string, 
 
 func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	var sf sweepFlags
-	sf.register(fs, "pool", 500*time.Millisecond, time.Second, 3)
+	sf.register(fs, "pool", 500*time.Millisecond, time.Second, sweep.DefaultCeilingReps)
 	variants := fs.String("variants", sweep.DefaultPoolVariants, anything, "comma-separated variant keys without pool")
 	pools := fs.String("pools", "", anything, "pool sizes per lang, like 'go=1,4,16;php=1,4' (default: the matrix's pool_sweep)")
-	concurrency := fs.String("concurrency", "256", anything, "closed-loop client connections of the throughput step (the USL against pool size is fitted at the highest)")
-	rate := fs.Float("rate", 2000, above0, "the peak arrival rate to size for, requests per second per app instance")
-	slo := fs.Duration("slo-p99", 50*time.Millisecond, above0, "the p99 target the capacity search holds")
-	probes := fs.Int("probes", 6, atLeast(1), "bisection rounds of the capacity search (each halves the interval)")
+	concurrency := fs.String("concurrency", "64", anything, "closed-loop client connections of the ceiling step, the top of each capacity search (of a list, the largest)")
+	rate := fs.Float("rate", defaultPoolRate, above0, "the peak arrival rate to size for, requests per second per app instance")
+	slo := fs.Duration("slo-p99", defaultPoolP99, above0, "the p99 target the capacity search holds")
+	rtt := fs.Duration("rtt", defaultPoolRTT, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): the distance to production's database")
+	searches := fs.Int("searches", sweep.DefaultSearches, atLeast(1), "independent capacity searches per pool (6 give a 97% interval of their median)")
+	probes := fs.Int("probes", sweep.DefaultProbes, atLeast(1), "bisection rounds of each capacity search (each halves its bracket)")
 	openConns := fs.Int("open-connections", 256, atLeast(1), "connections of the open-loop generator in the capacity search: enough for the rate times the p99")
-	appInstances := fs.Int("app-instances", 4, atLeast(1), "app instances sharing the database, for the max_connections advice")
-	maxConns := fs.Int("max-connections", 151, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
-	cores := fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "database cores, for the rule of thumb (default: this host's)")
-	spindles := fs.Int("spindles", 1, atLeast0, "database spindles, for the rule of thumb (1 for an SSD)")
+	appInstances := fs.Int("app-instances", defaultInstances, atLeast(1), "app instances sharing the database, for the max_connections advice")
+	maxConns := fs.Int("max-connections", defaultMaxConns, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
+	// Kept so that older command lines still run: the rule of thumb they fed is no
+	// longer part of the advice, which the measured capacities and the model give.
+	fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "ignored (the rule of thumb it fed is no longer part of the advice)")
+	fs.Int("spindles", 1, atLeast0, "ignored (the rule of thumb it fed is no longer part of the advice)")
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
@@ -104,11 +110,13 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, fs.named("pools", err)
 	}
-	// The round trips do not depend on the pool: a short capture keeps the check quick.
-	ro.RoundtripRequests = 20
+	need := poolsize.Need{Rate: *rate, P99: *slo, RTT: *rtt, Instances: *appInstances, MaxConnections: *maxConns}
+	// The hold a pool is sized from is measured by the round-trip count's requests,
+	// one at a time: enough of them for a mean with a narrow interval.
+	ro.RoundtripRequests, ro.RTT, ro.PoolNeed, ro.Command = 50, *rtt, need.Stored(), fs.command(args)
 	po := sweep.PoolOptions{Run: ro, Variants: vs, Pools: pl, Out: dir, Plan: sweep.PoolPlan{
-		Levels: levels, Reps: *sf.reps, SLO: *slo, Probes: *probes, OpenConnections: *openConns, Seed: *sf.seed}}
-	prod := sweep.Production{Rate: *rate, SLO: *slo, DBCores: *cores, Spindles: *spindles, MaxConnections: *maxConns, AppInstances: *appInstances}
+		Connections: slices.Max(levels), CeilingReps: *sf.reps, SLO: *slo, Searches: *searches, Probes: *probes,
+		OpenConnections: *openConns, Seed: *sf.seed}}
 	reportOnly := *sf.reportOnly
 	return func(ctx context.Context, stdout, stderr io.Writer) error {
 		var runErr error
@@ -121,7 +129,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
-		return writeSweep(stdout, dir, sweep.PoolPage(r, prod), runErr)
+		return writeSweep(stdout, dir, sweep.PoolPage(r, need), runErr)
 	}, nil
 }
 
