@@ -72,9 +72,9 @@ func TestDefaultPoolSweepExpandsFromTheMatrix(t *testing.T) {
 			t.Errorf("expanded variant is not in the matrix: %v", err)
 		}
 	}
-	// go: 9 pools, php: 7, two families each. make pool-sweep's time is computed from it.
-	if len(got) != 32 {
-		t.Fatalf("default pool sweep has %d points, want 32", len(got))
+	// go: 6 pools, php: 5, two families each. make pool-sweep's time is computed from it.
+	if len(got) != 22 {
+		t.Fatalf("default pool sweep has %d points, want 22", len(got))
 	}
 }
 
