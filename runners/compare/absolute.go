@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 
+	"dbbench/runners/stats"
 	"dbbench/runners/units"
 	"dbbench/runners/yardstick"
 )
@@ -36,7 +37,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 				continue // a figure of 0 has no relative change
 			}
 			asIs, _ := fromTwoSample(e)
-			cands = append(cands, absCand{k, unit, median(a), median(b), asIs, normalise(asIs, unit, n)})
+			cands = append(cands, absCand{k, unit, stats.Median(a), stats.Median(b), asIs, normalise(asIs, unit, n)})
 		}
 	}
 	spread := betweenRunSpread(cands, res)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -57,7 +58,7 @@ func countRows(old, new *results.Run, p pairing, res *Result) []Row {
 			case len(a) == 0 || len(b) == 0:
 				continue
 			}
-			ma, mb := median(a), median(b)
+			ma, mb := stats.Median(a), stats.Median(b)
 			d := mb - ma
 			row := Row{Kind: Count, Variant: k, Unit: x.Unit, Old: Num(ma), New: Num(mb), Verdict: Unchanged}
 			if math.Abs(d) > x.Abs && math.Abs(d) > x.Rel*math.Abs(ma) {
@@ -119,15 +120,6 @@ func commandRows(key string, o, n *results.Variant) []Row {
 func point(old, new float64) Change {
 	r := Num(ratio(old, new) - 1)
 	return Change{Lo: r, Mid: r, Hi: r}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ratio is new/old, 1 when both are 0 and +Inf when only old is (a count that appeared).

@@ -1,10 +1,6 @@
 package saturation
 
-import (
-	"slices"
-
-	"dbbench/runners/stats"
-)
+import "dbbench/runners/stats"
 
 // steady is the completions of the timeline's slices after the first and the seconds
 // they span. The first slice is left out because it is short by the requests in flight
@@ -65,7 +61,7 @@ func (s Summary) backlog() (growing bool, start, end float64, ok bool) {
 		return false, 0, 0, false
 	}
 	k := max(1, len(y)/3)
-	start, end = median(y[:k]), median(y[len(y)-k:])
+	start, end = stats.Median(y[:k]), stats.Median(y[len(y)-k:])
 	tr, err := stats.TheilSen(x, y)
 	if err != nil || !tr.HasInterval() {
 		return false, start, end, true
@@ -113,13 +109,4 @@ func share(part, whole int64) float64 {
 		return 0
 	}
 	return float64(part) / float64(whole)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"dbbench/runners/report"
+	"dbbench/runners/stats"
 )
 
 // WriteReport judges the soak in dir and writes its report.md and report.html.
@@ -183,7 +184,7 @@ func loadSection(f *File) report.SweepSection {
 		}
 		if reqs > 0 {
 			failed = fmt.Sprintf("%.0f of %.0f", errs, reqs)
-			p99 = FormatValue(median(p99s), "s")
+			p99 = FormatValue(stats.Median(p99s), "s")
 		}
 		t.Rows = append(t.Rows, []string{v.Key, fmt.Sprint(v.Connections), capQPS, capP99, fmt.Sprintf("%.0f", v.Rate), achieved, failed, p99, v.Died})
 	}

@@ -173,7 +173,7 @@ func Judge(s *Series, warmup float64) Verdict {
 	}
 	v := Verdict{N: len(pts)}
 	if len(pts) > 0 {
-		v.Median = median(values(pts))
+		v.Median = stats.Median(values(pts))
 	}
 	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
 	tr, err := trend(pts)
@@ -309,7 +309,7 @@ func judgeAchieved(achieved, offered []Point) Verdict {
 		got += achieved[i].Value
 		want += offered[i].Value
 	}
-	v.Median = median(values(achieved))
+	v.Median = stats.Median(values(achieved))
 	v.Ratio = got / want
 	if v.Ratio < MinAchieved {
 		v.Verdict = Short
@@ -332,7 +332,7 @@ func judgeErrors(failed, requests []Point) Verdict {
 		bad += failed[i].Value
 		all += requests[i].Value
 	}
-	v.Median = median(values(failed))
+	v.Median = stats.Median(values(failed))
 	if all > 0 {
 		v.Ratio = bad / all
 	}
@@ -364,18 +364,6 @@ func values(pts []Point) []float64 {
 		out[i] = p.Value
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func perHour(perSecond float64, unit string) string { return signed(perSecond*3600, unit) + "/h" }

@@ -26,7 +26,7 @@ func BootstrapMedianRatio(ratios []float64) (RatioEstimate, error) {
 		return RatioEstimate{}, err
 	}
 	sorted := slices.Sorted(slices.Values(logs))
-	e := RatioEstimate{Method: BootstrapMedian, N: len(logs), Ratio: math.Exp(median(sorted))}
+	e := RatioEstimate{Method: BootstrapMedian, N: len(logs), Ratio: math.Exp(sortedMedian(sorted))}
 	if e.N < MinPairs {
 		return e.withoutInterval(), nil
 	}

@@ -142,9 +142,5 @@ func resampleMedian(rng *rand.Rand, xs, buf []float64) float64 {
 		buf[i] = xs[rng.IntN(len(xs))]
 	}
 	slices.Sort(buf)
-	n := len(buf)
-	if n%2 == 1 {
-		return buf[n/2]
-	}
-	return (buf[n/2-1] + buf[n/2]) / 2
+	return sortedMedian(buf)
 }

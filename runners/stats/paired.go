@@ -54,7 +54,7 @@ func PairedRatio(ratios []float64) (RatioEstimate, error) {
 		return RatioEstimate{}, err
 	}
 	walsh := walshAverages(logs)
-	e := RatioEstimate{Method: HodgesLehmann, N: len(logs), Ratio: math.Exp(median(walsh))}
+	e := RatioEstimate{Method: HodgesLehmann, N: len(logs), Ratio: math.Exp(sortedMedian(walsh))}
 	k, conf := signedRankK(len(logs), Confidence)
 	if k == 0 {
 		return e.withoutInterval(), nil
@@ -122,14 +122,4 @@ func walshAverages(x []float64) []float64 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// median returns the median of sorted values: the mean of the middle two for an even
-// count.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

@@ -10,17 +10,15 @@ import (
 const madScale = 1.4826
 
 // RobustSD is 1.4826 × the median absolute deviation of xs about their median: a
-// standard deviation that a few values far off barely move. 0 for no values.
+// standard deviation that a few values far off barely move. NaN for no values, 0 for
+// one. xs is not modified.
 func RobustSD(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
 	s := slices.Sorted(slices.Values(xs))
-	mid := median(s)
+	mid := sortedMedian(s)
 	dev := make([]float64, len(s))
 	for i, x := range s {
 		dev[i] = math.Abs(x - mid)
 	}
 	slices.Sort(dev)
-	return madScale * median(dev)
+	return madScale * sortedMedian(dev)
 }

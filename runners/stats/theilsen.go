@@ -61,7 +61,7 @@ func theilSen(x, y []float64, serial bool, conf float64) (Trend, error) {
 		return Trend{}, fmt.Errorf("theil-sen: all %d points have x = %v, want at least two different x", len(x), x[0])
 	}
 	slices.Sort(slopes)
-	t := Trend{N: len(x), Pairs: len(slopes), Slope: median(slopes)}
+	t := Trend{N: len(x), Pairs: len(slopes), Slope: sortedMedian(slopes)}
 	residuals := make([]float64, len(x))
 	for i := range x {
 		residuals[i] = y[i] - t.Slope*x[i]
@@ -75,7 +75,7 @@ func theilSen(x, y []float64, serial bool, conf float64) (Trend, error) {
 		varS *= effectiveSizeFactor(t.Rho, len(x))
 	}
 	slices.Sort(residuals)
-	t.Intercept = median(residuals)
+	t.Intercept = sortedMedian(residuals)
 
 	c := normalQuantile(1-(1-conf)/2) * math.Sqrt(varS)
 	lo := int(math.Round((float64(len(slopes)) - c) / 2))
