@@ -5,7 +5,6 @@ import (
 
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
-	"dbbench/runners/yardstick"
 )
 
 // absoluteUnits are the figures that move with the machine's speed.
@@ -32,7 +31,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 			if len(a) == 0 || len(b) == 0 {
 				continue // not measured (CPU of a server on another host)
 			}
-			e, err := yardstick.TwoSampleRatio(a, b)
+			e, err := stats.TwoSampleRatio(a, b)
 			if err != nil {
 				continue // a figure of 0 has no relative change
 			}

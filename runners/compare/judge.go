@@ -5,7 +5,6 @@ import (
 
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
-	"dbbench/runners/yardstick"
 )
 
 // est is a ratio and its interval, for arithmetic; lo = 0 and hi = +Inf when there is
@@ -14,7 +13,7 @@ type est struct{ ratio, lo, hi float64 }
 
 func (e est) hasInterval() bool { return e.lo > 0 && !math.IsInf(e.hi, 1) }
 
-func fromTwoSample(e yardstick.Estimate) (est, Estimate) {
+func fromTwoSample(e stats.TwoSampleEstimate) (est, Estimate) {
 	return est{e.Ratio, e.Lo, e.Hi}, Estimate{Method: e.Method, N: e.Old + e.New, Ratio: Num(e.Ratio), Lo: Num(e.Lo), Hi: Num(e.Hi), Warnings: e.Warnings}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 	"dbbench/runners/units"
 	"dbbench/runners/yardstick"
 )
@@ -128,7 +129,7 @@ func hellos(p pairing, n norm, noise float64) []Hello {
 		if o.DB {
 			continue
 		}
-		e, err := yardstick.TwoSampleRatio(values(o, units.QPS), values(nv, units.QPS))
+		e, err := stats.TwoSampleRatio(values(o, units.QPS), values(nv, units.QPS))
 		if err != nil {
 			continue // a hello without QPS figures is not a yardstick
 		}

@@ -9,7 +9,6 @@ import (
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
-	"dbbench/runners/yardstick"
 )
 
 // ratioUnits are the figures of a comparison the report's answers rest on.
@@ -51,7 +50,7 @@ func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, uni
 	if base == nil || other == nil {
 		return est{}, Estimate{}, fmt.Errorf("a side is not valid")
 	}
-	e, err := yardstick.TwoSampleRatio(values(base, unit), values(other, unit))
+	e, err := stats.TwoSampleRatio(values(base, unit), values(other, unit))
 	if err != nil {
 		return est{}, Estimate{}, err
 	}

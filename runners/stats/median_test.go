@@ -41,6 +41,7 @@ func TestEmptyInput(t *testing.T) {
 		"ChangeOf":             func() error { _, err := ChangeOf(nil, nil, "req/s", DefaultNoise); return err },
 		"PairedRatio":          func() error { _, err := PairedRatio(nil); return err },
 		"BootstrapMedianRatio": func() error { _, err := BootstrapMedianRatio(nil); return err },
+		"TwoSampleRatio":       func() error { _, err := TwoSampleRatio(nil, nil); return err },
 		"TheilSen":             func() error { _, err := TheilSen(nil, nil); return err },
 		"TheilSenSerial":       func() error { _, err := TheilSenSerial(nil, nil, Confidence); return err },
 		"FitUSL":               func() error { _, err := FitUSL(nil, nil); return err },

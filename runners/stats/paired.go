@@ -102,14 +102,24 @@ func logRatios(ratios []float64) ([]float64, error) {
 	if len(ratios) == 0 {
 		return nil, fmt.Errorf("paired ratios: none given")
 	}
-	logs := make([]float64, len(ratios))
-	for i, r := range ratios {
-		if !(r > 0) || math.IsInf(r, 1) {
-			return nil, fmt.Errorf("paired ratios: ratio %d is %v, want a finite number > 0", i+1, r)
-		}
-		logs[i] = math.Log(r)
+	logs, err := positiveLogs(ratios, "ratio")
+	if err != nil {
+		return nil, fmt.Errorf("paired ratios: %w", err)
 	}
 	return logs, nil
+}
+
+// positiveLogs returns the natural logarithms of xs, each finite and > 0; what names
+// one value in the error, "ratio 3 is 0".
+func positiveLogs(xs []float64, what string) ([]float64, error) {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x > 0) || math.IsInf(x, 1) {
+			return nil, fmt.Errorf("%s %d is %v, want a finite number > 0", what, i+1, x)
+		}
+		out[i] = math.Log(x)
+	}
+	return out, nil
 }
 
 // walshAverages returns the n(n+1)/2 averages (x_i + x_j)/2, i <= j, sorted.

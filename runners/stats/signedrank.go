@@ -61,9 +61,3 @@ func signedRankCDF(n int) []float64 {
 	}
 	return cdf
 }
-
-// normalQuantile is the standard normal quantile function Φ⁻¹(p).
-func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
-
-// normalCDF is the standard normal distribution function Φ(x).
-func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

@@ -5,9 +5,9 @@
 // Reports built on this package print the same centers, intervals and `~` as
 // `benchstat bench.txt` prints for the same samples.
 //
-// It also estimates the ratio of a comparison measured as pairs (PairedRatio), the
-// trend of a series (TheilSen), and queues for pool sizing (ErlangC); README.md lists
-// every method with its use and reference.
+// It also estimates the ratio of a comparison measured as pairs (PairedRatio) or as two
+// independent samples (TwoSampleRatio), the trend of a series (TheilSen), and queues for
+// pool sizing (ErlangC); README.md lists every method with its use and reference.
 package stats
 
 import (

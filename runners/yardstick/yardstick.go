@@ -52,26 +52,26 @@ func Summary(y *results.Yardstick) (stats.Summary, error) {
 // Ratio is how fast new's machine was relative to old's: old trial time over new trial
 // time (above 1: the new machine is faster), with a 95% interval. A run's speed is its
 // trials pooled over all its readings (start, between languages, end), the same span
-// of time as its figures; the estimate is TwoSampleRatio of the trial times, inverted.
+// of time as its figures; the estimate is stats.TwoSampleRatio of the trial times, inverted.
 // Pooling treats the trials as exchangeable: a machine whose speed drifts during a run
 // widens the interval through the spread of its trials, but a drift between readings
 // counts as many trials' worth of evidence, not as few readings'. ErrMissing (wrapped)
 // when either run has no trials; an error when the two measured different work.
-func Ratio(old, new *results.Yardstick) (Estimate, error) {
+func Ratio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
 	to, err := Trials(old)
 	if err != nil {
-		return Estimate{}, fmt.Errorf("old run: %w", err)
+		return stats.TwoSampleEstimate{}, fmt.Errorf("old run: %w", err)
 	}
 	tn, err := Trials(new)
 	if err != nil {
-		return Estimate{}, fmt.Errorf("new run: %w", err)
+		return stats.TwoSampleEstimate{}, fmt.Errorf("new run: %w", err)
 	}
 	if old.Work != new.Work {
-		return Estimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", old.Work, new.Work)
+		return stats.TwoSampleEstimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", old.Work, new.Work)
 	}
-	e, err := TwoSampleRatio(to, tn) // new time / old time
+	e, err := stats.TwoSampleRatio(to, tn) // new time / old time
 	if err != nil {
-		return Estimate{}, fmt.Errorf("yardstick trials: %w", err)
+		return stats.TwoSampleEstimate{}, fmt.Errorf("yardstick trials: %w", err)
 	}
 	return e.Inverse(), nil
 }
