@@ -43,7 +43,7 @@ func (r *Result) header(b *strings.Builder) {
 		name string
 		i    RunInfo
 	}{{"old", r.Old}, {"new", r.New}} {
-		fmt.Fprintf(b, "  %s: started %s, preset %s, %s", s.name, s.i.Started.UTC().Format(time.DateTime+" MST"), orDash(s.i.Preset), orDash(s.i.Status))
+		fmt.Fprintf(b, "  %s: started %s, preset %s, %s", s.name, s.i.Started.UTC().Format(time.DateTime+" MST"), units.OrDash(s.i.Preset), units.OrDash(s.i.Status))
 		if s.i.Commit != "" {
 			fmt.Fprintf(b, ", commit %s", abbrev(s.i.Commit, 12))
 		}
@@ -59,7 +59,7 @@ func (r *Result) environmentText(b *strings.Builder) {
 			fmt.Fprintf(b, "%s: the same\n", title)
 			return
 		}
-		fmt.Fprintf(b, "%s: %d %s\n", title, len(ds), plural(len(ds), "key differs", "keys differ"))
+		fmt.Fprintf(b, "%s: %d %s\n", title, len(ds), units.Plural(len(ds), "key differs", "keys differ"))
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, d := range ds {
 			fmt.Fprintf(tw, "  %s\t%s\t→ %s\n", d.Key, shown(d.Old), shown(d.New))
@@ -74,7 +74,7 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	y := r.Yardstick
 	trial := ""
 	if y.Old != nil && y.New != nil {
-		trial = fmt.Sprintf(" (a trial of the fixed work: old %s, new %s, medians of %d and %d)", ms(float64(y.Old.Median)), ms(float64(y.New.Median)), y.Old.Trials, y.New.Trials)
+		trial = fmt.Sprintf(" (a trial of the fixed work: old %s, new %s, medians of %d and %d)", units.Millis(float64(y.Old.Median)), units.Millis(float64(y.New.Median)), y.Old.Trials, y.New.Trials)
 	}
 	switch {
 	case y.Normalised && y.Moved:
@@ -144,8 +144,8 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			names = append(names, short(k))
 		}
 		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails\n",
-			g.Regressions, plural(g.Regressions, "regression", "regressions"), g.CountChanges, plural(g.CountChanges, "change", "changes"),
-			len(names), plural(len(names), "variant", "variants"), strings.Join(names, ", "))
+			g.Regressions, units.Plural(g.Regressions, "regression", "regressions"), g.CountChanges, units.Plural(g.CountChanges, "change", "changes"),
+			len(names), units.Plural(len(names), "variant", "variants"), strings.Join(names, ", "))
 	} else {
 		b.WriteString("gate: no regression survives normalisation and no count changed: --fail-on regression passes\n")
 	}
@@ -189,7 +189,7 @@ func (r *Result) tables(b *strings.Builder) {
 		for _, row := range rows {
 			labels := strings.Join(append(append([]string{}, row.Labels...), row.Warnings...), "; ")
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Verdict, subject(row), metric(row),
-				value(row, row.Old), value(row, row.New), pct(float64(row.AsIs.Mid)), judged(row), labels)
+				value(row, row.Old), value(row, row.New), units.RatioChange(float64(row.AsIs.Mid)), judged(row), labels)
 		}
 		tw.Flush()
 		b.WriteString("\n")
@@ -226,10 +226,10 @@ func metric(r Row) string {
 // else the interval of the relative change.
 func judged(r Row) string {
 	if r.Kind == Count {
-		return fmt.Sprintf("%+.2f (%s)", float64(r.New-r.Old), pct(float64(r.Judged.Mid)))
+		return fmt.Sprintf("%+.2f (%s)", float64(r.New-r.Old), units.RatioChange(float64(r.Judged.Mid)))
 	}
 	c := r.Judged
-	return fmt.Sprintf("[%s %s %s]", pct(float64(c.Lo)), pct(float64(c.Mid)), pct(float64(c.Hi)))
+	return fmt.Sprintf("[%s %s %s]", units.RatioChange(float64(c.Lo)), units.RatioChange(float64(c.Mid)), units.RatioChange(float64(c.Hi)))
 }
 
 // value formats a figure in its unit: req/s whole, times in µs or ms, counts with two
@@ -245,25 +245,11 @@ func value(r Row, x Num) string {
 		if f < 1e-3 {
 			return fmt.Sprintf("%.1fµs", f*1e6)
 		}
-		return ms(f)
+		return units.Millis(f)
 	case f == math.Trunc(f):
 		return fmt.Sprintf("%.0f", f)
 	}
 	return fmt.Sprintf("%.2f", f)
-}
-
-func ms(sec float64) string { return fmt.Sprintf("%.2fms", sec*1e3) }
-
-func pct(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "+∞"
-	case math.IsInf(x, -1), x <= -1:
-		return "-∞"
-	case math.IsNaN(x):
-		return "?"
-	}
-	return fmt.Sprintf("%+.1f%%", 100*x)
 }
 
 // times formats a ratio as "0.600× [0.594, 0.606]".
@@ -316,18 +302,4 @@ func abbrev(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -7,13 +7,13 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -98,7 +98,7 @@ func commandList(rt *results.Roundtrips) string {
 	add := func(k string) {
 		if n, ok := src[k]; ok && n != 0 && !seen[k] {
 			seen[k] = true
-			parts = append(parts, fmt.Sprintf("%s %s", k, num(n)))
+			parts = append(parts, fmt.Sprintf("%s %s", k, units.Number(n)))
 		}
 	}
 	for _, k := range order {
@@ -118,12 +118,4 @@ func commandList(rt *results.Roundtrips) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// num prints a per-request count: integers as integers, else two decimals.
-func num(x float64) string {
-	if x == math.Trunc(x) {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.2f", x)
 }

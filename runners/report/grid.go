@@ -8,6 +8,7 @@ import (
 
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // grid is a table of the page: markdown writes a cell's lines joined with " · ", HTML
@@ -198,10 +199,10 @@ func findingCell(f finding) cell {
 	}
 	var extra []string
 	if !math.IsNaN(f.ExtraCPU) {
-		extra = append(extra, micros(f.ExtraCPU))
+		extra = append(extra, units.MicrosDelta(f.ExtraCPU))
 	}
 	if !math.IsNaN(f.ExtraAllocs) {
-		extra = append(extra, signed(fmt.Sprintf("%.0f", f.ExtraAllocs))+" allocs")
+		extra = append(extra, units.Signed(fmt.Sprintf("%.0f", f.ExtraAllocs))+" allocs")
 	}
 	if !math.IsNaN(f.ExtraBytes) {
 		extra = append(extra, signedBytes(f.ExtraBytes))
@@ -224,7 +225,7 @@ func estimateLine(name string, e estimate) string {
 }
 
 func signedBytes(b float64) string {
-	s := bytesText(b)
+	s := units.DecimalBytes(b)
 	if b > 0 {
 		return "+" + s
 	}
@@ -236,7 +237,7 @@ func pairsText(f finding) string {
 	if !f.Paired {
 		return fmt.Sprintf("unpaired, n = %d", f.QPS.N)
 	}
-	s := plural(float64(f.QPS.N), "pair")
+	s := units.Count(f.QPS.N, "pair")
 	if !f.Reached {
 		s += " †"
 	}

@@ -48,10 +48,10 @@ func (d *data) findingSentence(f finding) string {
 	fmt.Fprintf(&b, "QPS %s, app CPU per request %s", estimateWords(f.QPS, f), estimateWords(f.CPU, f))
 	if !math.IsNaN(f.ExtraCPU) {
 		a, _ := d.median(f.Base, units.AppCPU)
-		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of the slices)", micros(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
+		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of the slices)", units.MicrosDelta(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
 	}
 	if !math.IsNaN(f.ExtraAllocs) {
-		fmt.Fprintf(&b, "; %s allocations and %s allocated per request", signed(fmt.Sprintf("%.0f", f.ExtraAllocs)), signedBytes(f.ExtraBytes))
+		fmt.Fprintf(&b, "; %s allocations and %s allocated per request", units.Signed(fmt.Sprintf("%.0f", f.ExtraAllocs)), signedBytes(f.ExtraBytes))
 	}
 	fmt.Fprintf(&b, "; commands per request: %s against %s", commandsText(f.Other), commandsText(f.Base))
 	if f.Paired {
@@ -104,7 +104,7 @@ func estimateWords(e estimate, f finding) string {
 	if !e.OK {
 		return "not measured"
 	}
-	method := fmt.Sprintf("Hodges–Lehmann over %s", plural(float64(e.N), "pair"))
+	method := fmt.Sprintf("Hodges–Lehmann over %s", units.Count(e.N, "pair"))
 	if !f.Paired {
 		method = fmt.Sprintf("ratio of unpaired medians, bootstrap interval, n = %d", e.N)
 	}
@@ -122,5 +122,5 @@ func commandsText(v *results.Variant) string {
 		return "not captured"
 	}
 	cmds, trips := v.Roundtrips.Commands()
-	return fmt.Sprintf("%s (%s, %s)", commandList(v.Roundtrips), plural(cmds, "command"), plural(trips, "round trip"))
+	return fmt.Sprintf("%s (%s, %s)", commandList(v.Roundtrips), units.Count(cmds, "command"), units.Count(trips, "round trip"))
 }

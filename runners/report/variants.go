@@ -135,7 +135,7 @@ func (d *data) tripGrid() grid {
 		if !rt.Match {
 			match = "no: " + rt.Mismatch
 		}
-		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(commandList(rt)), textCell(num(cmds)), textCell(num(trips)),
+		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(commandList(rt)), textCell(units.Number(cmds)), textCell(units.Number(trips)),
 			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(match)})
 	}
 	return g

@@ -8,6 +8,7 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // The small words the answers, tables and sentences share.
@@ -104,46 +105,6 @@ func markLegend(p *results.Pairing) string {
 		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " target."
 }
 
-// micros is a difference of seconds per request in µs: "+25 µs", "−3.1 µs".
-func micros(s float64) string {
-	us := 1e6 * s
-	if math.Abs(us) < 10 {
-		return signed(fmt.Sprintf("%.1f", us)) + " µs"
-	}
-	return signed(fmt.Sprintf("%.0f", us)) + " µs"
-}
-
-// signed puts a + before a positive number and a true minus before a negative one.
-func signed(s string) string {
-	if strings.HasPrefix(s, "-") {
-		return "−" + s[1:]
-	}
-	if strings.Trim(s, "0.") == "" {
-		return "±0"
-	}
-	return "+" + s
-}
-
-// bytesText is a size: 312 B, 4.6 kB, 1.2 MB.
-func bytesText(b float64) string {
-	a := math.Abs(b)
-	switch {
-	case a >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.1f kB", b/1e3)
-	}
-	return fmt.Sprintf("%.0f B", b)
-}
-
-// plural writes n with its noun, "1 command", "3 commands".
-func plural(n float64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return num(n) + " " + noun + "s"
-}
-
 // commandChange says how the commands per request change from base to other, as a
 // count, "3 → 1 commands", and by name, "−Prepare −Execute −Close stmt +Query"; both ""
 // when nothing changes or a side was not captured.
@@ -166,7 +127,7 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	if len(less)+len(more) == 0 {
 		return "", ""
 	}
-	return fmt.Sprintf("%s → %s commands", num(cb), num(co)), strings.Join(append(less, more...), " ")
+	return fmt.Sprintf("%s → %s commands", units.Number(cb), units.Number(co)), strings.Join(append(less, more...), " ")
 }
 
 // counts are v's commands per request by name (wire counts when present).

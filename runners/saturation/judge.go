@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"dbbench/runners/units"
 )
 
 // States of a Verdict.
@@ -141,7 +143,7 @@ func judgeOpen(v *Verdict, s Summary, trend bool) {
 			parts = append(parts, fmt.Sprintf("latency rose from %s to %s over the window: a backlog that keeps growing", secs(v.LatencyStart), secs(v.LatencyEnd)))
 		}
 		if v.LateTarget > LateShareMax {
-			parts = append(parts, fmt.Sprintf("%s of sends went out late, waiting for the answer before them on their connection", pct(v.LateTarget)))
+			parts = append(parts, fmt.Sprintf("%s of sends went out late, waiting for the answer before them on their connection", units.Share(v.LateTarget)))
 		}
 		parts = append(parts, w.waits(WaitShareNamed)...)
 		v.Reason = strings.Join(parts, "; ") + ". Its latency is queueing, not service time"
@@ -154,7 +156,7 @@ func judgeOpen(v *Verdict, s Summary, trend bool) {
 		if trend {
 			parts = append(parts, fmt.Sprintf("latency %s at the start of the window and %s at the end", secs(v.LatencyStart), secs(v.LatencyEnd)))
 		}
-		parts = append(parts, fmt.Sprintf("%s of sends late", pct(share(s.LateTarget+s.LateGenerator, s.Completed))))
+		parts = append(parts, fmt.Sprintf("%s of sends late", units.Share(share(s.LateTarget+s.LateGenerator, s.Completed))))
 		parts = append(parts, w.waits(0)...)
 		v.Reason = strings.Join(parts, "; ")
 	}

@@ -258,7 +258,7 @@ func TestCombine(t *testing.T) {
 func TestWords(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{secs(0.000085), "85 µs"}, {secs(0.0123), "12.3 ms"}, {secs(0.711), "711 ms"}, {secs(1.2), "1.2 s"},
-		{rate(187.6), "188"}, {rate(2.5), "2.5"}, {pct(0.47), "47%"}, {pct(0.015), "1.5%"}, {pct(0), "0%"}, {pct(0.0001), "<0.1%"},
+		{rate(187.6), "188"}, {rate(2.5), "2.5"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%q, want %q", tc.got, tc.want)

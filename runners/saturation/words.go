@@ -2,7 +2,8 @@ package saturation
 
 import (
 	"fmt"
-	"math"
+
+	"dbbench/runners/units"
 )
 
 // words writes a verdict's reasons.
@@ -16,22 +17,22 @@ func (w words) achieved() string {
 	if w.v.Offered <= 0 {
 		return fmt.Sprintf("achieved %s req/s", rate(w.v.Achieved))
 	}
-	return fmt.Sprintf("achieved %s of %s req/s offered (%s)", rate(w.v.Achieved), rate(w.v.Offered), pct(w.v.Achieved/w.v.Offered))
+	return fmt.Sprintf("achieved %s of %s req/s offered (%s)", rate(w.v.Achieved), rate(w.v.Offered), units.Share(w.v.Achieved/w.v.Offered))
 }
 
 // generator says how the generator fell behind, and whether for its own CPU or
 // because it waited for a core.
 func (w words) generator() string {
-	busy := pct(w.v.GeneratorBusy)
+	busy := units.Share(w.v.GeneratorBusy)
 	if w.v.GeneratorBusy >= GeneratorBusyMax {
 		s := fmt.Sprintf("the load generator kept %s of the cores it could use busy: it was the bottleneck", busy)
 		if w.s.LateGenerator > 0 {
-			s += fmt.Sprintf(", and %s of sends went out late although their connection was free", pct(w.v.LateGenerator))
+			s += fmt.Sprintf(", and %s of sends went out late although their connection was free", units.Share(w.v.LateGenerator))
 		}
 		return s
 	}
 	s := fmt.Sprintf("%s of sends (%d of %d) went out more than %s late although their connection was free: the load generator could not keep its own schedule",
-		pct(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(w.s.LateAfter))
+		units.Share(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(w.s.LateAfter))
 	if w.v.GeneratorBusy > 0 && w.v.GeneratorBusy < 0.5 {
 		s += fmt.Sprintf(", yet it used only %s of the cores it could use: it was held up (waiting for a core the machine gave to other work, or blocked), not short of CPU of its own", busy)
 	} else if w.v.GeneratorBusy > 0 {
@@ -46,14 +47,14 @@ func (w words) waits(atLeast float64) []string {
 	var out []string
 	if p := w.v.PoolWait; p >= 0 && p >= atLeast {
 		out = append(out, fmt.Sprintf("requests spent %s of their time waiting for a database connection from the pool (%s of waits)",
-			pct(p), secs(w.s.Causes.PoolWaitSeconds)))
+			units.Share(p), secs(w.s.Causes.PoolWaitSeconds)))
 	}
 	if q := w.v.Queue; q >= 0 && q >= atLeast {
 		name := w.s.Causes.QueueName
 		if name == "" {
 			name = "the server's queue"
 		}
-		out = append(out, fmt.Sprintf("on average %.1f requests, %s of those in flight, waited in %s", w.s.Causes.QueueMean, pct(q), name))
+		out = append(out, fmt.Sprintf("on average %.1f requests, %s of those in flight, waited in %s", w.s.Causes.QueueMean, units.Share(q), name))
 	}
 	return out
 }
@@ -76,16 +77,4 @@ func rate(x float64) string {
 		return fmt.Sprintf("%.0f", x)
 	}
 	return fmt.Sprintf("%.3g", x)
-}
-
-// pct writes a share as a whole percentage, with one decimal below 10%.
-func pct(x float64) string {
-	p := 100 * x
-	if p > 0 && p < 0.05 {
-		return "<0.1%"
-	}
-	if p < 10 && p != math.Trunc(p) {
-		return fmt.Sprintf("%.1f%%", p)
-	}
-	return fmt.Sprintf("%.0f%%", p)
 }

@@ -11,6 +11,7 @@ import (
 
 	"dbbench/runners/report"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // WriteReport judges the soak in dir and writes its report.md and report.html.
@@ -27,7 +28,7 @@ func WriteReport(dir string) (*File, error) {
 // one small chart per series and role with its trend line, then the environment.
 func Page(f *File) *report.SweepPage {
 	p := &report.SweepPage{
-		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", plural(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),
+		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", units.Count(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),
 		Intro: intro(f),
 	}
 	p.Sections = append(p.Sections, verdictSection(f), loadSection(f))
@@ -133,10 +134,10 @@ func verdictRow(role string, s *Series, v *Verdict) []string {
 		slope = fmt.Sprintf("%.3f%% of requests failed", 100*v.Ratio)
 	default:
 		if v.Verdict != NotEnough && v.N > 0 {
-			slope = fmt.Sprintf("%s [%s, %s]", signed(v.Slope*3600, u), signed(v.Lo*3600, u), signed(v.Hi*3600, u))
+			slope = fmt.Sprintf("%s [%s, %s]", signedValue(v.Slope*3600, u), signedValue(v.Lo*3600, u), signedValue(v.Hi*3600, u))
 			thr = FormatValue(v.Threshold, u)
 			if v.Verdict == Grows || v.Verdict == Slow {
-				day = signed(v.PerDay, u) // only a rising series is projected
+				day = signedValue(v.PerDay, u) // only a rising series is projected
 			}
 		}
 	}
@@ -250,13 +251,6 @@ func environmentSection(f *File) report.SweepSection {
 		t.Rows = append(t.Rows, []string{k, f.Environment[k]})
 	}
 	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // fmtDuration prints seconds as days or hours, as far ahead as a limit can be.

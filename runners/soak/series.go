@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // Kind says how a series is judged.
@@ -211,11 +212,11 @@ func Judge(s *Series, warmup float64) Verdict {
 	case v.PerDay <= v.Threshold:
 		v.Verdict = Slow
 		v.Reason = fmt.Sprintf("slope %s; %s over 24 h stays under the threshold of %s",
-			interval, signed(v.PerDay, u), FormatValue(v.Threshold, u))
+			interval, signedValue(v.PerDay, u), FormatValue(v.Threshold, u))
 	default:
 		v.Verdict = Grows
 		v.Reason = fmt.Sprintf("slope %s, and %s over 24 h passes the threshold of %s",
-			interval, signed(v.PerDay, u), FormatValue(v.Threshold, u))
+			interval, signedValue(v.PerDay, u), FormatValue(v.Threshold, u))
 		switch late, ok := lateTrend(pts); {
 		case !ok:
 			v.Verdict = Unresolved
@@ -366,14 +367,12 @@ func values(pts []Point) []float64 {
 	return out
 }
 
-func perHour(perSecond float64, unit string) string { return signed(perSecond*3600, unit) + "/h" }
-
-func signed(x float64, unit string) string {
-	if x >= 0 {
-		return "+" + FormatValue(x, unit)
-	}
-	return FormatValue(x, unit)
+func perHour(perSecond float64, unit string) string {
+	return signedValue(perSecond*3600, unit) + "/h"
 }
+
+// signedValue is FormatValue with a "+" before a value of 0 or more.
+func signedValue(x float64, unit string) string { return units.PlusSign(x, FormatValue(x, unit)) }
 
 // FormatValue prints x in unit for people: bytes in MiB, seconds in ms.
 func FormatValue(x float64, unit string) string {

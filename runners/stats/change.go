@@ -93,7 +93,7 @@ func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 // "[-3.10% -2.05% -0.90%] (p = 0.002, n = 10) improved", then any warnings.
 func (c Change) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s %s %s] (", pct(c.Lo), pct(c.Mid), pct(c.Hi))
+	fmt.Fprintf(&b, "[%s %s %s] (", units.SignedPercent(c.Lo), units.SignedPercent(c.Mid), units.SignedPercent(c.Hi))
 	if Exact(c.Unit) {
 		b.WriteString("exact, ")
 	} else {
@@ -109,16 +109,6 @@ func (c Change) String() string {
 		fmt.Fprintf(&b, " (%s)", strings.Join(c.Warnings, "; "))
 	}
 	return b.String()
-}
-
-func pct(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "+∞"
-	case math.IsInf(x, -1):
-		return "-∞"
-	}
-	return fmt.Sprintf("%+.2f%%", 100*x)
 }
 
 // bootstrap returns the 95% percentile interval of median(new*)/median(old*) - 1 over

@@ -5,6 +5,10 @@
 // Names are benchfmt units in base units (sec, B, not ns or MB), so benchstat reads
 // them back as written. Every name ends in /s (a rate: higher is better) or /op (a cost
 // of one request: lower is better).
+//
+// It also prints figures for people (format.go): percents, signs, times, sizes, counts
+// with their noun and a dash for what is missing, one function per distinct text, so
+// that every package prints a figure the same way.
 package units
 
 import "strings"

@@ -9,6 +9,7 @@ import (
 	"dbbench/runners/compare"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // compareConfig is `dbbench compare [--noise PCT] [--format text|json] [--fail-on
@@ -65,8 +66,8 @@ func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
 	}
 	if c.gate && res.Gate.Fails {
 		return fmt.Errorf("%w: %d %s that survive normalisation, %d deterministic %s changed",
-			errGate, res.Gate.Regressions, plural(res.Gate.Regressions, "regression", "regressions"),
-			res.Gate.CountChanges, plural(res.Gate.CountChanges, "count", "counts"))
+			errGate, res.Gate.Regressions, units.Plural(res.Gate.Regressions, "regression", "regressions"),
+			res.Gate.CountChanges, units.Plural(res.Gate.CountChanges, "count", "counts"))
 	}
 	return nil
 }
@@ -87,11 +88,4 @@ func oldRun(name, dir, oldDir string) (*results.Run, string, error) {
 	}
 	r, err := compare.LoadBaseline(dir, name)
 	return r, "baseline " + name, err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,0 +1,131 @@
+package units
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The formats below print figures for people. Where two texts print the same kind of
+// figure differently (two or one decimal of a percent), each has its own function
+// named for what it prints, so that no text changes when a package adopts one.
+
+// SignedPercent prints a relative change with two decimals and its sign, "+1.23%",
+// "-0.50%", and an unbounded end as "+∞" or "-∞" (criterion's interval, stats.Change).
+func SignedPercent(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+∞"
+	case math.IsInf(x, -1):
+		return "-∞"
+	}
+	return fmt.Sprintf("%+.2f%%", 100*x)
+}
+
+// RatioChange prints the change r-1 of a ratio r with one decimal, "+1.2%": "-∞" for a
+// ratio of 0 or less (the lower end of an interval without one), "+∞" above any bound,
+// "?" when unknown (NaN).
+func RatioChange(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+∞"
+	case math.IsInf(x, -1), x <= -1:
+		return "-∞"
+	case math.IsNaN(x):
+		return "?"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*x)
+}
+
+// Share prints a fraction of a whole as a percentage without sign: whole from 10%,
+// "42%", one decimal below, "4.2%", and "<0.1%" for a share too small to show.
+func Share(x float64) string {
+	p := 100 * x
+	if p > 0 && p < 0.05 {
+		return "<0.1%"
+	}
+	if p < 10 && p != math.Trunc(p) {
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// Signed puts a sign before a number already printed: "+25", a true minus for a
+// negative one, "−3.1", and "±0" for a zero ("0", "0.0", "-0" is "−0").
+func Signed(text string) string {
+	if strings.HasPrefix(text, "-") {
+		return "−" + text[1:]
+	}
+	if strings.Trim(text, "0.") == "" {
+		return "±0"
+	}
+	return "+" + text
+}
+
+// PlusSign puts "+" before text, the printed x, when x is 0 or more; a negative x keeps
+// the hyphen-minus it was printed with, "-3 ms".
+func PlusSign(x float64, text string) string {
+	if x >= 0 {
+		return "+" + text
+	}
+	return text
+}
+
+// Number prints a whole number without decimals, "3", and any other with two, "2.50".
+func Number(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+// Count prints n with its noun, singular for exactly 1: "1 variant", "3 variants",
+// "2.50 commands" (n as Number prints it). The plural adds "s".
+func Count[N int | float64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Number(float64(n)) + " " + noun + "s"
+}
+
+// Plural is the word for n things alone, without n: one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// OrDash prints a missing text ("") as "-".
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Millis prints seconds as milliseconds with two decimals and no space, "12.35ms".
+func Millis(sec float64) string { return fmt.Sprintf("%.2fms", sec*1e3) }
+
+// MicrosDelta prints a difference of seconds in microseconds with its sign (Signed):
+// "+25 µs", one decimal below 10 µs, "−3.1 µs".
+func MicrosDelta(sec float64) string {
+	us := 1e6 * sec
+	if math.Abs(us) < 10 {
+		return Signed(fmt.Sprintf("%.1f", us)) + " µs"
+	}
+	return Signed(fmt.Sprintf("%.0f", us)) + " µs"
+}
+
+// DecimalBytes prints a size in powers of 1000 with one decimal: "312 B", "4.6 kB",
+// "1.2 MB" (negative sizes too, "-4.6 kB").
+func DecimalBytes(b float64) string {
+	a := math.Abs(b)
+	switch {
+	case a >= 1e6:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.1f kB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
