@@ -58,7 +58,8 @@ func (d *data) alerts(fs []finding) []string {
 		out = append(out, "This run was not measured in pairs: each comparison is the ratio of the two sides' medians with a bootstrap interval, which the machine's drift widens (a run made with the paired design is about five times as precise).")
 	}
 	if len(d.invalid) > 0 {
-		out = append(out, fmt.Sprintf("%s invalid and left out of every number: see the appendix.", units.Count(len(d.invalid), "variant was")))
+		n := len(d.invalid)
+		out = append(out, fmt.Sprintf("%d %s invalid and left out of every number: see the appendix.", n, units.Plural(n, "variant was", "variants were")))
 	}
 	return out
 }
