@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"dbbench/runners/units"
 )
 
 // FlameOptions shape a flame graph.
@@ -243,28 +245,11 @@ func escape(w io.Writer, s string) {
 
 // formatWeight prints a weight for people: time and bytes scaled, counts as they are.
 func formatWeight(w int64, unit string) string {
-	v := float64(w)
 	switch unit {
 	case "nanoseconds":
-		switch {
-		case w >= 1e9:
-			return fmt.Sprintf("%.2f s", v/1e9)
-		case w >= 1e6:
-			return fmt.Sprintf("%.2f ms", v/1e6)
-		case w >= 1e3:
-			return fmt.Sprintf("%.2f µs", v/1e3)
-		}
-		return fmt.Sprintf("%d ns", w)
+		return units.Nanos(w)
 	case "bytes":
-		switch {
-		case w >= 1<<30:
-			return fmt.Sprintf("%.2f GiB", v/(1<<30))
-		case w >= 1<<20:
-			return fmt.Sprintf("%.2f MiB", v/(1<<20))
-		case w >= 1<<10:
-			return fmt.Sprintf("%.2f KiB", v/(1<<10))
-		}
-		return fmt.Sprintf("%d B", w)
+		return units.BinaryBytes(w)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%d %s", w, unit))
 }

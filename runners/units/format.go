@@ -129,3 +129,33 @@ func DecimalBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.0f B", b)
 }
+
+// Nanos prints a duration in nanoseconds at its scale with two decimals, "1.50 s",
+// "12.35 ms", "3.10 µs", and below a microsecond as a whole, "850 ns".
+func Nanos(ns int64) string {
+	v := float64(ns)
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", v/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", v/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", v/1e3)
+	}
+	return fmt.Sprintf("%d ns", ns)
+}
+
+// BinaryBytes prints a size in powers of 1024 with two decimals, "1.50 GiB", "2.00 MiB",
+// "4.50 KiB", and below a KiB as a whole, "312 B".
+func BinaryBytes(b int64) string {
+	v := float64(b)
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", v/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}

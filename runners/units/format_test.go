@@ -74,6 +74,15 @@ func TestFormats(t *testing.T) {
 		{"DecimalBytes kB", DecimalBytes(4600), "4.6 kB"},
 		{"DecimalBytes MB", DecimalBytes(1.2e6), "1.2 MB"},
 		{"DecimalBytes negative", DecimalBytes(-4600), "-4.6 kB"},
+
+		{"Nanos s", Nanos(1_500_000_000), "1.50 s"},
+		{"Nanos ms", Nanos(12_345_678), "12.35 ms"},
+		{"Nanos µs", Nanos(3_100), "3.10 µs"},
+		{"Nanos ns", Nanos(850), "850 ns"},
+		{"BinaryBytes GiB", BinaryBytes(3 << 29), "1.50 GiB"},
+		{"BinaryBytes MiB", BinaryBytes(2 << 20), "2.00 MiB"},
+		{"BinaryBytes KiB", BinaryBytes(4608), "4.50 KiB"},
+		{"BinaryBytes B", BinaryBytes(312), "312 B"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
