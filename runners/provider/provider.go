@@ -36,6 +36,15 @@ type Options struct {
 	ReplaceTable string
 }
 
+// KindName is the provider Start brings up, Kind or "embedded" for "", as results and
+// progress lines name it.
+func (o Options) KindName() string {
+	if o.Kind == "" {
+		return "embedded"
+	}
+	return o.Kind
+}
+
 // DB is a running, loaded database.
 type DB struct {
 	Kind   string

@@ -221,7 +221,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Environment: o.environment(vs),
 		Langs:       langFacts(o.Matrix, vs),
 		Settings: results.Settings{
-			Preset: o.Preset.Name, Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows,
+			Preset: o.Preset.Name, Provider: o.DB.KindName(), Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
@@ -273,13 +273,6 @@ func (r *runner) yardstick(phase string) error {
 	return r.writer.flush()
 }
 
-func kindOrDefault(k string) string {
-	if k == "" {
-		return "embedded"
-	}
-	return k
-}
-
 func (r *runner) run(ctx context.Context) error {
 	if err := r.writer.flush(); err != nil {
 		return err
@@ -323,7 +316,7 @@ func (r *runner) run(ctx context.Context) error {
 func (r *runner) provision(ctx context.Context) error {
 	opts := r.o.DB
 	opts.MaxConnections = r.maxConnections()
-	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", kindOrDefault(opts.Kind), opts.Rows)
+	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
 	db, err := provider.Start(ctx, opts)
 	if err != nil {
 		return err

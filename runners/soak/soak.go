@@ -139,7 +139,7 @@ func (s *soaker) newFile() *File {
 			Warmup: o.Warmup.String(), WarmupSeconds: o.Warmup.Seconds(),
 			CapacityWarmup: o.CapacityWarmup.String(), CapacityTime: o.CapacityTime.String(),
 			RateFraction: o.RateFraction, Connections: o.Connections, Pools: pools,
-			Provider: kindOrDefault(o.DB.Kind), Rows: o.DB.Rows, Seed: o.Seed,
+			Provider: o.DB.KindName(), Rows: o.DB.Rows, Seed: o.Seed,
 		},
 		Environment: s.environment(),
 		Database:    &Role{Series: []*Series{}},
@@ -173,13 +173,6 @@ func (s *soaker) environment() map[string]string {
 		maps.Copy(env, launcher.Environment(s.targetOptions(), sp.Lang, layers))
 	}
 	return env
-}
-
-func kindOrDefault(k string) string {
-	if k == "" {
-		return "embedded"
-	}
-	return k
 }
 
 // write replaces soak.json with what is measured so far.
@@ -220,7 +213,7 @@ func (s *soaker) provision(ctx context.Context) error {
 		sum += v.Pool
 	}
 	opts.MaxConnections = 2*sum + 50
-	fmt.Fprintf(s.o.Log, "soak: provisioning %s database (%d rows)\n", kindOrDefault(opts.Kind), opts.Rows)
+	fmt.Fprintf(s.o.Log, "soak: provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
 	db, err := provider.Start(ctx, opts)
 	if err != nil {
 		return err
