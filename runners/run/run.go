@@ -96,9 +96,23 @@ const (
 	DefaultProfileTime = 3 * time.Second
 )
 
-// ErrInterrupted is returned when the context ended the run early; what was measured
-// until then is in the run directory.
-var ErrInterrupted = errors.New("run interrupted")
+// ErrInterrupted is returned when the context ended a run or a soak early; what was
+// measured until then is kept (the run directory, soak.json). The error says which:
+// "run interrupted: …", "soak interrupted: …".
+var ErrInterrupted = errors.New("interrupted")
+
+// Ending is how a run or a soak (what) that returned err under ctx ended, as its file
+// records it: "complete"; "interrupted", with err wrapped in ErrInterrupted; or
+// "failed", with err as it was.
+func Ending(ctx context.Context, what string, err error) (string, error) {
+	switch {
+	case err == nil:
+		return "complete", nil
+	case ctx.Err() != nil:
+		return "interrupted", fmt.Errorf("%s %w: %v", what, ErrInterrupted, err)
+	}
+	return "failed", err
+}
 
 func (o *Options) defaults() {
 	p := o.Preset
@@ -241,15 +255,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	r.progress = newProgress(o.Log, len(vs))
 	err = r.run(ctx)
 	r.res.Finished = time.Now().UTC()
-	switch {
-	case err == nil:
-		r.res.Status = "complete"
-	case ctx.Err() != nil:
-		r.res.Status = "interrupted"
-		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
-	default:
-		r.res.Status = "failed"
-	}
+	r.res.Status, err = Ending(ctx, "run", err)
 	if err != nil {
 		r.res.Error = err.Error()
 	}

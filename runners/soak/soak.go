@@ -3,7 +3,6 @@ package soak
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,12 +16,9 @@ import (
 	"dbbench/runners/environment"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/run"
 	"dbbench/runners/target"
 )
-
-// ErrInterrupted is returned when the context ended the soak early; the series measured
-// until then are in soak.json.
-var ErrInterrupted = errors.New("soak interrupted")
 
 // soaker is one soak's state. mu guards file: the sampler and every variant's load
 // goroutine write into it, and the writer reads it.
@@ -68,15 +64,7 @@ func Run(ctx context.Context, o Options) (*File, error) {
 	s.mu.Lock()
 	f := s.file
 	f.Finished = time.Now().UTC()
-	switch {
-	case err == nil:
-		f.Status = "complete"
-	case ctx.Err() != nil:
-		f.Status = "interrupted"
-		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
-	default:
-		f.Status = "failed"
-	}
+	f.Status, err = run.Ending(ctx, "soak", err)
 	if err != nil {
 		f.Error = err.Error()
 	}
