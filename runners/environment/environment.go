@@ -27,7 +27,7 @@ func Collect(root string) map[string]string {
 		"os":              osName(),
 		"dbbench-go":      runtime.Version(),
 		"dbbench-commit":  gitCommit(root),
-		"mariadbd-binary": versionIn(command("mariadbd", "--version"), `Ver (\S+)`),
+		"mariadbd-binary": VersionIn(Command("mariadbd", "--version"), `Ver (\S+)`),
 	}
 	for k, v := range env {
 		if v == "" {
@@ -47,8 +47,10 @@ func firstLine(s string) string {
 	return strings.TrimSpace(line)
 }
 
-// command runs a version query and returns its combined output (nginx prints to stderr).
-func command(name string, args ...string) string {
+// Command runs a query (a version, a commit) and returns its combined output, trimmed
+// (nginx prints its version to stderr); "" when it fails. Target launchers use it for
+// their runtimes' versions.
+func Command(name string, args ...string) string {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
 		return ""
@@ -56,7 +58,9 @@ func command(name string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func versionIn(s, pattern string) string {
+// VersionIn is the first group of pattern in s, "" when it does not match:
+// VersionIn(Command("nginx", "-v"), `nginx/(\S+)`) is "1.22.1".
+func VersionIn(s, pattern string) string {
 	if m := regexp.MustCompile(pattern).FindStringSubmatch(s); m != nil {
 		return m[1]
 	}
@@ -98,11 +102,11 @@ func osName() string {
 
 // gitCommit is HEAD's hash, with "-dirty" when the work tree has uncommitted changes.
 func gitCommit(root string) string {
-	head := command("git", "-C", root, "rev-parse", "HEAD")
+	head := Command("git", "-C", root, "rev-parse", "HEAD")
 	if head == "" {
 		return ""
 	}
-	if command("git", "-C", root, "status", "--porcelain", "--untracked-files=no") != "" {
+	if Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no") != "" {
 		head += "-dirty"
 	}
 	return head

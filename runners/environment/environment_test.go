@@ -25,3 +25,15 @@ func TestMissingBinaryIsUnknown(t *testing.T) {
 		t.Errorf("commit outside a repository = %q, want unknown", env["dbbench-commit"])
 	}
 }
+
+func TestVersionInAndCommand(t *testing.T) {
+	if got := VersionIn("nginx version: nginx/1.22.1", `nginx/(\S+)`); got != "1.22.1" {
+		t.Errorf("VersionIn = %q, want 1.22.1", got)
+	}
+	if got := VersionIn("no version here", `Ver (\S+)`); got != "" {
+		t.Errorf("VersionIn without a match = %q, want empty", got)
+	}
+	if got := Command("dbbench-no-such-binary", "--version"); got != "" {
+		t.Errorf("Command of a missing binary = %q, want empty", got)
+	}
+}

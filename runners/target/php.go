@@ -23,6 +23,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/runners/environment"
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
@@ -88,8 +89,8 @@ func (fpmLauncher) Describe(o Options) (*Description, error) { return describePH
 // Environment records PHP, php-fpm and nginx, and each layer's Debian package.
 func (fpmLauncher) Environment(o Options, lang string, layers []*matrix.Layer) map[string]string {
 	env := phpEnvironment(o, lang, layers)
-	env["php-fpm"] = versionIn(command("php-fpm8.2", "-v"), `PHP (\S+)`)
-	env["nginx"] = versionIn(command("nginx", "-v"), `nginx/(\S+)`)
+	env["php-fpm"] = environment.VersionIn(environment.Command("php-fpm8.2", "-v"), `PHP (\S+)`)
+	env["nginx"] = environment.VersionIn(environment.Command("nginx", "-v"), `nginx/(\S+)`)
 	return env
 }
 

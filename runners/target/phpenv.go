@@ -5,9 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"dbbench/runners/environment"
 	"dbbench/runners/matrix"
 )
 
@@ -28,32 +28,15 @@ func describePHP(o Options) (*Description, error) {
 // layer's Debian package. When php/vendor exists, the code loads Composer's packages
 // instead (php/bootstrap.php): the record says so rather than naming Debian's.
 func phpEnvironment(o Options, lang string, layers []*matrix.Layer) map[string]string {
-	env := map[string]string{"php": command("php", "-n", "-r", "echo PHP_VERSION;")}
+	env := map[string]string{"php": environment.Command("php", "-n", "-r", "echo PHP_VERSION;")}
 	vendor := filepath.Join(o.RepoRoot, "php", "vendor", "composer", "installed.json")
 	if _, err := os.Stat(vendor); err == nil {
 		env["php-vendor"] = "php/vendor present: Composer's packages are loaded, see " + vendor
 	}
 	for _, layer := range layers {
 		if layer.DB {
-			env[LayerKey(lang, layer.Name)] = strings.TrimSpace(layer.VersionOf + " " + command("dpkg-query", "-W", "-f=${Version}", layer.VersionOf))
+			env[LayerKey(lang, layer.Name)] = strings.TrimSpace(layer.VersionOf + " " + environment.Command("dpkg-query", "-W", "-f=${Version}", layer.VersionOf))
 		}
 	}
 	return env
-}
-
-// command runs a version query and returns its combined output (nginx prints to
-// stderr); "" when it fails.
-func command(name string, args ...string) string {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func versionIn(s, pattern string) string {
-	if m := regexp.MustCompile(pattern).FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return ""
 }
