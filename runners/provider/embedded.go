@@ -17,6 +17,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/runners/freeport"
+	"dbbench/runners/loglines"
 	"dbbench/runners/secret"
 )
 
@@ -175,7 +176,7 @@ func launch(ctx context.Context, bin string, args []string, dir string, port int
 			if strings.Contains(log, "Address already in use") || strings.Contains(log, "Can't start server: Bind on TCP/IP port") {
 				return nil, errPortTaken
 			}
-			return nil, fmt.Errorf("embedded provider: mariadbd exited during start-up: %s", lastLines(log, 3))
+			return nil, fmt.Errorf("embedded provider: mariadbd exited during start-up: %s", loglines.Last(log, 3))
 		case <-ctx.Done():
 			s.stop()
 			return nil, fmt.Errorf("embedded provider: start interrupted: %w", ctx.Err())
@@ -189,7 +190,7 @@ func launch(ctx context.Context, bin string, args []string, dir string, port int
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("embedded provider: mariadbd not ready after 60s: %w; log: %s", err, lastLines(readFile(s.errLog), 3))
+			return nil, fmt.Errorf("embedded provider: mariadbd not ready after 60s: %w; log: %s", err, loglines.Last(readFile(s.errLog), 3))
 		}
 	}
 }
@@ -252,23 +253,7 @@ func installCause(out string) string {
 		}
 	}
 	if len(cause) == 0 {
-		return firstLines(out, 5)
+		return loglines.First(out, 5)
 	}
 	return strings.Join(cause, " | ")
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, " | ")
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/runners/environment"
+	"dbbench/runners/loglines"
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
@@ -635,20 +636,12 @@ func (s *phpServer) logTails() string {
 		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 			continue
 		}
-		parts = append(parts, name+": "+lastLines(secret.Scrub(string(b)), 5))
+		parts = append(parts, name+": "+loglines.Last(secret.Scrub(string(b)), 5))
 	}
 	if len(parts) == 0 {
 		return "no log output"
 	}
 	return strings.Join(parts, "; ")
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }
 
 // phpProc is a master process (nginx or php-fpm) in its own process group, which its

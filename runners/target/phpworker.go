@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/runners/loglines"
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
@@ -252,5 +253,5 @@ func (w *workerServer) logTail() string {
 	if err != nil || len(b) == 0 {
 		return "(empty)"
 	}
-	return lastLines(string(b), 5)
+	return loglines.Last(string(b), 5)
 }
