@@ -39,8 +39,7 @@ func (p *Profile) Merge() {
 	sum := make(map[string]int64, len(p.Stacks))
 	frames := make(map[string][]string, len(p.Stacks))
 	for _, s := range p.Stacks {
-		// "\x00" cannot occur in a frame name read from either format.
-		k := strings.Join(s.Frames, "\x00")
+		k := stackKey(s.Frames)
 		sum[k] += s.Weight
 		if _, ok := frames[k]; !ok {
 			frames[k] = s.Frames
@@ -59,6 +58,29 @@ func (p *Profile) Merge() {
 	}
 	p.Stacks = out
 }
+
+// Gained is what each stack of p weighs beyond its weight in prev, an earlier reading of
+// the same counts (nil: none), leaving out the stacks that gained nothing: for a file
+// whose counts only grow, what was added since. p and prev must be merged.
+func (p *Profile) Gained(prev *Profile) *Profile {
+	before := map[string]int64{}
+	if prev != nil {
+		for _, s := range prev.Stacks {
+			before[stackKey(s.Frames)] = s.Weight
+		}
+	}
+	out := &Profile{Unit: p.Unit}
+	for _, s := range p.Stacks {
+		if d := s.Weight - before[stackKey(s.Frames)]; d > 0 {
+			out.Stacks = append(out.Stacks, Stack{Frames: s.Frames, Weight: d})
+		}
+	}
+	return out
+}
+
+// stackKey is one string per distinct stack: "\x00" cannot occur in a frame name read
+// from either format.
+func stackKey(frames []string) string { return strings.Join(frames, "\x00") }
 
 // Scale multiplies every weight by factor and renames the unit: an Excimer profile
 // taken with a 1 ms period becomes nanoseconds of CPU with Scale(1e6, "nanoseconds").

@@ -19,3 +19,21 @@ func TestMergeAndScale(t *testing.T) {
 		t.Errorf("scaled: %v %s", p.Stacks, p.Unit)
 	}
 }
+
+// Gained keeps what grew since the earlier reading: a new stack whole, a grown one by
+// its growth; one that stayed or shrank (a rewritten file) is left out.
+func TestGained(t *testing.T) {
+	before := &Profile{Unit: "samples", Stacks: []Stack{
+		{Frames: []string{"a"}, Weight: 3}, {Frames: []string{"b"}, Weight: 2}, {Frames: []string{"c"}, Weight: 5},
+	}}
+	now := &Profile{Unit: "samples", Stacks: []Stack{
+		{Frames: []string{"a"}, Weight: 7}, {Frames: []string{"b"}, Weight: 2}, {Frames: []string{"c"}, Weight: 1},
+		{Frames: []string{"d", "e"}, Weight: 4},
+	}}
+	if got, want := now.Gained(before), []Stack{{Frames: []string{"a"}, Weight: 4}, {Frames: []string{"d", "e"}, Weight: 4}}; !sameStacks(got.Stacks, want) || got.Unit != "samples" {
+		t.Errorf("gained %v %s, want %v", got.Stacks, got.Unit, want)
+	}
+	if got := now.Gained(nil); !sameStacks(got.Stacks, now.Stacks) {
+		t.Errorf("gained since nothing: %v, want all of %v", got.Stacks, now.Stacks)
+	}
+}

@@ -7,13 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,7 +287,7 @@ func profileDir(dir string, conf *phpConf, clock string) (*stackReader, error) {
 	}
 	conf.ProfilePeriod = strconv.FormatFloat(phpProfilePeriod.Seconds(), 'f', -1, 64)
 	conf.ProfileClock = clock
-	return &stackReader{dir: conf.ProfileDir, seen: map[string]map[string]int64{}}, nil
+	return &stackReader{dir: conf.ProfileDir, seen: map[string]*profile.Profile{}}, nil
 }
 
 // profileEnv is the environment of a profiled PHP process (php-fpm's pool names the same).
@@ -305,7 +303,7 @@ func profileEnv(conf phpConf) []string {
 type stackReader struct {
 	dir  string
 	mu   sync.Mutex
-	seen map[string]map[string]int64 // file -> stack -> count already returned
+	seen map[string]*profile.Profile // file -> its counts already returned
 	// offset is how far each .timed file has been read.
 	offset map[string]int64
 }
@@ -317,7 +315,7 @@ func (r *stackReader) read() (*profile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("php profile: %w", err)
 	}
-	added := map[string]int64{}
+	added := &profile.Profile{Unit: "samples"}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -325,27 +323,16 @@ func (r *stackReader) read() (*profile.Profile, error) {
 		}
 		// A php-fpm child may be appending right now: whole lines only.
 		b = b[:bytes.LastIndexByte(b, '\n')+1]
-		now, err := parseCollapsed(b)
+		now, err := profile.ReadCollapsed(bytes.NewReader(b), "samples")
 		if err != nil {
 			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
 		}
-		for stack, n := range now {
-			if d := n - r.seen[f][stack]; d > 0 {
-				added[stack] += d
-			}
-		}
+		added.Stacks = append(added.Stacks, now.Gained(r.seen[f]).Stacks...)
 		r.seen[f] = now
 	}
-	var out bytes.Buffer
-	for _, stack := range slices.Sorted(maps.Keys(added)) {
-		fmt.Fprintf(&out, "%s %d\n", stack, added[stack])
-	}
-	p, err := profile.ReadCollapsed(&out, "samples")
-	if err != nil {
-		return nil, fmt.Errorf("php profile: %w", err)
-	}
-	p.Scale(int64(phpProfilePeriod), "nanoseconds")
-	return p, nil
+	added.Merge()
+	added.Scale(int64(phpProfilePeriod), "nanoseconds")
+	return added, nil
 }
 
 // readTimed returns the timed samples (<pid>.timed, php/src/Profile.php) appended since
@@ -392,28 +379,6 @@ func readFrom(name string, offset int64) ([]byte, error) {
 		return nil, err
 	}
 	return io.ReadAll(f)
-}
-
-// parseCollapsed adds up "stack count" lines by stack.
-func parseCollapsed(b []byte) (map[string]int64, error) {
-	counts := map[string]int64{}
-	for line := range strings.Lines(string(b)) {
-		line = strings.TrimSuffix(line, "\n")
-		i := strings.LastIndexByte(line, ' ')
-		n, err := strconv.ParseInt(line[i+1:], 10, 64)
-		if i <= 0 || err != nil || n < 0 {
-			return nil, fmt.Errorf("not a collapsed stack: %q", truncateLine(line))
-		}
-		counts[line[:i]] += n
-	}
-	return counts, nil
-}
-
-func truncateLine(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // statusClient reads status pages: a fresh connection each time, never a load
