@@ -97,31 +97,11 @@ func (fpmLauncher) Environment(o Options, lang string, layers []*matrix.Layer) m
 // starts both in the foreground as our children, and returns once GET /hello answers.
 func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *Target, err error) {
 	v := spec.Variant
-	dbEnv, err := phpDatabaseEnv(spec, o.DSNFile)
+	p, err := setUpPHP(spec, o, []string{"php-fpm8.2", "php-fpm"}, []string{"nginx"})
 	if err != nil {
 		return nil, err
 	}
-	fpmBin, err := lookSbin("php-fpm8.2", "php-fpm")
-	if err != nil {
-		return nil, err
-	}
-	nginxBin, err := lookSbin("nginx")
-	if err != nil {
-		return nil, err
-	}
-	phpDir, err := findPHPDir(o.RepoRoot)
-	if err != nil {
-		return nil, err
-	}
-	listen, err := listenAddr(o.Listen)
-	if err != nil {
-		return nil, err
-	}
-
-	dir, err := phpRunDir(o.RunDir, phpDir)
-	if err != nil {
-		return nil, err
-	}
+	dbEnv, fpmBin, nginxBin, phpDir, listen, dir := p.dbEnv, p.bins[0], p.bins[1], p.phpDir, p.listen, p.dir
 	s := &phpServer{dir: dir}
 	defer func() {
 		if err != nil {
@@ -384,6 +364,41 @@ func readFrom(name string, offset int64) ([]byte, error) {
 // statusClient reads status pages: a fresh connection each time, never a load
 // generator's.
 var statusClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// phpSetup is what both PHP launchers resolve before they render a configuration.
+type phpSetup struct {
+	dbEnv  []string // the DBBENCH_DB_* variables (phpDatabaseEnv)
+	bins   []string // each binary asked for: the first of its names on the path
+	phpDir string
+	listen string
+	dir    string // the private run directory (phpRunDir), the caller's to remove
+}
+
+// setUpPHP resolves a PHP launcher's database environment, binaries, php/ and listen
+// address, in that order, then makes its run directory: a missing piece stops the
+// launcher before anything is created.
+func setUpPHP(spec matrix.Spec, o Options, bins ...[]string) (phpSetup, error) {
+	var s phpSetup
+	var err error
+	if s.dbEnv, err = phpDatabaseEnv(spec, o.DSNFile); err != nil {
+		return s, err
+	}
+	for _, names := range bins {
+		bin, err := lookSbin(names...)
+		if err != nil {
+			return s, err
+		}
+		s.bins = append(s.bins, bin)
+	}
+	if s.phpDir, err = findPHPDir(o.RepoRoot); err != nil {
+		return s, err
+	}
+	if s.listen, err = listenAddr(o.Listen); err != nil {
+		return s, err
+	}
+	s.dir, err = phpRunDir(o.RunDir, s.phpDir)
+	return s, err
+}
 
 // phpRunDir makes a private run directory (mode 0700) under parent ("" is the system's
 // temporary directory), with a tmp/ inside, for a PHP target's configurations and logs.

@@ -37,26 +37,11 @@ func (workerLauncher) Environment(o Options, lang string, layers []*matrix.Layer
 // in the foreground as our child, and returns once GET /hello answers.
 func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *Target, err error) {
 	v := spec.Variant
-	dbEnv, err := phpDatabaseEnv(spec, o.DSNFile)
+	p, err := setUpPHP(spec, o, []string{"php8.2", "php"})
 	if err != nil {
 		return nil, err
 	}
-	phpBin, err := lookSbin("php8.2", "php")
-	if err != nil {
-		return nil, err
-	}
-	phpDir, err := findPHPDir(o.RepoRoot)
-	if err != nil {
-		return nil, err
-	}
-	listen, err := listenAddr(o.Listen)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := phpRunDir(o.RunDir, phpDir)
-	if err != nil {
-		return nil, err
-	}
+	dbEnv, phpBin, phpDir, listen, dir := p.dbEnv, p.bins[0], p.phpDir, p.listen, p.dir
 	w := &workerServer{dir: dir}
 	defer func() {
 		if err != nil {
