@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"dbbench/runners/results"
@@ -94,18 +93,8 @@ func commandRows(key string, o, n *results.Variant) []Row {
 	if a == nil || b == nil {
 		a, b = o.Roundtrips.Log, n.Roundtrips.Log
 	}
-	var types []string
-	for t := range a {
-		types = append(types, t)
-	}
-	for t := range b {
-		if _, ok := a[t]; !ok {
-			types = append(types, t)
-		}
-	}
-	slices.Sort(types)
 	var rows []Row
-	for _, t := range types {
+	for _, t := range keysOfBoth(a, b) {
 		if math.Abs(a[t]-b[t]) <= 1e-9 {
 			continue
 		}
@@ -118,17 +107,6 @@ func commandRows(key string, o, n *results.Variant) []Row {
 
 // point is the change from old to new of an exact figure: an interval of one point.
 func point(old, new float64) Change {
-	r := Num(ratio(old, new) - 1)
+	r := Num(stats.Ratio(old, new) - 1)
 	return Change{Lo: r, Mid: r, Hi: r}
-}
-
-// ratio is new/old, 1 when both are 0 and +Inf when only old is (a count that appeared).
-func ratio(old, new float64) float64 {
-	switch {
-	case old == new:
-		return 1
-	case old == 0:
-		return math.Inf(int(math.Copysign(1, new)))
-	}
-	return new / old
 }

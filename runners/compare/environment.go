@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,20 +35,22 @@ func environment(old, new *results.Run) Environment {
 	return e
 }
 
-// diff lists the keys of a and b whose values differ, in key order.
-func diff(a, b map[string]string) []Difference {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
+// keysOfBoth is every key of a or b, sorted.
+func keysOfBoth[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// diff lists the keys of a and b whose values differ, in key order.
+func diff(a, b map[string]string) []Difference {
 	var out []Difference
-	for _, k := range keys {
+	for _, k := range keysOfBoth(a, b) {
 		if a[k] != b[k] {
 			out = append(out, Difference{Key: k, Old: a[k], New: b[k]})
 		}

@@ -67,8 +67,8 @@ func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 
 	switch {
 	case Exact(unit):
-		c.Lo = ratio(cmp.Old.Hi, cmp.New.Lo) - 1
-		c.Hi = ratio(cmp.Old.Lo, cmp.New.Hi) - 1
+		c.Lo = Ratio(cmp.Old.Hi, cmp.New.Lo) - 1
+		c.Hi = Ratio(cmp.Old.Lo, cmp.New.Hi) - 1
 	case !cmp.Old.HasInterval() || !cmp.New.HasInterval():
 		c.Lo, c.Hi = math.Inf(-1), math.Inf(1)
 		c.Warnings = append(c.Warnings, "no change interval: each side needs enough samples for its own confidence interval")
@@ -119,7 +119,7 @@ func bootstrap(old, new []float64) (lo, hi float64) {
 	newBuf := make([]float64, len(new))
 	changes := make([]float64, resamples)
 	for i := range changes {
-		changes[i] = ratio(resampleMedian(rng, old, oldBuf), resampleMedian(rng, new, newBuf)) - 1
+		changes[i] = Ratio(resampleMedian(rng, old, oldBuf), resampleMedian(rng, new, newBuf)) - 1
 	}
 	slices.Sort(changes)
 	k := int(math.Round((1 - Confidence) / 2 * resamples)) // resamples below lo, and above hi

@@ -45,7 +45,7 @@ func Compare(old, new []float64, unit string) (Comparison, error) {
 		New:   newSum,
 		P:     cmp.P,
 		Alpha: Alpha,
-		Ratio: ratio(oldSum.Center, newSum.Center),
+		Ratio: Ratio(oldSum.Center, newSum.Center),
 		// FormatDelta prints "~" unless P <= its Alpha; for exact units benchmath sets
 		// both to 0, so a delta is always printed, as benchstat does.
 		Delta: cmp.FormatDelta(oldSum.Center, newSum.Center),
@@ -65,9 +65,10 @@ func Compare(old, new []float64, unit string) (Comparison, error) {
 	return c, nil
 }
 
-// ratio is new/old, defined for a zero old: counts such as errors/op or roundtrips/op
-// of the hello variant are legitimately 0.
-func ratio(old, new float64) float64 {
+// Ratio is new/old, defined for a zero old: 1 when both are equal (0 and 0), ±Inf when
+// only old is 0 (a count that appeared). Counts such as errors/op or roundtrips/op of
+// the hello variant are legitimately 0.
+func Ratio(old, new float64) float64 {
 	switch {
 	case old == new:
 		return 1

@@ -199,3 +199,13 @@ func TestCompareRejectsBadSide(t *testing.T) {
 		t.Errorf("NaN new: err = %v, want an error naming new", err)
 	}
 }
+
+func TestRatio(t *testing.T) {
+	for _, tc := range []struct{ old, new, want float64 }{
+		{2, 3, 1.5}, {0, 0, 1}, {0, 2, math.Inf(1)}, {0, -2, math.Inf(-1)}, {4, 0, 0},
+	} {
+		if got := Ratio(tc.old, tc.new); got != tc.want {
+			t.Errorf("Ratio(%v, %v) = %v, want %v", tc.old, tc.new, got, tc.want)
+		}
+	}
+}
