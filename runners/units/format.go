@@ -133,29 +133,28 @@ func DecimalBytes(b float64) string {
 // Nanos prints a duration in nanoseconds at its scale with two decimals, "1.50 s",
 // "12.35 ms", "3.10 µs", and below a microsecond as a whole, "850 ns".
 func Nanos(ns int64) string {
-	v := float64(ns)
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.2f s", v/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.2f ms", v/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.2f µs", v/1e3)
-	}
-	return fmt.Sprintf("%d ns", ns)
+	return scaled(ns, "ns", []scale{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}})
 }
 
 // BinaryBytes prints a size in powers of 1024 with two decimals, "1.50 GiB", "2.00 MiB",
 // "4.50 KiB", and below a KiB as a whole, "312 B".
 func BinaryBytes(b int64) string {
-	v := float64(b)
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", v/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", v/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", v/(1<<10))
+	return scaled(b, "B", []scale{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}})
+}
+
+// scale is a unit worth size of the base unit.
+type scale struct {
+	size int64
+	unit string
+}
+
+// scaled prints n in the largest of scales (largest first) it reaches, with two
+// decimals, or as a whole number of base.
+func scaled(n int64, base string, scales []scale) string {
+	for _, s := range scales {
+		if n >= s.size {
+			return fmt.Sprintf("%.2f %s", float64(n)/float64(s.size), s.unit)
+		}
 	}
-	return fmt.Sprintf("%d B", b)
+	return fmt.Sprintf("%d %s", n, base)
 }
