@@ -1,7 +1,10 @@
 package loadgen
 
 import (
+	"fmt"
 	"runtime"
+	"sort"
+	"strings"
 	"time"
 
 	"dbbench/runners/histogram"
@@ -91,6 +94,24 @@ func (r *Result) ErrorCount() int64 {
 		n += v
 	}
 	return n
+}
+
+// ErrorSummary names each error class that occurred with its count and first message,
+// "timeout 3: context deadline exceeded; connect 1: …" in class order, for an error
+// line; "" without errors.
+func (r *Result) ErrorSummary() string {
+	var parts []string
+	for class, n := range r.Errors {
+		if n > 0 {
+			s := fmt.Sprintf("%s %d", class, n)
+			if sample := r.ErrorSamples[class]; sample != "" {
+				s += ": " + sample
+			}
+			parts = append(parts, s)
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
 }
 
 // CPUPerRequest is the generator's CPU seconds per finished request.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -152,7 +151,7 @@ func (r *runner) invalidReason(res *loadgen.Result, countersErr error) string {
 		return "no request finished"
 	case float64(errs)/float64(res.Requests) > r.o.MaxErrorRate:
 		return fmt.Sprintf("%d of %d requests failed (%s), more than %.2g%%",
-			errs, res.Requests, describeErrors(res), 100*r.o.MaxErrorRate)
+			errs, res.Requests, res.ErrorSummary(), 100*r.o.MaxErrorRate)
 	case countersErr != nil:
 		return fmt.Sprintf("target died during the slice: %v", countersErr)
 	}
@@ -248,21 +247,6 @@ func (r *runner) writeHistogram(rv *results.Variant) error {
 	}
 	rv.Histogram = rel
 	return nil
-}
-
-func describeErrors(res *loadgen.Result) string {
-	var parts []string
-	for class, n := range res.Errors {
-		if n > 0 {
-			s := fmt.Sprintf("%s %d", class, n)
-			if sample := res.ErrorSamples[class]; sample != "" {
-				s += ": " + sample
-			}
-			parts = append(parts, s)
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
 }
 
 func checkHello(_ uint32, body []byte) error {

@@ -3,8 +3,6 @@ package soak
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -182,20 +180,10 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
+// describeErrors is the capacity phase's errors, or why there were none to name.
 func describeErrors(r *loadgen.Result) string {
-	var parts []string
-	for class, n := range r.Errors {
-		if n > 0 {
-			p := fmt.Sprintf("%s %d", class, n)
-			if sample := r.ErrorSamples[class]; sample != "" {
-				p += ": " + sample
-			}
-			parts = append(parts, p)
-		}
+	if s := r.ErrorSummary(); s != "" {
+		return s
 	}
-	if len(parts) == 0 {
-		return "no request finished"
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
+	return "no request finished"
 }
