@@ -141,18 +141,6 @@ func (d *data) median(v *results.Variant, unit string) (float64, bool) {
 	return s.Center, ok
 }
 
-// trips are v's round trips per request; ok is false when not captured.
-func trips(v *results.Variant) (float64, bool) {
-	if !v.DB {
-		return 0, true
-	}
-	if v.Roundtrips == nil {
-		return 0, false
-	}
-	_, t := v.Roundtrips.Commands()
-	return t, true
-}
-
 // commands are v's MySQL commands per request.
 func commands(v *results.Variant) (float64, bool) {
 	if !v.DB {
