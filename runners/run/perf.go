@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,15 +68,22 @@ const perfAttach = 500 * time.Millisecond
 // readPerf reads and removes dir's recording made with call graphs: the stacks of the
 // samples taken in [from, to) (CLOCK_MONOTONIC nanoseconds), in nanoseconds.
 func readPerf(ctx context.Context, dir string, from, to int64) (*profile.Profile, error) {
-	out, err := perfScript(ctx, dir, profile.PerfScriptFields)
+	return parsePerf(ctx, dir, profile.PerfScriptFields, from, to, profile.ReadPerfScript)
+}
+
+// parsePerf runs perf script with fields on dir's recording, removes it, and parses
+// what it printed with parse, keeping the samples taken in [from, to).
+func parsePerf[T any](ctx context.Context, dir, fields string, from, to int64, parse func(io.Reader, int64, int64) (T, error)) (T, error) {
+	var none T
+	out, err := perfScript(ctx, dir, fields)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	p, err := profile.ReadPerfScript(bytes.NewReader(out), from, to)
+	v, err := parse(bytes.NewReader(out), from, to)
 	if err != nil {
-		return nil, fmt.Errorf("perf: %w", err)
+		return none, fmt.Errorf("perf: %w", err)
 	}
-	return p, nil
+	return v, nil
 }
 
 // perfScript runs perf script on dir's recording, times in nanoseconds, and removes it.
@@ -105,15 +113,7 @@ func monoNow() int64 {
 // readPerfSamples reads and removes dir's recording made without call graphs: the
 // samples taken in [from, to) (CLOCK_MONOTONIC nanoseconds), each a process and a time.
 func readPerfSamples(ctx context.Context, dir string, from, to int64) ([]profile.CPUSample, error) {
-	out, err := perfScript(ctx, dir, profile.PerfSampleFields)
-	if err != nil {
-		return nil, err
-	}
-	cpu, err := profile.ReadPerfSamples(bytes.NewReader(out), from, to)
-	if err != nil {
-		return nil, fmt.Errorf("perf: %w", err)
-	}
-	return cpu, nil
+	return parsePerf(ctx, dir, profile.PerfSampleFields, from, to, profile.ReadPerfSamples)
 }
 
 const perfData = "perf.data"
