@@ -50,13 +50,16 @@ var funcs = template.FuncMap{
 	"cell":   cellHTML,
 }
 
-var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
+// pageHead opens every dbbench page up to its title; the page gives .CSP.
+const pageHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>dbbench report {{.Started}}</title>
+`
+
+var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pageHead + `<title>dbbench report {{.Started}}</title>
 <style>
 ` + pageCSS + `</style>
 </head>

@@ -77,13 +77,7 @@ func SweepMarkdown(p *SweepPage) []byte {
 	return []byte(b.String())
 }
 
-var sweepPage = template.Must(template.New("sweep").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
+var sweepPage = template.Must(template.New("sweep").Funcs(funcs).Parse(pageHead + `<title>{{.Title}}</title>
 <style>
 ` + pageCSS + `</style>
 </head>
