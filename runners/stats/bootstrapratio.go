@@ -19,7 +19,7 @@ import (
 // about 93% of data sets, not 95%, where PairedRatio covers 95% or more
 // (TestBootstrapMedianRatioUndercovers). Confidence is the nominal 0.95, not the achieved level.
 // Like PairedRatio it needs n >= MinPairs: below, no interval from the data's own
-// range reaches 95% (see MinPairs).
+// range reaches 95% (see MinPairs); no ratios is an error.
 func BootstrapMedianRatio(ratios []float64) (RatioEstimate, error) {
 	logs, err := logRatios(ratios)
 	if err != nil {

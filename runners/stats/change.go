@@ -50,7 +50,7 @@ type Change struct {
 // benchstat prints `~` (or the centers are equal), WithinNoise when |Mid| <= noise,
 // otherwise Improved or Regressed by units.Better(unit). Unlike criterion, the verdict judges
 // Mid rather than the whole interval, so that it never contradicts benchstat's table;
-// the interval shows how sure it is.
+// the interval shows how sure it is. No values on either side is an error.
 func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 	if math.IsNaN(noise) || noise < 0 || noise >= 1 {
 		return Change{}, fmt.Errorf("noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", noise)

@@ -26,7 +26,8 @@ type Comparison struct {
 }
 
 // Compare summarizes old and new and tests whether they come from the same
-// distribution, with benchstat's method and defaults.
+// distribution, with benchstat's method and defaults. No values on either side is an
+// error.
 func Compare(old, new []float64, unit string) (Comparison, error) {
 	oldSample, err := newSample(old, unit)
 	if err != nil {

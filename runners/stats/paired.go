@@ -46,8 +46,9 @@ type RatioEstimate struct {
 // The interval's coverage holds for any continuous distribution of the log ratios that
 // is symmetric about its centre; Ratio then estimates exp(centre), the median ratio.
 // It needs n >= MinPairs; with fewer it returns the estimate without an interval (see
-// RatioEstimate). Ratios must be finite and > 0. ratios is not modified. The cost is
-// O(n² log n) time and n(n+1)/2 floats of memory: fine up to a few thousand pairs.
+// RatioEstimate); no ratios is an error. Ratios must be finite and > 0. ratios is not
+// modified. The cost is O(n² log n) time and n(n+1)/2 floats of memory: fine up to a
+// few thousand pairs.
 func PairedRatio(ratios []float64) (RatioEstimate, error) {
 	logs, err := logRatios(ratios)
 	if err != nil {

@@ -44,7 +44,7 @@ type Summary struct {
 
 // Summarize computes the median and 95% confidence interval of values in unit, with
 // benchstat's method: AssumeNothing (or AssumeExact for Exact units). values is not
-// modified.
+// modified; no values is an error.
 func Summarize(values []float64, unit string) (Summary, error) {
 	sample, err := newSample(values, unit)
 	if err != nil {

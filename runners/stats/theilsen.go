@@ -36,8 +36,9 @@ type Trend struct {
 // for measurements that never tie, the two agree when x has no ties.) The intercept is
 // the median of y - Slope·x.
 //
-// The interval is a normal approximation, reasonable from about 10 points. The cost is
-// O(n² log n) time and n(n-1)/2 floats of memory: fine for a few thousand points.
+// The interval is a normal approximation, reasonable from about 10 points; fewer than
+// two points (none included) is an error. The cost is O(n² log n) time and n(n-1)/2
+// floats of memory: fine for a few thousand points.
 func TheilSen(x, y []float64) (Trend, error) { return theilSen(x, y, false, Confidence) }
 
 // TheilSenSerial is TheilSen for a time series whose errors are autocorrelated (memory
@@ -50,6 +51,7 @@ func TheilSen(x, y []float64) (Trend, error) { return theilSen(x, y, false, Conf
 // 18:201-218, 2004, after Hamed & Rao, J. Hydrology 204:182-196, 1998), with ρ the
 // lag-1 autocorrelation of the residuals in x order, taken as an AR(1) and used only
 // when positive. x must be sorted. The interval's confidence is conf (0.95: TheilSen's).
+// Like TheilSen, fewer than two points is an error.
 func TheilSenSerial(x, y []float64, conf float64) (Trend, error) { return theilSen(x, y, true, conf) }
 
 func theilSen(x, y []float64, serial bool, conf float64) (Trend, error) {
