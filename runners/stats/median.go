@@ -8,7 +8,7 @@ import (
 // Empty input: a function here that returns one number (Median, RobustSD) returns NaN
 // for no values, so a missing figure never passes for 0; one that returns an estimate
 // with an error (Summarize, Compare, ChangeOf, PairedRatio, BootstrapMedianRatio,
-// TwoSampleRatio, TheilSen, FitUSL) returns an error.
+// TwoSampleRatio, TheilSen) returns an error.
 
 // Median is the middle value of xs, the mean of the middle two for an even count; NaN
 // for no values. xs is not modified.

@@ -44,7 +44,6 @@ func TestEmptyInput(t *testing.T) {
 		"TwoSampleRatio":       func() error { _, err := TwoSampleRatio(nil, nil); return err },
 		"TheilSen":             func() error { _, err := TheilSen(nil, nil); return err },
 		"TheilSenSerial":       func() error { _, err := TheilSenSerial(nil, nil, Confidence); return err },
-		"FitUSL":               func() error { _, err := FitUSL(nil, nil); return err },
 	}
 	for name, f := range errs {
 		if err := f(); err == nil {
