@@ -11,8 +11,8 @@
 package poolsize
 
 import (
+	"dbbench/runners/units"
 	"fmt"
-	"math"
 	"time"
 
 	"dbbench/runners/results"
@@ -115,7 +115,7 @@ func Size(h Hold, n Need) Advice {
 	a.Budget = n.P99.Seconds() - a.Hold.P99
 	switch {
 	case a.Budget <= 0:
-		a.Why = fmt.Sprintf("a request alone already takes %s at p99 there, over the %v target", Seconds(a.Hold.P99), n.P99)
+		a.Why = fmt.Sprintf("a request alone already takes %s at p99 there, over the %v target", units.Seconds(a.Hold.P99), n.P99)
 		return a
 	case n.Rate <= 0:
 		a.Why = "no rate to size for"
@@ -150,12 +150,4 @@ func CapacityOf(h Hold, c int, n Need) (mean, lo, hi float64) {
 func (a Advice) Total() (int, bool) {
 	t := a.Pool * max(1, a.Need.Instances)
 	return t, a.Need.MaxConnections <= 0 || t <= a.Need.MaxConnections
-}
-
-// Seconds prints a time in ms or µs, three significant digits.
-func Seconds(s float64) string {
-	if math.Abs(s) < 1e-3 {
-		return fmt.Sprintf("%.3g µs", s*1e6)
-	}
-	return fmt.Sprintf("%.3g ms", s*1e3)
 }

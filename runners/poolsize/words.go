@@ -1,6 +1,7 @@
 package poolsize
 
 import (
+	"dbbench/runners/units"
 	"fmt"
 	"strings"
 )
@@ -29,8 +30,8 @@ func (a Advice) Sentence(family string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s, the smallest pool that holds is **%d**: a request holds its %s %s [%s, %s] (%s round %s), "+
 		"so %d carry %.0f req/s [%.0f, %.0f] while a request waits at most the %s left of the target.",
-		family, a.Need.Assumptions(), a.Pool, h.Resource, Seconds(h.Seconds), Seconds(h.Lo), Seconds(h.Hi),
-		trim(h.RoundTrips), plural(h.RoundTrips, "trip", "trips"), a.Pool, a.Capacity, a.CapLo, a.CapHi, Seconds(a.Budget))
+		family, a.Need.Assumptions(), a.Pool, h.Resource, units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi),
+		trim(h.RoundTrips), tripWord(h.RoundTrips), a.Pool, a.Capacity, a.CapLo, a.CapHi, units.Seconds(a.Budget))
 	if a.Model < 2 {
 		b.WriteString(" The model alone needs 1; 2 are advised: with one, a single slow query holds up every request.")
 	}
@@ -57,13 +58,14 @@ func (a Advice) Settings() string {
 	}
 }
 
-func trim(x float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+// tripWord is "trip" for exactly one round trip, else "trips" (2, 1.5).
+func tripWord(n float64) string {
+	if n == 1 {
+		return "trip"
+	}
+	return "trips"
 }
 
-func plural(n float64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+func trim(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"dbbench/runners/units"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,7 +150,7 @@ func (d *data) poolSection(a answer) section {
 	}
 	link := d.run.Link
 	s.Intro = []string{fmt.Sprintf("Sized %s. The link between targets and database was %s (a COM_PING's round trip on the targets' path; %s direct), "+
-		"%s added on purpose.", need.Assumptions(), poolsize.Seconds(link.Path), poolsize.Seconds(link.Direct), poolsize.Seconds(link.Added)),
+		"%s added on purpose.", need.Assumptions(), units.Seconds(link.Path), units.Seconds(link.Direct), units.Seconds(link.Added)),
 		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection while its commands wait for " +
 			"the database (timed at the counting proxy: the database's work and every round trip); a PHP request holds its php-fpm child or worker for all of its latency. " +
 			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
@@ -161,8 +162,8 @@ func (d *data) poolSection(a answer) section {
 	for _, x := range all {
 		h, ad := x.hold, x.advice
 		g.Rows = append(g.Rows, []cell{textCell(x.v.Key), textCell(h.Resource), numCell(h.RoundTrips, fmt.Sprintf("%.2g", h.RoundTrips)),
-			numCell(h.Seconds, fmt.Sprintf("%s [%s, %s]", poolsize.Seconds(h.Seconds), poolsize.Seconds(h.Lo), poolsize.Seconds(h.Hi))),
-			numCell(ad.Hold.Seconds, poolsize.Seconds(ad.Hold.Seconds)), numCell(ad.Hold.P99, poolsize.Seconds(ad.Hold.P99)),
+			numCell(h.Seconds, fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi))),
+			numCell(ad.Hold.Seconds, units.Seconds(ad.Hold.Seconds)), numCell(ad.Hold.P99, units.Seconds(ad.Hold.P99)),
 			numCell(float64(ad.Pool), poolText(ad)), numCell(ad.Capacity, capacityText(ad))})
 	}
 	s.Grids = []grid{g}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"dbbench/runners/units"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,13 +42,13 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 	link := "on loopback"
 	if r.Link != nil {
 		link = fmt.Sprintf("%s between the targets and the database (%s added by a delay proxy, half each way; a COM_PING's round trip on the targets' path, %s direct)",
-			poolsize.Seconds(r.Link.Path), poolsize.Seconds(r.Link.Added), poolsize.Seconds(r.Link.Direct))
+			units.Seconds(r.Link.Path), units.Seconds(r.Link.Added), units.Seconds(r.Link.Direct))
 	}
 	return append(out,
 		fmt.Sprintf("Every pool size of each family ran at once (one target each), %s. Each point's capacity is the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), "+
 			"found by independent bisections interleaved across the points, a probe being one slice of %s after a %s lead-in; "+
 			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the M/M/c queue of runners/poolsize on the hold a request of the family has alone.",
-			link, need.P99, 100*s.MaxErrorRate, orDash(pairingSlice(s)), orDash(pairingLeadIn(s))),
+			link, need.P99, 100*s.MaxErrorRate, units.OrDash(pairingSlice(s)), units.OrDash(pairingLeadIn(s))),
 		"**The database, the app and the load generator share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. The pools these sentences recommend are set by the distance and the rate, which the model and the measurement agree on; a production host's CPU is its own.",
 	)
 }
@@ -64,13 +65,6 @@ func pairingLeadIn(s results.Settings) string {
 		return s.Pairing.LeadIn
 	}
 	return ""
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // adviceSentence keeps the form scripts read, "the smallest pool that holds is **N**",
@@ -101,9 +95,9 @@ func adviceSentence(cv Curve, a Advice) string {
 		m := a.Model
 		switch {
 		case m.Pool == a.Pool:
-			s += fmt.Sprintf(" The model agrees: a request holds its %s %s alone here, so %d carry %.0f req/s.", m.Hold.Resource, poolsize.Seconds(m.Hold.Seconds), m.Pool, m.Capacity)
+			s += fmt.Sprintf(" The model agrees: a request holds its %s %s alone here, so %d carry %.0f req/s.", m.Hold.Resource, units.Seconds(m.Hold.Seconds), m.Pool, m.Capacity)
 		case m.Pool > 0:
-			s += fmt.Sprintf(" The model, from a hold of %s per request, says %d.", poolsize.Seconds(m.Hold.Seconds), m.Pool)
+			s += fmt.Sprintf(" The model, from a hold of %s per request, says %d.", units.Seconds(m.Hold.Seconds), m.Pool)
 		}
 		if a.Pool < 2 {
 			s += " A pool of 1 is a risk: one slow query holds up every request; 2 are advised."
@@ -227,8 +221,8 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 		trips := h.RoundTrips * h.RTT
 		there := h.At(need.RTT)
 		t.Rows = append(t.Rows, []string{cv.Family, h.Resource, fmt.Sprintf("%.2g", h.RoundTrips),
-			fmt.Sprintf("%s [%s, %s]", poolsize.Seconds(h.Seconds), poolsize.Seconds(h.Lo), poolsize.Seconds(h.Hi)),
-			poolsize.Seconds(trips), poolsize.Seconds(h.Seconds - trips), poolsize.Seconds(there.Seconds), poolsize.Seconds(h.P99)})
+			fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi)),
+			units.Seconds(trips), units.Seconds(h.Seconds - trips), units.Seconds(there.Seconds), units.Seconds(h.P99)})
 	}
 	sec.Paragraphs = []string{"Each point's round trips are counted with requests sent one at a time; a Go request holds its connection while its commands wait on the database " +
 		"(timed at the counting proxy), a PHP request its child or worker for all of its latency. The family's hold is the median point's. " +

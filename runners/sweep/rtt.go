@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"dbbench/runners/units"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -90,13 +91,13 @@ func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) err
 		}
 		return proxy.Addr(), nil
 	}
-	fmt.Fprintf(ro.Log, "rtt sweep: %s each way, %s loop, into %s\n", ms(d), mode, ro.Out)
+	fmt.Fprintf(ro.Log, "rtt sweep: %s each way, %s loop, into %s\n", units.DelayMillis(d), mode, ro.Out)
 	_, err := run.Run(ctx, ro)
 	if proxy != nil {
 		proxy.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("rtt sweep at %s each way, %s loop: %w", ms(d), mode, err)
+		return fmt.Errorf("rtt sweep at %s each way, %s loop: %w", units.DelayMillis(d), mode, err)
 	}
 	return nil
 }

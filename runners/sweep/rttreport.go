@@ -40,7 +40,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	metric := func(mode, unit string, scale float64, pick func(*results.Repetition) float64) (report.Table, report.LineChart) {
 		t := report.Table{Head: []string{"variant", "round trips/op"}}
 		for _, d := range delays {
-			t.Head = append(t.Head, ms(d))
+			t.Head = append(t.Head, units.DelayMillis(d))
 		}
 		c := report.LineChart{XLabel: "added delay each way (ms)", YLabel: unit}
 		for _, k := range keys {
@@ -89,11 +89,11 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	for _, pt := range points {
 		for _, v := range pt.Run.Variants {
 			if !v.Valid {
-				invalid = append(invalid, fmt.Sprintf("%s, %s each way, %s loop: %s", v.Key, ms(pt.Delay), pt.Mode, v.InvalidReason))
+				invalid = append(invalid, fmt.Sprintf("%s, %s each way, %s loop: %s", v.Key, units.DelayMillis(pt.Delay), pt.Mode, v.InvalidReason))
 			}
 		}
 		if pt.Run.Status != "complete" {
-			invalid = append(invalid, fmt.Sprintf("the run at %s each way, %s loop, is %s: %s", ms(pt.Delay), pt.Mode, pt.Run.Status, pt.Run.Error))
+			invalid = append(invalid, fmt.Sprintf("the run at %s each way, %s loop, is %s: %s", units.DelayMillis(pt.Delay), pt.Mode, pt.Run.Status, pt.Run.Error))
 		}
 	}
 	if len(invalid) == 0 {
@@ -140,7 +140,7 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 			qa, _, oka := cell(byMode[Closed][d], a, 1, pick)
 			qb, _, okb := cell(byMode[Closed][d], b, 1, pick)
 			if oka && okb && qb > 0 {
-				qps = append(qps, fmt.Sprintf("×%.2f at %s", qa/qb, ms(d)))
+				qps = append(qps, fmt.Sprintf("×%.2f at %s", qa/qb, units.DelayMillis(d)))
 			}
 			pick = func(r *results.Repetition) float64 { return r.P50 }
 			la, _, oka := cell(byMode[Open][d], a, 1e3, pick)
@@ -153,9 +153,9 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 				if !pastA {
 					state = vb.State
 				}
-				p50 = append(p50, fmt.Sprintf("not compared at %s (%s)", ms(d), unmeasuredWhy(state)))
+				p50 = append(p50, fmt.Sprintf("not compared at %s (%s)", units.DelayMillis(d), unmeasuredWhy(state)))
 			case oka && okb:
-				p50 = append(p50, fmt.Sprintf("%+.2f ms at %s", la-lb, ms(d)))
+				p50 = append(p50, fmt.Sprintf("%+.2f ms at %s", la-lb, units.DelayMillis(d)))
 			}
 		}
 		var out []string
@@ -190,7 +190,7 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys []string, trips map[string]float64) report.SweepSection {
 	t := report.Table{Head: []string{"variant", "round trips/op"}}
 	for _, d := range delays[1:] {
-		t.Head = append(t.Head, ms(d)+": measured / predicted ms")
+		t.Head = append(t.Head, units.DelayMillis(d)+": measured / predicted ms")
 	}
 	var past []string
 	for _, k := range keys {
@@ -214,7 +214,7 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 				}
 				row = append(row, fmt.Sprintf("%s / %s", state, pred))
 				if isPast {
-					past = append(past, fmt.Sprintf("%s at %s: %s", k, ms(d), verdict.Flag()))
+					past = append(past, fmt.Sprintf("%s at %s: %s", k, units.DelayMillis(d), verdict.Flag()))
 				}
 			case !bok || !ok:
 				row = append(row, "- / "+pred)
@@ -304,13 +304,12 @@ func cell(r *results.Run, key string, scale float64, pick func(*results.Repetiti
 func durations(ds []time.Duration) string {
 	var out []string
 	for _, d := range ds {
-		out = append(out, ms(d))
+		out = append(out, units.DelayMillis(d))
 	}
 	return strings.Join(out, ", ")
 }
 
 // ms writes a delay as the issue does: 0 ms, 0.2 ms, 1 ms.
-func ms(d time.Duration) string { return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000) }
 
 // unmeasuredWhy says why an open-loop point has no latency figure: a target past its
 // capacity queues, which is not distance; a generator behind its schedule measured

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // The formats below print figures for people. Where two texts print the same kind of
@@ -106,6 +107,21 @@ func OrDash(s string) string {
 
 // Millis prints seconds as milliseconds with two decimals and no space, "12.35ms".
 func Millis(sec float64) string { return fmt.Sprintf("%.2fms", sec*1e3) }
+
+// Seconds prints a time of any size with three significant digits, in µs below a
+// millisecond and in ms above: "137 µs", "1.27 ms", "47.6 ms".
+func Seconds(sec float64) string {
+	if math.Abs(sec) < 1e-3 {
+		return fmt.Sprintf("%.3g µs", sec*1e6)
+	}
+	return fmt.Sprintf("%.3g ms", sec*1e3)
+}
+
+// DelayMillis prints a delay in milliseconds with the digits it has: "0 ms", "0.2 ms",
+// "5 ms" (whole microseconds).
+func DelayMillis(d time.Duration) string {
+	return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000)
+}
 
 // MicrosDelta prints a difference of seconds in microseconds with its sign (Signed):
 // "+25 µs", one decimal below 10 µs, "−3.1 µs".

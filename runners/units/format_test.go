@@ -3,6 +3,7 @@ package units
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // Each format against the texts its callers printed before they shared it.
@@ -86,6 +87,19 @@ func TestFormats(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestSecondsAndDelayMillis(t *testing.T) {
+	for sec, want := range map[float64]string{137e-6: "137 µs", 0.00127: "1.27 ms", 0.0476: "47.6 ms", 0: "0 µs"} {
+		if got := Seconds(sec); got != want {
+			t.Errorf("Seconds(%g) = %q, want %q", sec, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{0: "0 ms", 200 * time.Microsecond: "0.2 ms", 5 * time.Millisecond: "5 ms"} {
+		if got := DelayMillis(d); got != want {
+			t.Errorf("DelayMillis(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
