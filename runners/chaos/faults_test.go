@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,6 +44,91 @@ func repCount(res *results.Run) int {
 	return n
 }
 
+// hit checks what a fault injected at mark (proc.freeze) did to the slices of lang's
+// variant ("" for every language; the scenarios run one variant per language, so a
+// phase's slice n is its variant's repetition n). The fault hits the slice under way when
+// it came, the last one printed before mark, or, when it came after that slice had been
+// measured, the next one: that slice makes its variant invalid and is the last of lang
+// measured; every slice before it is kept, clean. hit returns the variant and the slice
+// hit; nil when the fault came after lang's last slice and so hit none.
+//
+// targetDied, when not zero, is when the fault killed lang's target: a slice kept must
+// then have ended before it, as the counters read after its window need the target.
+// (A database that dies in the window's last moments may leave it valid: too few
+// requests fail.)
+func hit(t *testing.T, p *proc, mark string, res *results.Run, lang string, targetDied time.Time) (*results.Variant, int) {
+	t.Helper()
+	before, after := p.slicesAround(mark, lang)
+	if len(before) == 0 {
+		t.Fatalf("no slice printed before %q", mark)
+	}
+	var v *results.Variant
+	for _, x := range res.Variants {
+		if (lang != "" && x.Lang != lang) || x.Valid {
+			continue
+		}
+		if v != nil {
+			t.Errorf("%s and %s both invalid: one fault hits one slice", v.Key, x.Key)
+		}
+		v = x
+	}
+	t.Logf("fault after %v; then %v; invalid: %v", before[len(before)-1], after, v != nil)
+	k := 0
+	switch {
+	case v == nil && len(after) > 0:
+		t.Errorf("%v began after the fault and nothing was marked invalid", after[0])
+	case v == nil:
+		// The fault came after the last slice had been measured: nothing to mark.
+	case len(after) > 1:
+		t.Errorf("%v measured after the fault: the run should have gone no further than %v", after[1:], after[0])
+	default:
+		m := regexp.MustCompile(`^slice (\d+): `).FindStringSubmatch(v.InvalidReason)
+		if m == nil {
+			t.Errorf("%s: reason %q names no slice", v.Key, v.InvalidReason)
+			break
+		}
+		k, _ = strconv.Atoi(m[1])
+		want := before[len(before)-1] // under way at the fault
+		if len(after) == 1 {
+			want = after[0] // the fault came between two slices
+		}
+		if got := (sliceRef{v.Lang, k}); got != want {
+			t.Errorf("%s invalid at %v, but the fault came during or just before %v", v.Key, got, want)
+		}
+		if n := len(v.Reps); n != k && n != k-1 {
+			t.Errorf("%s: %d slices recorded, the fault hit slice %d", v.Key, n, k)
+		}
+	}
+	// Every other slice, all of them before the fault, is kept, clean.
+	byLang := map[string]*results.Variant{}
+	for _, x := range res.Variants {
+		if lang == "" || x.Lang == lang {
+			byLang[x.Lang] = x
+		}
+	}
+	for _, s := range before {
+		if x := byLang[s.lang]; x != nil && !(x == v && s.n == k) && len(x.Reps) < s.n {
+			t.Errorf("%v, measured before the fault, is not kept: %s has %d slices", s, x.Key, len(x.Reps))
+		}
+	}
+	for _, x := range byLang {
+		for i, r := range x.Reps {
+			if x == v && r.Rep == k {
+				continue
+			}
+			if r.Rep != i+1 || r.Errors != nil {
+				t.Errorf("%s: slice %d, measured before the fault, is not kept clean: %+v", x.Key, i+1, r)
+			}
+			end := r.Started.Add(time.Duration(r.Seconds * float64(time.Second)))
+			if !targetDied.IsZero() && !end.Before(targetDied) {
+				t.Errorf("%s: slice %d measured until %v, after its target died at %v, and kept as valid",
+					x.Key, r.Rep, end.Format(time.StampMicro), targetDied.Format(time.StampMicro))
+			}
+		}
+	}
+	return v, k
+}
+
 // 1. The database is killed with SIGKILL during a measured slice.
 func TestDatabaseDies(t *testing.T) {
 	tmp := newTmp(t)
@@ -50,34 +137,36 @@ func TestDatabaseDies(t *testing.T) {
 	if !p.waitFor(`^\[go slice 2\]`, 90*time.Second) {
 		t.Fatalf("never reached Go's slice 2:\n%s", p.errText())
 	}
-	time.Sleep(600 * time.Millisecond) // lead-in: into the measured second
-	db := findDescendant(p.cmd.Process.Pid, "mariadbd", 5*time.Second)
-	if db == 0 {
-		t.Fatal("no mariadbd under dbbench")
-	}
-	syscall.Kill(db, syscall.SIGKILL)
+	const mark = "chaos: SIGKILL mariadbd"
+	p.inject(mark, func() int { return descendant(p.cmd.Process.Pid, "mariadbd") })
 	code := p.wait(60 * time.Second)
-	line := p.oneErrorLine(`run failed: the database (died|stopped answering)`)
-	if code == 0 {
-		t.Errorf("exit status 0 after the database died")
-	}
 	res, reps := written(t, out)
 	left := leftovers(t, tmp, nil)
 	if res == nil {
 		t.Fatal("no results.json")
 	}
-	gov, phpv := variant(res, "go"), variant(res, "php")
-	if gov.Valid || gov.InvalidReason == "" {
-		t.Errorf("the variant measured when the database died is not marked invalid: %+v", gov)
+	v, k := hit(t, p, mark, res, "", time.Time{})
+	line := "(none)"
+	switch {
+	case code != 0:
+		line = p.oneErrorLine(`run failed: the database (died|stopped answering)`)
+		if res.Status != "failed" {
+			t.Errorf("status %q, want failed", res.Status)
+		}
+	case v != nil:
+		t.Errorf("exit status 0 after the database died during %s slice %d", v.Lang, k)
+	default: // the test got there after the last slice: the run may end as if nothing happened
+		if res.Status != "complete" {
+			t.Errorf("exit status 0, status %q", res.Status)
+		}
 	}
-	if phpv == nil || len(phpv.Reps) != 0 || len(gov.Reps) < 1 {
-		t.Errorf("the slices measured before are not all kept, or PHP was measured after the database died: go %d, php %d", len(gov.Reps), len(phpv.Reps))
+	outcome := fmt.Sprintf("exit %d, %q; ", code, trim(line, 70))
+	if v != nil {
+		outcome += fmt.Sprintf("%s slice %d invalid: %s", v.Lang, k, trim(v.InvalidReason, 50))
+	} else {
+		outcome += "came after the last slice: none invalid"
 	}
-	if res.Status != "failed" {
-		t.Errorf("status %q, want failed", res.Status)
-	}
-	table.Add(Row{"database dies", "SIGKILL mariadbd in slice 2 (Go raw)",
-		fmt.Sprintf("exit %d, %q; go invalid: %s", code, trim(line, 70), trim(gov.InvalidReason, 50)), left,
+	table.Add(Row{"database dies", "SIGKILL mariadbd in slice 2 (Go raw)", outcome, left,
 		fmt.Sprintf("%d slices (results.json, bench.txt whole)", reps)})
 }
 
@@ -90,59 +179,66 @@ func TestTargetDies(t *testing.T) {
 	if !p.waitFor(`^\[go slice 1\]`, 90*time.Second) {
 		t.Fatalf("never reached Go's slice 1:\n%s", p.errText())
 	}
-	time.Sleep(600 * time.Millisecond)
-	gt := findDescendant(pid, "gotarget", 5*time.Second)
-	if gt == 0 {
-		t.Fatal("no gotarget under dbbench")
-	}
-	syscall.Kill(gt, syscall.SIGKILL)
+	const goMark, phpMark = "chaos: SIGKILL gotarget", "chaos: SIGKILL php-fpm master"
+	goDied := p.inject(goMark, func() int { return descendant(pid, "gotarget") })
 	if !p.waitFor(`^\[php slice 2\]`, 60*time.Second) {
 		t.Fatalf("never reached PHP's slice 2:\n%s", p.errText())
 	}
-	time.Sleep(600 * time.Millisecond)
-	fpm := 0
-	for _, q := range processes() { // the master is dbbench's child; its workers are its own
-		if q.ppid == pid && strings.HasPrefix(q.comm, "php-fpm") {
-			fpm = q.pid
+	phpDied := p.inject(phpMark, func() int {
+		for _, q := range processes() { // the master is dbbench's child; its workers are its own
+			if q.ppid == pid && strings.HasPrefix(q.comm, "php-fpm") && q.state != "Z" {
+				return q.pid
+			}
 		}
-	}
-	if fpm == 0 {
-		t.Fatal("no php-fpm master under dbbench")
-	}
-	syscall.Kill(fpm, syscall.SIGKILL)
+		return 0
+	})
 	code := p.wait(60 * time.Second)
-	line := p.oneErrorLine(`2 of 2 variants invalid`)
 	res, reps := written(t, out)
 	left := leftovers(t, tmp, nil)
 	if res == nil {
 		t.Fatal("no results.json")
 	}
-	if code == 0 {
-		t.Error("exit status 0 with invalid variants")
-	}
-	gov, phpv := variant(res, "go"), variant(res, "php")
-	for _, v := range []*results.Variant{gov, phpv} {
-		if v.Valid || v.InvalidReason == "" {
-			t.Errorf("%s: not marked invalid after its target died", v.Key)
+	gov, goSlice := hit(t, p, goMark, res, "go", goDied)
+	phpv, phpSlice := hit(t, p, phpMark, res, "php", phpDied)
+	// A target's death hits its own variant only, and the run goes on to the end.
+	invalid := 0
+	for _, v := range res.Variants {
+		if !v.Valid {
+			invalid++
 		}
 	}
-	if len(phpv.Reps) < 1 || phpv.Reps[0].Errors != nil {
-		t.Errorf("php's clean slice 1 is not kept: %+v", phpv.Reps)
+	line := "(none)"
+	switch {
+	case invalid > 0:
+		line = p.oneErrorLine(fmt.Sprintf(`%d of 2 variants invalid`, invalid))
+		if code == 0 {
+			t.Error("exit status 0 with invalid variants")
+		}
+	case code != 0:
+		t.Errorf("exit status %d with every variant valid:\n%s", code, p.errText())
 	}
 	if res.Status != "complete" {
 		t.Errorf("status %q: the run should go on past a dead target", res.Status)
 	}
+	outcome := func(v *results.Variant, k int) string {
+		if v == nil {
+			return "came after its last slice: valid"
+		}
+		return fmt.Sprintf("slice %d invalid: %s", k, trim(v.InvalidReason, 50))
+	}
 	table.Add(Row{"target dies (Go)", "SIGKILL gotarget in slice 1",
-		fmt.Sprintf("run goes on; go invalid: %s", trim(gov.InvalidReason, 60)), left, fmt.Sprintf("%d slices in all", reps)})
+		"run goes on; go " + outcome(gov, goSlice), left, fmt.Sprintf("%d slices in all", reps)})
 	table.Add(Row{"target dies (PHP)", "SIGKILL php-fpm master in slice 2",
-		fmt.Sprintf("exit %d, %q; php invalid: %s", code, trim(line, 40), trim(phpv.InvalidReason, 50)), left,
-		fmt.Sprintf("php slice 1 kept (%d slices in all)", reps)})
+		fmt.Sprintf("exit %d, %q; php %s", code, trim(line, 40), outcome(phpv, phpSlice)), left,
+		fmt.Sprintf("php slices before kept (%d slices in all)", reps)})
 }
 
-// 2b. One process of PHP's resident worker server is killed with SIGKILL during a
-// measured slice: its master forks it again, so the variant recovers (the slice that
+// 2b. One process of PHP's resident worker server is killed with SIGKILL once PHP's
+// slice 1 has begun: its master forks it again, so the variant recovers (the slice that
 // lost the requests in flight may be marked), or it is marked invalid; either way the
-// run ends complete and nothing is left running.
+// run ends complete and nothing is left running. Where in the run the kill lands (the
+// slice's lead-in, its measured window, a later slice) changes which of these it is,
+// and each is checked, so the kill comes as soon as the slice has begun.
 func TestResidentWorkerDies(t *testing.T) {
 	tmp := newTmp(t)
 	out := filepath.Join(tmp, "run")
@@ -153,7 +249,6 @@ func TestResidentWorkerDies(t *testing.T) {
 	if !p.waitFor(`^\[php slice 1\]`, 90*time.Second) {
 		t.Fatalf("never reached PHP's slice 1:\n%s", p.errText())
 	}
-	time.Sleep(400 * time.Millisecond)
 	worker := residentWorker(pid)
 	if worker == 0 {
 		t.Fatal("no resident worker under dbbench's worker master")

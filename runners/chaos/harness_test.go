@@ -220,6 +220,122 @@ func (p *proc) wait(timeout time.Duration) int {
 
 func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }
 
+// freeze stops dbbench where it is (SIGSTOP, every thread) and writes mark into its
+// stderr, so that the stderr lines before mark are exactly those it printed before that
+// point. A fault injected before thaw is called comes, as far as dbbench can tell, at
+// that one point: the test knows which slice was under way, however late it got there.
+// A dbbench that has ended already gets mark after all it printed.
+func (p *proc) freeze(mark string) (thaw func()) {
+	p.t.Helper()
+	pid := p.cmd.Process.Pid
+	thaw = func() { syscall.Kill(pid, syscall.SIGCONT) }
+	if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+		for deadline := time.Now().Add(30 * time.Second); !stopped(pid); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				thaw()
+				p.t.Fatal("dbbench still running 30 s after SIGSTOP")
+			}
+		}
+		// Its stderr, opened anew: the write end of the same pipe.
+		if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", pid), os.O_WRONLY, 0); err == nil {
+			_, err = f.WriteString(mark + "\n") // less than PIPE_BUF in one write: one whole line
+			f.Close()
+			if err != nil {
+				thaw()
+				p.t.Fatalf("write the mark into dbbench's stderr: %v", err)
+			}
+			return thaw
+		}
+	}
+	// No process, or a zombie without descriptors: dbbench has exited.
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		p.t.Fatal("dbbench has exited, but its stderr is still open 60 s later")
+	}
+	p.mu.Lock()
+	p.stderr = append(p.stderr, mark)
+	p.mu.Unlock()
+	return func() {}
+}
+
+// inject kills (SIGKILL) the process victim returns while dbbench is frozen at mark,
+// and returns when, on the wall clock dbbench records slices by; zero when there was no
+// process (0): what it was to hit had ended before the test got there, as the slices
+// printed around mark show.
+func (p *proc) inject(mark string, victim func() int) time.Time {
+	p.t.Helper()
+	thaw := p.freeze(mark)
+	defer thaw()
+	if pid := victim(); pid != 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return time.Now().UTC()
+	}
+	p.t.Logf("%s: no such process left at that point", mark)
+	return time.Time{}
+}
+
+// stopped says whether every thread of pid is stopped, or has exited.
+func stopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return true // the process is gone
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread is gone
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || len(s) < i+3 {
+			return false
+		}
+		if st := s[i+2]; st != 'T' && st != 't' && st != 'Z' && st != 'X' {
+			return false
+		}
+	}
+	return true
+}
+
+// sliceRef is one "[lang slice n]" progress line: slice n of the language's phase.
+type sliceRef struct {
+	lang string
+	n    int
+}
+
+func (s sliceRef) String() string { return fmt.Sprintf("%s slice %d", s.lang, s.n) }
+
+var sliceLine = regexp.MustCompile(`^\[(\w+) slice (\d+)\]`)
+
+// slicesAround are the slices of lang (every language for "") whose progress line
+// dbbench printed before mark, and after it. Call it once the process has ended.
+func (p *proc) slicesAround(mark, lang string) (before, after []sliceRef) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := false
+	for _, l := range p.stderr {
+		if l == mark {
+			seen = true
+			continue
+		}
+		m := sliceLine.FindStringSubmatch(l)
+		if m == nil || (lang != "" && m[1] != lang) {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		if seen {
+			after = append(after, sliceRef{m[1], n})
+		} else {
+			before = append(before, sliceRef{m[1], n})
+		}
+	}
+	if !seen {
+		p.t.Fatalf("mark %q not in dbbench's stderr", mark)
+	}
+	return before, after
+}
+
 func (p *proc) errText() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -426,25 +542,23 @@ func written(t *testing.T, out string) (*results.Run, int) {
 	return res, reps
 }
 
-// findDescendant returns the pid of a living descendant of pid whose comm starts with
-// name (mariadbd, gotarget, php-fpm8.2, nginx), waiting up to timeout for one.
-func findDescendant(pid int, name string, timeout time.Duration) int {
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		all := processes()
-		for _, p := range all {
-			if !strings.HasPrefix(p.comm, name) || p.state == "Z" {
-				continue
+// descendant is a living descendant of pid whose comm starts with name (mariadbd,
+// gotarget, php-fpm8.2, nginx), or 0.
+func descendant(pid int, name string) int {
+	all := processes()
+	for _, p := range all {
+		if !strings.HasPrefix(p.comm, name) || p.state == "Z" {
+			continue
+		}
+		for q, n := p, 0; n < 64; n++ {
+			if q.ppid == pid {
+				return p.pid
 			}
-			for q, n := p, 0; n < 64; n++ {
-				if q.ppid == pid {
-					return p.pid
-				}
-				parent, ok := all[q.ppid]
-				if !ok || parent.pid <= 1 {
-					break
-				}
-				q = parent
+			parent, ok := all[q.ppid]
+			if !ok || parent.pid <= 1 {
+				break
 			}
+			q = parent
 		}
 	}
 	return 0
