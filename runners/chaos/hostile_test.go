@@ -19,6 +19,7 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/dbtest"
+	"dbbench/runners/freeport"
 )
 
 // hostilePaths generates n request targets, deterministically from seed: ids and paths
@@ -151,19 +152,11 @@ func TestHostileInput(t *testing.T) {
 	for _, v := range families {
 		t.Run(v, func(t *testing.T) {
 			tmp := newTmp(t)
-			ln, _ := net.Listen("tcp", "127.0.0.1:0")
-			addr := ln.Addr().String()
-			ln.Close()
-			args := []string{"serve", v, "--listen", addr}
+			args := []string{"serve", v}
 			if !strings.Contains(v, "layer=hello") {
 				args = append(args, "--dsn-file", db.DSNFile)
 			}
-			p := dbbench(t, tmp, args...)
-			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(p.outText(), "serving "); time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("serve never came up:\n%s", p.errText())
-				}
-			}
+			p, addr := serve(t, tmp, args...)
 			counts := map[int]int{}
 			var wrong []string
 			for _, path := range paths {
@@ -214,6 +207,47 @@ func TestHostileInput(t *testing.T) {
 		})
 	}
 }
+
+// serve starts dbbench serve with args on a free loopback port and waits until it
+// serves. The port is below the kernel's ephemeral range (package freeport), so no
+// outgoing connection takes it between the pick and the bind; should another listener
+// take it meanwhile, serve fails with "in use" and is started again on another port.
+func serve(t *testing.T, tmp string, args ...string) (*proc, string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr, err := freeport.Addr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := dbbench(t, tmp, append(args, "--listen", addr)...)
+		if serving(t, p) {
+			return p, addr
+		}
+		if attempt == 5 || !inUse.MatchString(p.lastLine()) {
+			t.Fatalf("serve ended before it served:\n%s", p.errText())
+		}
+		t.Logf("%s was taken before serve could listen there: %s", addr, p.lastLine())
+	}
+}
+
+// serving waits until p says it serves (true) or ends (false).
+func serving(t *testing.T, p *proc) bool {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second) // a hang guard: starting takes a second or two
+	for !strings.Contains(p.outText(), "serving ") {
+		select {
+		case <-p.done:
+			return strings.Contains(p.outText(), "serving ")
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve not serving after 60 s:\n%s", p.errText())
+		}
+	}
+	return true
+}
+
+var inUse = regexp.MustCompile(`(?i)in use`)
 
 func short(v string) string {
 	f := strings.Split(v, "/")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +22,27 @@ func rootSQL(t *testing.T, db *dbtest.DB, stmts string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mariadb: %v: %s", err, out)
 	}
+}
+
+// refusingAddr is a loopback address that refuses connections for as long as the test
+// runs: a socket bound there that never listens. Unlike a port listened on and closed
+// again, nobody can start listening there meanwhile, and no outgoing connection can take
+// it as its own port (a connection from a port to itself would even succeed).
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 // 4. Bad set-ups: each must end in one clear line before any load is sent.
@@ -44,9 +66,7 @@ func TestBadSetup(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	closedAddr := closed.Addr().String()
-	closed.Close()
+	closedAddr := refusingAddr(t)
 
 	rootSQL(t, db, "SET GLOBAL max_connections = 20")
 	defer rootSQL(t, db, "SET GLOBAL max_connections = 1000")
