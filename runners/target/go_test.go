@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"dbbench/fixtures"
+	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/roundtrip"
@@ -507,11 +508,22 @@ type switchProxy struct {
 	wg             sync.WaitGroup
 }
 
+// The proxy's port is below the kernel's ephemeral range (package freeport): it is
+// listened on again after each down, and in between an outgoing connection could take a
+// port from that range as its own.
 func startSwitchProxy(t *testing.T, upstream string) *switchProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var ln net.Listener
+	for attempt := 1; ; attempt++ {
+		addr, err := freeport.Addr()
+		if err == nil {
+			if ln, err = net.Listen("tcp", addr); err == nil {
+				break
+			}
+		}
+		if attempt == 5 { // another listener took each port between its pick and here
+			t.Fatalf("proxy: %v", err)
+		}
 	}
 	open := make(chan struct{})
 	close(open)
@@ -592,19 +604,22 @@ func (p *switchProxy) down() {
 	}
 }
 
-// up listens again on the same address.
+// up listens again on the same address. Nothing but a listener can hold a port below
+// the ephemeral range, and none should: a retry only covers one going away, for 30 s.
 func (p *switchProxy) up(t *testing.T) {
 	t.Helper()
-	var err error
-	for range 50 { // the port is ours and free; a retry covers a slow socket teardown
-		var ln net.Listener
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ln, err := net.Listen("tcp", p.addr)
+		if err == nil {
 			p.serve(ln)
 			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("proxy up again on %s: %v", p.addr, err)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("proxy up again on %s: %v", p.addr, err)
 }
 
 func (p *switchProxy) hold() {
@@ -645,7 +660,7 @@ func TestGoDatabaseGoneThenBack(t *testing.T) {
 					t.Errorf("round %d: bad id with the database gone = %d, want 400", round, r.status)
 				}
 				proxy.up(t)
-				waitFor(t, 10*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
+				waitFor(t, 30*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
 				if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {
 					t.Errorf("round %d: after recovery: %v", round, err)
 				}
@@ -681,12 +696,12 @@ func TestGoSIGTERMIsGraceful(t *testing.T) {
 		}
 		inflight <- r
 	}()
-	waitFor(t, 5*time.Second, func() bool { return proxy.heldConns() == 1 })
+	waitFor(t, 30*time.Second, func() bool { return proxy.heldConns() == 1 })
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	// The listener closes at once; the process waits for the request.
-	waitFor(t, 5*time.Second, func() bool {
+	waitFor(t, 30*time.Second, func() bool {
 		c, err := net.DialTimeout("tcp", strings.TrimPrefix(tg.URL, "http://"), time.Second)
 		if err == nil {
 			c.Close()

@@ -82,12 +82,12 @@ func startPHPTargetWith(t *testing.T, v matrix.Variant, o Options) *Target {
 // assertGone checks that every pid has exited (a zombie counts: it runs nothing).
 func assertGone(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a hang guard: they exit at once
 	for _, pid := range pids {
 		for !processGone(pid) {
 			if time.Now().After(deadline) {
 				b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				t.Errorf("pid %d (%s) still running", pid, strings.ReplaceAll(string(b), "\x00", " "))
+				t.Errorf("pid %d (%s) still running 30 s later", pid, strings.ReplaceAll(string(b), "\x00", " "))
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -254,7 +254,7 @@ func TestPHPDatabaseGoneThenBack(t *testing.T) {
 				t.Errorf("bad id with the database gone = %d, want 400", r.status)
 			}
 			proxy.up(t)
-			waitFor(t, 10*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
+			waitFor(t, 30*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
 			if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {
 				t.Errorf("after recovery: %v", err)
 			}
@@ -292,7 +292,7 @@ func TestPHPConnectionsCutWhileIdle(t *testing.T) {
 			// New client connections each round until every process holds its database
 			// connection (two proxied sockets each): the kernel spreads new connections
 			// over the workers' sockets.
-			waitFor(t, 10*time.Second, func() bool {
+			waitFor(t, 30*time.Second, func() bool {
 				client.CloseIdleConnections()
 				if err := concurrently(tg.URL, 10*pool, 2*pool)(context.Background()); err != nil {
 					t.Fatal(err)
@@ -636,12 +636,13 @@ func TestPHPProfile(t *testing.T) {
 }
 
 // profileUntil sends requests until the stacks Profile returned so far (added up) name
-// frame, or 20 s pass: the CPU clock samples a process about 250 times per CPU-second,
-// so a few hundred ~1 ms requests give a handful of samples. It checks every line.
+// frame, or 60 s pass (a hang guard): the CPU clock samples a process about 250 times per
+// CPU-second, so a few hundred ~1 ms requests give a handful of samples. It checks every
+// line.
 func profileUntil(t *testing.T, tg *Target, v matrix.Variant, frame string) map[string]int64 {
 	t.Helper()
 	stacks := map[string]int64{}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		client.CloseIdleConnections()
 		if v.Layer == "hello" {
@@ -672,7 +673,7 @@ func profileUntil(t *testing.T, tg *Target, v matrix.Variant, frame string) map[
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no stack names %s after 20 s: %v", frame, stacks)
+			t.Fatalf("no stack names %s after 60 s: %v", frame, stacks)
 		}
 	}
 }
