@@ -194,51 +194,83 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 // fpmStatus is the part of php-fpm's status page (GET /fpm-status?json&full) we read.
 type fpmStatus struct {
 	Processes []struct {
-		PID      int    `json:"pid"`
-		State    string `json:"state"`
-		Requests int64  `json:"requests"`
+		PID        int    `json:"pid"`
+		State      string `json:"state"`
+		Requests   int64  `json:"requests"`
+		RequestURI string `json:"request uri"`
 		// LastMemory is zend_memory_peak_usage(true) at the end of the process's last
 		// request: what PHP's allocator held from the system at the request's peak, in
-		// whole 2 MiB chunks (php/README.md, "Memory per request"). 0 while Running.
+		// whole 2 MiB chunks (php/README.md, "Memory per request"). php-fpm shows it
+		// only while the process is Idle: 0 in every other state, Finishing included.
 		LastMemory float64 `json:"last request memory"`
 	} `json:"processes"`
 }
 
+// fpmIdleWait bounds how long fpmRuntime waits for a child to become Idle.
+const fpmIdleWait = 10 * time.Second
+
 // fpmRuntime reads php-fpm's status page: Cumulative "requests" (served by the pool's
 // children since they started) and PerRequest "req-peak-B", the mean over the idle
 // children of their last request's memory (a child serving a request reports 0).
+//
+// A child goes on Finishing a request for a moment after its answer has left, and shows
+// no memory meanwhile: when no child that has served a request is Idle but some child is
+// busy, the page is read again until one is Idle (for up to fpmIdleWait). With every
+// child Idle and none having served a request, there is nothing to wait for.
 func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
+	deadline := time.Now().Add(fpmIdleWait)
+	for {
+		st, err := readFPMStatus(ctx, url)
+		if err != nil {
+			return RuntimeSample{}, err
+		}
+		var requests, sum, idle float64
+		busy := 0
+		for _, p := range st.Processes {
+			requests += float64(p.Requests)
+			switch {
+			case p.State == "Idle" && p.Requests > 0:
+				sum += p.LastMemory
+				idle++
+			case p.State != "Idle" && !strings.HasPrefix(p.RequestURI, "/fpm-status"): // not this request
+				busy++
+			}
+		}
+		if idle > 0 {
+			return RuntimeSample{
+				Cumulative: map[string]float64{"requests": requests},
+				PerRequest: map[string]float64{"req-peak-B": sum / idle},
+			}, nil
+		}
+		if busy == 0 || time.Now().After(deadline) {
+			return RuntimeSample{}, fmt.Errorf("php-fpm status: no idle child has served a request yet (%d children, %d busy)", len(st.Processes), busy)
+		}
+		select {
+		case <-ctx.Done():
+			return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func readFPMStatus(ctx context.Context, url string) (*fpmStatus, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/fpm-status?json&full", nil)
 	if err != nil {
-		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+		return nil, fmt.Errorf("php-fpm status: %w", err)
 	}
 	resp, err := statusClient.Do(req)
 	if err != nil {
-		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+		return nil, fmt.Errorf("php-fpm status: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return RuntimeSample{}, fmt.Errorf("php-fpm status: %s", resp.Status)
+		return nil, fmt.Errorf("php-fpm status: %s", resp.Status)
 	}
 	var st fpmStatus
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", err)
+		return nil, fmt.Errorf("php-fpm status: %w", err)
 	}
-	var requests, sum, idle float64
-	for _, p := range st.Processes {
-		requests += float64(p.Requests)
-		if p.State == "Idle" && p.Requests > 0 {
-			sum += p.LastMemory
-			idle++
-		}
-	}
-	if idle == 0 {
-		return RuntimeSample{}, fmt.Errorf("php-fpm status: no idle child has served a request yet (%d children)", len(st.Processes))
-	}
-	return RuntimeSample{
-		Cumulative: map[string]float64{"requests": requests},
-		PerRequest: map[string]float64{"req-peak-B": sum / idle},
-	}, nil
+	return &st, nil
 }
 
 // phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,

@@ -7,16 +7,19 @@ package target
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -573,6 +576,59 @@ func TestPHPRuntimeMemory(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// php-fpm shows a child's last request's memory only while the child is Idle, and a
+// child is Finishing for a moment after its answer has left: fpmRuntime reads the status
+// page again until a child that served a request is Idle, and gives up at once when no
+// child is busy, as then none will become one.
+func TestFPMRuntimeWaitsForAFinishingChild(t *testing.T) {
+	const (
+		finishing = `{"processes":[{"pid":1,"state":"Finishing","requests":3,"request uri":"/index.php","last request memory":0},` +
+			`{"pid":2,"state":"Idle","requests":0,"request uri":"-","last request memory":0}]}`
+		idle = `{"processes":[{"pid":1,"state":"Idle","requests":3,"request uri":"/index.php","last request memory":4194304},` +
+			`{"pid":2,"state":"Idle","requests":0,"request uri":"-","last request memory":0}]}`
+		fresh = `{"processes":[{"pid":1,"state":"Idle","requests":0,"request uri":"-","last request memory":0},` +
+			`{"pid":2,"state":"Running","requests":0,"request uri":"/fpm-status?json&full","last request memory":0}]}`
+	)
+	var reads atomic.Int32
+	pages := func(first, then string, after int32) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/fpm-status" {
+				http.NotFound(w, r)
+				return
+			}
+			if reads.Add(1) <= after {
+				io.WriteString(w, first)
+			} else {
+				io.WriteString(w, then)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		reads.Store(0)
+		return srv.URL
+	}
+
+	s, err := fpmRuntime(context.Background(), pages(finishing, idle, 3))
+	if err != nil || s.PerRequest["req-peak-B"] != 4<<20 || s.Cumulative["requests"] != 3 || reads.Load() != 4 {
+		t.Errorf("child Finishing for 3 reads: %+v, %v after %d reads; want 4 MiB and 3 requests on the 4th read", s, err, reads.Load())
+	}
+	// Nobody busy but this status request: nothing to wait for.
+	if s, err := fpmRuntime(context.Background(), pages(fresh, idle, 1)); err == nil || reads.Load() != 1 {
+		t.Errorf("no child has served a request, none busy: %+v, %v after %d reads; want an error at once", s, err, reads.Load())
+	}
+	// A child busy for good: the caller's context ends the wait.
+	ctx, cancel := context.WithCancel(context.Background())
+	url := pages(finishing, idle, 1<<30)
+	go func() {
+		for reads.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := fpmRuntime(ctx, url); !errors.Is(err, context.Canceled) {
+		t.Errorf("child busy until the context ended: %v, want context.Canceled", err)
 	}
 }
 
