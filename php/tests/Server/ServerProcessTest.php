@@ -78,7 +78,9 @@ final class ServerProcessTest extends TestCase
         // A 4 MiB answer leaves in pieces, whole, and the next one follows it intact.
         $c = $this->connect();
         fwrite($c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
-        usleep(200_000); // let the server fill the socket buffers before we read
+        // Not a byte read until the server has filled the socket buffers: what it has not
+        // got out waits in its socket, and leaves in pieces as we read.
+        $this->until(fn (): ?bool => self::unsent($this->port, $c) > 0 ?: null, 'the server to fill the buffers');
         $big = self::response($c);
         self::assertSame(str_repeat('0123456789abcdef', 1 << 18), $big['body']);
         self::assertSame('Hello, World!', self::response($c)['body']);
@@ -269,17 +271,69 @@ final class ServerProcessTest extends TestCase
         }
     }
 
-    /** @param array<string, string> $env */
+    /**
+     * Starts the fixture on $port, or on a free port it picks (freePort). Another listener
+     * can take a picked port before the master binds it; the master then cannot listen
+     * and exits, and the fixture starts again on another port. With a port of its own, the
+     * test checks what happens there: nothing is retried, and only $waitForPort waits.
+     *
+     * @param array<string, string> $env
+     */
     private function start(array $env = [], bool $waitForPort = true, int $port = 0): void
     {
         $this->dir = sys_get_temp_dir() . '/dbbench-server-test-' . getmypid();
         mkdir($this->dir);
-        if ($port === 0) {
-            $probe = stream_socket_server('tcp://127.0.0.1:0');
-            $port = (int) substr((string) stream_socket_get_name($probe, false), strlen('127.0.0.1:'));
-            fclose($probe);
+        for ($attempt = 1;; $attempt++) {
+            $this->port = $port === 0 ? self::freePort() : $port;
+            $this->launch($env);
+            if ($port !== 0 && !$waitForPort) {
+                return;
+            }
+            // The master says so once its sockets listen, before any worker boots.
+            $listening = "listening on http://127.0.0.1:$this->port ";
+            $this->until(
+                fn (): ?bool => str_contains($this->stderr(), $listening) || !self::alive($this->master) ?: null,
+                'the server to listen, or to exit',
+            );
+            if (
+                $port !== 0 || $attempt === 5 || str_contains($this->stderr(), $listening)
+                || !str_contains($this->stderr(), "cannot listen on 127.0.0.1:$this->port")
+            ) {
+                return;
+            }
+            proc_close($this->process);
+            $this->process = null;
         }
-        $this->port = $port;
+    }
+
+    /**
+     * A port nobody listens on, below the kernel's ephemeral range when that leaves room:
+     * outgoing connections take their ports from that range, so none can take this one
+     * before the server binds it (as one could a port that listening on :0 gave).
+     */
+    private static function freePort(): int
+    {
+        $range = @file_get_contents('/proc/sys/net/ipv4/ip_local_port_range');
+        $low = $range === false ? 0 : (int) (preg_split('/\s+/', trim($range)) ?: ['0'])[0];
+        for ($i = 0; $low - 10000 >= 1000 && $i < 100; $i++) {
+            $port = random_int(10000, $low - 1);
+            $probe = @stream_socket_server("tcp://127.0.0.1:$port");
+            if ($probe !== false) {
+                fclose($probe);
+                return $port;
+            }
+        }
+        $probe = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertNotFalse($probe);
+        $port = (int) substr((string) stream_socket_get_name($probe, false), strlen('127.0.0.1:'));
+        fclose($probe);
+        return $port;
+    }
+
+    /** @param array<string, string> $env */
+    private function launch(array $env): void
+    {
+        file_put_contents($this->dir . '/stderr', '');
         $this->process = proc_open(
             [PHP_BINARY, self::FIXTURE, '--listen', '127.0.0.1:' . $this->port, '--workers', '2',
                 '--status-dir', $this->dir],
@@ -293,12 +347,6 @@ final class ServerProcessTest extends TestCase
             [...getenv(), 'FIXTURE_MARKER' => $this->dir . '/slow-started', ...$env],
         );
         $this->master = proc_get_status($this->process)['pid'];
-        if ($waitForPort) {
-            $this->until(function (): ?bool {
-                $c = @stream_socket_client('tcp://127.0.0.1:' . $this->port, $errno, $error, 1.0);
-                return $c === false ? null : fclose($c);
-            }, 'the server to listen');
-        }
     }
 
     /** @return resource */
@@ -395,6 +443,25 @@ final class ServerProcessTest extends TestCase
         }
         sort($pids);
         return $pids;
+    }
+
+    /**
+     * Bytes the server has written on its end of our connection $c that have not reached
+     * us (tx_queue in /proc/net/tcp): they wait once our receive buffer is full.
+     *
+     * @param resource $c
+     */
+    private static function unsent(int $serverPort, mixed $c): int
+    {
+        $ours = (int) substr((string) stream_socket_get_name($c, false), strlen('127.0.0.1:'));
+        $server = sprintf('0100007F:%04X 0100007F:%04X ', $serverPort, $ours);
+        foreach (file('/proc/net/tcp', FILE_IGNORE_NEW_LINES) ?: [] as $line) {
+            $f = preg_split('/\s+/', trim($line)) ?: [];
+            if (count($f) > 4 && "$f[1] $f[2] " === $server) {
+                return (int) hexdec(explode(':', $f[4])[0]);
+            }
+        }
+        return 0;
     }
 
     /** Whether $pid runs (a zombie does not: it has exited, and only waits to be reaped). */
