@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -127,7 +128,7 @@ func TestDBUpStopsCleanlyOnSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout bytes.Buffer
+	var stdout lockedBuffer // written by exec's copying goroutine while this one reads it
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -149,10 +150,11 @@ func TestDBUpStopsCleanlyOnSIGINT(t *testing.T) {
 		t.Fatal("db up never reported its server")
 	}
 	go io.Copy(io.Discard, stderr)
-	// Wait for the DSN file and the banner, then interrupt.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stdout.String(), "Ctrl-C") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	// Wait for the banner, printed after the DSN file is written, then interrupt.
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stdout.String(), "Ctrl-C"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("db up printed no Ctrl-C banner within 60 s; stdout: %s", stdout.String())
+		}
 	}
 	fi, err := os.Stat(dsnFile)
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -200,4 +202,22 @@ func TestFailingTestLeavesNoDatabase(t *testing.T) {
 	if _, err := os.Stat(m[2]); !os.IsNotExist(err) {
 		t.Errorf("directory %s survived the failing test", m[2])
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that one goroutine may write while another reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
