@@ -249,11 +249,8 @@ func TestResidentWorkerDies(t *testing.T) {
 	if !p.waitFor(`^\[php slice 1\]`, 90*time.Second) {
 		t.Fatalf("never reached PHP's slice 1:\n%s", p.errText())
 	}
-	worker := residentWorker(pid)
-	if worker == 0 {
-		t.Fatal("no resident worker under dbbench's worker master")
-	}
-	syscall.Kill(worker, syscall.SIGKILL)
+	const mark = "chaos: SIGKILL a resident worker"
+	killed := !p.inject(mark, func() int { return residentWorker(pid) }).IsZero()
 	code := p.wait(60 * time.Second)
 	res, reps := written(t, out)
 	left := leftovers(t, tmp, nil)
@@ -269,24 +266,28 @@ func TestResidentWorkerDies(t *testing.T) {
 	case !v.Valid && (code == 0 || v.InvalidReason == ""):
 		t.Errorf("invalid (%q) but exit %d", v.InvalidReason, code)
 	}
+	if before, _ := p.slicesAround(mark, "php"); !killed && len(before) < len(v.Reps) {
+		t.Errorf("no resident worker to kill at %v, with PHP slices still to measure", before[len(before)-1])
+	}
 	outcome := "recovers: valid"
 	if !v.Valid {
 		outcome = "invalid: " + trim(v.InvalidReason, 60)
+	}
+	if !killed {
+		outcome = "came after the last slice: valid"
 	}
 	table.Add(Row{"resident worker dies (PHP)", "SIGKILL one worker process in slice 1",
 		fmt.Sprintf("exit %d; %s", code, outcome), left, fmt.Sprintf("%d slices in all", reps)})
 }
 
-// residentWorker is a worker process of the worker server under dbbench (pid): a php
-// process whose parent, the master, is dbbench's child.
+// residentWorker is a worker process of the worker server under dbbench (pid), or 0: a
+// php process whose parent, the master, is dbbench's child.
 func residentWorker(pid int) int {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		all := processes()
-		for _, q := range all {
-			master, ok := all[q.ppid]
-			if ok && master.ppid == pid && strings.HasPrefix(q.comm, "php") && strings.HasPrefix(master.comm, "php") && q.state != "Z" {
-				return q.pid
-			}
+	all := processes()
+	for _, q := range all {
+		master, ok := all[q.ppid]
+		if ok && master.ppid == pid && strings.HasPrefix(q.comm, "php") && strings.HasPrefix(master.comm, "php") && q.state != "Z" {
+			return q.pid
 		}
 	}
 	return 0

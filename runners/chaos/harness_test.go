@@ -460,13 +460,14 @@ func reapZombies(keep map[int]bool) {
 }
 
 // leftovers counts processes and temporary directories a finished scenario left: our
-// descendants (but keep), and dbbench-* entries in its TMPDIR. Processes get a short
-// grace to finish exiting; whatever is left is then killed, so a failing scenario does
-// not leave it to the next one.
+// descendants (but keep), and dbbench-* entries in its TMPDIR. Processes get time to
+// finish exiting (orphans notice their master's end by themselves), up to a 30 s hang
+// guard; whatever is left is then killed, so a failing scenario does not leave it to the
+// next one.
 func leftovers(t *testing.T, tmp string, keep map[int]bool) int {
 	t.Helper()
 	var left []procInfo
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		reapZombies(keep)
 		if left = descendants(keep); len(left) == 0 || time.Now().After(deadline) {
 			break
