@@ -283,7 +283,7 @@ final class ServerProcessTest extends TestCase
     {
         $this->dir = sys_get_temp_dir() . '/dbbench-server-test-' . getmypid();
         mkdir($this->dir);
-        for ($attempt = 1;; $attempt++) {
+        for ($attempt = 1; true; $attempt++) {
             $this->port = $port === 0 ? self::freePort() : $port;
             $this->launch($env);
             if ($port !== 0 && !$waitForPort) {
