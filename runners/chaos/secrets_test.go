@@ -19,7 +19,7 @@ func TestSecrets(t *testing.T) {
 	keep := map[int]bool{db.PID: true}
 	// The dsn provider replaces the users table and reads the general log: the user
 	// needs the same rights as the embedded provider's own.
-	rootSQL(t, db, "CREATE USER 'chaos'@'127.0.0.1' IDENTIFIED BY '"+pw+"'; GRANT ALL PRIVILEGES ON *.* TO 'chaos'@'127.0.0.1'")
+	db.RootSQL(t, "CREATE USER 'chaos'@'127.0.0.1' IDENTIFIED BY '"+pw+"'; GRANT ALL PRIVILEGES ON *.* TO 'chaos'@'127.0.0.1'")
 	addr := db.Config.Addr
 	cases := []struct{ name, dsn string }{
 		{"smoke run", "chaos:" + pw + "@tcp(" + addr + ")/dbbench"},

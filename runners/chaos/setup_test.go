@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,13 +15,6 @@ import (
 )
 
 // rootSQL runs statements as the embedded server's root, through its socket.
-func rootSQL(t *testing.T, db *dbtest.DB, stmts string) {
-	t.Helper()
-	cmd := exec.Command("mariadb", "--no-defaults", "-uroot", "-S", filepath.Join(db.Dir, "mariadbd.sock"), "-e", stmts)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mariadb: %v: %s", err, out)
-	}
-}
 
 // refusingAddr is a loopback address that refuses connections for as long as the test
 // runs: a socket bound there that never listens. Unlike a port listened on and closed
@@ -68,8 +60,8 @@ func TestBadSetup(t *testing.T) {
 	}()
 	closedAddr := refusingAddr(t)
 
-	rootSQL(t, db, "SET GLOBAL max_connections = 20")
-	defer rootSQL(t, db, "SET GLOBAL max_connections = 1000")
+	db.RootSQL(t, "SET GLOBAL max_connections = 20")
+	defer db.RootSQL(t, "SET GLOBAL max_connections = 1000")
 
 	cases := []struct {
 		name, injected, dsn, want string

@@ -345,9 +345,8 @@ func TestGoVariants(t *testing.T) {
 
 	for _, v := range goDBVariants(t, pool) {
 		t.Run(v.Key(), func(t *testing.T) {
-			// The previous variant's Quits, sent as it stopped, must land before the log
-			// is cleared, or they would count as this one's start-up.
-			time.Sleep(roundtrip.Settle)
+			// The previous variant's Quits, sent as it stopped, land before the log is
+			// read from: Capture waits for the server's counters to be still first.
 			var tg *Target
 			res, err := roundtrip.Capture(ctx, admin, 1, func(context.Context) error {
 				tg = startGoTarget(t, v, dsnFile)
@@ -373,8 +372,7 @@ func TestGoVariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The last warm-up request's Quit or Close stmt can reach the server after its
-			// response reached us; let it land before the log is cleared.
-			time.Sleep(roundtrip.Settle)
+			// response reached us: Capture waits until the counters are still.
 			res, err = roundtrip.Capture(ctx, admin, n, sequential(tg.URL, n), roundtrip.WithProxy(proxy))
 			if err != nil {
 				t.Fatal(err)

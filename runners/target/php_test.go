@@ -132,8 +132,7 @@ func warmPHP(t *testing.T, tg *Target, v matrix.Variant, proxy *roundtrip.Proxy)
 		opened := proxy.Counts()["Connect"]
 		if v.Conn == "per-request" || opened == int64(v.Pool) {
 			// COM_STMT_CLOSE and COM_QUIT get no reply: PHP sends them and answers the
-			// HTTP request at once. Let the last ones arrive before the counting starts.
-			time.Sleep(roundtrip.Settle)
+			// HTTP request at once. Capture waits for them to land before it counts.
 			return
 		}
 		if opened > int64(v.Pool) || round == 20 {
