@@ -79,7 +79,7 @@ func build(r *results.Run) (*page, error) {
 		questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
 		d.poolSection(p.Answers[3]),
 	}
-	p.Profile = d.profileSection()
+	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
 		d.variantGrid("t-variants", "Medians of each variant's slices with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
 		d.variantGrid("t-counts", "Counts per request that do not depend on the machine's speed: medians of the slices.", countColumns, false),

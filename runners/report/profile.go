@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // maxComponents is how many components get a colour of their own; the rest are
@@ -17,8 +18,10 @@ const maxComponents = 9
 
 // profileSection shows where each layer's app CPU goes, from the profiled slice of
 // each variant: per language and server one stacked bar per layer, a sentence per
-// layer naming what costs it most over the raw driver, and the flame graphs.
-func (d *data) profileSection() *section {
+// layer naming what costs it most over the raw driver, and the flame graphs. The bars
+// and sentences are scaled to the measured slices (measuredScale), so that they agree
+// with the tables.
+func (d *data) profileSection(fs []finding) *section {
 	var profiled []*results.Variant
 	for _, v := range d.valid {
 		if v.Profile != nil && len(v.Profile.Components) > 0 {
@@ -29,13 +32,13 @@ func (d *data) profileSection() *section {
 		return nil
 	}
 	comps := componentOrder(profiled)
-	s := &section{ID: "profile", Title: "Where the app CPU goes",
-		Intro: []string{"From one profiled slice per variant, apart from the measured ones: CPU per request by component, as the profile's stacks fold into them. Hover a segment for its value."}}
+	s := &section{ID: "profile", Title: "Where the app CPU goes", Intro: []string{profileMethod}}
+	s.Intro = append(s.Intro, d.profiledAgainstMeasured(profiled)...)
 	if line := profileCoverage(profiled); line != "" {
 		s.Intro = append(s.Intro, line)
 	}
 	if slices.ContainsFunc(profiled, func(v *results.Variant) bool { return v.Profile.Clock == "real" }) {
-		s.Intro = append(s.Intro, "PHP under php-fpm is sampled on the wall clock (a per-request CPU timer seldom fires in a 1 ms request), so its bars include the waits for MariaDB and for a core, and add up to more than its app CPU.")
+		s.Intro = append(s.Intro, "PHP under php-fpm is sampled on the wall clock (a per-request CPU timer seldom fires in a 1 ms request), so its bars include the waits for MariaDB and for a core, and are not scaled.")
 	}
 	f := figure{ID: "fig-profile", Title: "App CPU per request by component (µs)"}
 	for i, c := range comps {
@@ -44,30 +47,43 @@ func (d *data) profileSection() *section {
 	order, by := servers(profiled)
 	for _, g := range order {
 		shown, at := onePerLayer(by[g])
-		var rows []barRow
-		for _, v := range shown {
-			r := componentRow(v, comps)
-			r.Label = layerName(v)
-			if setting(v) != at {
-				r.Label += fmt.Sprintf(" (%s, %s)", v.Stmt, v.Conn)
-			}
-			rows = append(rows, r)
-		}
-		title := groupTitle(g)
-		if parts := strings.Split(at, "/"); len(parts) == 3 {
-			title += fmt.Sprintf(", %s · %s · pool %s", parts[0], parts[1], parts[2])
-		}
-		xlabel := "app CPU µs per request"
-		if len(shown) > 0 && shown[0].Profile.Clock == "real" {
-			// php-fpm: Excimer samples wall time, waits for MariaDB and for a core included.
-			xlabel = "wall µs per request (waits included)"
-		}
-		f.Panels = append(f.Panels, barPanel{Title: title, XLabel: xlabel, Width: halfPage, Rows: rows})
-		s.Paragraphs = append(s.Paragraphs, extraComponents(shown, d.run.Langs[g.lang])...)
+		f.Panels = append(f.Panels, d.componentPanel(g, shown, at, comps))
+		s.Paragraphs = append(s.Paragraphs, d.extraComponents(shown, d.run.Langs[g.lang], fs)...)
 	}
 	s.Figures = []figure{f}
-	s.Grids = []grid{flameGrid(profiled)}
+	s.Grids = []grid{d.flameGrid(profiled)}
 	return s
+}
+
+// profileMethod says how the bars are made: shares from the profile, amounts from the
+// measured slices.
+const profileMethod = "From one profiled slice per variant, run after its measured ones: the profile's stacks fold into components, " +
+	"and each variant's components are then scaled in proportion so that they add up to its median app CPU per request over the measured slices " +
+	"(the “Every variant” table). The profile gives the shares, the measured slices the amount, so the bars and the differences below agree with the tables. " +
+	"Hover a segment for its value, and for what the profiled slice itself measured."
+
+// componentPanel is one group's bars: a layer each, at the group's common setting.
+func (d *data) componentPanel(g group, shown []*results.Variant, at string, comps []string) barPanel {
+	var rows []barRow
+	for _, v := range shown {
+		k, _ := d.measuredScale(v)
+		r := componentRow(v, comps, k)
+		r.Label = layerName(v)
+		if setting(v) != at {
+			r.Label += fmt.Sprintf(" (%s, %s)", v.Stmt, v.Conn)
+		}
+		rows = append(rows, r)
+	}
+	title := groupTitle(g)
+	if parts := strings.Split(at, "/"); len(parts) == 3 {
+		title += fmt.Sprintf(", %s · %s · pool %s", parts[0], parts[1], parts[2])
+	}
+	xlabel := "app CPU µs per request (measured; shares from the profile)"
+	if len(shown) > 0 && shown[0].Profile.Clock == "real" {
+		// php-fpm: Excimer samples wall time, waits for MariaDB and for a core included.
+		xlabel = "wall µs per request (waits included)"
+	}
+	return barPanel{Title: title, XLabel: xlabel, Width: halfPage, Rows: rows}
 }
 
 // componentOrder lists components by their total CPU over all profiles, the largest
@@ -103,20 +119,22 @@ func component(p *results.Profile, comps []string, c string) float64 {
 	return sum
 }
 
-func componentRow(v *results.Variant, comps []string) barRow {
+// componentRow is v's components, each multiplied by k (measuredScale).
+func componentRow(v *results.Variant, comps []string, k float64) barRow {
 	var r barRow
 	total := 0.0
 	for i, c := range comps {
-		us := 1e6 * component(v.Profile, comps, c)
-		if us <= 0 {
+		x := component(v.Profile, comps, c)
+		if x <= 0 {
 			continue
 		}
-		r.Segs = append(r.Segs, barSeg{Value: us, Color: componentColors[min(i, len(componentColors)-1)],
-			Tip: fmt.Sprintf("%s: %s %.1f µs per request", label(v), c, us)})
-		total += us
+		r.Segs = append(r.Segs, barSeg{Value: 1e6 * k * x, Color: componentColors[min(i, len(componentColors)-1)],
+			Tip: fmt.Sprintf("%s: %s %s per request (%s in the profiled slice)", label(v), c, units.Seconds(k*x), units.Seconds(x))})
+		total += x
 	}
-	r.Value = fmt.Sprintf("%.0f µs", total)
-	r.Tip = fmt.Sprintf("%s: %.1f µs in components, %.1f µs app CPU measured in the profiled slice", label(v), total, 1e6*v.Profile.AppCPU)
+	r.Value = units.Seconds(k * total)
+	r.Tip = fmt.Sprintf("%s: %s app CPU per request measured; the profiled slice's components add up to %s, its app CPU was %s",
+		label(v), units.Seconds(k*total), units.Seconds(total), units.Seconds(v.Profile.AppCPU))
 	return r
 }
 
@@ -145,52 +163,11 @@ func onePerLayer(vs []*results.Variant) (out []*results.Variant, at string) {
 	return out, best
 }
 
-// extraComponents names, for each layer but the baseline, the two components it
-// spends most over the baseline's variant of the same setting.
-func extraComponents(vs []*results.Variant, l *results.Lang) []string {
-	if l == nil {
-		return nil
-	}
-	var out []string
-	for _, v := range vs {
-		if !v.DB || v.Layer == l.Baseline {
-			continue
-		}
-		i := slices.IndexFunc(vs, func(b *results.Variant) bool { return b.Layer == l.Baseline && setting(b) == setting(v) })
-		if i < 0 {
-			continue
-		}
-		base := vs[i]
-		type extra struct {
-			name string
-			us   float64
-		}
-		var xs []extra
-		for c, x := range v.Profile.Components {
-			xs = append(xs, extra{c, 1e6 * (x - base.Profile.Components[c])})
-		}
-		slices.SortFunc(xs, func(a, b extra) int { return cmp.Or(cmp.Compare(b.us, a.us), cmp.Compare(a.name, b.name)) })
-		// Wall time under php-fpm (Excimer's real clock) counts waits too: say so.
-		of := "µs more"
-		if v.Profile.Clock == "real" {
-			of = "µs more wall time"
-		}
-		var named []string
-		for _, x := range xs[:min(2, len(xs))] {
-			if x.us > 0 {
-				named = append(named, fmt.Sprintf("%.1f %s in %s", x.us, of, x.name))
-			}
-		}
-		if len(named) > 0 {
-			out = append(out, fmt.Sprintf("%s (%s, %s, %s) spends %s per request than %s.", library(v), serverName(v.Server), v.Stmt, v.Conn, strings.Join(named, " and "), shortLibrary(base)))
-		}
-	}
-	return out
-}
-
-// flameGrid links each profiled variant to its flame graph and raw profiles.
-func flameGrid(vs []*results.Variant) grid {
-	g := grid{ID: "t-profiles", Caption: "Profiles of each variant (relative to the run directory)", Head: []string{"variant", "flame graph", "other files"}}
+// flameGrid links each profiled variant to its flame graph and raw profiles, beside
+// the app CPU its profiled slice measured against its measured slices'.
+func (d *data) flameGrid(vs []*results.Variant) grid {
+	g := grid{ID: "t-profiles", Caption: "Profiles of each variant (relative to the run directory)",
+		Head: []string{"variant", "flame graph", "profiled slice's app CPU per request", "other files"}}
 	for _, v := range vs {
 		flame := textCell("–")
 		if p := v.Profile.Files["flame"]; p != "" {
@@ -202,9 +179,18 @@ func flameGrid(vs []*results.Variant) grid {
 				other = append(other, k+": "+v.Profile.Files[k])
 			}
 		}
-		g.Rows = append(g.Rows, []cell{textCell(label(v)), flame, textCell(strings.Join(other, ", "))})
+		g.Rows = append(g.Rows, []cell{textCell(label(v)), flame, textCell(d.profiledCPU(v)), textCell(strings.Join(other, ", "))})
 	}
 	return g
+}
+
+// profiledCPU is "108 µs, 1.45× the measured 74.8 µs".
+func (d *data) profiledCPU(v *results.Variant) string {
+	out := units.Seconds(v.Profile.AppCPU)
+	if med, ok := d.median(v, units.AppCPU); ok && med > 0 {
+		out += fmt.Sprintf(", %s the measured %s", ratioText(v.Profile.AppCPU/med), units.Seconds(med))
+	}
+	return out
 }
 
 // profileCoverage says which profilers the CPU profiles come from and how their

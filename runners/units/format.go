@@ -133,6 +133,13 @@ func MicrosDelta(sec float64) string {
 	return Signed(fmt.Sprintf("%.0f", us)) + " µs"
 }
 
+// MicrosDeltaIn prints a difference of seconds in microseconds with its sign and the
+// decimals given, "+7 µs", "−3.1 µs": for parts that must add up to a total printed
+// with the same decimals.
+func MicrosDeltaIn(sec float64, decimals int) string {
+	return Signed(fmt.Sprintf("%.*f", decimals, 1e6*sec)) + " µs"
+}
+
 // DecimalBytes prints a size in powers of 1000 with one decimal: "312 B", "4.6 kB",
 // "1.2 MB" (negative sizes too, "-4.6 kB").
 func DecimalBytes(b float64) string {

@@ -70,6 +70,8 @@ func TestFormats(t *testing.T) {
 		{"MicrosDelta small", MicrosDelta(-3.1e-6), "−3.1 µs"},
 		{"MicrosDelta zero", MicrosDelta(0), "±0 µs"},
 		{"MicrosDelta negative large", MicrosDelta(-120e-6), "−120 µs"},
+		{"MicrosDeltaIn whole", MicrosDeltaIn(7e-6, 0), "+7 µs"},
+		{"MicrosDeltaIn decimal", MicrosDeltaIn(-3.14e-6, 1), "−3.1 µs"},
 
 		{"DecimalBytes B", DecimalBytes(312), "312 B"},
 		{"DecimalBytes kB", DecimalBytes(4600), "4.6 kB"},
