@@ -121,11 +121,12 @@ func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
 	return decided(e)
 }
 
-// withCounts fills in the differences of medians: app CPU, allocations, bytes.
+// withCounts fills in the differences of medians: app CPU, allocations, bytes, each of
+// the medians as the variant tables print them, so that "+47 allocs" is 105 − 58.
 func (d *data) withCounts(f finding) finding {
 	diff := func(unit string) float64 {
-		a, okA := d.median(f.Base, unit)
-		b, okB := d.median(f.Other, unit)
+		a, okA := d.shown(f.Base, unit)
+		b, okB := d.shown(f.Other, unit)
 		if !okA || !okB {
 			return math.NaN()
 		}
@@ -139,6 +140,21 @@ func (d *data) withCounts(f finding) finding {
 func (d *data) median(v *results.Variant, unit string) (float64, bool) {
 	s, ok := d.summary(v, unit)
 	return s.Center, ok
+}
+
+// shown is v's median in unit rounded as the variant tables print it.
+func (d *data) shown(v *results.Variant, unit string) (float64, bool) {
+	m, ok := d.median(v, unit)
+	if !ok {
+		return 0, false
+	}
+	for _, c := range slices.Concat(timeColumns, countColumns) {
+		if c.unit == unit {
+			p := math.Pow10(c.digits) * c.factor
+			return math.Round(m*p) / p, true
+		}
+	}
+	return m, true
 }
 
 // commands are v's MySQL commands per request.

@@ -3,7 +3,9 @@ package report
 import (
 	"testing"
 
+	"dbbench/runners/questions"
 	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // A row names the layer, its library and its kind once each: a kind already in the
@@ -26,4 +28,33 @@ func TestRowNameSaysLibraryAndKindOnce(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.v.Layer, got, c.want)
 		}
 	}
+}
+
+// A difference of counts is the difference of the two medians as the tables print them:
+// 104.6 and 58.4 allocations read 105 and 58, so the cell says +47, not +46.
+func TestExtraCountsAgreeWithTheColumns(t *testing.T) {
+	r := pairedRun(t)
+	for _, v := range r.Variants {
+		for _, rep := range v.Reps {
+			switch {
+			case v.Layer == "gorm":
+				rep.Counts[units.Allocs] = 104.6
+			case v.Layer == "raw" && v.Lang == "go" && v.Stmt == "interpolate" && v.Conn == "persistent":
+				rep.Counts[units.Allocs] = 58.4
+			}
+		}
+	}
+	d, err := load(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.findings() {
+		if f.Other.Layer == "gorm" && f.Question == questions.Layer {
+			if f.ExtraAllocs != 47 {
+				t.Errorf("gorm: ExtraAllocs = %v, want 47 (105 − 58, as the columns print)", f.ExtraAllocs)
+			}
+			return
+		}
+	}
+	t.Fatal("no gorm finding")
 }

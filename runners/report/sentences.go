@@ -47,7 +47,7 @@ func (d *data) findingSentence(f finding) string {
 	fmt.Fprintf(&b, "%s against %s (%s): ", sideName(f.Other, f.Question), sideName(f.Base, f.Question), sharedBy(f.Question, f.Other))
 	fmt.Fprintf(&b, "QPS %s, app CPU per request %s", estimateWords(f.QPS, f), estimateWords(f.CPU, f))
 	if !math.IsNaN(f.ExtraCPU) {
-		a, _ := d.median(f.Base, units.AppCPU)
+		a, _ := d.shown(f.Base, units.AppCPU)
 		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of the slices)", units.MicrosDelta(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
 	}
 	if !math.IsNaN(f.ExtraAllocs) {
