@@ -61,9 +61,11 @@ type appendix struct {
 }
 
 const readCells = "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
+	"estimated from the pairs (Hodges–Lehmann: the typical ratio within a pair, where the machine's drift cancels), " +
 	"± the half-width of its 95% interval and a mark for what the interval decides; the extra app CPU, allocations and bytes allocated " +
-	"per request (differences of the medians: these do not depend on the machine's speed, except CPU); the change in MySQL commands; the pairs. " +
-	"Each cell links to its full sentence in the appendix."
+	"per request (differences of the medians in “Every variant”, as printed there: these do not depend on the machine's speed, except CPU); " +
+	"the change in MySQL commands; the pairs. A ratio is not the ratio of those medians, which pool all of each side's slices, " +
+	"taken at other moments of the drift: the appendix prints both. Each cell links to its full sentence in the appendix."
 
 // build computes the whole page of a run.
 func build(r *results.Run) (*page, error) {

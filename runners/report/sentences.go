@@ -48,7 +48,11 @@ func (d *data) findingSentence(f finding) string {
 	fmt.Fprintf(&b, "QPS %s, app CPU per request %s", estimateWords(f.QPS, f), estimateWords(f.CPU, f))
 	if !math.IsNaN(f.ExtraCPU) {
 		a, _ := d.shown(f.Base, units.AppCPU)
-		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of the slices)", units.MicrosDelta(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
+		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of all slices of each side", units.MicrosDelta(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
+		if f.Paired && a > 0 { // the estimate above is of the pairs: say what the medians give
+			fmt.Fprintf(&b, ", whose ratio is %s", ratioText((a+f.ExtraCPU)/a))
+		}
+		b.WriteString(")")
 	}
 	if !math.IsNaN(f.ExtraAllocs) {
 		fmt.Fprintf(&b, "; %s allocations and %s allocated per request", units.Signed(fmt.Sprintf("%.0f", f.ExtraAllocs)), signedBytes(f.ExtraBytes))
