@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/questions"
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 )
 
 // answer is one of the three questions answered in one sentence, with the findings its
@@ -92,7 +94,9 @@ func atSetting(fs []finding, s string) []finding {
 }
 
 // evidence summarises the comparisons behind an answer: how many, from how many pairs,
-// how many reached the precision target.
+// how many reached the precision target, and which the marks leave undecided (a
+// comparison can reach the target, a narrow interval, and still hold 1 and reach past
+// the ±2% margin).
 func evidence(fs []finding) string {
 	if len(fs) == 0 {
 		return ""
@@ -111,8 +115,51 @@ func evidence(fs []finding) string {
 	if hi != lo {
 		pairs = fmt.Sprintf("%d–%d", lo, hi)
 	}
-	return fmt.Sprintf("%d comparisons in %s, %s pairs each; %d of %d reached the %s target.",
-		len(fs), pairsOf(fs[0].Pairing), pairs, reached, len(fs), target(fs[0].Pairing))
+	got := fmt.Sprintf("%d of %d reached the %s target", reached, len(fs), target(fs[0].Pairing))
+	if reached == len(fs) {
+		got = fmt.Sprintf("all %d reached the %s target", len(fs), target(fs[0].Pairing))
+	}
+	return fmt.Sprintf("%d comparisons in %s, %s pairs each; %s; %s.", len(fs), pairsOf(fs[0].Pairing), pairs, got, undecided(fs))
+}
+
+// undecided says which comparisons of fs are marked ? and in which figure.
+func undecided(fs []finding) string {
+	var open []string
+	for _, f := range fs {
+		var what []string
+		for _, e := range []struct {
+			name string
+			e    estimate
+		}{{"QPS", f.QPS}, {"app CPU", f.CPU}} {
+			if e.e.OK && e.e.Decision == stats.Undecided {
+				what = append(what, e.name)
+			}
+		}
+		if len(what) > 0 {
+			open = append(open, fmt.Sprintf("%s (%s)", findingName(f), strings.Join(what, " and ")))
+		}
+	}
+	if len(open) == 0 {
+		return "every interval decides (no ?)"
+	}
+	return fmt.Sprintf("%d of %d undecided (?): %s", len(open), len(fs), strings.Join(open, ", "))
+}
+
+// findingName is the other side of a comparison in a few words: "sqlx (net/http)",
+// "database/sql interpolate", "PDO resident workers".
+func findingName(f finding) string {
+	lib := shortLibrary(f.Other)
+	switch f.Question {
+	case questions.Layer:
+		return fmt.Sprintf("%s (%s)", lib, serverName(f.Other.Server))
+	case questions.Stmt:
+		return lib + " " + f.Other.Stmt
+	case questions.Conn:
+		return lib + " " + f.Other.Conn
+	case questions.Server:
+		return lib + " " + serverName(f.Other.Server)
+	}
+	return label(f.Other)
 }
 
 // answers are the three answers, in the order of the questions.

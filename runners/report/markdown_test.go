@@ -70,7 +70,7 @@ func TestMarkdownAnswersComeFirst(t *testing.T) {
 		"**3. What connections and the runtime cost.**",
 		"Go database/sql " + ci(perReq) + " at interpolate (1 → 3 commands: +Connect +Quit)",
 		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
-		"6 comparisons in pairs of adjacent slices, 8 pairs each; 6 of 6 reached the ±2% target.", // the layer comparisons reached it
+		"6 comparisons in pairs of adjacent slices, 8 pairs each; all 6 reached the ±2% target; every interval decides (no ?).", // the layer comparisons reached it
 		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
 		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
 	} {
