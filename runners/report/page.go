@@ -86,6 +86,7 @@ func build(r *results.Run) (*page, error) {
 		d.variantGrid("t-variants", "Medians of each variant's slices with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
 		d.variantGrid("t-counts", "Counts per request that do not depend on the machine's speed: medians of the slices.", countColumns, false),
 	}
+	p.Variants[1].Notes = append(p.Variants[1].Notes, countsNote)
 	p.Filters = filters(d.valid)
 	figs, err := d.figures()
 	if err != nil {

@@ -4,9 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"dbbench/runners/units"
 )
 
 func TestWriteJSONReplacesAtomicallyAndReadsBack(t *testing.T) {
@@ -85,5 +88,40 @@ func TestReadRefusesUnknownSchema(t *testing.T) {
 	}
 	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), `schema "dbbench/results/v0"`) {
 		t.Errorf("err = %v, want one naming the schema", err)
+	}
+}
+
+// Counts that a role's /proc reading cannot see stay readable in old files but are no
+// figure: not in Values (so not in bench.txt, the report or compare), and dropped from
+// a new repetition.
+func TestValuesLeaveOutBlindCounts(t *testing.T) {
+	counts := func() map[string]float64 {
+		return map[string]float64{units.Syscalls("app"): 10, units.Syscalls("db"): 0, units.Syscalls("gen"): 3,
+			units.ReqPeak: 2 << 20, units.ReqPeakAlloc: 441847, units.Switches("db"): 2}
+	}
+	for _, c := range []struct {
+		lang string
+		want []string
+	}{
+		{"go", []string{units.ReqPeakAlloc, units.Syscalls("app"), units.Syscalls("gen"), units.Switches("db")}},
+		{"php", []string{units.ReqPeakAlloc, units.Syscalls("gen"), units.Switches("db")}},
+	} {
+		v := &Variant{Lang: c.lang}
+		rep := &Repetition{Counts: counts()}
+		var got []string
+		for _, u := range v.Values(rep) {
+			if _, ok := rep.Counts[u.Unit]; ok {
+				got = append(got, u.Unit)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(c.want)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: counts in Values = %v, want %v", c.lang, got, c.want)
+		}
+		v.DropUncounted(rep)
+		if len(rep.Counts) != len(c.want) {
+			t.Errorf("%s: DropUncounted left %v, want %v", c.lang, rep.Counts, c.want)
+		}
 	}
 }

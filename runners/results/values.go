@@ -17,8 +17,8 @@ type UnitValue struct {
 
 // Values are rep's figures in bench.txt units (package units): throughput, latency
 // percentiles and CPU per request in seconds, commands per request (exact, from the
-// variant's capture), errors per request, and its Counts. A figure not measured (CPU of
-// a server on another host) is left out.
+// variant's capture), errors per request, and its Counts that measure something
+// (Counted). A figure not measured (CPU of a server on another host) is left out.
 func (v *Variant) Values(rep *Repetition) []UnitValue {
 	out := []UnitValue{
 		{units.QPS, rep.QPS}, {units.P50, rep.P50}, {units.P90, rep.P90},
@@ -54,9 +54,40 @@ func (v *Variant) Values(rep *Repetition) []UnitValue {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		out = append(out, UnitValue{k, rep.Counts[k]})
+		if v.Counted(k) {
+			out = append(out, UnitValue{k, rep.Counts[k]})
+		}
 	}
 	return out
+}
+
+// Counted says whether a count of v's repetitions measures what its unit names. Not,
+// and kept in old results.json files only:
+//   - db syscalls: mariadbd reads and writes its sockets with recv(2) and send(2), which
+//     /proc/PID/io does not count: 0 for every variant (units.Syscalls);
+//   - a PHP target's app syscalls: PHP's streams (PDO's mysqlnd, the worker's sockets)
+//     use recv and send too; php-fpm's count is only nginx's and FastCGI's read and
+//     write calls, 10.0 for hello and Eloquent alike, a worker's 0;
+//   - req-peak-B: the allocator's real peak in 2 MiB chunks, 2 MiB for nearly every
+//     layer (units.ReqPeak; the worker's req-peak-alloc-B is the figure).
+func (v *Variant) Counted(unit string) bool {
+	switch unit {
+	case units.Syscalls("db"), units.ReqPeak:
+		return false
+	case units.Syscalls("app"):
+		return v.Lang != "php"
+	}
+	return true
+}
+
+// DropUncounted removes from rep the counts Counted refuses, so that results.json
+// holds only what measures something.
+func (v *Variant) DropUncounted(rep *Repetition) {
+	for k := range rep.Counts {
+		if !v.Counted(k) {
+			delete(rep.Counts, k)
+		}
+	}
 }
 
 // Value is rep's figure in unit; ok is false when it has none.

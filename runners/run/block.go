@@ -225,7 +225,6 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 		per := func(x float64) float64 { return x / float64(res.Requests) }
 		if r.db.PID != 0 && b.dbOK {
 			rep.DBCPU = per(b.db[i].CPU.Seconds())
-			rep.Counts[units.Syscalls("db")] = per(float64(b.db[i].Syscalls))
 			if b.sampled[i] > 0 {
 				rep.Counts[units.Switches("db")] = float64(b.dbSwitches[i]) / float64(b.sampled[i])
 			}

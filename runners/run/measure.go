@@ -290,6 +290,7 @@ func (r *runner) record(v *results.Variant, rep *results.Repetition, res *loadge
 	sat := saturationSummary(res)
 	sat.Causes.PoolCounted, sat.Causes.PoolWaitSeconds = rep.PoolCounted, rep.PoolWaitSeconds
 	rep.Saturation = &sat
+	v.DropUncounted(rep) // counts blind on this role or server (results.Variant.Counted)
 	v.Reps = append(v.Reps, rep)
 	if why := r.invalidReason(res, afterErr); why != "" {
 		r.invalidate(v, fmt.Sprintf("%s: %s", what, why))

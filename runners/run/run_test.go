@@ -77,10 +77,16 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 			if r.OK == 0 || r.QPS <= 0 || r.P50 <= 0 || r.P99 < r.P50 || r.AppCPU <= 0 || r.DBCPU < 0 || r.GenCPU <= 0 {
 				t.Errorf("%s rep %d has implausible figures: %+v", v.Key, r.Rep, *r)
 			}
-			// Counts that do not depend on speed: every role's, and Go's heap allocations.
-			want := []string{units.Syscalls("app"), units.Switches("app"), units.Switches("db"), units.Syscalls("gen")}
+			// Counts that do not depend on speed: every role's context switches, the
+			// generator's and a Go target's syscalls, and Go's heap allocations.
+			want := []string{units.Switches("app"), units.Switches("db"), units.Syscalls("gen")}
 			if v.Lang == "go" {
-				want = append(want, units.Allocs, units.AllocBytes, units.GCCycles)
+				want = append(want, units.Syscalls("app"), units.Allocs, units.AllocBytes, units.GCCycles)
+			}
+			for _, u := range []string{units.Syscalls("db"), units.ReqPeak} {
+				if _, ok := r.Counts[u]; ok {
+					t.Errorf("%s rep %d has %s, which measures nothing", v.Key, r.Rep, u)
+				}
 			}
 			for _, u := range want {
 				if x, ok := r.Counts[u]; !ok || x < 0 || (u == units.Allocs && x < 1) {

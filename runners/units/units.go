@@ -40,11 +40,22 @@ const (
 	Allocs     = "allocs/op"
 	AllocBytes = "B/op"
 	GCCycles   = "gc-cycles/op"
-	ReqPeak    = "req-peak-B/op"
+	// ReqPeak is PHP's real peak of a request (memory_get_peak_usage(true)), in whole
+	// 2 MiB chunks of its allocator: the same 2 MiB for nearly every layer. Runs before
+	// dbbench stopped showing it have it; results.Values leaves it out.
+	ReqPeak = "req-peak-B/op"
+	// ReqPeakAlloc is the most a resident worker's request had emalloc'ed at once
+	// (memory_get_peak_usage() after memory_reset_peak_usage(), the worker's own
+	// objects included): what a layer's request holds, to the byte. php-fpm's status
+	// page has no such figure.
+	ReqPeakAlloc = "req-peak-alloc-B/op"
 )
 
 // Syscalls and Switches are the units of a role's (app, db, gen) system calls and
-// voluntary context switches per request.
+// voluntary context switches per request. Syscalls counts the read(2) and write(2)
+// families only (/proc/PID/io syscr and syscw): sockets read with recv(2) and written
+// with send(2) are not in it, which is how MariaDB and PHP's streams use theirs
+// (results.Variant.Counted says where the count is blind).
 func Syscalls(role string) string { return role + "-syscalls/op" }
 func Switches(role string) string { return role + "-vcsw/op" }
 
