@@ -115,9 +115,10 @@ func evidence(fs []finding) string {
 	if hi != lo {
 		pairs = fmt.Sprintf("%d–%d", lo, hi)
 	}
-	got := fmt.Sprintf("%d of %d reached the %s target", reached, len(fs), target(fs[0].Pairing))
+	aim := target(fs[0].Pairing) + " " + term("target", "precision-target")
+	got := fmt.Sprintf("%d of %d reached the %s", reached, len(fs), aim)
 	if reached == len(fs) {
-		got = fmt.Sprintf("all %d reached the %s target", len(fs), target(fs[0].Pairing))
+		got = fmt.Sprintf("all %d reached the %s", len(fs), aim)
 	}
 	return fmt.Sprintf("%d comparisons in %s, %s pairs each; %s; %s.", len(fs), pairsOf(fs[0].Pairing), pairs, got, undecided(fs))
 }
@@ -136,13 +137,13 @@ func undecided(fs []finding) string {
 			}
 		}
 		if len(what) > 0 {
-			open = append(open, fmt.Sprintf("%s (%s)", findingName(f), strings.Join(what, " and ")))
+			open = append(open, findingName(f)+" "+strings.Join(what, " and "))
 		}
 	}
 	if len(open) == 0 {
-		return "every interval decides (no ?)"
+		return "none " + term("undecided", "marks")
 	}
-	return fmt.Sprintf("%d of %d undecided (?): %s", len(open), len(fs), strings.Join(open, ", "))
+	return fmt.Sprintf("%d %s (?): %s", len(open), term("undecided", "marks"), strings.Join(open, ", "))
 }
 
 // findingName is the other side of a comparison in a few words: "sqlx (net/http)",
@@ -201,17 +202,22 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// pairsOf says how a run's pairs were measured (runners/run/README.md).
+// pairsOf says how a run's pairs were measured (runners/run/README.md), its terms
+// marked for the glossary.
 func pairsOf(p *results.Pairing) string {
+	slices := term("slices", "slice")
 	switch {
 	case p == nil:
-		return "pairs"
+		return term("pairs", "pairs")
 	case p.Design == "interleave":
-		return "interleaved pairs (turns of " + p.Turn + "+)"
+		if p.Slice != "" {
+			slices = p.Slice + " " + slices
+		}
+		return fmt.Sprintf("%s (%s in %s of %s+)", term("interleaved pairs", "pairs"), slices, term("turns", "turn"), p.Turn)
 	case p.Design == "alternate":
-		return "pairs of fresh slices, in random order"
+		return term("pairs", "pairs") + " of fresh " + slices + ", in random order"
 	}
-	return "pairs of adjacent slices"
+	return term("pairs", "pairs") + " of adjacent " + slices
 }
 
 // target is the precision a run aimed at: "±3%".

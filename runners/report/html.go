@@ -186,5 +186,5 @@ func htmlPage(p *page, r *results.Run) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: html: %w", err)
 	}
-	return buf.Bytes(), nil
+	return []byte(linkTerms(buf.String(), p.Glossary, htmlTermLink)), nil
 }

@@ -53,7 +53,7 @@ func markdown(p *page) []byte {
 		}
 	}
 	mdAppendix(&b, p.Appendix)
-	return []byte(b.String())
+	return []byte(linkTerms(b.String(), p.Glossary, mdTermLink))
 }
 
 func mdSection(b *strings.Builder, s section) {

@@ -65,12 +65,14 @@ func TestMarkdownAnswersComeFirst(t *testing.T) {
 		"squirrel (builder) " + ci(expectedRatio(t, 2, 7)),
 		"Eloquent (ORM) " + ci(eloquent),
 		"**2. What a statement mode is worth.**",
-		"Go database/sql " + ci(interp), "(3 → 1 commands: −Prepare −Execute −Close stmt +Query)",
+		"Go database/sql " + ci(interp), "(3 → 1 [commands](../../README.md#commands): −Prepare −Execute −Close stmt +Query)",
 		"a statement prepared once and reused: Go database/sql " + ci(expectedRatio(t, 1, 3)),
 		"**3. What connections and the runtime cost.**",
 		"Go database/sql " + ci(perReq) + " at interpolate (1 → 3 commands: +Connect +Quit)",
 		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
-		"6 comparisons in pairs of adjacent slices, 8 pairs each; all 6 reached the ±2% target; every interval decides (no ?).", // the layer comparisons reached it
+		// The layer comparisons reached it; each term links to the glossary where first used.
+		"6 comparisons in [pairs](../../README.md#pairs) of adjacent [slices](../../README.md#slice), 8 pairs each; " +
+			"all 6 reached the ±2% [target](../../README.md#precision-target); none [undecided](../../README.md#marks).",
 		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
 		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
 	} {
@@ -145,8 +147,8 @@ func TestMarkdownVariantsAndAppendix(t *testing.T) {
 		"| go/nethttp/raw/prepare/persistent/pool=8 | Prepare 1, Execute 1, Close stmt 1 | 3 | 2 | 79 | 188 | yes |",
 		"- go/nethttp/ent/interpolate/persistent/pool=8: verification: /users/abc answered 500, want 400",
 		"1 variant was invalid and left out of every number",
-		"Yardstick (sha256 of 1 MiB), median of the trials at each reading: start 2.00 ms, after go 2.20 ms, end 2.10 ms. The slowest reading took 10% longer",
-		"| pairing | design walk, slices of 1s after a 150ms lead-in, precision ±2%, 6–60 pairs, budget 5m |",
+		"[Yardstick](../../README.md#yardstick) (sha256 of 1 MiB), median of the trials at each reading: start 2.00 ms, after go 2.20 ms, end 2.10 ms. The slowest reading took 10% longer",
+		"| pairing | design walk: each slice is 1s after a 150ms [lead-in](../../README.md#lead-in); precision ±2%, 6–60 pairs, budget 5m |",
 		"Go under net/http answers without the database at 4",
 		// The paired estimate and the medians' ratio, side by side and named.
 		"app CPU per request 1.28× [1.27, 1.28] (different: Hodges–Lehmann over 8 pairs, 96.1% coverage); " +

@@ -11,6 +11,7 @@ import (
 // and its charts are drawn from it. Computation (findings, answers, tables) happens
 // here and in the files it calls; rendering only lays it out.
 type page struct {
+	Glossary string // reports/README.md from the run directory: term() links to it
 	RunLine  string
 	Alerts   []string
 	Answers  []answer
@@ -60,9 +61,10 @@ type appendix struct {
 	Environment grid
 }
 
-const readCells = "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
-	"estimated from the pairs (Hodges–Lehmann: the typical ratio within a pair, where the machine's drift cancels), " +
-	"± the half-width of its 95% interval and a mark for what the interval decides; the extra app CPU, allocations and bytes allocated " +
+// readCells says how to read a comparison cell; its terms are marked for the glossary.
+var readCells = "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
+	"estimated from the pairs (" + term("Hodges–Lehmann", "hodges-lehmann") + ": the typical ratio within a pair, where the machine's drift cancels), " +
+	"± the half-width of its " + term("95% interval", "wilcoxon-interval") + " and a " + term("mark", "marks") + " for what the interval decides; the extra app CPU, allocations and bytes allocated " +
 	"per request (differences of the medians in “Every variant”, as printed there: these do not depend on the machine's speed, except CPU); " +
 	"the change in MySQL commands; the pairs. A ratio is not the ratio of those medians, which pool all of each side's slices, " +
 	"taken at other moments of the drift: the appendix prints both. Each cell links to its full sentence in the appendix."
@@ -74,7 +76,7 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	fs := d.findings()
-	p := &page{RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: append(answers(fs), d.poolAnswer())}
+	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: append(answers(fs), d.poolAnswer())}
 	p.Sections = []section{
 		questionSection(fs, p.Answers[0], []string{questions.Layer}),
 		questionSection(fs, p.Answers[1], []string{questions.Stmt}),
@@ -83,7 +85,7 @@ func build(r *results.Run) (*page, error) {
 	}
 	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
-		d.variantGrid("t-variants", "Medians of each variant's slices with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
+		d.variantGrid("t-variants", "Medians of each variant's "+term("slices", "slice")+" with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
 		d.variantGrid("t-counts", "Counts per request that do not depend on the machine's speed: medians of the slices.", countColumns, false),
 	}
 	p.Variants[1].Notes = append(p.Variants[1].Notes, countsNote)

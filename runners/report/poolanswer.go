@@ -42,7 +42,7 @@ func (d *data) poolAnswer() answer {
 	a := answer{ID: "q-pool", Title: "4. How large a pool"}
 	need, all := d.pools()
 	if all == nil {
-		a.Sentence = "This run sized no pool (it has no zero-load hold times or no pool need: runs before dbbench sized pools)."
+		a.Sentence = "This run sized no pool (it has no zero-load " + term("hold times", "hold-time") + " or no pool need: runs before dbbench sized pools)."
 		return a
 	}
 	var chunks []string
@@ -51,7 +51,7 @@ func (d *data) poolAnswer() answer {
 		chunks = append(chunks, poolChunk(of))
 	}
 	a.Sentence = fmt.Sprintf("Sized %s: %s.", need.Assumptions(), strings.Join(chunks, "; "))
-	a.Evidence = "From each variant's hold time alone and an M/M/c model; `make pool-sweep` measures it."
+	a.Evidence = "From each variant's " + term("hold time", "hold-time") + " alone and an " + term("M/M/c", "mmc") + " model; `make pool-sweep` measures it."
 	return a
 }
 
@@ -154,7 +154,7 @@ func (d *data) poolSection(a answer) section {
 		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection while its commands wait for " +
 			"the database (timed at the counting proxy: the database's work and every round trip); a PHP request holds its php-fpm child or worker for all of its latency. " +
 			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
-			"An M/M/c queue (Erlang C: Kleinrock, Queueing Systems I, §3.5) then gives the smallest pool in which at most 1% of requests wait longer than the target " +
+			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5) then gives the smallest pool in which at most 1% of requests wait longer than the target " +
 			"less a request's own p99 at that distance, using the upper end of the hold's 95% interval. " +
 			"The model sizes the pool, not the host: it assumes the app and the database have the CPU for the rate. `make pool-sweep` measures capacities at a distance and prints the model beside them."}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",

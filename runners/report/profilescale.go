@@ -73,7 +73,7 @@ func (d *data) profiledAgainstMeasured(vs []*results.Variant) []string {
 	}
 	return []string{fmt.Sprintf("The profiled slices' own app CPU per request was %s the measured slices' median (per variant in the table of profiles). "+
 		"One slice cannot tell apart the two reasons: what the profilers cost (%s), and a different slice, after the measured ones, "+
-		"at another moment of the machine's drift (see the yardstick in the appendix).", strings.Join(ranges, ", "), strings.Join(causes, "; "))}
+		"at another moment of the machine's drift (see the "+term("yardstick", "yardstick")+" in the appendix).", strings.Join(ranges, ", "), strings.Join(causes, "; "))}
 }
 
 // ratioRange is "1.15–1.58×", or "1.20×" for a range of one.

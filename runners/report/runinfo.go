@@ -136,7 +136,7 @@ func (d *data) yardstick() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	out := fmt.Sprintf("Yardstick (%s), median of the trials at each reading: %s.", y.Work, strings.Join(parts, ", "))
+	out := fmt.Sprintf("%s (%s), median of the trials at each reading: %s.", term("Yardstick", "yardstick"), y.Work, strings.Join(parts, ", "))
 	if lo > 0 {
 		out += fmt.Sprintf(" The slowest reading took %.0f%% longer than the fastest: the machine's speed drifted that much during the run, which pairs cancel and unpaired medians do not.", 100*(hi/lo-1))
 	}

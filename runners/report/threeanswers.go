@@ -38,7 +38,7 @@ func layerAnswer(all []finding) answer {
 		a.Sentence = "No layer was measured against its language's raw driver at the same server, stmt, conn and pool."
 		return a
 	}
-	a.Sentence = "Throughput each layer keeps of the raw driver's (95% intervals) — " + sentence(chunks)
+	a.Sentence = "Throughput each layer keeps of the raw driver's (" + term("95% intervals", "wilcoxon-interval") + ") — " + sentence(chunks)
 	return a
 }
 
@@ -109,7 +109,7 @@ func stmtAnswer(all []finding) answer {
 			count, names := commandChange(shown[0].Base, shown[0].Other)
 			chunk := groupName(g, fs) + " " + strings.Join(items(shown), ", ")
 			if count != "" {
-				chunk += fmt.Sprintf(" (%s: %s)", count, names)
+				chunk += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
 			}
 			chunks = append(chunks, chunk)
 			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: shown})
@@ -167,7 +167,7 @@ func connAnswer(all []finding) answer {
 		count, names := commandChange(shown[0].Base, shown[0].Other)
 		chunk := fmt.Sprintf("%s %s at %s", groupName(g, conn), strings.Join(items(shown), ", "), shown[0].Other.Stmt)
 		if count != "" {
-			chunk += fmt.Sprintf(" (%s: %s)", count, names)
+			chunk += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
 		}
 		chunks = append(chunks, chunk)
 		a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})

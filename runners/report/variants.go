@@ -158,8 +158,7 @@ func (d *data) environmentGrid() grid {
 		{"max error rate", fmt.Sprint(s.MaxErrorRate)},
 	}
 	if p := s.Pairing; p != nil {
-		rows = append(rows, [2]string{"pairing", fmt.Sprintf("design %s, slices of %s after a %s lead-in, precision ±%.0f%%, %d–%d pairs, budget %s",
-			p.Design, p.Slice, p.LeadIn, 100*p.Precision, p.MinPairs, p.MaxPairs, p.Budget)})
+		rows = append(rows, [2]string{"pairing", pairingText(p)})
 	}
 	keys := make([]string, 0, len(d.run.Environment))
 	for k := range d.run.Environment {
@@ -174,6 +173,18 @@ func (d *data) environmentGrid() grid {
 		g.Rows = append(g.Rows, []cell{textCell(r[0]), textCell(r[1])})
 	}
 	return g
+}
+
+// pairingText says what a slice was under the run's design: turns in a block have no
+// lead-in; a slice in one stretch has one (and so do the hello variants' in a block run).
+func pairingText(p *results.Pairing) string {
+	leadIn := term("lead-in", "lead-in")
+	slice := fmt.Sprintf("each slice is %s after a %s %s", p.Slice, p.LeadIn, leadIn)
+	if p.Design == "interleave" {
+		slice = fmt.Sprintf("each slice is %s of a variant's turns (%s or more each) in a block, without a %s; "+
+			"a variant in no comparison (hello) has slices of %s after a %s %s", p.Slice, p.Turn, leadIn, p.Slice, p.LeadIn, leadIn)
+	}
+	return fmt.Sprintf("design %s: %s; precision ±%.0f%%, %d–%d pairs, budget %s", p.Design, slice, 100*p.Precision, p.MinPairs, p.MaxPairs, p.Budget)
 }
 
 func loadShape(s results.Settings) string {

@@ -101,8 +101,14 @@ var marks = map[stats.Decision]string{
 
 func markLegend(p *results.Pairing) string {
 	return "● differs by more than 2% (the 95% interval excludes 1 and reaches past ±2%); " +
-		"◐ differs, by less than 2%; = equivalent within ±2%; ? undecided: more pairs needed; " +
-		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " target."
+		"◐ differs, by less than 2%; = " + term("equivalent", "marks") + " within ±2%; ? undecided: more pairs needed; " +
+		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
+}
+
+// commandsTerm marks "commands" in "3 → 1 commands" for the glossary, which says what
+// counts as a command and as a round trip.
+func commandsTerm(count string) string {
+	return strings.Replace(count, "commands", term("commands", "commands"), 1)
 }
 
 // commandChange says how the commands per request change from base to other, as a

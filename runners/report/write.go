@@ -19,6 +19,7 @@ func Write(dir string) error {
 	if err != nil {
 		return err
 	}
+	p.Glossary = glossaryPath(dir)
 	if err := results.WriteFile(filepath.Join(dir, "report.md"), markdown(p)); err != nil {
 		return err
 	}
