@@ -83,6 +83,10 @@ func build(r *results.Run) (*page, error) {
 		questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
 		d.poolSection(p.Answers[3]),
 	}
+	if g, ps, ok := d.serverContrast(); ok && p.Sections[2].Empty == "" {
+		p.Sections[2].Grids = append(p.Sections[2].Grids, g)
+		p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, ps...)
+	}
 	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
 		d.variantGrid("t-variants", "Medians of each variant's "+term("slices", "slice")+" with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),

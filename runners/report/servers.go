@@ -1,0 +1,192 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+// Resident PHP workers answer hello faster than Go's net/http on the reference machine,
+// which surprises. serverContrast puts the two hello variants side by side with the
+// run's own figures and says what each HTTP server does per request (from the code), so
+// that the report explains its result or says what it cannot.
+
+// contrast is the two hello variants, the faster first.
+type contrast struct{ fast, slow *results.Variant }
+
+// helloContrast finds Go's net/http hello and the resident workers' hello.
+func (d *data) helloContrast() (contrast, bool) {
+	find := func(lang, server string) *results.Variant {
+		i := slices.IndexFunc(d.valid, func(v *results.Variant) bool { return !v.DB && v.Lang == lang && v.Server == server })
+		if i < 0 {
+			return nil
+		}
+		return d.valid[i]
+	}
+	a, b := find("go", "nethttp"), find("php", "worker")
+	if a == nil || b == nil {
+		return contrast{}, false
+	}
+	qa, okA := d.median(a, units.QPS)
+	qb, okB := d.median(b, units.QPS)
+	if !okA || !okB {
+		return contrast{}, false
+	}
+	if qa > qb {
+		return contrast{a, b}, true
+	}
+	return contrast{b, a}, true
+}
+
+// serverRow is one figure of the contrast's table: its name and its text per side.
+type serverRow struct {
+	name string
+	cell func(v *results.Variant) string
+}
+
+// serverContrast is the table and the paragraphs; ok is false without both variants.
+func (d *data) serverContrast() (grid, []string, bool) {
+	c, ok := d.helloContrast()
+	if !ok {
+		return grid{}, nil, false
+	}
+	vs := []*results.Variant{c.fast, c.slow}
+	g := grid{ID: "t-hello-servers", Caption: "Hello (no database) per request, by server: medians of the slices, as in “Every variant”",
+		Head: []string{"per request", label(vs[0]), label(vs[1])}}
+	for _, r := range d.serverRows() {
+		g.Rows = append(g.Rows, []cell{textCell(r.name), textCell(r.cell(vs[0])), textCell(r.cell(vs[1]))})
+	}
+	return g, append([]string{d.whyFaster(c)}, serverWork...), true
+}
+
+func (d *data) serverRows() []serverRow {
+	fig := func(unit string) func(*results.Variant) string {
+		return func(v *results.Variant) string { return d.shownText(v, unit) }
+	}
+	return []serverRow{
+		{"req/s", fig(units.QPS)}, {"p50 ms", fig(units.P50)},
+		{"app CPU µs", fig(units.AppCPU)}, {"load generator CPU µs", fig(units.GenCPU)}, {"database CPU µs", fig(units.DBCPU)},
+		{"CPU of all three roles µs", func(v *results.Variant) string { return asColumn(units.AppCPU, d.roleCPU(v)) }},
+		{"app voluntary context switches", fig(units.Switches("app"))},
+		{"load generator voluntary context switches", fig(units.Switches("gen"))},
+		{"app read+write calls", func(v *results.Variant) string {
+			if !v.Counted(units.Syscalls("app")) {
+				return "– (recv/send: not counted)"
+			}
+			return d.shownText(v, units.Syscalls("app"))
+		}},
+		{"load generator read+write calls", fig(units.Syscalls("gen"))},
+		{"allocations, bytes (Go)", func(v *results.Variant) string {
+			if _, ok := d.shown(v, units.Allocs); !ok {
+				return "– (no Go runtime)"
+			}
+			return d.shownText(v, units.Allocs) + ", " + d.shownText(v, units.AllocBytes) + " B"
+		}},
+		{"peak allocated kB (PHP worker)", func(v *results.Variant) string {
+			if _, ok := d.shown(v, units.ReqPeakAlloc); !ok {
+				return "– (PHP workers only)"
+			}
+			return d.shownText(v, units.ReqPeakAlloc)
+		}},
+		{"app CPU by component (profile)", profileShares},
+	}
+}
+
+// shownText is v's median in unit as the variant tables print it; "–" (not counted)
+// without one.
+func (d *data) shownText(v *results.Variant, unit string) string {
+	x, ok := d.shown(v, unit)
+	if !ok {
+		return "– (not counted)"
+	}
+	return asColumn(unit, x)
+}
+
+// asColumn prints x as the variant tables print unit.
+func asColumn(unit string, x float64) string {
+	for _, c := range slices.Concat(timeColumns, countColumns) {
+		if c.unit == unit {
+			return fmt.Sprintf("%.*f", c.digits, x*c.factor)
+		}
+	}
+	return units.Number(x)
+}
+
+// roleCPU is the CPU per request of target, load generator and database together.
+func (d *data) roleCPU(v *results.Variant) float64 {
+	sum := 0.0
+	for _, u := range []string{units.AppCPU, units.GenCPU, units.DBCPU} {
+		if x, ok := d.shown(v, u); ok {
+			sum += x
+		}
+	}
+	return sum
+}
+
+// profileShares is "syscalls & network 46%, runtime, GC & profiler 29%, …": the
+// shares of the profile's three largest components.
+func profileShares(v *results.Variant) string {
+	if v.Profile == nil || componentSum(v.Profile) <= 0 {
+		return "– (not profiled)"
+	}
+	names := slices.Collect(maps.Keys(v.Profile.Components))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(v.Profile.Components[b], v.Profile.Components[a]) })
+	var parts []string
+	for _, n := range names[:min(3, len(names))] {
+		parts = append(parts, n+" "+units.Share(v.Profile.Components[n]/componentSum(v.Profile)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// whyFaster says, from the run's figures, how far CPU per request explains the two
+// throughputs on this machine's cores.
+func (d *data) whyFaster(c contrast) string {
+	f, s := c.fast, c.slow
+	head := fmt.Sprintf("Why %s answers hello faster than %s here: %s against %s req/s.",
+		groupTitle(groupOf(f)), groupTitle(groupOf(s)), d.shownText(f, units.QPS), d.shownText(s, units.QPS))
+	cores, err := strconv.Atoi(d.run.Environment["cpu-count"])
+	if err != nil || cores <= 0 || d.roleCPU(f) <= 0 || d.roleCPU(s) <= 0 {
+		return head
+	}
+	ceil := func(v *results.Variant) float64 { return float64(cores) / d.roleCPU(v) }
+	served := func(v *results.Variant) float64 { q, _ := d.median(v, units.QPS); return q / ceil(v) }
+	return head + fmt.Sprintf(" The target, the load generator and the database share this machine's %d cores, and all three are counted: "+
+		"per request they spend %s µs on %s and %s µs on %s, which caps the cores at %s and %s req/s; "+
+		"the runs reached %s and %s of those caps, so throughput here follows CPU per request. "+
+		"%s spends less in the app (%s against %s µs), and the load generator (dbbench's, in Go, the same for both) spends less against it too "+
+		"(%s against %s µs) and sleeps less per request (%s against %s voluntary context switches): that suggests the answers reach it in bunches "+
+		"rather than one at a time. What each server does per request:",
+		cores, asColumn(units.AppCPU, d.roleCPU(f)), label(f), asColumn(units.AppCPU, d.roleCPU(s)), label(s), units.Number(math.Round(ceil(f))), units.Number(math.Round(ceil(s))),
+		units.Share(served(f)), units.Share(served(s)), groupTitle(groupOf(f)),
+		d.shownText(f, units.AppCPU), d.shownText(s, units.AppCPU), d.shownText(f, units.GenCPU), d.shownText(s, units.GenCPU),
+		d.shownText(f, units.Switches("gen")), d.shownText(s, units.Switches("gen")))
+}
+
+// serverWork says what each HTTP server does per request, from its code, and what the
+// run does not show.
+var serverWork = []string{
+	"Go's net/http (go/server/server.go, go/cmd/gotarget/main.go, and the standard library's net/http/server.go): a goroutine per connection (conn.serve); " +
+		"per request it parses the request line and every header into a map with canonical keys (net/textproto), builds an *http.Request with its context " +
+		"and URL, cleans the path (canonicalOnly) and matches ServeMux's patterns, writes Content-Type, Content-Length and Date from a header map through " +
+		"a buffered writer flushed once (one write(2)), and reads the next request, which is not there yet: a read(2) that finds the socket empty, the " +
+		"goroutine parked in the netpoller, the scheduler waking it when the request comes: two reads and one write. Besides, for every request it " +
+		"starts a goroutine that watches the connection for the client going away (connReader.startBackgroundRead), and once the response is written " +
+		"stops it with a read deadline in the past and waits for it to end (abortPendingRead). Its allocations are the collector's work later.",
+	"PHP's resident workers (php/src/Server/Master.php, Worker.php, Connection.php, RequestParser.php, php/src/Response.php): one single-threaded process per " +
+		"worker, each with its own SO_REUSEPORT listening socket, loops on stream_select() over all its connections and serves every one that is ready in " +
+		"the same pass: one fread() of up to 64 KiB, the end of the head found with strpos(), the lines split and only Host, Connection, Content-Length and " +
+		"Transfer-Encoding looked at (no header map, no request object beyond method, target, version and keep-alive), the app built once at start, " +
+		"and Response::render() concatenating the status line and four headers (Date formatted once a second) into one string written with one fwrite(): " +
+		"one select() for all the connections ready, then one read and one write each. " +
+		"No runtime scheduler of its own runs between requests, and PHP frees a request's values by reference counting as they go.",
+	"What the run does not show: the workers' system calls (their sockets use recv(2) and send(2), which the read+write count does not see), " +
+		"how many requests one select() pass serves, or how the workers' CPU divides between PHP and the kernel: Excimer sees PHP frames only, " +
+		"so stream_select(), fread() and fwrite() count as the frames that call them (“HTTP server”). Go's profile, from perf, includes the kernel's frames.",
+}
