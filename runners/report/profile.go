@@ -226,5 +226,5 @@ func profileCoverage(vs []*results.Variant) string {
 			from = append(from, names[src])
 		}
 	}
-	return fmt.Sprintf("Profilers: %s. Their components add up to %.2f–%.2f of the app CPU measured over the same seconds.", strings.Join(from, "; "), lo, hi)
+	return fmt.Sprintf("Profilers: %s. Their components add up to %.2f–%.2f of the profiled slice's own app CPU over the same seconds.", strings.Join(from, "; "), lo, hi)
 }

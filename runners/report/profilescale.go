@@ -110,28 +110,15 @@ func (d *data) extraComponents(vs []*results.Variant, l *results.Lang, fs []find
 // split by the scaled profiles into its two largest components and the rest, rounded
 // so that the parts add up to the total as printed.
 func (d *data) componentSentence(v, base *results.Variant, fs []finding) string {
-	kv, okV := d.measuredScale(v)
-	kb, okB := d.measuredScale(base)
-	if !okV || !okB {
+	xs, total, ok := d.scaledExtras(v, base)
+	if !ok {
 		return ""
-	}
-	total := 0.0
-	type extra struct {
-		name string
-		x    float64
-	}
-	var xs []extra
-	for _, c := range slices.Sorted(mapsKeys(v.Profile.Components, base.Profile.Components)) {
-		x := kv*v.Profile.Components[c] - kb*base.Profile.Components[c]
-		xs = append(xs, extra{c, x})
-		total += x
 	}
 	if i := slices.IndexFunc(fs, func(f finding) bool {
 		return f.Question == questions.Layer && f.Other == v && f.Base == base && !math.IsNaN(f.ExtraCPU)
 	}); i >= 0 {
 		total = fs[i].ExtraCPU // the same figure as the table's cell
 	}
-	slices.SortStableFunc(xs, func(a, b extra) int { return cmp.Compare(b.x, a.x) })
 	decimals := 0
 	if math.Abs(total) < 10e-6 {
 		decimals = 1 // as MicrosDelta prints the table's figure
@@ -148,14 +135,39 @@ func (d *data) componentSentence(v, base *results.Variant, fs []finding) string 
 	}
 	head := fmt.Sprintf("%s (%s, %s, %s) costs %s app CPU per request over %s (medians of the measured slices)",
 		library(v), serverName(v.Server), v.Stmt, v.Conn, us(round(total)), shortLibrary(base))
-	if len(parts) == 0 {
+	switch {
+	case len(parts) == 0:
 		return head + "; its profile shows no component that grows."
-	}
-	if round(rest) == 0 {
+	case round(rest) == 0:
 		return fmt.Sprintf("%s; by its scaled profile, %s.", head, strings.Join(parts, " and "))
 	}
 	return fmt.Sprintf("%s; by its scaled profile, %s and %s in the other components together.",
 		head, strings.Join(parts, ", "), us(rest))
+}
+
+// extra is what a layer spends more than its baseline in one component.
+type extra struct {
+	name string
+	x    float64 // seconds per request
+}
+
+// scaledExtras are v's components minus base's, each profile scaled to its measured
+// median, the largest first, and their sum; ok is false when either cannot be scaled.
+func (d *data) scaledExtras(v, base *results.Variant) ([]extra, float64, bool) {
+	kv, okV := d.measuredScale(v)
+	kb, okB := d.measuredScale(base)
+	if !okV || !okB {
+		return nil, 0, false
+	}
+	var xs []extra
+	total := 0.0
+	for _, c := range slices.Sorted(mapsKeys(v.Profile.Components, base.Profile.Components)) {
+		x := kv*v.Profile.Components[c] - kb*base.Profile.Components[c]
+		xs = append(xs, extra{c, x})
+		total += x
+	}
+	slices.SortStableFunc(xs, func(a, b extra) int { return cmp.Compare(b.x, a.x) })
+	return xs, total, true
 }
 
 // mapsKeys are the keys of a and b, each once.
