@@ -118,7 +118,7 @@ func evidence(fs []finding) string {
 	aim := target(fs[0].Pairing) + " " + term("target", "precision-target")
 	got := fmt.Sprintf("%d of %d reached the %s", reached, len(fs), aim)
 	if reached == len(fs) {
-		got = fmt.Sprintf("all %d reached the %s", len(fs), aim)
+		got = "all reached the " + aim
 	}
 	return fmt.Sprintf("%d comparisons in %s, %s pairs each; %s; %s.", len(fs), pairsOf(fs[0].Pairing), pairs, got, undecided(fs))
 }
@@ -137,7 +137,7 @@ func undecided(fs []finding) string {
 			}
 		}
 		if len(what) > 0 {
-			open = append(open, findingName(f)+" "+strings.Join(what, " and "))
+			open = append(open, findingName(f, fs)+" "+strings.Join(what, " and "))
 		}
 	}
 	if len(open) == 0 {
@@ -146,13 +146,17 @@ func undecided(fs []finding) string {
 	return fmt.Sprintf("%d %s (?): %s", len(open), term("undecided", "marks"), strings.Join(open, ", "))
 }
 
-// findingName is the other side of a comparison in a few words: "sqlx (net/http)",
-// "database/sql interpolate", "PDO resident workers".
-func findingName(f finding) string {
+// findingName is the other side of a comparison in a few words: "sqlx", "Eloquent
+// (php-fpm)" when fs has the library under another server too, "database/sql
+// interpolate", "PDO resident workers".
+func findingName(f finding, fs []finding) string {
 	lib := shortLibrary(f.Other)
 	switch f.Question {
 	case questions.Layer:
-		return fmt.Sprintf("%s (%s)", lib, serverName(f.Other.Server))
+		if slices.ContainsFunc(fs, func(g finding) bool { return shortLibrary(g.Other) == lib && g.Other.Server != f.Other.Server }) {
+			return fmt.Sprintf("%s (%s)", lib, serverName(f.Other.Server))
+		}
+		return lib
 	case questions.Stmt:
 		return lib + " " + f.Other.Stmt
 	case questions.Conn:
@@ -213,7 +217,7 @@ func pairsOf(p *results.Pairing) string {
 		if p.Slice != "" {
 			slices = p.Slice + " " + slices
 		}
-		return fmt.Sprintf("%s (%s in %s of %s+)", term("interleaved pairs", "pairs"), slices, term("turns", "turn"), p.Turn)
+		return term("interleaved pairs", "pairs") + " of " + slices // the glossary says a slice is made of turns
 	case p.Design == "alternate":
 		return term("pairs", "pairs") + " of fresh " + slices + ", in random order"
 	}

@@ -21,8 +21,8 @@ func TestEvidenceAgreesWithTheMarks(t *testing.T) {
 		{Question: questions.Layer, Other: sqlx, Paired: true, Reached: true, Pairing: p, QPS: decided(stats.Undecided), CPU: decided(stats.Different)},
 		{Question: questions.Layer, Other: gorm, Paired: true, Reached: false, Pairing: p, QPS: decided(stats.Different), CPU: decided(stats.Different)},
 	}
-	want := "2 comparisons in interleaved pairs (slices in turns of 100ms+), 21 pairs each; " +
-		"1 of 2 reached the ±3% target; 1 undecided (?): sqlx (net/http) QPS."
+	want := "2 comparisons in interleaved pairs of slices, 21 pairs each; " +
+		"1 of 2 reached the ±3% target; 1 undecided (?): sqlx QPS."
 	if got := linkTerms(evidence(fs), "", func(words, _ string) string { return words }); got != want {
 		t.Errorf("evidence:\n got %q\nwant %q", got, want)
 	}

@@ -72,7 +72,7 @@ func TestMarkdownAnswersComeFirst(t *testing.T) {
 		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
 		// The layer comparisons reached it; each term links to the glossary where first used.
 		"6 comparisons in [pairs](../../README.md#pairs) of adjacent [slices](../../README.md#slice), 8 pairs each; " +
-			"all 6 reached the ±2% [target](../../README.md#precision-target); none [undecided](../../README.md#marks).",
+			"all reached the ±2% [target](../../README.md#precision-target); none [undecided](../../README.md#marks).",
 		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
 		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
 	} {

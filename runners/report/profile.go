@@ -132,7 +132,7 @@ func componentRow(v *results.Variant, comps []string, k float64) barRow {
 			Tip: fmt.Sprintf("%s: %s %s per request (%s in the profiled slice)", label(v), c, units.Seconds(k*x), units.Seconds(x))})
 		total += x
 	}
-	r.Value = units.Seconds(k * total)
+	r.Value = asColumn(units.AppCPU, k*total) + " µs" // as the variant tables print it
 	r.Tip = fmt.Sprintf("%s: %s app CPU per request measured; the profiled slice's components add up to %s, its app CPU was %s",
 		label(v), units.Seconds(k*total), units.Seconds(total), units.Seconds(v.Profile.AppCPU))
 	return r

@@ -181,8 +181,8 @@ func pairingText(p *results.Pairing) string {
 	leadIn := term("lead-in", "lead-in")
 	slice := fmt.Sprintf("each slice is %s after a %s %s", p.Slice, p.LeadIn, leadIn)
 	if p.Design == "interleave" {
-		slice = fmt.Sprintf("each slice is %s of a variant's turns (%s or more each) in a block, without a %s; "+
-			"a variant in no comparison (hello) has slices of %s after a %s %s", p.Slice, p.Turn, leadIn, p.Slice, p.LeadIn, leadIn)
+		slice = fmt.Sprintf("each slice is %s of a variant's %s (%s or more each) in a block, without a %s; "+
+			"a variant in no comparison (hello) has slices of %s after a %s %s", p.Slice, term("turns", "turn"), p.Turn, leadIn, p.Slice, p.LeadIn, leadIn)
 	}
 	return fmt.Sprintf("design %s: %s; precision ±%.0f%%, %d–%d pairs, budget %s", p.Design, slice, 100*p.Precision, p.MinPairs, p.MaxPairs, p.Budget)
 }
