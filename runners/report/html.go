@@ -20,7 +20,11 @@ p.run { margin: 0 0 6px; color: #555; font-size: 13px; }
 .answer h2 { font-size: 16px; margin: 6px 0 2px; }
 .answer p { margin: 0 0 4px; font-size: 14px; line-height: 1.4; }
 .answer p.evidence { color: #555; font-size: 12.5px; }
-@media (min-width: 1200px) { .answers { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+@media (min-width: 1200px) { .answers { grid-template-columns: repeat(3, minmax(0, 1fr)); grid-template-rows: auto 1fr; }
+  /* The first answer, the longest, spans two rows; the fourth, which has no chart,
+     sits under the second and third, so the four fit the first screen. */
+  .answers > .answer:first-child { grid-row: span 2; }
+  #answer-q-pool { grid-column: 2 / span 2; align-self: start; } }
 @media (min-width: 800px) and (max-width: 1199px) { .answer { display: grid; grid-template-columns: minmax(0, 1fr) 440px; gap: 16px; } }
 table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }

@@ -101,7 +101,7 @@ func poolChunk(of []sized) string {
 	}
 	var parts []string
 	for _, s := range raw {
-		parts = append(parts, fmt.Sprintf("%s **%s** %s", shortLibrary(s.v), poolText(s.advice), resourceWord(s.hold)))
+		parts = append(parts, fmt.Sprintf("%s %s %s", shortLibrary(s.v), poolText(s.advice), resourceWord(s.hold)))
 	}
 	if len(rest) > 0 {
 		lo, hi := rest[0], rest[0]
@@ -114,9 +114,9 @@ func poolChunk(of []sized) string {
 			}
 		}
 		if lo.advice.Pool == hi.advice.Pool {
-			parts = append(parts, fmt.Sprintf("its other layers **%s**", poolText(lo.advice)))
+			parts = append(parts, fmt.Sprintf("its other layers %s", poolText(lo.advice)))
 		} else {
-			parts = append(parts, fmt.Sprintf("**%s** (%s) to **%s** (%s)", poolText(lo.advice), shortLibrary(lo.v), poolText(hi.advice), shortLibrary(hi.v)))
+			parts = append(parts, fmt.Sprintf("%s (%s) to %s (%s)", poolText(lo.advice), shortLibrary(lo.v), poolText(hi.advice), shortLibrary(hi.v)))
 		}
 	}
 	return head + ": " + strings.Join(parts, ", ")
