@@ -1,0 +1,69 @@
+package docs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every README's quotes and figures from a committed sample are the sample's: a figure
+// changed by hand, or a sample regenerated without its quotes, fails here.
+func TestREADMEsQuoteTheSamples(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var readmes []string
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "runs" || d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "README.md" {
+			rel, _ := filepath.Rel(root, path)
+			readmes = append(readmes, rel)
+		}
+		return nil
+	})
+	checked := 0
+	for _, r := range readmes {
+		ps, err := Passages(root, r)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		for _, p := range ps {
+			checked++
+			for _, m := range Check(root, p) {
+				t.Errorf("%s:%d quotes %q, which %s does not hold", p.README, p.Line, m, p.Sample)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no README marks a passage it quotes from a sample")
+	}
+	t.Logf("%d marked passages in %d READMEs", checked, len(readmes))
+}
+
+// A figure changed by hand is caught; a quote cut with "…" is checked piece by piece.
+func TestCheckCatchesAChangedFigure(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "sample.md"), []byte("**1. Layer.** GORM 0.81× [0.78, 0.83], Beego 0.95×.\nRun took 8m46s.\n"), 0o644)
+	readme := "intro\n<!-- quote sample.md -->\n> **1. Layer.** GORM 0.81× [0.78, 0.83] … Beego 0.95×.\n<!-- /quote -->\n" +
+		"<!-- figures sample.md -->\nA run took 8m46s.\n<!-- /figures -->\n"
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	ps, err := Passages(root, "README.md")
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("Passages = %v, %v", ps, err)
+	}
+	for _, p := range ps {
+		if m := Check(root, p); len(m) != 0 {
+			t.Fatalf("%s passage: %v missing from a sample that holds it", p.Kind, m)
+		}
+	}
+	ps[0].Text = strings.Replace(ps[0].Text, "0.81×", "0.82×", 1)
+	ps[1].Text = strings.Replace(ps[1].Text, "8m46s", "7m2s", 1)
+	if m := Check(root, ps[0]); len(m) != 1 || !strings.Contains(m[0], "0.82×") {
+		t.Errorf("a changed quote: %v", m)
+	}
+	if m := Check(root, ps[1]); len(m) == 0 {
+		t.Errorf("a changed figure went unseen")
+	}
+}
