@@ -4,6 +4,7 @@ package dbtest
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,38 @@ func (db *DB) RootSQL(t testing.TB, stmts string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dbtest: mariadb: %v: %s", err, out)
 	}
+}
+
+// Query returns column col of the first row of q, as text ("NULL" for a null), as the
+// benchmark user (who may read every database).
+func (db *DB) Query(t testing.TB, q string, col int) string {
+	t.Helper()
+	pool, err := db.Open()
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer pool.Close()
+	rows, err := pool.Query(q)
+	if err != nil {
+		t.Fatalf("dbtest: %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || !rows.Next() || col >= len(cols) {
+		t.Fatalf("dbtest: %s: no row, or no column %d (%v)", q, col, err)
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatalf("dbtest: %s: %v", q, err)
+	}
+	if !vals[col].Valid {
+		return "NULL"
+	}
+	return vals[col].String
 }
 
 // DB is a running embedded server for a test.

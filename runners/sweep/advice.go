@@ -125,7 +125,7 @@ func Advise(cv Curve, need poolsize.Need) Advice {
 			continue
 		}
 		lo := c.Lo
-		if len(c.Searches) == 0 { // a sweep of one search per point: no interval
+		if c.Lo == 0 && c.Hi == 0 { // too few searches for an interval: the median alone
 			lo = c.Rate
 		}
 		if lo >= need.Rate {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -162,7 +163,10 @@ func settle(c *results.Capacity, all []*search) {
 	if err != nil {
 		return
 	}
-	c.Rate, c.Lo, c.Hi = sum.Center, sum.Lo, sum.Hi
+	c.Rate = sum.Center
+	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
+		c.Lo, c.Hi = sum.Lo, sum.Hi // else none: too few searches for a 95% interval
+	}
 }
 
 // judge says whether a probe held: p99 within the SLO, errors within the threshold, and

@@ -85,8 +85,12 @@ func adviceSentence(cv Curve, a Advice) string {
 		return s + "; spread the load over more instances or a larger host."
 	}
 	c := a.Capacity
-	s := fmt.Sprintf("%s: %s, the smallest pool that holds is **%d**: its capacity is %.0f req/s [%.0f, %.0f]",
-		cv.Family, n.Assumptions(), a.Pool, c.Rate, c.Lo, c.Hi)
+	capacity := fmt.Sprintf("%.0f req/s [%.0f, %.0f]", c.Rate, c.Lo, c.Hi)
+	if c.Lo == 0 && c.Hi == 0 {
+		capacity = capacityText(c) + " req/s"
+	}
+	s := fmt.Sprintf("%s: %s, the smallest pool that holds is **%d**: its capacity is %s",
+		cv.Family, n.Assumptions(), a.Pool, capacity)
 	if a.Undecided > 0 {
 		s += fmt.Sprintf(" (pool %d may hold too: its interval straddles %.0f req/s)", a.Undecided, n.Rate)
 	}
@@ -177,8 +181,11 @@ func modelVerdict(curves []Curve, need poolsize.Need) string {
 }
 
 func capacityText(c *results.Capacity) string {
-	if len(c.Searches) == 0 {
+	switch {
+	case len(c.Searches) == 0:
 		return fmt.Sprintf("%.0f (one search)", c.Rate)
+	case c.Lo == 0 && c.Hi == 0:
+		return fmt.Sprintf("%.0f (%d searches: too few for an interval)", c.Rate, len(c.Searches))
 	}
 	return fmt.Sprintf("%.0f [%.0f, %.0f]", c.Rate, c.Lo, c.Hi)
 }
