@@ -73,7 +73,7 @@ soak: build
 # Regenerates the ent layer's committed code (go/layers/ent/entdb) from its schema, with the
 # ent version go/go.mod pins, so generator and runtime always match.
 ent-generate:
-	cd go && go run entgo.io/ent/cmd/ent@$$(go list -m -f '{{.Version}}' entgo.io/ent) generate ./layers/ent/entdb/schema
+	cd go && go run entgo.io/ent/cmd/ent@$$(go list -m -f '{{.Version}}' entgo.io/ent) generate --feature sql/lock ./layers/ent/entdb/schema
 
 clean:
 	rm -rf $(BIN)

@@ -33,6 +33,8 @@ type UserMutation struct {
 	typ           string
 	id            *uint32
 	name          *string
+	visits        *uint32
+	addvisits     *int32
 	clearedFields map[string]struct{}
 	done          bool
 	oldValue      func(context.Context) (*User, error)
@@ -179,6 +181,62 @@ func (m *UserMutation) ResetName() {
 	m.name = nil
 }
 
+// SetVisits sets the "visits" field.
+func (m *UserMutation) SetVisits(u uint32) {
+	m.visits = &u
+	m.addvisits = nil
+}
+
+// Visits returns the value of the "visits" field in the mutation.
+func (m *UserMutation) Visits() (r uint32, exists bool) {
+	v := m.visits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVisits returns the old "visits" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldVisits(ctx context.Context) (v uint32, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVisits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVisits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVisits: %w", err)
+	}
+	return oldValue.Visits, nil
+}
+
+// AddVisits adds u to the "visits" field.
+func (m *UserMutation) AddVisits(u int32) {
+	if m.addvisits != nil {
+		*m.addvisits += u
+	} else {
+		m.addvisits = &u
+	}
+}
+
+// AddedVisits returns the value that was added to the "visits" field in this mutation.
+func (m *UserMutation) AddedVisits() (r int32, exists bool) {
+	v := m.addvisits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVisits resets all changes to the "visits" field.
+func (m *UserMutation) ResetVisits() {
+	m.visits = nil
+	m.addvisits = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -213,9 +271,12 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 1)
+	fields := make([]string, 0, 2)
 	if m.name != nil {
 		fields = append(fields, user.FieldName)
+	}
+	if m.visits != nil {
+		fields = append(fields, user.FieldVisits)
 	}
 	return fields
 }
@@ -227,6 +288,8 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case user.FieldName:
 		return m.Name()
+	case user.FieldVisits:
+		return m.Visits()
 	}
 	return nil, false
 }
@@ -238,6 +301,8 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 	switch name {
 	case user.FieldName:
 		return m.OldName(ctx)
+	case user.FieldVisits:
+		return m.OldVisits(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -254,6 +319,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetName(v)
 		return nil
+	case user.FieldVisits:
+		v, ok := value.(uint32)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVisits(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -261,13 +333,21 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *UserMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addvisits != nil {
+		fields = append(fields, user.FieldVisits)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case user.FieldVisits:
+		return m.AddedVisits()
+	}
 	return nil, false
 }
 
@@ -276,6 +356,13 @@ func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *UserMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case user.FieldVisits:
+		v, ok := value.(int32)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVisits(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User numeric field %s", name)
 }
@@ -305,6 +392,9 @@ func (m *UserMutation) ResetField(name string) error {
 	switch name {
 	case user.FieldName:
 		m.ResetName()
+		return nil
+	case user.FieldVisits:
+		m.ResetVisits()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

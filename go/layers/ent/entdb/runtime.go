@@ -31,4 +31,8 @@ func init() {
 			return nil
 		}
 	}()
+	// userDescVisits is the schema descriptor for visits field.
+	userDescVisits := userFields[2].Descriptor()
+	// user.DefaultVisits holds the default value on creation for the visits field.
+	user.DefaultVisits = userDescVisits.Default.(uint32)
 }

@@ -25,6 +25,20 @@ func (_c *UserCreate) SetName(v string) *UserCreate {
 	return _c
 }
 
+// SetVisits sets the "visits" field.
+func (_c *UserCreate) SetVisits(v uint32) *UserCreate {
+	_c.mutation.SetVisits(v)
+	return _c
+}
+
+// SetNillableVisits sets the "visits" field if the given value is not nil.
+func (_c *UserCreate) SetNillableVisits(v *uint32) *UserCreate {
+	if v != nil {
+		_c.SetVisits(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *UserCreate) SetID(v uint32) *UserCreate {
 	_c.mutation.SetID(v)
@@ -38,6 +52,7 @@ func (_c *UserCreate) Mutation() *UserMutation {
 
 // Save creates the User in the database.
 func (_c *UserCreate) Save(ctx context.Context) (*User, error) {
+	_c.defaults()
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -63,6 +78,14 @@ func (_c *UserCreate) ExecX(ctx context.Context) {
 	}
 }
 
+// defaults sets the default values of the builder before save.
+func (_c *UserCreate) defaults() {
+	if _, ok := _c.mutation.Visits(); !ok {
+		v := user.DefaultVisits
+		_c.mutation.SetVisits(v)
+	}
+}
+
 // check runs all checks and user-defined validators on the builder.
 func (_c *UserCreate) check() error {
 	if _, ok := _c.mutation.Name(); !ok {
@@ -72,6 +95,9 @@ func (_c *UserCreate) check() error {
 		if err := user.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`entdb: validator failed for field "User.name": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.Visits(); !ok {
+		return &ValidationError{Name: "visits", err: errors.New(`entdb: missing required field "User.visits"`)}
 	}
 	return nil
 }
@@ -109,6 +135,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 		_spec.SetField(user.FieldName, field.TypeString, value)
 		_node.Name = value
 	}
+	if value, ok := _c.mutation.Visits(); ok {
+		_spec.SetField(user.FieldVisits, field.TypeUint32, value)
+		_node.Visits = value
+	}
 	return _node, _spec
 }
 
@@ -130,6 +160,7 @@ func (_c *UserCreateBulk) Save(ctx context.Context) ([]*User, error) {
 	for i := range _c.builders {
 		func(i int, root context.Context) {
 			builder := _c.builders[i]
+			builder.defaults()
 			var mut Mutator = MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
 				mutation, ok := m.(*UserMutation)
 				if !ok {

@@ -41,6 +41,27 @@ func (_u *UserUpdate) SetNillableName(v *string) *UserUpdate {
 	return _u
 }
 
+// SetVisits sets the "visits" field.
+func (_u *UserUpdate) SetVisits(v uint32) *UserUpdate {
+	_u.mutation.ResetVisits()
+	_u.mutation.SetVisits(v)
+	return _u
+}
+
+// SetNillableVisits sets the "visits" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableVisits(v *uint32) *UserUpdate {
+	if v != nil {
+		_u.SetVisits(*v)
+	}
+	return _u
+}
+
+// AddVisits adds value to the "visits" field.
+func (_u *UserUpdate) AddVisits(v int32) *UserUpdate {
+	_u.mutation.AddVisits(v)
+	return _u
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -98,6 +119,12 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(user.FieldName, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Visits(); ok {
+		_spec.SetField(user.FieldVisits, field.TypeUint32, value)
+	}
+	if value, ok := _u.mutation.AddedVisits(); ok {
+		_spec.AddField(user.FieldVisits, field.TypeUint32, value)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -129,6 +156,27 @@ func (_u *UserUpdateOne) SetNillableName(v *string) *UserUpdateOne {
 	if v != nil {
 		_u.SetName(*v)
 	}
+	return _u
+}
+
+// SetVisits sets the "visits" field.
+func (_u *UserUpdateOne) SetVisits(v uint32) *UserUpdateOne {
+	_u.mutation.ResetVisits()
+	_u.mutation.SetVisits(v)
+	return _u
+}
+
+// SetNillableVisits sets the "visits" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableVisits(v *uint32) *UserUpdateOne {
+	if v != nil {
+		_u.SetVisits(*v)
+	}
+	return _u
+}
+
+// AddVisits adds value to the "visits" field.
+func (_u *UserUpdateOne) AddVisits(v int32) *UserUpdateOne {
+	_u.mutation.AddVisits(v)
 	return _u
 }
 
@@ -218,6 +266,12 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(user.FieldName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Visits(); ok {
+		_spec.SetField(user.FieldVisits, field.TypeUint32, value)
+	}
+	if value, ok := _u.mutation.AddedVisits(); ok {
+		_spec.AddField(user.FieldVisits, field.TypeUint32, value)
 	}
 	_node = &User{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -1,6 +1,8 @@
 // Package schema is the ent schema of the one table, as schema/users.sql defines it:
-// users(id INT UNSIGNED PRIMARY KEY, name VARCHAR(64) NOT NULL). `make ent-generate`
-// turns it into package entdb. The table exists already: nothing runs ent's migrations.
+// users(id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, name VARCHAR(64) NOT NULL,
+// visits INT UNSIGNED NOT NULL DEFAULT 0). `make ent-generate` turns it into package
+// entdb, with the sql/lock feature (ForUpdate, for the update op's locking read). The
+// table exists already: nothing runs ent's migrations.
 package schema
 
 import (
@@ -20,10 +22,12 @@ func (User) Annotations() []schema.Annotation {
 	return []schema.Annotation{entsql.Annotation{Table: "users"}}
 }
 
-// Fields: an explicit "id" field replaces ent's default int id with INT UNSIGNED.
+// Fields: an explicit "id" field replaces ent's default int id with INT UNSIGNED; a
+// Create that sets no id lets the database number the row (AUTO_INCREMENT).
 func (User) Fields() []ent.Field {
 	return []ent.Field{
 		field.Uint32("id").Immutable(),
 		field.String("name").MaxLen(64).NotEmpty(),
+		field.Uint32("visits").Default(0),
 	}
 }

@@ -13,6 +13,8 @@ const (
 	FieldID = "id"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldVisits holds the string denoting the visits field in the database.
+	FieldVisits = "visits"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 )
@@ -21,6 +23,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldName,
+	FieldVisits,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -36,6 +39,8 @@ func ValidColumn(column string) bool {
 var (
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultVisits holds the default value on creation for the "visits" field.
+	DefaultVisits uint32
 )
 
 // OrderOption defines the ordering options for the User queries.
@@ -49,4 +54,9 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByVisits orders the results by the visits field.
+func ByVisits(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVisits, opts...).ToFunc()
 }

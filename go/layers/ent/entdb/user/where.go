@@ -58,6 +58,11 @@ func Name(v string) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldName, v))
 }
 
+// Visits applies equality check predicate on the "visits" field. It's identical to VisitsEQ.
+func Visits(v uint32) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldVisits, v))
+}
+
 // NameEQ applies the EQ predicate on the "name" field.
 func NameEQ(v string) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldName, v))
@@ -121,6 +126,46 @@ func NameEqualFold(v string) predicate.User {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.User {
 	return predicate.User(sql.FieldContainsFold(FieldName, v))
+}
+
+// VisitsEQ applies the EQ predicate on the "visits" field.
+func VisitsEQ(v uint32) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldVisits, v))
+}
+
+// VisitsNEQ applies the NEQ predicate on the "visits" field.
+func VisitsNEQ(v uint32) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldVisits, v))
+}
+
+// VisitsIn applies the In predicate on the "visits" field.
+func VisitsIn(vs ...uint32) predicate.User {
+	return predicate.User(sql.FieldIn(FieldVisits, vs...))
+}
+
+// VisitsNotIn applies the NotIn predicate on the "visits" field.
+func VisitsNotIn(vs ...uint32) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldVisits, vs...))
+}
+
+// VisitsGT applies the GT predicate on the "visits" field.
+func VisitsGT(v uint32) predicate.User {
+	return predicate.User(sql.FieldGT(FieldVisits, v))
+}
+
+// VisitsGTE applies the GTE predicate on the "visits" field.
+func VisitsGTE(v uint32) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldVisits, v))
+}
+
+// VisitsLT applies the LT predicate on the "visits" field.
+func VisitsLT(v uint32) predicate.User {
+	return predicate.User(sql.FieldLT(FieldVisits, v))
+}
+
+// VisitsLTE applies the LTE predicate on the "visits" field.
+func VisitsLTE(v uint32) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldVisits, v))
 }
 
 // And groups predicates with the AND operator between them.
