@@ -21,14 +21,14 @@ var AllStmts = []string{Prepare, Prepared, Interpolate}
 // the statement modes it offers. Every layer offers both connection modes: the pool
 // decides those, not the layer.
 type Layer struct {
-	// Open builds the layer's Finder on db; prepared is stmt=prepared.
-	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Finder, error)
+	// Open builds the layer's Store on db; prepared is stmt=prepared.
+	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Store, error)
 	Stmts []string
 }
 
-// Open adapts a layer package's New, which returns its own Finder type.
-func Open[F Finder](newFinder func(context.Context, *sql.DB, bool) (F, error)) func(context.Context, *sql.DB, bool) (Finder, error) {
-	return func(ctx context.Context, db *sql.DB, prepared bool) (Finder, error) {
-		return newFinder(ctx, db, prepared)
+// Open adapts a layer package's New, which returns its own Store type.
+func Open[S Store](newStore func(context.Context, *sql.DB, bool) (S, error)) func(context.Context, *sql.DB, bool) (Store, error) {
+	return func(ctx context.Context, db *sql.DB, prepared bool) (Store, error) {
+		return newStore(ctx, db, prepared)
 	}
 }

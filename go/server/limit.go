@@ -2,27 +2,61 @@ package server
 
 import "context"
 
-// Limit lets at most n lookups of f run at once; the others wait (until their deadline).
+// Limit lets at most n requests of s work on the database at once, whatever their op;
+// the others wait (until their deadline).
 //
 // It exists for conn=per-request: database/sql hands a released connection straight to
 // a request waiting for one instead of closing it, even with no idle connections kept.
 // Waiting here instead, in front of the pool, means the pool never has a waiter, so
 // every request really dials its own connection while at most n are open.
-func Limit(f Finder, n int) Finder {
-	return &limited{f: f, slots: make(chan struct{}, n)}
+func Limit(s Store, n int) Store {
+	return &limited{s: s, slots: make(chan struct{}, n)}
 }
 
 type limited struct {
-	f     Finder
+	s     Store
 	slots chan struct{}
 }
 
-func (l *limited) Find(ctx context.Context, id uint32) (User, error) {
+func (l *limited) acquire(ctx context.Context) error {
 	select {
 	case l.slots <- struct{}{}:
+		return nil
 	case <-ctx.Done():
-		return User{}, ctx.Err()
+		return ctx.Err()
 	}
-	defer func() { <-l.slots }()
-	return l.f.Find(ctx, id)
+}
+
+func (l *limited) release() { <-l.slots }
+
+func (l *limited) Find(ctx context.Context, id uint32) (User, error) {
+	if err := l.acquire(ctx); err != nil {
+		return User{}, err
+	}
+	defer l.release()
+	return l.s.Find(ctx, id)
+}
+
+func (l *limited) List(ctx context.Context, after uint32, limit int) ([]User, error) {
+	if err := l.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer l.release()
+	return l.s.List(ctx, after, limit)
+}
+
+func (l *limited) Insert(ctx context.Context, name string) (User, error) {
+	if err := l.acquire(ctx); err != nil {
+		return User{}, err
+	}
+	defer l.release()
+	return l.s.Insert(ctx, name)
+}
+
+func (l *limited) Visit(ctx context.Context, id uint32) (Visits, error) {
+	if err := l.acquire(ctx); err != nil {
+		return Visits{}, err
+	}
+	defer l.release()
+	return l.s.Visit(ctx, id)
 }

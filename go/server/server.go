@@ -1,6 +1,6 @@
 // Package server is the HTTP side every Go target shares: routing, id parsing, the JSON
-// bodies and the mapping of lookup results to status codes. The layers only implement
-// Finder, so they differ in how they read the row and in nothing else.
+// bodies and the mapping of results to status codes. The layers only implement Store,
+// so they differ in how they talk to the database and in nothing else.
 package server
 
 import (
@@ -8,26 +8,52 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
-// User is the row and the 200 body: {"id":42,"name":"…"}.
+// User is the row and the 200 body of GET /users/{id}: {"id":42,"name":"…"}; a list is
+// a JSON array of them.
 type User struct {
 	ID   uint32 `json:"id"`
 	Name string `json:"name"`
 }
 
-// ErrNotFound is what a Finder returns when no row has the id.
+// Visits is the body of POST /users/{id}/visits: the user's counter after the increment.
+type Visits struct {
+	ID     uint32 `json:"id"`
+	Visits uint32 `json:"visits"`
+}
+
+// ErrNotFound is what a Finder (or a Store's Visit) returns when no row has the id.
 var ErrNotFound = errors.New("user not found")
 
-// Finder reads one user by primary key. Any error but ErrNotFound is a database failure.
+// Finder reads one user by primary key (op get). Any error but ErrNotFound is a
+// database failure.
 type Finder interface {
 	Find(ctx context.Context, id uint32) (User, error)
+}
+
+// Store is a layer: one method per op, each written the way its library is meant to be
+// used. Any error but ErrNotFound is a database failure (503).
+type Store interface {
+	Finder
+	// List returns the limit users with id > after, in id order (op list); none is an
+	// empty slice. limit is 1..MaxLimit.
+	List(ctx context.Context, after uint32, limit int) ([]User, error)
+	// Insert adds a user with this name and returns it with the id the database gave it
+	// (op insert). name is 1..MaxNameChars characters of valid UTF-8.
+	Insert(ctx context.Context, name string) (User, error)
+	// Visit adds 1 to the user's visits in one transaction: a locking read of the row,
+	// the increment in Go, a write, a commit (op update). Concurrent visits of one user
+	// must all count: none may be lost. ErrNotFound when no row has the id.
+	Visit(ctx context.Context, id uint32) (Visits, error)
 }
 
 // Content types of the bodies, as the endpoint contract states them.
@@ -41,34 +67,47 @@ const HelloBody = "Hello, World!"
 
 // Options tune a Handler.
 type Options struct {
-	// Timeout bounds one lookup, waiting for a pooled connection included, so a database
-	// that hangs gives a 503 instead of a request that never ends.
+	// Timeout bounds one request's work on the database, waiting for a pooled connection
+	// (and for a row lock) included, so a database that hangs gives a 503 instead of a
+	// request that never ends.
 	Timeout time.Duration
 	// Log receives database errors, at most one line a second (a dead database under
 	// load would otherwise write one line per request). Nil discards them.
 	Log *log.Logger
 }
 
-// New returns the handler for GET /hello and, when f is not nil, GET /users/{id}.
-// A nil f is the hello layer: it has no database and no /users.
-func New(f Finder, o Options) http.Handler { return newHandler(f, o, time.Now) }
+// Methods each resource answers (the Allow header of its 405).
+const (
+	allowGet    = "GET, HEAD"
+	allowUsers  = "GET, HEAD, POST"
+	allowVisits = "POST"
+)
+
+// New returns the handler for GET /hello and, when s is not nil, the users endpoints:
+// GET /users/{id} (get), GET /users?after=&limit= (list), POST /users (insert) and
+// POST /users/{id}/visits (update). A nil s is the hello layer: it has no database and
+// no /users.
+func New(s Store, o Options) http.Handler { return newHandler(s, o, time.Now) }
 
 // newHandler is New with the clock the error log's throttle reads (time.Now but in tests).
-func newHandler(f Finder, o Options, now func() time.Time) http.Handler {
+func newHandler(s Store, o Options, now func() time.Time) http.Handler {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
-	h := &handler{finder: f, timeout: o.Timeout, errs: &throttle{log: o.Log, now: now}}
+	h := &handler{store: s, timeout: o.Timeout, errs: &throttle{log: o.Log, now: now}}
 	mux := http.NewServeMux()
-	mux.Handle("/hello", getOnly(http.HandlerFunc(hello)))
-	if f != nil {
-		mux.Handle("/users/{id}", getOnly(http.HandlerFunc(h.user)))
-		mux.Handle("/users/{$}", getOnly(http.HandlerFunc(h.user))) // empty id: 400, not 404
-	}
+	mux.Handle("/hello", only(allowGet, http.HandlerFunc(hello)))
 	notFound := func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusNotFound, "no such path: "+strconv.Quote(truncate(r.URL.Path, 64)))
 	}
-	mux.HandleFunc("/users", notFound) // or the mux would redirect it to /users/, a 400
+	if s != nil {
+		mux.Handle("/users/{id}", only(allowGet, http.HandlerFunc(h.user)))
+		mux.Handle("/users/{$}", only(allowGet, http.HandlerFunc(h.user))) // empty id: 400, not 404
+		mux.Handle("/users/{id}/visits", only(allowVisits, http.HandlerFunc(h.visit)))
+		mux.Handle("/users", only(allowUsers, http.HandlerFunc(h.users)))
+	} else {
+		mux.HandleFunc("/users", notFound) // or the mux would redirect it to /users/
+	}
 	mux.HandleFunc("/", notFound)
 	return canonicalOnly(mux, notFound)
 }
@@ -92,7 +131,7 @@ func canonicalOnly(mux http.Handler, notFound http.HandlerFunc) http.Handler {
 }
 
 type handler struct {
-	finder  Finder
+	store   Store
 	timeout time.Duration
 	errs    *throttle
 }
@@ -103,6 +142,7 @@ func hello(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte(HelloBody))
 }
 
+// user is GET /users/{id} (op get).
 func (h *handler) user(w http.ResponseWriter, r *http.Request) {
 	id, err := ParseID(r.PathValue("id"))
 	if err != nil {
@@ -110,7 +150,7 @@ func (h *handler) user(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	u, err := h.finder.Find(ctx, id)
+	u, err := h.store.Find(ctx, id)
 	cancel()
 	switch {
 	case err == nil:
@@ -118,21 +158,114 @@ func (h *handler) user(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrNotFound):
 		WriteError(w, http.StatusNotFound, fmt.Sprintf("user %d not found", id))
 	default:
-		h.errs.printf("GET %s: database error: %v", r.URL.Path, err)
-		WriteError(w, http.StatusServiceUnavailable, "database unavailable")
+		h.failed(w, r, err)
 	}
 }
 
-// getOnly answers 405 to every method but GET and HEAD.
-func getOnly(next http.Handler) http.Handler {
+// users is /users: GET lists (op list), POST inserts (op insert).
+func (h *handler) users(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		h.insert(w, r)
+		return
+	}
+	after, limit, err := ParseListQuery(r.URL.RawQuery)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	users, err := h.store.List(ctx, after, limit)
+	cancel()
+	if err != nil {
+		h.failed(w, r, err)
+		return
+	}
+	if users == nil {
+		users = []User{} // [], not null
+	}
+	WriteJSON(w, http.StatusOK, users)
+}
+
+// insert is POST /users: 201 with the new user and its Location.
+func (h *handler) insert(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			WriteError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", MaxBody))
+			return
+		}
+		WriteError(w, http.StatusBadRequest, "bad body: cannot read it")
+		return
+	}
+	name, err := ParseNewUser(body)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad body: "+err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	u, err := h.store.Insert(ctx, name)
+	cancel()
+	if err != nil {
+		h.failed(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/users/"+strconv.FormatUint(uint64(u.ID), 10))
+	WriteJSON(w, http.StatusCreated, u)
+}
+
+// visit is POST /users/{id}/visits (op update). A request body, if any, is ignored.
+func (h *handler) visit(w http.ResponseWriter, r *http.Request) {
+	id, err := ParseID(r.PathValue("id"))
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad id: "+err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	v, err := h.store.Visit(ctx, id)
+	cancel()
+	switch {
+	case err == nil:
+		WriteJSON(w, http.StatusOK, v)
+	case errors.Is(err, ErrNotFound):
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("user %d not found", id))
+	default:
+		h.failed(w, r, err)
+	}
+}
+
+// failed answers a database failure: 503, and the driver's words to the log only.
+func (h *handler) failed(w http.ResponseWriter, r *http.Request, err error) {
+	h.errs.printf("%s %s: database error: %v", r.Method, truncate(r.URL.Path, 64), err)
+	WriteError(w, http.StatusServiceUnavailable, "database unavailable")
+}
+
+// only answers 405 to every method allow does not list (HEAD goes with GET).
+func only(allow string, next http.Handler) http.Handler {
+	methods := map[string]bool{}
+	for _, m := range strings.Split(allow, ", ") {
+		methods[m] = true
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			WriteError(w, http.StatusMethodNotAllowed, "method "+strconv.Quote(truncate(r.Method, 32))+" not allowed (only GET)")
+		if !methods[r.Method] {
+			w.Header().Set("Allow", allow)
+			WriteError(w, http.StatusMethodNotAllowed, "method "+strconv.Quote(truncate(r.Method, 32))+" not allowed (only "+onlyWords(allow)+")")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// onlyWords is the 405 message's list: "GET" for GET and HEAD, as before the write
+// endpoints existed, "GET or POST" for /users, "POST" for visits.
+func onlyWords(allow string) string {
+	switch allow {
+	case allowGet:
+		return "GET"
+	case allowUsers:
+		return "GET or POST"
+	}
+	return allow
 }
 
 // WriteJSON writes v as the whole body with status.
@@ -190,3 +323,6 @@ func (t *throttle) printf(format string, args ...any) {
 	}
 	t.log.Printf(format, args...)
 }
+
+// getOnly answers 405 to every method but GET and HEAD.
+func getOnly(next http.Handler) http.Handler { return only(allowGet, next) }

@@ -16,12 +16,57 @@ import (
 	"time"
 )
 
-// fakeFinder knows ids 1..10; fail makes it a database that is down. Pure logic: the
-// layers themselves are tested against MariaDB in runners/target.
+// fakeFinder is a Store that knows ids 1..10; fail makes it a database that is down.
+// Pure logic: the layers themselves are tested against MariaDB in runners/target.
 type fakeFinder struct {
-	fail  error
-	calls atomic.Int32
+	fail   error
+	calls  atomic.Int32
+	visits [11]uint32
+	mu     sync.Mutex
 }
+
+func (f *fakeFinder) List(ctx context.Context, after uint32, limit int) ([]User, error) {
+	f.calls.Add(1)
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	var out []User
+	for id := after + 1; id <= 10 && len(out) < limit; id++ {
+		out = append(out, User{ID: id, Name: "Ada Lovelace"})
+	}
+	return out, nil
+}
+
+func (f *fakeFinder) Insert(ctx context.Context, name string) (User, error) {
+	f.calls.Add(1)
+	if f.fail != nil {
+		return User{}, f.fail
+	}
+	return User{ID: 11, Name: name}, nil
+}
+
+func (f *fakeFinder) Visit(ctx context.Context, id uint32) (Visits, error) {
+	f.calls.Add(1)
+	if f.fail != nil {
+		return Visits{}, f.fail
+	}
+	if id > 10 {
+		return Visits{}, ErrNotFound
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.visits[id]++
+	return Visits{ID: id, Visits: f.visits[id]}, nil
+}
+
+// findOnly makes a Store of a test's Finder; the other ops are not used by its test.
+type findOnly struct{ Finder }
+
+var errUnused = errors.New("not used by this test")
+
+func (findOnly) List(context.Context, uint32, int) ([]User, error) { return nil, errUnused }
+func (findOnly) Insert(context.Context, string) (User, error)      { return User{}, errUnused }
+func (findOnly) Visit(context.Context, uint32) (Visits, error)     { return Visits{}, errUnused }
 
 func (f *fakeFinder) Find(ctx context.Context, id uint32) (User, error) {
 	f.calls.Add(1)
@@ -72,8 +117,9 @@ func TestHandlerAnswers(t *testing.T) {
 		{"GET", "/users/4294967296", 400, "bad id: id must be at most 4294967295"},
 		{"GET", "/users/%27", 400, "bad id"},
 		{"GET", "/users/1;DROP%20TABLE%20users", 400, "bad id"},
-		{"GET", "/users", 404, "no such path"},
+		{"GET", "/users", 400, "bad limit: limit is required"},
 		{"GET", "/users/1/2", 404, "no such path"},
+		{"GET", "/users/1/visit", 404, "no such path"},
 		{"GET", "/", 404, "no such path"},
 		{"GET", "/nope", 404, "no such path"},
 		{"POST", "/users/1", 405, `method "POST" not allowed`},
@@ -173,7 +219,7 @@ func (slowFinder) Find(ctx context.Context, _ uint32) (User, error) {
 
 func TestTimeoutIs503(t *testing.T) {
 	t0 := time.Now()
-	w := serve(New(slowFinder{}, Options{Timeout: 50 * time.Millisecond}), "GET", "/users/1")
+	w := serve(New(findOnly{slowFinder{}}, Options{Timeout: 50 * time.Millisecond}), "GET", "/users/1")
 	if w.Code != 503 || time.Since(t0) > 5*time.Second {
 		t.Errorf("hanging database = %d after %v, want 503 after the timeout", w.Code, time.Since(t0))
 	}
@@ -199,7 +245,7 @@ func (c *countingFinder) Find(ctx context.Context, id uint32) (User, error) {
 
 func TestLimitBoundsConcurrentLookups(t *testing.T) {
 	c := &countingFinder{}
-	f := Limit(c, 3)
+	f := Limit(findOnly{c}, 3)
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Add(1)
@@ -218,7 +264,7 @@ func TestLimitBoundsConcurrentLookups(t *testing.T) {
 	// the Finder. The first lookup says when it holds the only slot, rather than the test
 	// guessing how long a goroutine takes to start.
 	holder := &heldFinder{in: make(chan struct{})}
-	block := Limit(holder, 1)
+	block := Limit(findOnly{holder}, 1)
 	hold, release := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { block.Find(hold, 1); close(done) }()

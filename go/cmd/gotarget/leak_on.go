@@ -13,29 +13,33 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"dbbench/go/server"
 )
 
-// This file exists only in a test build (go build -tags leak): the soak's planted leaks
-// and compare's planted slowdown. The release build (leak_off.go) has no such knob, and
-// a test checks that its binary does not even hold the variable's name.
+// This file exists only in a test build (go build -tags leak): the soak's planted leaks,
+// compare's planted slowdown and the update check's planted lost update. The release
+// build (leak_off.go) has no such knob, and a test checks that its binary does not even
+// hold the variable's name.
 
 // leakVar names what to plant and how often: "stmt:500" prepares one statement every
-// 500 requests and never closes it; "fd:500" opens /dev/null every 500 requests and
-// keeps it; "query:1" reads the user once more on every request (a slowdown and a
-// count change, for compare). Comma-separated; "layer:gorm" plants only in that layer's
-// targets.
+// 500 get requests and never closes it; "fd:500" opens /dev/null every 500 get requests
+// and keeps it; "query:1" reads the user once more on every get request (a slowdown and
+// a count change, for compare); "lostupdate:1" makes every update request (POST
+// /users/{id}/visits) a read-then-write without a lock (see unlockedVisit), so
+// concurrent visits lose increments, for the update check to catch. Comma-separated;
+// "layer:gorm" plants only in that layer's targets.
 const leakVar = "DBBENCH_LEAK"
 
-// plantLeak wraps f, a target of layer, as leakVar says; f unchanged when it is not set
+// plantLeak wraps s, a target of layer, as leakVar says; s unchanged when it is not set
 // or names another layer.
-func plantLeak(f server.Finder, db *sql.DB, layer string, logger *log.Logger) (server.Finder, error) {
+func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (server.Store, error) {
 	spec := os.Getenv(leakVar)
 	if spec == "" {
-		return f, nil
+		return s, nil
 	}
-	l := &leaky{Finder: f, db: db, log: logger}
+	l := &leaky{Store: s, db: db, log: logger}
 	only := ""
 	for _, part := range strings.Split(spec, ",") {
 		what, arg, ok := strings.Cut(strings.TrimSpace(part), ":")
@@ -45,7 +49,7 @@ func plantLeak(f server.Finder, db *sql.DB, layer string, logger *log.Logger) (s
 		}
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !ok || err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N or query:N, N a positive number of requests, and optionally layer:NAME", leakVar, spec)
+			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, and optionally layer:NAME", leakVar, spec)
 		}
 		switch what {
 		case "stmt":
@@ -54,26 +58,30 @@ func plantLeak(f server.Finder, db *sql.DB, layer string, logger *log.Logger) (s
 			l.fdEvery = n
 		case "query":
 			l.queryEvery = n
+		case "lostupdate":
+			l.lostEvery = n
 		default:
-			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query or layer)", leakVar, spec, what)
+			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate or layer)", leakVar, spec, what)
 		}
 	}
 	if only != "" && only != layer {
-		return f, nil
+		return s, nil
 	}
 	logger.Printf("PLANTED LEAK (test build): %s=%s", leakVar, spec)
 	return l, nil
 }
 
-// leaky leaks on every stmtEvery-th and fdEvery-th request, and keeps what it leaked
-// referenced so that no finalizer closes it.
+// leaky leaks on every stmtEvery-th and fdEvery-th get request, and keeps what it
+// leaked referenced so that no finalizer closes it; it loses updates on every
+// lostEvery-th update request.
 type leaky struct {
-	server.Finder
+	server.Store
 	db                 *sql.DB
 	log                *log.Logger
 	stmtEvery, fdEvery int64
 	queryEvery         int64
-	n                  atomic.Int64
+	lostEvery          int64
+	n, visits          atomic.Int64
 	mu                 sync.Mutex
 	stmts              []*sql.Stmt
 	files              []*os.File
@@ -105,5 +113,45 @@ func (l *leaky) Find(ctx context.Context, id uint32) (server.User, error) {
 			return server.User{}, fmt.Errorf("planted query: %w", err)
 		}
 	}
-	return l.Finder.Find(ctx, id)
+	return l.Store.Find(ctx, id)
+}
+
+func (l *leaky) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	if l.lostEvery > 0 && l.visits.Add(1)%l.lostEvery == 0 {
+		return l.unlockedVisit(ctx, id)
+	}
+	return l.Store.Visit(ctx, id)
+}
+
+// unlockedVisit is the update op done wrong, deliberately: in a transaction, but the
+// counter read with a plain SELECT (a consistent, non-locking read: no FOR UPDATE), so
+// two concurrent visits both read n and both write n+1, and one increment is lost. The
+// millisecond between the read and the write widens the window, so that a short test at
+// 64 clients on one user loses updates every time, not only when the scheduler obliges.
+func (l *leaky) unlockedVisit(ctx context.Context, id uint32) (server.Visits, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return server.Visits{}, err
+	}
+	defer tx.Rollback()
+	var visits uint32
+	if err := tx.QueryRowContext(ctx, "SELECT visits FROM users WHERE id = ?", id).Scan(&visits); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	select {
+	case <-time.After(time.Millisecond):
+	case <-ctx.Done():
+		return server.Visits{}, ctx.Err()
+	}
+	visits++
+	if _, err := tx.ExecContext(ctx, "UPDATE users SET visits = ? WHERE id = ?", visits, id); err != nil {
+		return server.Visits{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: id, Visits: visits}, nil
 }

@@ -1,5 +1,6 @@
-// Command gotarget serves one Go variant of the benchmark: GET /hello and
-// GET /users/{id} through the layer, statement mode and connection mode its flags name.
+// Command gotarget serves one Go variant of the benchmark: GET /hello and the users
+// endpoints (get, list, insert, update: go/README.md) through the layer, statement mode
+// and connection mode its flags name.
 //
 //	gotarget --layer raw --stmt prepared --conn persistent --pool 64 \
 //	         --dsn-file db.dsn --listen 127.0.0.1:8080 --admin-listen 127.0.0.1:8081
@@ -78,8 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	logger := log.New(stderr, "", log.LstdFlags)
 	var (
-		finder server.Finder
-		stats  func() sql.DBStats
+		store server.Store
+		stats func() sql.DBStats
 	)
 	if c.UsesDB() {
 		db, cfg, err := openPool(ctx, c)
@@ -96,16 +97,17 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
 		beego.DebugLog = beego.NewLog(out)
 		sctx, cancel := context.WithTimeout(ctx, startTimeout)
-		finder, err = layers.All[c.Layer].Open(sctx, db, c.Stmt == server.Prepared)
+		store, err = layers.All[c.Layer].Open(sctx, db, c.Stmt == server.Prepared)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("start layer %s on %s: %s", c.Layer, dsn.Redact(cfg), scrub(err.Error()))
 		}
 		if c.Conn == "per-request" {
-			finder = server.Limit(finder, c.Pool)
+			store = server.Limit(store, c.Pool)
 		}
-		// A no-op in the release build; a test build can plant a leak or a slowdown here.
-		if finder, err = plantLeak(finder, db, c.Layer, logger); err != nil {
+		// A no-op in the release build; a test build can plant a leak, a slowdown or a
+		// lost update here.
+		if store, err = plantLeak(store, db, c.Layer, logger); err != nil {
 			return err
 		}
 		stats = db.Stats
@@ -115,7 +117,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	servers := []*http.Server{newServer(server.New(finder, server.Options{Timeout: requestTimeout, Log: logger}), logger)}
+	servers := []*http.Server{newServer(server.New(store, server.Options{Timeout: requestTimeout, Log: logger}), logger)}
 	listeners := []net.Listener{api}
 	if c.AdminListen != "" {
 		admin, err := listen("--admin-listen", c.AdminListen)

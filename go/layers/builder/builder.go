@@ -1,5 +1,5 @@
-// Package builder is the builder layer: squirrel builds the SELECT on every request,
-// the way application code writes it, and runs it through database/sql.
+// Package builder is the builder layer: squirrel builds every statement on every
+// request, the way application code writes it, and runs it through database/sql.
 package builder
 
 import (
@@ -15,28 +15,38 @@ import (
 // Stmts are the statement modes the layer offers: all of them.
 var Stmts = server.AllStmts
 
-// Finder reads users with a squirrel SelectBuilder.
-type Finder struct {
-	runner sq.BaseRunner
+// Store builds its statements with squirrel.
+type Store struct {
+	db    *sql.DB
+	cache *sq.StmtCache // nil unless prepared
 }
 
-// New returns a Finder on db. prepared runs the queries through squirrel's StmtCache,
+// New returns a Store on db. prepared runs the statements through squirrel's StmtCache,
 // which keeps one *sql.Stmt per distinct SQL text (prepared on first use).
-func New(_ context.Context, db *sql.DB, prepared bool) (*Finder, error) {
+func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
+	s := &Store{db: db}
 	if prepared {
-		return &Finder{runner: sq.NewStmtCache(db)}, nil
+		s.cache = sq.NewStmtCache(db)
 	}
-	return &Finder{runner: db}, nil
+	return s, nil
+}
+
+// runner is what the statements outside a transaction run on: the pool, or the cache.
+func (s *Store) runner() sq.BaseRunner {
+	if s.cache != nil {
+		return s.cache
+	}
+	return s.db
 }
 
 // Find implements server.Finder. The builder renders
 // "SELECT id, name FROM users WHERE id = ?" with id as the argument, never in the text.
-func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
+func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var u server.User
 	err := sq.Select("id", "name").
 		From("users").
 		Where(sq.Eq{"id": id}).
-		RunWith(f.runner).
+		RunWith(s.runner()).
 		QueryRowContext(ctx).
 		Scan(&u.ID, &u.Name)
 	if err != nil {
@@ -47,3 +57,145 @@ func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
 	}
 	return u, nil
 }
+
+// List implements server.Store: "SELECT id, name FROM users WHERE id > ? ORDER BY id
+// LIMIT 100". squirrel writes the limit into the text (Limit takes a number, not an
+// argument), so the statement cache holds one statement per limit.
+func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
+	rows, err := sq.Select("id", "name").
+		From("users").
+		Where(sq.Gt{"id": after}).
+		OrderBy("id").
+		Limit(uint64(limit)).
+		RunWith(s.runner()).
+		QueryContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	users := make([]server.User, 0, limit)
+	for rows.Next() {
+		var u server.User
+		if err := rows.Scan(&u.ID, &u.Name); err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, rows.Err()
+}
+
+// Insert implements server.Store: "INSERT INTO users (name) VALUES (?)", the id from
+// LastInsertId.
+func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
+	res, err := sq.Insert("users").
+		Columns("name").
+		Values(name).
+		RunWith(s.runner()).
+		ExecContext(ctx)
+	if err != nil {
+		return server.User{}, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: uint32(id), Name: name}, nil
+}
+
+// Visit implements server.Store: in one database/sql transaction, squirrel's
+// "SELECT visits FROM users WHERE id = ? FOR UPDATE" (Suffix, squirrel's way to end a
+// statement with a clause it does not model) and "UPDATE users SET visits = ? WHERE
+// id = ?", then COMMIT.
+func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return server.Visits{}, err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	var runner sq.BaseRunner = tx
+	if s.cache != nil {
+		runner = cachedInTx{tx: tx, cache: s.cache}
+	}
+	var visits uint32
+	err = sq.Select("visits").
+		From("users").
+		Where(sq.Eq{"id": id}).
+		Suffix("FOR UPDATE").
+		RunWith(runner).
+		QueryRowContext(ctx).
+		Scan(&visits)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	visits++
+	_, err = sq.Update("users").
+		Set("visits", visits).
+		Where(sq.Eq{"id": id}).
+		RunWith(runner).
+		ExecContext(ctx)
+	if err != nil {
+		return server.Visits{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: id, Visits: visits}, nil
+}
+
+// cachedInTx runs squirrel's statements in tx on the StmtCache's statements, bound to
+// the transaction with tx.StmtContext (database/sql reuses the one already prepared on
+// the transaction's connection). squirrel's StmtCache prepares on the pool only; a cache
+// built on the transaction would prepare anew in every one, so this adapter is how
+// stmt=prepared reaches a transaction: database/sql's own idiom, no cache of its own.
+type cachedInTx struct {
+	tx    *sql.Tx
+	cache *sq.StmtCache
+}
+
+func (c cachedInTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st, err := c.cache.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return c.tx.StmtContext(ctx, st), nil
+}
+
+func (c cachedInTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (c cachedInTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (c cachedInTx) QueryRowContext(ctx context.Context, query string, args ...any) sq.RowScanner {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// Exec and Query complete squirrel's BaseRunner; the layer only calls the Context forms.
+func (c cachedInTx) Exec(query string, args ...any) (sql.Result, error) {
+	return c.ExecContext(context.Background(), query, args...)
+}
+
+func (c cachedInTx) Query(query string, args ...any) (*sql.Rows, error) {
+	return c.QueryContext(context.Background(), query, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }

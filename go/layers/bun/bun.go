@@ -1,14 +1,17 @@
 // Package bun is the bun layer: uptrace/bun v1.3.0 with dialect/mysqldialect v1.3.0 on
-// the shared pool, a model read with NewSelect().Model(&u).WherePK().Scan(ctx).
+// the shared pool, a model read with NewSelect().Model(&u).WherePK().Scan(ctx), listed
+// with NewSelect().Model(&users).Where/Order/Limit, inserted with NewInsert().Model, and
+// updated in RunInTx by a NewSelect…For("UPDATE") and a NewUpdate().Model(&u).WherePK().
 //
-// Kind: orm. The read goes through a mapped model: the struct names its table and
-// primary key in bun tags, bun writes the SELECT from that mapping and scans the row
-// back into the model.
+// Kind: orm. Every op goes through a mapped model: the struct names its table and
+// primary key in bun tags, bun writes the SQL from that mapping and scans rows back into
+// the model.
 //
-// Per request: bun builds the SELECT for the model and formats the id into the SQL
-// text itself, client-side, then calls database/sql's QueryContext with the finished
-// text and no arguments (query_base.go _scan: QueryContext(ctx, query)). With no
-// arguments go-sql-driver/mysql sends one COM_QUERY whatever interpolateParams says.
+// Per request: bun builds the SQL for the model and formats every argument into the SQL
+// text itself, client-side, then calls database/sql's QueryContext or ExecContext with
+// the finished text and no arguments (query_base.go _scan: QueryContext(ctx, query)).
+// With no arguments go-sql-driver/mysql sends one COM_QUERY whatever interpolateParams
+// says; BEGIN and COMMIT are database/sql's (START TRANSACTION, COMMIT).
 //
 // Statement modes: interpolate only (bun's own interpolation, not the driver's).
 // prepare cannot exist: with interpolateParams=false the driver still receives no
@@ -42,34 +45,83 @@ var Stmts = []string{server.Interpolate}
 var ErrPrepared = errors.New("bun: stmt=prepared is not possible: bun formats the arguments into the SQL text " +
 	"and sends it without arguments, so no statement is ever prepared (only stmt=interpolate applies)")
 
+// user maps the whole row; bun selects every mapped column.
 type user struct {
 	bunorm.BaseModel `bun:"table:users"`
 
-	ID   uint32 `bun:"id,pk"`
-	Name string `bun:"name"`
+	ID     uint32 `bun:"id,pk,autoincrement"`
+	Name   string `bun:"name"`
+	Visits uint32 `bun:"visits"`
 }
 
-// Finder reads users through a *bun.DB.
-type Finder struct {
+// Store works through a *bun.DB.
+type Store struct {
 	db *bunorm.DB
 }
 
 // New opens bun on db, which sends SELECT version() once; it refuses prepared.
-func New(_ context.Context, db *sql.DB, prepared bool) (*Finder, error) {
+func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 	if prepared {
 		return nil, ErrPrepared
 	}
-	return &Finder{db: bunorm.NewDB(db, mysqldialect.New())}, nil
+	return &Store{db: bunorm.NewDB(db, mysqldialect.New())}, nil
 }
 
 // Find implements server.Finder. Scan returns sql.ErrNoRows for a missing row.
-func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
+func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	m := user{ID: id}
-	if err := f.db.NewSelect().Model(&m).WherePK().Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&m).WherePK().Scan(ctx); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return server.User{}, server.ErrNotFound
 		}
 		return server.User{}, err
 	}
 	return server.User{ID: m.ID, Name: m.Name}, nil
+}
+
+// List implements server.Store: the models scanned into a slice (no rows: an empty one,
+// not sql.ErrNoRows, for a slice model).
+func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
+	ms := make([]user, 0, limit)
+	err := s.db.NewSelect().Model(&ms).Where("id > ?", after).Order("id").Limit(int64(limit)).Scan(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	out := make([]server.User, len(ms))
+	for i, m := range ms {
+		out[i] = server.User{ID: m.ID, Name: m.Name}
+	}
+	return out, nil
+}
+
+// Insert implements server.Store: NewInsert().Model writes DEFAULT for the
+// auto-increment key and sets it from LastInsertId.
+func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
+	m := user{Name: name}
+	if _, err := s.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: m.ID, Name: m.Name}, nil
+}
+
+// Visit implements server.Store: RunInTx (BEGIN … COMMIT, ROLLBACK when the function
+// returns an error), the model read with For("UPDATE"), its counter incremented, and
+// NewUpdate().Model(&m).WherePK() (an UPDATE of every column).
+func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	m := user{ID: id}
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bunorm.Tx) error {
+		if err := tx.NewSelect().Model(&m).WherePK().For("UPDATE").Scan(ctx); err != nil {
+			return err
+		}
+		m.Visits++
+		_, err := tx.NewUpdate().Model(&m).WherePK().Exec(ctx)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: m.ID, Visits: m.Visits}, nil
 }

@@ -1,4 +1,6 @@
-// Package gorm is the gorm layer: a GORM model read with First by primary key.
+// Package gorm is the gorm layer: a GORM model read with First by primary key, listed
+// with Where/Order/Limit/Find, created with Create and updated by a First under
+// clause.Locking and Save in a Transaction, GORM's documented way for each.
 package gorm
 
 import (
@@ -9,14 +11,17 @@ import (
 
 	gormmysql "gorm.io/driver/mysql"
 	gormio "gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"dbbench/go/server"
 )
 
+// user maps the whole row; GORM's First and Find select * either way.
 type user struct {
-	ID   uint32 `gorm:"primaryKey"`
-	Name string
+	ID     uint32 `gorm:"primaryKey"`
+	Name   string
+	Visits uint32
 }
 
 func (user) TableName() string { return "users" }
@@ -24,15 +29,17 @@ func (user) TableName() string { return "users" }
 // Stmts are the statement modes the layer offers: all of them.
 var Stmts = server.AllStmts
 
-// Finder reads users through a *gorm.DB.
-type Finder struct {
+// Store works through a *gorm.DB with GORM's defaults: in particular every Create runs
+// in a transaction of its own (SkipDefaultTransaction false), as in any GORM app that
+// did not turn it off.
+type Store struct {
 	db *gormio.DB
 }
 
 // New opens GORM on db. prepared sets PrepareStmt, GORM's cache of one *sql.Stmt per
-// SQL text. Opening makes GORM ping db and send SELECT VERSION() once (to learn the
-// server's dialect).
-func New(_ context.Context, db *sql.DB, prepared bool) (*Finder, error) {
+// SQL text, which its transactions use too (bound with tx.StmtContext). Opening makes
+// GORM ping db and send SELECT VERSION() once (to learn the server's dialect).
+func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 	g, err := gormio.Open(gormmysql.New(gormmysql.Config{Conn: db}), &gormio.Config{
 		PrepareStmt: prepared,
 		Logger:      logger.Discard, // a miss is a 404, not a log line per request
@@ -40,17 +47,62 @@ func New(_ context.Context, db *sql.DB, prepared bool) (*Finder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gorm: open: %w", err)
 	}
-	return &Finder{db: g}, nil
+	return &Store{db: g}, nil
 }
 
 // Find implements server.Finder.
-func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
+func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var m user
-	if err := f.db.WithContext(ctx).First(&m, id).Error; err != nil {
+	if err := s.db.WithContext(ctx).First(&m, id).Error; err != nil {
 		if errors.Is(err, gormio.ErrRecordNotFound) {
 			return server.User{}, server.ErrNotFound
 		}
 		return server.User{}, err
 	}
 	return server.User{ID: m.ID, Name: m.Name}, nil
+}
+
+// List implements server.Store: Where("id > ?").Order("id").Limit(n).Find, the limit a
+// bound argument (LIMIT ?).
+func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
+	ms := make([]user, 0, limit)
+	if err := s.db.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&ms).Error; err != nil {
+		return nil, err
+	}
+	out := make([]server.User, len(ms))
+	for i, m := range ms {
+		out[i] = server.User{ID: m.ID, Name: m.Name}
+	}
+	return out, nil
+}
+
+// Insert implements server.Store: Create, in GORM's default transaction, sets the
+// model's id from LastInsertId.
+func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
+	m := user{Name: name}
+	if err := s.db.WithContext(ctx).Create(&m).Error; err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: m.ID, Name: m.Name}, nil
+}
+
+// Visit implements server.Store: Transaction (BEGIN … COMMIT, ROLLBACK when the function
+// returns an error), First with clause.Locking{Strength: "UPDATE"} (… FOR UPDATE), the
+// model's counter incremented, Save (an UPDATE of every column).
+func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	var m user
+	err := s.db.WithContext(ctx).Transaction(func(tx *gormio.DB) error {
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&m, id).Error; err != nil {
+			return err
+		}
+		m.Visits++
+		return tx.Save(&m).Error
+	})
+	if err != nil {
+		if errors.Is(err, gormio.ErrRecordNotFound) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: m.ID, Visits: m.Visits}, nil
 }

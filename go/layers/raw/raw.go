@@ -1,5 +1,5 @@
 // Package raw is the raw layer: database/sql and go-sql-driver/mysql, nothing between
-// the handler and the driver.
+// the handler and the driver. Every op is the SQL a person writes by hand.
 package raw
 
 import (
@@ -11,39 +11,58 @@ import (
 	"dbbench/go/server"
 )
 
-// Query is the one statement every request sends.
-const Query = "SELECT id, name FROM users WHERE id = ?"
+// The statements, one per step of an op.
+const (
+	// Query is get's one statement.
+	Query = "SELECT id, name FROM users WHERE id = ?"
+	// ListQuery is list's: keyset pagination on the primary key.
+	ListQuery = "SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?"
+	// InsertQuery is insert's; the new id comes back in the OK packet (LastInsertId).
+	InsertQuery = "INSERT INTO users (name) VALUES (?)"
+	// LockQuery is update's locking read: the row stays locked until the commit, so
+	// concurrent visits of one user queue here instead of losing each other's increment.
+	LockQuery = "SELECT visits FROM users WHERE id = ? FOR UPDATE"
+	// UpdateQuery is update's write of the incremented value.
+	UpdateQuery = "UPDATE users SET visits = ? WHERE id = ?"
+)
 
 // Stmts are the statement modes the layer offers: all of them.
 var Stmts = server.AllStmts
 
-// Finder reads users with QueryRowContext, or with one *sql.Stmt when prepared.
-type Finder struct {
-	db   *sql.DB
-	stmt *sql.Stmt // nil unless prepared
+// Store runs each statement with database/sql, or on its *sql.Stmt when prepared.
+type Store struct {
+	db                                 *sql.DB
+	get, list, insert, lock, increment *sql.Stmt // nil unless prepared
 }
 
-// New returns a Finder on db. prepared prepares Query once now; database/sql then
-// prepares it again on each further connection the pool opens, once per connection.
-func New(ctx context.Context, db *sql.DB, prepared bool) (*Finder, error) {
-	f := &Finder{db: db}
-	if prepared {
-		stmt, err := db.PrepareContext(ctx, Query)
-		if err != nil {
-			return nil, fmt.Errorf("raw: prepare %q: %w", Query, err)
-		}
-		f.stmt = stmt
+// New returns a Store on db. prepared prepares every statement once now; database/sql
+// then prepares each again on each further connection the pool opens, once per
+// connection (in a transaction through tx.StmtContext, which reuses the connection's).
+func New(ctx context.Context, db *sql.DB, prepared bool) (*Store, error) {
+	s := &Store{db: db}
+	if !prepared {
+		return s, nil
 	}
-	return f, nil
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{{&s.get, Query}, {&s.list, ListQuery}, {&s.insert, InsertQuery}, {&s.lock, LockQuery}, {&s.increment, UpdateQuery}} {
+		stmt, err := db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return nil, fmt.Errorf("raw: prepare %q: %w", p.query, err)
+		}
+		*p.stmt = stmt
+	}
+	return s, nil
 }
 
 // Find implements server.Finder.
-func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
+func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var row *sql.Row
-	if f.stmt != nil {
-		row = f.stmt.QueryRowContext(ctx, id)
+	if s.get != nil {
+		row = s.get.QueryRowContext(ctx, id)
 	} else {
-		row = f.db.QueryRowContext(ctx, Query, id)
+		row = s.db.QueryRowContext(ctx, Query, id)
 	}
 	var u server.User
 	if err := row.Scan(&u.ID, &u.Name); err != nil {
@@ -53,4 +72,84 @@ func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
 		return server.User{}, err
 	}
 	return u, nil
+}
+
+// List implements server.Store.
+func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
+	var rows *sql.Rows
+	var err error
+	if s.list != nil {
+		rows, err = s.list.QueryContext(ctx, after, limit)
+	} else {
+		rows, err = s.db.QueryContext(ctx, ListQuery, after, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	users := make([]server.User, 0, limit)
+	for rows.Next() {
+		var u server.User
+		if err := rows.Scan(&u.ID, &u.Name); err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, rows.Err()
+}
+
+// Insert implements server.Store: one INSERT in autocommit, the id from LastInsertId.
+func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
+	var res sql.Result
+	var err error
+	if s.insert != nil {
+		res, err = s.insert.ExecContext(ctx, name)
+	} else {
+		res, err = s.db.ExecContext(ctx, InsertQuery, name)
+	}
+	if err != nil {
+		return server.User{}, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: uint32(id), Name: name}, nil
+}
+
+// Visit implements server.Store: BEGIN, SELECT … FOR UPDATE, UPDATE, COMMIT. When
+// prepared, the statements are bound to the transaction with tx.StmtContext, which
+// reuses the statement already prepared on the transaction's connection.
+func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return server.Visits{}, err
+	}
+	defer tx.Rollback() // a no-op after Commit; ROLLBACK after a miss or a failure
+	var row *sql.Row
+	if s.lock != nil {
+		row = tx.StmtContext(ctx, s.lock).QueryRowContext(ctx, id)
+	} else {
+		row = tx.QueryRowContext(ctx, LockQuery, id)
+	}
+	var visits uint32
+	if err := row.Scan(&visits); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	visits++
+	if s.increment != nil {
+		_, err = tx.StmtContext(ctx, s.increment).ExecContext(ctx, visits, id)
+	} else {
+		_, err = tx.ExecContext(ctx, UpdateQuery, visits, id)
+	}
+	if err != nil {
+		return server.Visits{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: id, Visits: visits}, nil
 }

@@ -1,18 +1,23 @@
 // Package sqlx is the sqlx layer: jmoiron/sqlx v1.4.0 on the shared pool, the SQL
-// written by hand and the row scanned into a struct by its db tags.
+// written by hand and rows mapped to and from structs by their db tags.
 //
-// Kind: raw. The statement is the same hand-written text the raw layer sends, passed
+// Kind: raw. The statements are the same hand-written texts the raw layer sends, passed
 // through unchanged (sqlx rebinds placeholders only when asked, and "?" is MySQL's
-// already); sqlx neither builds SQL nor knows the table, it only maps result columns to
-// struct fields by reflection. What this layer adds to raw is therefore that mapping,
-// and nothing on the wire: it is raw plus struct scanning, not a builder or an ORM.
+// already; a named statement's :name becomes "?"); sqlx neither builds SQL nor knows the
+// table, it only maps result columns to struct fields, and struct fields to named
+// arguments, by reflection. What this layer adds to raw is therefore that mapping, and
+// nothing on the wire: it is raw plus struct mapping, not a builder or an ORM.
 //
-// Per request: one GetContext, which is database/sql's QueryRowContext and a scan into
-// the struct. Statement modes: all three, exactly as the raw layer, because sqlx hands
-// the query and its argument to database/sql untouched: prepare (interpolateParams=false:
-// the driver prepares, executes and closes), interpolate (interpolateParams=true: one
-// text query) and prepared (one *sqlx.Stmt from PreparexContext, a *sql.Stmt underneath,
-// prepared again once on each connection the pool opens).
+// Per request: get is one GetContext (database/sql's QueryRowContext and a scan into
+// the struct); list one SelectContext (rows scanned into a slice of structs); insert one
+// NamedExecContext of the user struct; update a transaction (BeginTxx) with GetContext
+// of "… FOR UPDATE" into a struct and NamedExecContext of the changed struct. Statement
+// modes: all three, exactly as the raw layer, because sqlx hands the queries and their
+// arguments to database/sql untouched: prepare (interpolateParams=false: the driver
+// prepares, executes and closes), interpolate (interpolateParams=true: one text query)
+// and prepared (an *sqlx.Stmt or *sqlx.NamedStmt per statement, prepared once at start,
+// a *sql.Stmt underneath, prepared again once on each connection the pool opens and
+// bound to a transaction with StmtxContext and NamedStmtContext).
 package sqlx
 
 import (
@@ -26,8 +31,20 @@ import (
 	"dbbench/go/server"
 )
 
-// Query is the one statement every request sends, the raw layer's text.
-const Query = "SELECT id, name FROM users WHERE id = ?"
+// The statements, one per step of an op: the raw layer's texts, named where a struct
+// supplies the arguments.
+const (
+	// Query is get's statement.
+	Query = "SELECT id, name FROM users WHERE id = ?"
+	// ListQuery is list's.
+	ListQuery = "SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?"
+	// InsertQuery is insert's, its argument the user struct's name.
+	InsertQuery = "INSERT INTO users (name) VALUES (:name)"
+	// LockQuery is update's locking read, into a visit struct.
+	LockQuery = "SELECT id, visits FROM users WHERE id = ? FOR UPDATE"
+	// UpdateQuery is update's write, its arguments the visit struct's fields.
+	UpdateQuery = "UPDATE users SET visits = :visits WHERE id = :id"
+)
 
 // Stmts are the statement modes the layer offers: all of them.
 var Stmts = server.AllStmts
@@ -38,34 +55,52 @@ type user struct {
 	Name string `db:"name"`
 }
 
-// Finder reads users with GetContext, on the pool or on one prepared statement.
-type Finder struct {
-	db   *jsqlx.DB
-	stmt *jsqlx.Stmt // nil unless prepared
+// visit is the row as update reads and writes it.
+type visit struct {
+	ID     uint32 `db:"id"`
+	Visits uint32 `db:"visits"`
 }
 
-// New wraps db in an *sqlx.DB (which sends nothing) and, when prepared, prepares Query
-// once now.
-func New(ctx context.Context, db *sql.DB, prepared bool) (*Finder, error) {
-	f := &Finder{db: jsqlx.NewDb(db, "mysql")}
-	if prepared {
-		stmt, err := f.db.PreparexContext(ctx, Query)
-		if err != nil {
-			return nil, fmt.Errorf("sqlx: prepare %q: %w", Query, err)
-		}
-		f.stmt = stmt
+// Store runs the statements with sqlx, on the pool or on statements prepared once.
+type Store struct {
+	db                *jsqlx.DB
+	get, list, lock   *jsqlx.Stmt      // nil unless prepared
+	insert, increment *jsqlx.NamedStmt // nil unless prepared
+}
+
+// New wraps db in an *sqlx.DB (which sends nothing) and, when prepared, prepares the
+// statements once now.
+func New(ctx context.Context, db *sql.DB, prepared bool) (*Store, error) {
+	s := &Store{db: jsqlx.NewDb(db, "mysql")}
+	if !prepared {
+		return s, nil
 	}
-	return f, nil
+	var err error
+	for _, p := range []struct {
+		stmt  **jsqlx.Stmt
+		query string
+	}{{&s.get, Query}, {&s.list, ListQuery}, {&s.lock, LockQuery}} {
+		if *p.stmt, err = s.db.PreparexContext(ctx, p.query); err != nil {
+			return nil, fmt.Errorf("sqlx: prepare %q: %w", p.query, err)
+		}
+	}
+	if s.insert, err = s.db.PrepareNamedContext(ctx, InsertQuery); err != nil {
+		return nil, fmt.Errorf("sqlx: prepare %q: %w", InsertQuery, err)
+	}
+	if s.increment, err = s.db.PrepareNamedContext(ctx, UpdateQuery); err != nil {
+		return nil, fmt.Errorf("sqlx: prepare %q: %w", UpdateQuery, err)
+	}
+	return s, nil
 }
 
 // Find implements server.Finder. GetContext returns sql.ErrNoRows for a missing row.
-func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
+func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var u user
 	var err error
-	if f.stmt != nil {
-		err = f.stmt.GetContext(ctx, &u, id)
+	if s.get != nil {
+		err = s.get.GetContext(ctx, &u, id)
 	} else {
-		err = f.db.GetContext(ctx, &u, Query, id)
+		err = s.db.GetContext(ctx, &u, Query, id)
 	}
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -74,4 +109,78 @@ func (f *Finder) Find(ctx context.Context, id uint32) (server.User, error) {
 		return server.User{}, err
 	}
 	return server.User{ID: u.ID, Name: u.Name}, nil
+}
+
+// List implements server.Store: SelectContext scans the rows into a slice of structs.
+func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
+	users := make([]user, 0, limit)
+	var err error
+	if s.list != nil {
+		err = s.list.SelectContext(ctx, &users, after, limit)
+	} else {
+		err = s.db.SelectContext(ctx, &users, ListQuery, after, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]server.User, len(users))
+	for i, u := range users {
+		out[i] = server.User{ID: u.ID, Name: u.Name}
+	}
+	return out, nil
+}
+
+// Insert implements server.Store: NamedExecContext binds the struct's name.
+func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
+	u := user{Name: name}
+	var res sql.Result
+	var err error
+	if s.insert != nil {
+		res, err = s.insert.ExecContext(ctx, u)
+	} else {
+		res, err = s.db.NamedExecContext(ctx, InsertQuery, u)
+	}
+	if err != nil {
+		return server.User{}, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: uint32(id), Name: name}, nil
+}
+
+// Visit implements server.Store: BeginTxx, the row read FOR UPDATE into a struct, the
+// struct's counter incremented and written back with a named statement, Commit.
+func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return server.Visits{}, err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	var v visit
+	if s.lock != nil {
+		err = tx.StmtxContext(ctx, s.lock).GetContext(ctx, &v, id)
+	} else {
+		err = tx.GetContext(ctx, &v, LockQuery, id)
+	}
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Visits{}, server.ErrNotFound
+		}
+		return server.Visits{}, err
+	}
+	v.Visits++
+	if s.increment != nil {
+		_, err = tx.NamedStmtContext(ctx, s.increment).ExecContext(ctx, v)
+	} else {
+		_, err = tx.NamedExecContext(ctx, UpdateQuery, v)
+	}
+	if err != nil {
+		return server.Visits{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return server.Visits{}, err
+	}
+	return server.Visits{ID: v.ID, Visits: v.Visits}, nil
 }
