@@ -27,7 +27,7 @@ func (User) Annotations() []schema.Annotation {
 func (User) Fields() []ent.Field {
 	return []ent.Field{
 		field.Uint32("id").Immutable(),
-		field.String("name").MaxLen(64).NotEmpty(),
+		field.String("name").MaxRuneLen(64).NotEmpty(), // VARCHAR(64) counts characters, MaxLen bytes
 		field.Uint32("visits").Default(0),
 	}
 }
