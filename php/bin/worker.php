@@ -28,7 +28,7 @@ exit(Cli::run($argv, static function (): Application {
     // Arrow functions, not first-class callables ($app->handle(...)): a profile names a
     // first-class callable after its file and line, not DbBench\App::handle.
     return new ClosureApplication(
-        static fn (string $method, string $target): Response => $app->handle($method, $target),
+        static fn (string $method, string $target, string $body): Response => $app->handle($method, $target, $body),
         static fn () => $app->endRequest(),
     );
 }));

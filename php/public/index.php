@@ -14,8 +14,11 @@ use DbBench\Config;
 use DbBench\Response;
 
 try {
+    $method = $_SERVER['REQUEST_METHOD'] ?? 'GET';
+    // Only POST /users reads a body; nginx has refused one over client_max_body_size (413).
+    $body = $method === 'POST' ? (string) file_get_contents('php://input') : '';
     $response = App::fromConfig(Config::fromEnvironment())
-        ->handle($_SERVER['REQUEST_METHOD'] ?? 'GET', $_SERVER['REQUEST_URI'] ?? '/');
+        ->handle($method, $_SERVER['REQUEST_URI'] ?? '/', $body);
 } catch (Throwable $e) {
     // A bug or a misconfigured pool, never client input: details to the fpm log only.
     error_log(sprintf(

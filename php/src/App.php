@@ -10,16 +10,20 @@ use PDOException;
 
 /**
  * The endpoint contract every dbbench target keeps (design.md), with the Go targets'
- * messages (go/server): GET /hello; GET /users/{id} unless the layer has no database (hello); 400 for a
- * bad id, 404 for an unknown id or path, 405 for another method, 503 when the database
- * fails. Errors are JSON and never carry internals: those go to the php-fpm log.
+ * messages (go/server): GET /hello; unless the layer has no database (hello), the users
+ * endpoints: GET /users/{id} (get), GET /users?after=&limit= (list), POST /users
+ * (insert) and POST /users/{id}/visits (update). 400 for bad input, 404 for an unknown id
+ * or path, 405 for another method, 503 when the database fails. Errors are JSON and
+ * never carry internals: those go to the php-fpm log.
  */
 final class App
 {
-    private const USERS = '/users/';
-    private const ALLOW = ['Allow' => 'GET, HEAD'];
+    private const USERS = '/users';
+    private const ALLOW_GET = 'GET, HEAD';
+    private const ALLOW_USERS = 'GET, HEAD, POST';
+    private const ALLOW_VISITS = 'POST';
 
-    /** Whether the layer has a database, so GET /users/{id} exists. */
+    /** Whether the layer has a database, so the users endpoints exist. */
     private readonly bool $users;
 
     public function __construct(private readonly Layer $layer)
@@ -42,23 +46,42 @@ final class App
         $this->layer->endRequest();
     }
 
-    /** @param string $uri the raw request target (REQUEST_URI), query string included */
-    public function handle(string $method, string $uri): Response
+    /**
+     * @param string $uri the raw request target (REQUEST_URI), query string included
+     * @param string $body the request body; only POST /users reads it
+     */
+    public function handle(string $method, string $uri, string $body = ''): Response
     {
-        $path = explode('?', $uri, 2)[0];
+        [$path, $query] = array_pad(explode('?', $uri, 2), 2, '');
         if ($path === '/hello') {
-            return self::isRead($method) ? Hello::response() : self::methodNotAllowed($method);
+            return self::isRead($method) ? Hello::response() : self::methodNotAllowed($method, self::ALLOW_GET);
         }
-        if ($this->users && str_starts_with($path, self::USERS)) {
-            $segment = substr($path, strlen(self::USERS));
-            if (!str_contains($segment, '/')) {
+        if ($this->users && $path === self::USERS) {
+            return match (true) {
+                self::isRead($method) => $this->list($query),
+                $method === 'POST' => $this->insert($body),
+                default => self::methodNotAllowed($method, self::ALLOW_USERS),
+            };
+        }
+        if ($this->users && str_starts_with($path, self::USERS . '/')) {
+            $segments = explode('/', substr($path, strlen(self::USERS) + 1));
+            if (count($segments) === 1) {
                 // Decoded like Go's PathValue: /users/%34%32 is user 42, %27 a bad id.
-                return self::isRead($method) ? $this->user(rawurldecode($segment)) : self::methodNotAllowed($method);
+                return self::isRead($method)
+                    ? $this->user(rawurldecode($segments[0]))
+                    : self::methodNotAllowed($method, self::ALLOW_GET);
+            }
+            // An empty, "." or ".." segment is a path Go's ServeMux would clean: a 404 there too.
+            if (count($segments) === 2 && $segments[1] === 'visits' && !in_array($segments[0], ['', '.', '..'], true)) {
+                return $method === 'POST'
+                    ? $this->visit(rawurldecode($segments[0]))
+                    : self::methodNotAllowed($method, self::ALLOW_VISITS);
             }
         }
         return Response::error(404, sprintf('no such path: "%s"', self::truncate($path, 64)));
     }
 
+    /** GET /users/{id}: op get. */
     private function user(string $segment): Response
     {
         try {
@@ -69,11 +92,7 @@ final class App
         try {
             $user = $this->layer->user($id);
         } catch (PDOException | DatabaseError $e) {
-            // Illuminate's QueryException is a PDOException too; Doctrine's exceptions
-            // arrive as DatabaseError. The message names the server and the SQL, never
-            // the password; the client learns only the status.
-            error_log(sprintf('dbbench: GET /users/%d: database error: %s', $id, $e->getMessage()));
-            return Response::error(503, 'database unavailable');
+            return self::unavailable('GET /users/' . $id, $e);
         }
         if ($user === null) {
             return Response::error(404, sprintf('user %d not found', $id));
@@ -81,17 +100,84 @@ final class App
         return Response::json(200, $user);
     }
 
+    /** GET /users?after=ID&limit=N: op list, a JSON array ([] when none). */
+    private function list(string $query): Response
+    {
+        try {
+            [$after, $limit] = ListQuery::parse($query);
+        } catch (BadRequest $e) {
+            return Response::error(400, $e->getMessage());
+        }
+        try {
+            $users = $this->layer->users($after, $limit);
+        } catch (PDOException | DatabaseError $e) {
+            return self::unavailable('GET /users', $e);
+        }
+        return Response::json(200, $users);
+    }
+
+    /** POST /users {"name": "…"}: op insert, 201 with the new user and its Location. */
+    private function insert(string $body): Response
+    {
+        try {
+            $name = NewUser::parse($body);
+        } catch (BadRequest $e) {
+            return Response::error(400, 'bad body: ' . $e->getMessage());
+        }
+        try {
+            $user = $this->layer->insert($name);
+        } catch (PDOException | DatabaseError $e) {
+            return self::unavailable('POST /users', $e);
+        }
+        return Response::json(201, $user, ['Location' => self::USERS . '/' . $user['id']]);
+    }
+
+    /** POST /users/{id}/visits: op update; a request body, if any, is ignored. */
+    private function visit(string $segment): Response
+    {
+        try {
+            $id = UserId::parse($segment);
+        } catch (BadId $e) {
+            return Response::error(400, 'bad id: ' . $e->getMessage());
+        }
+        try {
+            $visits = $this->layer->visit($id);
+        } catch (PDOException | DatabaseError $e) {
+            return self::unavailable('POST /users/' . $id . '/visits', $e);
+        }
+        if ($visits === null) {
+            return Response::error(404, sprintf('user %d not found', $id));
+        }
+        return Response::json(200, $visits);
+    }
+
+    /**
+     * A database failure: 503. Illuminate's QueryException is a PDOException too;
+     * Doctrine's exceptions arrive as DatabaseError. The message names the server and the
+     * SQL, never the password; the client learns only the status.
+     */
+    private static function unavailable(string $request, PDOException | DatabaseError $e): Response
+    {
+        error_log(sprintf('dbbench: %s: database error: %s', $request, $e->getMessage()));
+        return Response::error(503, 'database unavailable');
+    }
+
     private static function isRead(string $method): bool
     {
         return $method === 'GET' || $method === 'HEAD';
     }
 
-    private static function methodNotAllowed(string $method): Response
+    private static function methodNotAllowed(string $method, string $allow): Response
     {
+        $only = match ($allow) {
+            self::ALLOW_GET => 'GET',
+            self::ALLOW_USERS => 'GET or POST',
+            default => $allow,
+        };
         return Response::error(
             405,
-            sprintf('method "%s" not allowed (only GET)', self::truncate($method, 32)),
-            self::ALLOW,
+            sprintf('method "%s" not allowed (only %s)', self::truncate($method, 32), $only),
+            ['Allow' => $allow],
         );
     }
 

@@ -13,6 +13,7 @@ final class Response
     /** Reason phrases (RFC 9110) of the statuses App and the worker server answer with. */
     private const REASONS = [
         200 => 'OK',
+        201 => 'Created',
         204 => 'No Content',
         400 => 'Bad Request',
         404 => 'Not Found',
@@ -47,9 +48,10 @@ final class Response
 
     /**
      * JSON with UTF-8 left as is (names like "Zoë Gray #42"), the same bytes Go's
-     * encoding/json writes for these values.
+     * encoding/json writes for these values: an object, or for a list (GET /users) an
+     * array, [] when empty.
      *
-     * @param array<string, mixed> $data
+     * @param array<int|string, mixed> $data
      * @param array<string, string> $headers
      */
     public static function json(int $status, array $data, array $headers = []): self

@@ -25,7 +25,7 @@ final class AppTest extends TestCase
     private static function layer(?PDOException $failure = null): Layer
     {
         return new class ($failure) implements Layer {
-            /** @var list<int> */
+            /** @var list<int|string> ids for get, "list 0 10", "insert NAME", "visit 7" for the others */
             public array $asked = [];
             public int $ended = 0;
 
@@ -45,6 +45,37 @@ final class AppTest extends TestCase
                     throw $this->failure;
                 }
                 return $id <= 1000 ? ['id' => $id, 'name' => "user $id"] : null;
+            }
+
+            public function users(int $after, int $limit): array
+            {
+                $this->asked[] = "list $after $limit";
+                if ($this->failure !== null) {
+                    throw $this->failure;
+                }
+                $out = [];
+                for ($id = $after + 1; $id <= 1000 && count($out) < $limit; $id++) {
+                    $out[] = ['id' => $id, 'name' => "user $id"];
+                }
+                return $out;
+            }
+
+            public function insert(string $name): array
+            {
+                $this->asked[] = "insert $name";
+                if ($this->failure !== null) {
+                    throw $this->failure;
+                }
+                return ['id' => 1001, 'name' => $name];
+            }
+
+            public function visit(int $id): ?array
+            {
+                $this->asked[] = "visit $id";
+                if ($this->failure !== null) {
+                    throw $this->failure;
+                }
+                return $id <= 1000 ? ['id' => $id, 'visits' => 1] : null;
             }
 
             public function endRequest(): void
@@ -137,8 +168,10 @@ final class AppTest extends TestCase
     {
         return [
             'root' => ['/'],
-            'users' => ['/users'],
             'trailing slash' => ['/users/42/'],
+            'visits trailing slash' => ['/users/42/visits/'],
+            'visits of no one' => ['/users//visits'],
+            'visits of dot' => ['/users/./visits'],
             'deeper' => ['/users/42/name'],
             'hello slash' => ['/hello/'],
             'front controller' => ['/index.php'],
@@ -232,5 +265,105 @@ final class AppTest extends TestCase
         $app = new App(new Hello());
         $app->endRequest();
         self::assertSame(200, $app->handle('GET', '/hello')->status);
+    }
+
+    public function testList(): void
+    {
+        $layer = self::layer();
+        $app = new App($layer);
+        $r = $app->handle('GET', '/users?after=997&limit=10');
+        self::assertSame(200, $r->status);
+        self::assertSame(
+            '[{"id":998,"name":"user 998"},{"id":999,"name":"user 999"},{"id":1000,"name":"user 1000"}]',
+            $r->body,
+        );
+        self::assertSame('[]', $app->handle('GET', '/users?after=1000&limit=10')->body);
+        self::assertSame(200, $app->handle('HEAD', '/users?limit=1')->status);
+        self::assertSame(['list 997 10', 'list 1000 10', 'list 0 1'], $layer->asked);
+    }
+
+    /** @return array<string, array{string, string}> */
+    public function badLists(): array
+    {
+        return [
+            'no limit' => ['/users', 'bad limit: limit is required (1..1000)'],
+            'zero' => ['/users?limit=0', 'bad limit: limit must be at least 1'],
+            'too many' => ['/users?limit=1001', 'bad limit: limit must be at most 1000'],
+            'bad after' => ['/users?limit=5&after=x', 'bad after: after must contain only the digits 0-9'],
+            'twice' => ['/users?limit=5&limit=5', 'bad limit: limit is given more than once'],
+            'bad escape' => ['/users?limit=%zz', 'bad query string: a parameter is not percent-encoded properly'],
+        ];
+    }
+
+    /** @dataProvider badLists */
+    public function testBadListIs400AndNeverReachesTheLayer(string $uri, string $error): void
+    {
+        $layer = self::layer();
+        $r = (new App($layer))->handle('GET', $uri);
+        self::assertSame([400, ['error' => $error]], [$r->status, self::decode($r)]);
+        self::assertSame([], $layer->asked);
+    }
+
+    public function testInsert(): void
+    {
+        $layer = self::layer();
+        $r = (new App($layer))->handle('POST', '/users', '{"name":"Zoë Gray #new"}');
+        self::assertSame(201, $r->status);
+        self::assertSame('{"id":1001,"name":"Zoë Gray #new"}', $r->body);
+        self::assertSame('/users/1001', $r->headers['Location']);
+        self::assertSame(['insert Zoë Gray #new'], $layer->asked);
+    }
+
+    public function testBadBodyIs400AndNeverReachesTheLayer(): void
+    {
+        $layer = self::layer();
+        $r = (new App($layer))->handle('POST', '/users', '{"name":""}');
+        self::assertSame([400, ['error' => 'bad body: name is empty']], [$r->status, self::decode($r)]);
+        self::assertSame([], $layer->asked);
+    }
+
+    public function testVisit(): void
+    {
+        $layer = self::layer();
+        $app = new App($layer);
+        $r = $app->handle('POST', '/users/7/visits', 'ignored');
+        self::assertSame([200, '{"id":7,"visits":1}'], [$r->status, $r->body]);
+        $r = $app->handle('POST', '/users/1001/visits');
+        self::assertSame([404, ['error' => 'user 1001 not found']], [$r->status, self::decode($r)]);
+        $r = $app->handle('POST', '/users/0/visits');
+        self::assertSame([400, ['error' => 'bad id: id must be at least 1']], [$r->status, self::decode($r)]);
+        $r = $app->handle('POST', '/users/%34%32/visits');
+        self::assertSame([200, '{"id":42,"visits":1}'], [$r->status, $r->body]);
+        self::assertSame(['visit 7', 'visit 1001', 'visit 42'], $layer->asked);
+    }
+
+    /** @return array<string, array{string, string, string, string}> */
+    public function otherOpMethods(): array
+    {
+        return [
+            'PUT users' => ['PUT', '/users', 'GET, HEAD, POST', 'GET or POST'],
+            'DELETE users' => ['DELETE', '/users', 'GET, HEAD, POST', 'GET or POST'],
+            'GET visits' => ['GET', '/users/7/visits', 'POST', 'POST'],
+            'HEAD visits' => ['HEAD', '/users/7/visits', 'POST', 'POST'],
+        ];
+    }
+
+    /** @dataProvider otherOpMethods */
+    public function testOtherOpMethodsAre405(string $method, string $uri, string $allow, string $only): void
+    {
+        $layer = self::layer();
+        $r = (new App($layer))->handle($method, $uri);
+        self::assertSame(405, $r->status);
+        self::assertSame($allow, $r->headers['Allow']);
+        self::assertSame(['error' => sprintf('method "%s" not allowed (only %s)', $method, $only)], self::decode($r));
+        self::assertSame([], $layer->asked);
+    }
+
+    public function testHelloLayerHasNoOps(): void
+    {
+        $app = new App(new Hello());
+        foreach ([['GET', '/users?limit=1'], ['POST', '/users'], ['POST', '/users/1/visits']] as [$method, $uri]) {
+            self::assertSame(404, $app->handle($method, $uri, '{"name":"x"}')->status, "$method $uri");
+        }
     }
 }

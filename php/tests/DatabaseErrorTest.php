@@ -33,6 +33,21 @@ final class DatabaseErrorTest extends TestCase
                 throw DatabaseError::from($this->cause);
             }
 
+            public function users(int $after, int $limit): array
+            {
+                throw DatabaseError::from($this->cause);
+            }
+
+            public function insert(string $name): array
+            {
+                throw DatabaseError::from($this->cause);
+            }
+
+            public function visit(int $id): ?array
+            {
+                throw DatabaseError::from($this->cause);
+            }
+
             public function endRequest(): void
             {
             }
@@ -51,6 +66,17 @@ final class DatabaseErrorTest extends TestCase
         self::assertSame('{"error":"database unavailable"}', $r->body);
         self::assertStringContainsString('GET /users/7: database error: ' . $cause->getMessage(), $logged);
         self::assertSame($cause, DatabaseError::from($cause)->getPrevious());
+
+        $ops = [['GET', '/users?limit=5', ''], ['POST', '/users', '{"name":"x"}'], ['POST', '/users/7/visits', '']];
+        foreach ($ops as [$m, $u, $b]) {
+            $old = ini_set('error_log', '/dev/null');
+            try {
+                $r = (new App($layer))->handle($m, $u, $b);
+            } finally {
+                ini_set('error_log', (string) $old);
+            }
+            self::assertSame([503, '{"error":"database unavailable"}'], [$r->status, $r->body], "$m $u");
+        }
     }
 
     /** Doctrine DBAL's chain: its exception, its driver's, then PDO's. */

@@ -4,13 +4,17 @@ declare(strict_types=1);
 
 namespace DbBench\Layer;
 
+use Closure;
 use DbBench\Config;
 use DbBench\Illuminate;
 use Illuminate\Database\Capsule\Manager as Capsule;
+use Illuminate\Database\Connection;
 use PDOException;
 
 /**
- * Illuminate's query builder: table('users')->where('id', $id)->first().
+ * Illuminate's query builder: table('users')->where('id', $id)->first() (get),
+ * ->where('id', '>', $after)->orderBy('id')->limit($n)->get() (list), insertGetId()
+ * (insert), and in transaction() a ->lockForUpdate()->first() and an update() (update).
  *
  * Under php-fpm the Capsule (and its PDO object, and Laravel's connect-time statements)
  * is new in every request. A resident worker builds it once: conn=persistent keeps its
@@ -52,6 +56,69 @@ final class Builder implements Layer
             return null;
         }
         return ['id' => (int) $row->id, 'name' => (string) $row->name];
+    }
+
+    public function users(int $after, int $limit): array
+    {
+        $rows = $this->run(static fn (Connection $db): iterable => $db->table('users')
+            ->where('id', '>', $after)
+            ->orderBy('id')
+            ->limit($limit)
+            ->get());
+        $users = [];
+        foreach ($rows as $row) {
+            $users[] = ['id' => (int) $row->id, 'name' => (string) $row->name];
+        }
+        return $users;
+    }
+
+    public function insert(string $name): array
+    {
+        $id = $this->run(static fn (Connection $db): int => (int) $db->table('users')->insertGetId(['name' => $name]));
+        return ['id' => $id, 'name' => $name];
+    }
+
+    /**
+     * Laravel's transaction(): BEGIN, the closure, COMMIT (ROLLBACK if it throws); inside,
+     * `select * from users where id = ? limit 1 for update` and `update users set visits = ?
+     * where id = ?`. An unknown id commits the empty transaction, as transaction() does
+     * with a closure that returns.
+     */
+    public function visit(int $id): ?array
+    {
+        return $this->run(static fn (Connection $db): ?array => $db->transaction(
+            static function (Connection $db) use ($id): ?array {
+                $row = $db->table('users')->where('id', $id)->lockForUpdate()->first();
+                if ($row === null) {
+                    return null;
+                }
+                $visits = (int) $row->visits + 1;
+                $db->table('users')->where('id', $id)->update(['visits' => $visits]);
+                return ['id' => $id, 'visits' => $visits];
+            }
+        ));
+    }
+
+    /**
+     * Runs $op on the connection, as user() runs its read. Illuminate has already run a
+     * statement once more on a new connection if the error said the connection was lost
+     * (tryAgainIfCausedByLostConnection; for a transaction, its begin only); when it
+     * still fails, a resident worker starts afresh.
+     *
+     * @template T
+     * @param Closure(Connection): T $op
+     * @return T
+     */
+    private function run(Closure $op): mixed
+    {
+        $this->capsule ??= Illuminate::capsule($this->config);
+        try {
+            return $op($this->capsule->getConnection());
+        } catch (PDOException $e) {
+            // Illuminate's QueryException is one.
+            $this->capsule->getDatabaseManager()->disconnect();
+            throw $e;
+        }
     }
 
     public function endRequest(): void

@@ -9,20 +9,29 @@ use DbBench\DatabaseError;
 use DbBench\Layer\Doctrine\User;
 use DbBench\Library;
 use DbBench\Reconnect;
+use Doctrine\DBAL\Driver\Exception as DriverException;
 use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Exception as DbalException;
+use Doctrine\DBAL\LockMode;
 use Doctrine\ORM\Configuration;
 use Doctrine\ORM\EntityManager;
+use Doctrine\ORM\Exception\ORMException;
 use Doctrine\ORM\Mapping\Driver\AttributeDriver;
 use Doctrine\ORM\ORMSetup;
 use Psr\Cache\CacheItemPoolInterface;
 use RuntimeException;
 use Symfony\Component\Cache\Adapter\ApcuAdapter;
+use Throwable;
 
 /**
- * Doctrine ORM (Debian's php-doctrine-orm 2.14): `$em->find(User::class, $id)`. Kind
- * orm. Its own folder, src/Layer/Doctrine/, holds the entity (User.php) and its proxy,
- * generated ahead of time (Proxies/).
+ * Doctrine ORM (Debian's php-doctrine-orm 2.14): `$em->find(User::class, $id)` (get); a
+ * DQL query built with the QueryBuilder, `u.id > :after ORDER BY u.id` and
+ * setMaxResults (list); a new User persist()ed and flush()ed (insert: flush runs its own
+ * transaction); and between the connection's beginTransaction() and commit(),
+ * `find(User::class, $id, LockMode::PESSIMISTIC_WRITE)`, the entity changed and flush()ed
+ * (update: Doctrine's unit of work writes the changed field only). Kind orm. Its own
+ * folder, src/Layer/Doctrine/, holds the entity (User.php) and its proxy, generated ahead
+ * of time (Proxies/).
  *
  * Set up as Doctrine's production configuration (ORMSetup with isDevMode false):
  * metadata and query caches in APCu (Symfony's ApcuAdapter, Debian's php-symfony-cache;
@@ -35,7 +44,9 @@ use Symfony\Component\Cache\Adapter\ApcuAdapter;
  * once; endRequest() clears it (the identity map would otherwise answer the next find()
  * of the same id without a query, with a row that may have changed) and, for
  * conn=per-request, closes its connection. When the connection it kept was lost, it
- * reads once more on a new one (Reconnect).
+ * runs the statement once more on a new one (Reconnect; for update, the begin only). A
+ * flush that fails closes the EntityManager (Doctrine's rule): a resident worker then
+ * builds a new one.
  */
 final class Doctrine implements Layer
 {
@@ -120,6 +131,117 @@ final class Doctrine implements Layer
             return null;
         }
         return ['id' => $user->getId(), 'name' => $user->getName()];
+    }
+
+    public function users(int $after, int $limit): array
+    {
+        $em = $this->entityManager();
+        try {
+            $entities = Reconnect::once(
+                $em->getConnection()->isConnected(),
+                static fn (): array => $em->createQueryBuilder()
+                    ->select('u')
+                    ->from(User::class, 'u')
+                    ->where('u.id > :after')
+                    ->orderBy('u.id')
+                    ->setParameter('after', $after)
+                    ->setMaxResults($limit)
+                    ->getQuery()
+                    ->getResult(),
+                $this->reset(...),
+            );
+        } catch (DbalException $e) {
+            throw DatabaseError::from($e);
+        }
+        $users = [];
+        foreach ($entities as $user) {
+            $users[] = ['id' => $user->getId(), 'name' => $user->getName()];
+        }
+        return $users;
+    }
+
+    public function insert(string $name): array
+    {
+        $user = new User($name);
+        try {
+            Reconnect::once(
+                $this->entityManager()->getConnection()->isConnected(),
+                function () use ($user): void {
+                    $em = $this->entityManager();
+                    $em->persist($user);
+                    $em->flush();
+                },
+                $this->reset(...),
+            );
+        } catch (DbalException | ORMException $e) {
+            throw DatabaseError::from($e);
+        }
+        return ['id' => $user->getId(), 'name' => $user->getName()];
+    }
+
+    /**
+     * Doctrine's explicit transaction (its documentation's "approach 1"): the
+     * connection's beginTransaction(), find() with LockMode::PESSIMISTIC_WRITE (the
+     * select with FOR UPDATE), the entity's counter incremented, flush() (its own
+     * transaction nests in this one: DBAL 3.6 sends nothing for it), commit(); rollBack()
+     * for an unknown id or a failure.
+     */
+    public function visit(int $id): ?array
+    {
+        try {
+            Reconnect::once(
+                $this->entityManager()->getConnection()->isConnected(),
+                fn () => $this->entityManager()->getConnection()->beginTransaction(),
+                $this->reset(...),
+            );
+            $em = $this->entityManager();
+            try {
+                $user = $em->find(User::class, $id, LockMode::PESSIMISTIC_WRITE);
+                if ($user === null) {
+                    $em->getConnection()->rollBack();
+                    return null;
+                }
+                $user->visit();
+                $em->flush();
+                $em->getConnection()->commit();
+            } catch (Throwable $e) {
+                Dbal::abandon($em->getConnection());
+                $this->reset();
+                throw $e;
+            }
+        } catch (DbalException | DriverException | ORMException $e) {
+            throw DatabaseError::from($e);
+        }
+        return ['id' => $user->getId(), 'visits' => $user->getVisits()];
+    }
+
+    /** The EntityManager, built on first use. */
+    private function entityManager(): EntityManager
+    {
+        if ($this->em === null) {
+            $configuration = self::configuration(self::cache());
+            $connection = DriverManager::getConnection(Dbal::params($this->config), $configuration);
+            $this->em = new EntityManager($connection, $configuration);
+        }
+        return $this->em;
+    }
+
+    /**
+     * After a failure: nothing half-loaded kept, the connection closed (DBAL connects
+     * again on the next query), and an EntityManager that a failed flush closed replaced
+     * by a new one on the next request.
+     */
+    private function reset(): void
+    {
+        if ($this->em === null) {
+            return;
+        }
+        $this->em->getConnection()->close();
+        if ($this->em->isOpen()) {
+            $this->em->clear();
+        } else {
+            $this->em = null;
+        }
     }
 
     public function endRequest(): void

@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace DbBench\Layer;
 
 /**
- * One way of reading a user by primary key: a point on the ORM-overhead axis.
+ * One way of working with the users table: a point on the ORM-overhead axis. Each op is
+ * written the way its library is meant to be used.
  *
  * Layer `foo` is the class DbBench\Layer\Foo in src/Layer/Foo.php (DbBench\Layers finds
  * it by that name), constructed as `new Foo(Config $config)`. Adding a layer is adding
@@ -15,6 +16,10 @@ namespace DbBench\Layer;
  * (DBBENCH_SERVER=worker) it serves every request of its process: conn=persistent then
  * means the layer keeps one connection object for the process's life, conn=per-request
  * that it opens one during each request and closes it in endRequest().
+ *
+ * Database failures surface as PDOException (Illuminate's QueryException is one) or,
+ * from a library with its own exceptions, as DbBench\DatabaseError. App routes no users
+ * endpoint to a layer whose declaration says it has no database.
  */
 interface Layer
 {
@@ -22,14 +27,35 @@ interface Layer
     public static function declaration(): Declaration;
 
     /**
-     * The user with this id, or null if there is none. Database failures surface as
-     * PDOException (Illuminate's QueryException is one) or, from a library with its
-     * own exceptions, as DbBench\DatabaseError. Never called on a layer whose
-     * declaration says it has no database: App routes no /users/ to it.
+     * Op get: the user with this id, or null if there is none.
      *
      * @return array{id: int, name: string}|null
      */
     public function user(int $id): ?array;
+
+    /**
+     * Op list: the $limit users with an id above $after, in id order ([] when none).
+     *
+     * @return list<array{id: int, name: string}>
+     */
+    public function users(int $after, int $limit): array;
+
+    /**
+     * Op insert: a new user with this name (1..64 characters of valid UTF-8), the id the
+     * database gave it.
+     *
+     * @return array{id: int, name: string}
+     */
+    public function insert(string $name): array;
+
+    /**
+     * Op update: in one transaction, the row read with a lock (SELECT … FOR UPDATE or the
+     * library's locking read), its visits incremented in PHP, written back, committed.
+     * Concurrent visits of one user must all count. Null when there is no such user.
+     *
+     * @return array{id: int, visits: int}|null
+     */
+    public function visit(int $id): ?array;
 
     /**
      * Called by a resident worker after every request (php-fpm never calls it: the

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace DbBench\Layer;
 
+use Closure;
 use DbBench\Config;
 use DbBench\Illuminate;
 use DbBench\Model\User;
@@ -11,7 +12,10 @@ use Illuminate\Database\Capsule\Manager as Capsule;
 use PDOException;
 
 /**
- * Eloquent: User::find($id) (src/Model/User.php).
+ * Eloquent (src/Model/User.php): User::find($id) (get); User::where('id', '>', $after)
+ * ->orderBy('id')->limit($n)->get() (list); a new User, its name set, save() (insert);
+ * and in the connection's transaction() User::lockForUpdate()->find($id), visits
+ * incremented, save() (update: the model writes its changed attribute only).
  *
  * Under php-fpm the Capsule is set up and Eloquent booted in every request. A resident
  * worker does both once: conn=persistent keeps the connection, conn=per-request
@@ -56,6 +60,77 @@ final class Orm implements Layer
             return null;
         }
         return ['id' => $user->id, 'name' => $user->name];
+    }
+
+    public function users(int $after, int $limit): array
+    {
+        $models = $this->run(static fn (): iterable => User::query()
+            ->where('id', '>', $after)
+            ->orderBy('id')
+            ->limit($limit)
+            ->get());
+        $users = [];
+        foreach ($models as $user) {
+            $users[] = ['id' => $user->id, 'name' => $user->name];
+        }
+        return $users;
+    }
+
+    public function insert(string $name): array
+    {
+        // Inside run(): Illuminate (the model's parent class) loads with the Capsule.
+        $user = $this->run(static function () use ($name): User {
+            $user = new User();
+            $user->name = $name;
+            $user->save();
+            return $user;
+        });
+        return ['id' => $user->id, 'name' => $user->name];
+    }
+
+    /**
+     * The connection's transaction(): BEGIN, the closure, COMMIT (ROLLBACK if it throws).
+     * An unknown id commits the empty transaction.
+     */
+    public function visit(int $id): ?array
+    {
+        return $this->run(fn (): ?array => $this->capsule->getConnection()->transaction(
+            static function () use ($id): ?array {
+                $user = User::query()->lockForUpdate()->find($id);
+                if ($user === null) {
+                    return null;
+                }
+                $user->visits++;
+                $user->save();
+                return ['id' => $user->id, 'visits' => $user->visits];
+            }
+        ));
+    }
+
+    /**
+     * Runs $op with Eloquent booted on this layer's connection, as user() runs its read.
+     * Illuminate has already
+     * run a statement once more on a new connection if the error said the connection was
+     * lost (tryAgainIfCausedByLostConnection; for a transaction, its begin only); when it
+     * still fails, a resident worker starts afresh.
+     *
+     * @template T
+     * @param Closure(): T $op
+     * @return T
+     */
+    private function run(Closure $op): mixed
+    {
+        if ($this->capsule === null) {
+            $this->capsule = Illuminate::capsule($this->config);
+            $this->capsule->bootEloquent();
+        }
+        try {
+            return $op();
+        } catch (PDOException $e) {
+            // Illuminate's QueryException is one.
+            $this->capsule->getDatabaseManager()->disconnect();
+            throw $e;
+        }
     }
 
     public function endRequest(): void

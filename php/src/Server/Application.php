@@ -12,8 +12,11 @@ use DbBench\Response;
  */
 interface Application
 {
-    /** @param string $target the raw request-target, e.g. "/users/42?x=1" */
-    public function handle(string $method, string $target): Response;
+    /**
+     * @param string $target the raw request-target, e.g. "/users/42?x=1"
+     * @param string $body the request body (Content-Length bytes; "" without one)
+     */
+    public function handle(string $method, string $target, string $body = ''): Response;
 
     /**
      * Called after every request, also when handle() threw: the application forgets the

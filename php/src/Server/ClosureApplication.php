@@ -11,7 +11,8 @@ use DbBench\Response;
 final class ClosureApplication implements Application
 {
     /**
-     * @param Closure(string, string): Response $handler
+     * @param Closure(string, string, string): Response $handler method, target and body
+     *     (a closure that takes two ignores the body)
      * @param (Closure(): void)|null $end
      */
     public function __construct(
@@ -20,9 +21,9 @@ final class ClosureApplication implements Application
     ) {
     }
 
-    public function handle(string $method, string $target): Response
+    public function handle(string $method, string $target, string $body = ''): Response
     {
-        return ($this->handler)($method, $target);
+        return ($this->handler)($method, $target, $body);
     }
 
     public function endRequest(): void

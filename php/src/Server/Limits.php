@@ -13,7 +13,7 @@ final class Limits
     /**
      * @param int $maxHeaderSection bytes of the header field lines, line ends included (431 beyond)
      * @param int $maxTarget bytes of the request target (414 beyond)
-     * @param int $maxBody bytes of a request body, read and thrown away (413 beyond)
+     * @param int $maxBody bytes of a request body, read and handed to the application (413 beyond)
      * @param float $requestTimeout seconds from the first byte of a request to its last
      * @param float $idleTimeout seconds a kept-alive connection may wait for its next request
      * @param float $sendTimeout seconds a client may leave a response unread

@@ -7,7 +7,8 @@ namespace DbBench\Server;
 /**
  * The HTTP/1.1 request parser of one connection (RFC 9112), pure: bytes go in with feed(),
  * requests come out of next() in the order they were sent, whatever the bytes' split into
- * reads. A body (Content-Length) is read and thrown away: the application needs none.
+ * reads. A body (Content-Length, at most Limits::maxBody bytes) is read and handed over
+ * with its request (POST /users takes one); chunked bodies are refused (411).
  *
  * Everything the server cannot frame with certainty is refused with a RequestError, after
  * which the parser yields that error forever and the connection is closed: a request
@@ -37,10 +38,13 @@ final class RequestParser
     /** Bytes at the start of $buffer already searched for the end of the head. */
     private int $scanned = 0;
 
-    /** A request whose body is still being thrown away. */
+    /** A request whose body is still arriving. */
     private ?Request $pending = null;
 
     private int $bodyLeft = 0;
+
+    /** What has arrived of the pending request's body. */
+    private string $body = '';
 
     private ?RequestError $failed = null;
 
@@ -76,14 +80,16 @@ final class RequestParser
         }
         $take = min($this->bodyLeft, strlen($this->buffer));
         if ($take > 0) {
+            $this->body .= substr($this->buffer, 0, $take);
             $this->buffer = substr($this->buffer, $take);
             $this->bodyLeft -= $take;
         }
         if ($this->bodyLeft > 0) {
             return null;
         }
-        $request = $this->pending;
+        $request = $this->body === '' ? $this->pending : $this->pending->withBody($this->body);
         $this->pending = null;
+        $this->body = '';
         return $request;
     }
 
@@ -138,6 +144,7 @@ final class RequestParser
         $this->failed = $error;
         $this->buffer = '';
         $this->pending = null;
+        $this->body = '';
         return $error;
     }
 
@@ -183,7 +190,7 @@ final class RequestParser
             return new RequestError(400, 'Content-Length and Transfer-Encoding together');
         }
         if ($chunked) {
-            // We never need a body; 411 tells the client what we do take.
+            // Chunked bodies are not decoded; 411 tells the client what we do take.
             return new RequestError(411, 'Transfer-Encoding is not supported: send Content-Length');
         }
         $body = $length === null ? 0 : self::bodyLength($length, $this->limits->maxBody);

@@ -250,7 +250,7 @@ final class Worker
     {
         memory_reset_peak_usage();
         try {
-            $response = $this->app->handle($request->method, $request->target);
+            $response = $this->app->handle($request->method, $request->target, $request->body);
         } catch (Throwable $e) {
             // A bug, never client input: the details stay in the log.
             Log::line(sprintf(

@@ -115,13 +115,16 @@ final class RequestParserTest extends TestCase
         self::assertSame('/hello', $r->target);
     }
 
-    public function testBodyIsSkippedAndTheNextRequestFound(): void
+    public function testBodyIsTakenAndTheNextRequestFound(): void
     {
-        $bytes = "POST /users/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 14\r\n\r\nGET / HTTP/1.1" . self::GET;
+        $bytes = "POST /users HTTP/1.1\r\nHost: x\r\nContent-Length: 14\r\n\r\n{\"name\":\"Zoë\"}" . self::GET;
+        $bytes = str_replace('Content-Length: 14', 'Content-Length: ' . strlen('{"name":"Zoë"}'), $bytes);
         foreach ([1, 5, PHP_INT_MAX] as $piece) {
             $out = self::parse($bytes, $piece);
             self::assertCount(2, $out);
             self::assertSame(['POST', 'GET'], [$out[0]->method, $out[1]->method]);
+            self::assertSame('{"name":"Zoë"}', $out[0]->body);
+            self::assertSame('', $out[1]->body);
             self::assertSame('/users/42?x=1', $out[1]->target);
         }
     }
@@ -133,7 +136,9 @@ final class RequestParserTest extends TestCase
         self::assertNull($parser->next());
         self::assertTrue($parser->hasPartial());
         $parser->feed('cd');
-        self::assertInstanceOf(Request::class, $parser->next());
+        $r = $parser->next();
+        self::assertInstanceOf(Request::class, $r);
+        self::assertSame('abcd', $r->body);
         self::assertFalse($parser->hasPartial());
     }
 
@@ -223,7 +228,9 @@ final class RequestParserTest extends TestCase
     {
         $limits = new Limits(maxBody: 10);
         $bytes = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0010\r\n\r\n0123456789" . self::GET;
-        self::assertCount(2, self::parse($bytes, 3, $limits));
+        $out = self::parse($bytes, 3, $limits);
+        self::assertCount(2, $out);
+        self::assertSame('0123456789', $out[0]->body);
         self::assertRefused(413, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n", $limits);
     }
 

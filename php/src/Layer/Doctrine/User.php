@@ -7,9 +7,10 @@ namespace DbBench\Layer\Doctrine;
 use Doctrine\ORM\Mapping as ORM;
 
 /**
- * A row of users(id INT UNSIGNED PRIMARY KEY, name VARCHAR(64) NOT NULL), mapped with
- * PHP 8 attributes (Doctrine ORM 2.14's AttributeDriver). The ids are the fixtures',
- * not generated. Not final: Doctrine's proxies extend their entity
+ * A row of users(id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, name VARCHAR(64) NOT NULL,
+ * visits INT UNSIGNED NOT NULL DEFAULT 0), mapped with PHP 8 attributes (Doctrine ORM
+ * 2.14's AttributeDriver). The id is the database's (IDENTITY: AUTO_INCREMENT, read back
+ * with lastInsertId after the INSERT). Not final: Doctrine's proxies extend their entity
  * (Proxies/__CG__DbBenchLayerDoctrineUser.php, generated ahead of time).
  */
 #[ORM\Entity]
@@ -17,25 +18,39 @@ use Doctrine\ORM\Mapping as ORM;
 class User
 {
     #[ORM\Id]
+    #[ORM\GeneratedValue(strategy: 'IDENTITY')]
     #[ORM\Column(type: 'integer', options: ['unsigned' => true])]
-    private int $id;
+    private ?int $id = null;
 
     #[ORM\Column(type: 'string', length: 64)]
     private string $name;
 
-    public function __construct(int $id, string $name)
+    #[ORM\Column(type: 'integer', options: ['unsigned' => true, 'default' => 0])]
+    private int $visits = 0;
+
+    public function __construct(string $name)
     {
-        $this->id = $id;
         $this->name = $name;
     }
 
     public function getId(): int
     {
-        return $this->id;
+        return (int) $this->id;
     }
 
     public function getName(): string
     {
         return $this->name;
+    }
+
+    public function getVisits(): int
+    {
+        return $this->visits;
+    }
+
+    /** One more visit; flush() writes it. */
+    public function visit(): void
+    {
+        $this->visits++;
     }
 }

@@ -67,10 +67,10 @@ class User extends \DbBench\Layer\Doctrine\User implements \Doctrine\ORM\Proxy\P
     public function __sleep()
     {
         if ($this->__isInitialized__) {
-            return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name'];
+            return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits'];
         }
 
-        return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name'];
+        return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits'];
     }
 
     /**
@@ -182,10 +182,6 @@ class User extends \DbBench\Layer\Doctrine\User implements \Doctrine\ORM\Proxy\P
      */
     public function getId(): int
     {
-        if ($this->__isInitialized__ === false) {
-            return (int)  parent::getId();
-        }
-
 
         $this->__initializer__ && $this->__initializer__->__invoke($this, 'getId', []);
 
@@ -201,6 +197,28 @@ class User extends \DbBench\Layer\Doctrine\User implements \Doctrine\ORM\Proxy\P
         $this->__initializer__ && $this->__initializer__->__invoke($this, 'getName', []);
 
         return parent::getName();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public function getVisits(): int
+    {
+
+        $this->__initializer__ && $this->__initializer__->__invoke($this, 'getVisits', []);
+
+        return parent::getVisits();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public function visit(): void
+    {
+
+        $this->__initializer__ && $this->__initializer__->__invoke($this, 'visit', []);
+
+        parent::visit();
     }
 
 }
