@@ -644,9 +644,9 @@ func (p *switchProxy) heldConns() int {
 	return p.held
 }
 
-// With the database gone every variant answers 503 with a JSON error and keeps running;
-// once it is back the variant answers 200 again by itself. The first outage comes before
-// any /users request, while no statement is prepared or cached yet.
+// With the database gone every variant answers 503 with a JSON error, for every op, and
+// keeps running; once it is back the variant answers 200 again by itself. The first
+// outage comes before any /users request, while no statement is prepared or cached yet.
 func TestGoDatabaseGoneThenBack(t *testing.T) {
 	db, _, _ := sharedDB(t)
 	for _, v := range goDBVariants(t, 2) {
@@ -659,6 +659,7 @@ func TestGoDatabaseGoneThenBack(t *testing.T) {
 				if r := get(t, tg.URL+"/users/abc"); r.status != http.StatusBadRequest {
 					t.Errorf("round %d: bad id with the database gone = %d, want 400", round, r.status)
 				}
+				assertOpsUnavailable(t, tg.URL)
 				proxy.up(t)
 				waitFor(t, 30*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
 				if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {

@@ -474,3 +474,31 @@ func TestPHPOps(t *testing.T) {
 		})
 	}
 }
+
+// assertOpsUnavailable checks, with the database gone, that list, insert and update
+// answer 503 with the contract's JSON error, and bad input still 400.
+func assertOpsUnavailable(t *testing.T, base string) {
+	t.Helper()
+	for _, r := range []struct{ method, path, body string }{
+		{http.MethodGet, "/users?after=5&limit=10", ""},
+		{http.MethodPost, "/users", `{"name":"during an outage"}`},
+		{http.MethodPost, "/users/7/visits", ""},
+	} {
+		var got reply
+		var err error
+		if r.method == http.MethodGet {
+			got, err = fetch(context.Background(), r.method, base+r.path)
+		} else {
+			got, err = post(context.Background(), base+r.path, r.body)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.status != http.StatusServiceUnavailable || got.body != `{"error":"database unavailable"}` {
+			t.Errorf("%s %s with the database gone = %d %s, want 503 {\"error\":\"database unavailable\"}", r.method, r.path, got.status, got.body)
+		}
+	}
+	if r := mustPost(t, base+"/users", `{"name":""}`); r.status != http.StatusBadRequest {
+		t.Errorf("bad body with the database gone = %d, want 400", r.status)
+	}
+}

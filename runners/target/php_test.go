@@ -227,8 +227,8 @@ func assertPHPCounts(t *testing.T, v matrix.Variant, res *roundtrip.Result, n in
 	}
 }
 
-// With the database gone every layer answers 503 with a JSON error that says nothing of
-// the cause, logs the cause to the php-fpm log, and recovers by itself when the database
+// With the database gone every layer answers 503 (every op) with a JSON error that says
+// nothing of the cause, logs the cause to the php-fpm log, and recovers by itself when the database
 // is back. The password appears in no file and no log.
 func TestPHPDatabaseGoneThenBack(t *testing.T) {
 	db, _, _ := sharedDB(t)
@@ -255,6 +255,7 @@ func TestPHPDatabaseGoneThenBack(t *testing.T) {
 			if r := get(t, tg.URL+"/users/abc"); r.status != http.StatusBadRequest {
 				t.Errorf("bad id with the database gone = %d, want 400", r.status)
 			}
+			assertOpsUnavailable(t, tg.URL)
 			proxy.up(t)
 			waitFor(t, 30*time.Second, func() bool { return get(t, tg.URL+"/users/7").body == userBody(7) })
 			if err := concurrently(tg.URL, 20, 2)(context.Background()); err != nil {
