@@ -379,6 +379,7 @@ func TestGoVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("steady: statements %q", res.Queries)
 			want := times(expected(t, v), n)
 			assertCounts(t, "steady log", res.Log, want)
 			assertCounts(t, "steady wire", res.Wire, want) // so also: no Ping per request
