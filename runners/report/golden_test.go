@@ -1,0 +1,28 @@
+package report
+
+import (
+	"flag"
+	"testing"
+
+	"dbbench/runners/internal/golden"
+	"dbbench/runners/results"
+)
+
+// update rewrites the golden files instead of comparing with them:
+// go test ./report -run Golden -update (every package's: make golden). go test hands
+// the flag to every package it runs, and one without it fails, so not ./... -update.
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// report.md of a committed run, compared line by line, so that no sentence, figure or
+// row changes unseen; testdata/README.md says where the run comes from.
+func TestGoldenMarkdown(t *testing.T) {
+	r, err := results.Read("testdata/quick-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/quick-report.md", md, *update)
+}
