@@ -8,7 +8,7 @@ BIN := $(CURDIR)/bin
 PRESET ?= quick
 FUZZTIME ?= 5s
 
-.PHONY: help deps build test test-go test-php fuzz vet db-bench db-up pool-sweep rtt-sweep soak clean ent-generate
+.PHONY: help deps build test test-go test-php fuzz vet golden db-bench db-up pool-sweep rtt-sweep soak clean ent-generate
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
@@ -16,6 +16,7 @@ help:
 	@echo "make build      build bin/dbbench and bin/gotarget"
 	@echo "make chaos      kill, signal and flood the real binaries; print what survived (a shortened form runs in make test)"
 	@echo "make deps       install missing Debian packages and Go modules only"
+	@echo "make golden     rewrite the golden files (report.md, compare, sweep and soak reports) after a change meant to alter them"
 	@echo "make pool-sweep how large a pool: each pool's capacity at a p99 target 0.5 ms from the database, measured and modelled (~15 min; POOL_ARGS='--rtt 1ms --rate 1500')"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
 	@echo "make soak       the variants most at risk at 80% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
@@ -38,6 +39,16 @@ test-go:
 	# One package at a time: the integration tests each start MariaDB, targets and load on
 	# the same two cores, and timing-sensitive checks should not share them.
 	go test -count=1 -p 1 -timeout 30m $(GO_MODULES)
+
+# The packages whose tests import runners/internal/golden: only these define -update, and
+# go test fails a package on a flag it does not define, so not `go test ./... -update`.
+GOLDEN_PKGS = $$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' $(GO_MODULES) \
+	| awk '{for (i = 2; i <= NF; i++) if ($$i == "dbbench/runners/internal/golden") { print $$1; break }}')
+
+# Rewrites every golden file from what the code renders now; `git diff` then shows what
+# a reader will see change.
+golden:
+	go test -count=1 -run Golden $(GOLDEN_PKGS) -update
 
 test-php:
 	cd php && phpunit --colors=never
