@@ -88,8 +88,12 @@ func niceBounds(lo, hi float64, n int) (float64, float64) {
 }
 
 // logTicks are 1, 2, 5 × 10^k within [lo, hi]; only the powers of ten when there are
-// more than three decades.
+// more than three decades. A range that is not positive and finite has none: from
+// log10(0) = -Inf the loop below would never end (an empty latency panel did that).
 func logTicks(lo, hi float64) []tick {
+	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 1) {
+		return nil
+	}
 	var out []tick
 	mults := []float64{1, 2, 5}
 	if hi/lo > 1e3 {

@@ -49,6 +49,12 @@ func TestTicks(t *testing.T) {
 	if !reflect.DeepEqual(vals, []float64{0.2, 0.5, 1, 2, 5, 10, 20, 50}) {
 		t.Errorf("logTicks(0.2, 60) = %v", vals)
 	}
+	// An empty log panel (latency without histograms) has no ticks, and must end.
+	for _, r := range [][2]float64{{0, 1}, {-1, 1}, {1, math.Inf(1)}, {math.NaN(), 1}} {
+		if got := logTicks(r[0], r[1]); got != nil {
+			t.Errorf("logTicks(%v, %v) = %v, want none", r[0], r[1], got)
+		}
+	}
 	if lo, hi := logBounds(0.37, 4.2); lo != 0.2 || hi != 5 {
 		t.Errorf("logBounds(0.37, 4.2) = %v, %v", lo, hi)
 	}
