@@ -30,6 +30,9 @@ func (pl *Pairs) Measure(ctx context.Context, p *Phase) error {
 	r := p.r
 	pl.plan()
 	solos := pl.solos()
+	if n := pl.fewest(solos); n > 0 {
+		p.SetPlanned(n, 0)
+	}
 	half := (r.o.Reps + 1) / 2
 	if err := pl.measureSolos(ctx, solos, half); err != nil {
 		return err
@@ -99,6 +102,22 @@ func (pl *Pairs) plan() {
 		pl.p.r.res.Comparisons = append(pl.p.r.res.Comparisons, c)
 		pl.edges = append(pl.edges, &edge{comp: c, base: pair.Base, other: pair.Other})
 	}
+}
+
+// fewest is how many slices and blocks the phase measures when it has no budget, as a
+// sweep's runs have: interleaved, every comparison stops at its fewest pairs, one block
+// each, after the solos' Reps slices. It is 0 when that is not known in advance (a
+// budget, or a walk, whose pairs share slices as the walk goes).
+func (pl *Pairs) fewest(solos []*results.Variant) int {
+	o := pl.p.r.o
+	if pl.p.budget > 0 || o.Design != Interleave {
+		return 0
+	}
+	n := len(solos) * o.Reps
+	if len(pl.edges) > 0 {
+		n += o.MinPairs
+	}
+	return n
 }
 
 // solos are the variants in no comparison.

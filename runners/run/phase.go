@@ -35,6 +35,7 @@ type Phase struct {
 	blocks  int
 	status  func() string // what the plan says of its progress, for the progress line
 	planned int           // slices the plan will measure, when it knows (SetPlanned)
+	each    time.Duration // and its estimate of one, for the time left before a pace
 	// latency is each variant's median latency in its last measurement (the warm-up at
 	// first): a block sets its turn from it.
 	latency map[*results.Variant]time.Duration
@@ -64,8 +65,9 @@ func (p *Phase) Options() *Options { return &p.r.o }
 func (p *Phase) Note(s string) { p.r.progress.note(s) }
 
 // SetPlanned says how many slices the plan will measure, so that the progress line
-// gives the time left instead of the budget (a sweep has none).
-func (p *Phase) SetPlanned(slices int) { p.planned = slices }
+// gives the time left instead of the budget (a sweep has none); each, the plan's
+// estimate of one slice, gives it on the first slice, before there is a pace (0: "?").
+func (p *Phase) SetPlanned(slices int, each time.Duration) { p.planned, p.each = slices, each }
 
 // SetStatus sets what the progress line says of the plan's progress.
 func (p *Phase) SetStatus(f func() string) { p.status = f }
@@ -172,7 +174,7 @@ func (p *Phase) progress(what string) {
 	}
 	spent := time.Since(p.started)
 	if p.planned > 0 {
-		p.r.progress.planned(p.lang, p.slices, p.planned, spent, status, what)
+		p.r.progress.planned(p.lang, p.slices, p.planned, spent, p.each, status, what)
 		return
 	}
 	p.r.progress.slice(p.lang, p.slices, spent, p.budget, status, what)

@@ -36,27 +36,41 @@ func (p *progress) phase(i int, v matrix.Variant, what string) {
 func (p *progress) note(s string) { p.line(s) }
 
 // slice reports slice n of a language starting, on the variant key, with what the
-// plan says of its progress.
+// plan says of its progress: the time spent of the budget, or, without a budget (a
+// sweep's run, which stops at the fewest pairs), the time spent alone.
 func (p *progress) slice(lang string, n int, spent, budget time.Duration, status, key string) {
 	if status != "" {
 		status = ", " + status
 	}
-	p.line(fmt.Sprintf("[%s slice %d] %s of %s%s: %s", lang, n,
-		spent.Round(time.Second), budget.Round(time.Second), status, key))
+	of := " of " + budget.Round(time.Second).String()
+	if budget <= 0 {
+		of = " spent"
+	}
+	p.line(fmt.Sprintf("[%s slice %d] %s%s%s: %s", lang, n, spent.Round(time.Second), of, status, key))
 }
 
 // planned reports slice n of planned: the time spent, and the time left at the pace so
-// far (the first slice has no pace yet).
-func (p *progress) planned(lang string, n, planned int, spent time.Duration, status, key string) {
+// far, or, on the first slice, at the plan's estimate of a slice (each; 0: none).
+func (p *progress) planned(lang string, n, planned int, spent, each time.Duration, status, key string) {
 	if status != "" {
 		status = ", " + status
 	}
-	left := "?"
-	if n > 1 {
-		left = (spent / time.Duration(n-1) * time.Duration(planned-n+1)).Round(time.Second).String()
-	}
+	left := TimeLeft(spent, n-1, planned, time.Duration(planned)*each)
 	p.line(fmt.Sprintf("[%s slice %d of %d] %s spent, about %s left%s: %s", lang, n, planned,
 		spent.Round(time.Second), left, status, key))
+}
+
+// TimeLeft is the time left of planned steps when done of them took spent, at their
+// pace; before the first is done, it is estimate, the plan's guess of the whole, or "?"
+// when the plan has none.
+func TimeLeft(spent time.Duration, done, planned int, estimate time.Duration) string {
+	switch {
+	case done > 0:
+		return (spent / time.Duration(done) * time.Duration(max(planned-done, 0))).Round(time.Second).String()
+	case estimate > 0:
+		return estimate.Round(time.Second).String()
+	}
+	return "?"
 }
 
 func (p *progress) line(s string) {

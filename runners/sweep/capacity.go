@@ -55,7 +55,8 @@ func (pl *PoolPlan) Slices(points int) int {
 func (pl *PoolPlan) Measure(ctx context.Context, p *run.Phase) error {
 	rng := rand.New(rand.NewPCG(pl.Seed, 0x706f6f6c)) // "pool"
 	points := p.Variants()
-	p.SetPlanned(pl.Slices(len(points)))
+	o := p.Options()
+	p.SetPlanned(pl.Slices(len(points)), sliceEstimate(o.Duration, o.LeadIn))
 	if err := pl.ceiling(ctx, p, points, rng); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -107,9 +108,16 @@ func PoolEstimate(o PoolOptions) time.Duration {
 	for _, v := range o.Variants {
 		points += len(pools[v.Lang])
 	}
-	per := o.Run.Duration + run.DefaultLeadIn + 200*time.Millisecond
+	per := sliceEstimate(o.Run.Duration, cmp.Or(o.Run.LeadIn, run.DefaultLeadIn))
 	check := 1500*time.Millisecond + time.Duration(o.Run.RoundtripRequests)*(2*time.Millisecond+4*o.Run.RTT)
 	return time.Duration(points)*check + time.Duration(o.Plan.Slices(points))*per
+}
+
+// sliceEstimate is how long a slice of a pool sweep takes: its lead-in, its measured
+// time and about 0.2 s besides. PoolEstimate and the progress line's first time left
+// both use it, so the two agree.
+func sliceEstimate(duration, leadIn time.Duration) time.Duration {
+	return duration + leadIn + 200*time.Millisecond
 }
 
 // Estimate is how long a sweep of points (variant × run) in runs takes, from what the

@@ -1,0 +1,64 @@
+package run
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"dbbench/runners/results"
+)
+
+func TestTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		spent         time.Duration
+		done, planned int
+		estimate      time.Duration
+		want          string
+	}{
+		{0, 0, 96, 0, "?"}, // no pace, no estimate
+		{0, 0, 96, 2*time.Minute + 10*time.Second, "2m10s"}, // no pace: the plan's estimate
+		{30 * time.Second, 10, 40, time.Hour, "1m30s"},      // 3 s a step, 30 steps left
+		{time.Minute, 8, 8, 0, "0s"},                        // all done
+	} {
+		if got := TimeLeft(c.spent, c.done, c.planned, c.estimate); got != c.want {
+			t.Errorf("TimeLeft(%v, %d, %d, %v) = %q, want %q", c.spent, c.done, c.planned, c.estimate, got, c.want)
+		}
+	}
+}
+
+// The first planned slice gives the time left from the plan's estimate of a slice; a
+// run without a budget (a sweep's) says the time spent, not "of 0s".
+func TestProgressLines(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b}
+	p.planned("go", 1, 96, 0, 1350*time.Millisecond, "ceiling at 64 clients, round 1 of 2", "lang=go/…/pool=1")
+	p.planned("go", 11, 96, 15*time.Second, 1350*time.Millisecond, "", "lang=go/…/pool=4")
+	p.slice("php", 3, 4*time.Second, 0, "0/2 comparisons decided", "block of 2: raw/… · orm/…")
+	p.slice("php", 4, 5*time.Second, time.Minute, "", "lang=php/…")
+	want := "[go slice 1 of 96] 0s spent, about 2m10s left, ceiling at 64 clients, round 1 of 2: lang=go/…/pool=1\n" +
+		"[go slice 11 of 96] 15s spent, about 2m9s left: lang=go/…/pool=4\n" +
+		"[php slice 3] 4s spent, 0/2 comparisons decided: block of 2: raw/… · orm/…\n" +
+		"[php slice 4] 5s of 1m0s: lang=php/…\n"
+	if b.String() != want {
+		t.Errorf("progress lines:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// Without a budget, interleaved comparisons stop at their fewest pairs, one block each,
+// so the phase knows its slices: two solos of 6 and 6 blocks. A budget or a walk does not.
+func TestFewestIsPlannedOnlyWithoutABudget(t *testing.T) {
+	solos := []*results.Variant{{}, {}}
+	pairs := func(design string, budget time.Duration) *Pairs {
+		r := &runner{o: Options{Design: design, Reps: 6, MinPairs: 6}}
+		return &Pairs{p: &Phase{r: r, budget: budget}, edges: []*edge{{}, {}}}
+	}
+	if n := pairs(Interleave, 0).fewest(solos); n != 18 {
+		t.Errorf("interleave without a budget: %d planned, want 2×6 + 6", n)
+	}
+	if n := pairs(Interleave, time.Minute).fewest(solos); n != 0 {
+		t.Errorf("with a budget: %d planned, want 0 (not known)", n)
+	}
+	if n := pairs(Walk, 0).fewest(solos); n != 0 {
+		t.Errorf("walk: %d planned, want 0 (not known)", n)
+	}
+}
