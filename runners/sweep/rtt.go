@@ -63,18 +63,42 @@ func RTT(ctx context.Context, o RTTOptions) error {
 	if err := results.WriteJSON(filepath.Join(o.Out, "plan.json"), plan); err != nil {
 		return err
 	}
-	modes := []string{Closed}
-	if o.Rate > 0 {
-		modes = append(modes, Open)
-	}
+	start, n, runs := time.Now(), 0, o.runs()
 	for _, d := range o.Delays {
-		for _, mode := range modes {
+		for _, mode := range o.modes() {
+			n++
+			fmt.Fprintln(o.Run.Log, rttProgress(n, runs, time.Since(start), RTTEstimate(o), d, mode, RTTDir(o.Out, d, mode)))
 			if err := rttRun(ctx, o, d, mode); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// rttProgress says where the sweep is as run n of runs starts: the time left at the
+// pace of the runs so far, before the first at the plan's estimate.
+func rttProgress(n, runs int, spent, estimate, d time.Duration, mode, dir string) string {
+	return fmt.Sprintf("[rtt run %d of %d] %s spent, about %s left: %s each way, %s loop, into %s", n, runs,
+		spent.Round(time.Second), run.TimeLeft(spent, n-1, runs, estimate), units.DelayMillis(d), mode, dir)
+}
+
+// modes are the loops the sweep runs at each delay: closed, and open with a rate.
+func (o RTTOptions) modes() []string {
+	if o.Rate > 0 {
+		return []string{Closed, Open}
+	}
+	return []string{Closed}
+}
+
+// runs is how many whole runs the sweep makes, one per delay and mode.
+func (o RTTOptions) runs() int { return len(o.Delays) * len(o.modes()) }
+
+// RTTEstimate is how long the sweep takes, every variant measured Run.Reps times in
+// every run (Estimate).
+func RTTEstimate(o RTTOptions) time.Duration {
+	runs := o.runs()
+	return Estimate(runs*len(o.Variants), runs, o.Run.Reps, o.Run.Warmup, o.Run.Duration)
 }
 
 func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) error {
@@ -91,7 +115,6 @@ func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) err
 		}
 		return proxy.Addr(), nil
 	}
-	fmt.Fprintf(ro.Log, "rtt sweep: %s each way, %s loop, into %s\n", units.DelayMillis(d), mode, ro.Out)
 	_, err := run.Run(ctx, ro)
 	if proxy != nil {
 		proxy.Close()

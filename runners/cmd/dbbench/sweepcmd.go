@@ -164,14 +164,14 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 		runs *= 2
 	}
 	reportOnly := *sf.reportOnly
-	warmup, duration, reps := *sf.warmup, *sf.duration, *sf.reps
+	reps := *sf.reps
 	o := sweep.RTTOptions{Run: ro, Variants: vs, Delays: ds, Concurrency: *conc, Rate: *rate, Out: dir}
 	return func(ctx context.Context, stdout, stderr io.Writer) error {
 		var runErr error
 		if !reportOnly {
 			o.Run.Log, o.Run.DB.Log = stderr, stderr
 			fmt.Fprintf(stderr, "rtt sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
-				runs*len(vs), reps, runs, sweep.Estimate(runs*len(vs), runs, reps, warmup, duration).Round(time.Minute), dir)
+				runs*len(vs), reps, runs, sweep.RTTEstimate(o).Round(time.Minute), dir)
 			runErr = sweep.RTT(ctx, o)
 		}
 		plan, points, err := sweep.LoadRTT(dir)
