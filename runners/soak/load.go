@@ -78,8 +78,8 @@ func (s *soaker) together(ctx context.Context, d time.Duration, salt uint64) ([]
 func (s *soaker) soak(ctx context.Context) error {
 	s.started = time.Now()
 	end := s.started.Add(s.o.Duration)
-	fmt.Fprintf(s.o.Log, "soak: serving %d variants at once for %v, a sample every %v, the first %v excluded as warm-up; results in %s\n",
-		len(s.targets), s.o.Duration, s.o.Interval, s.o.Warmup, s.o.Out)
+	fmt.Fprintf(s.o.Log, "soak: serving %d variants at once for %v, %d samples, one every %v, the first %v excluded as warm-up; results in %s\n",
+		len(s.targets), s.o.Duration, plannedSamples(s.o.Duration, s.o.Interval), s.o.Interval, s.o.Warmup, s.o.Out)
 	var wg sync.WaitGroup
 	loadErrs := make([]error, len(s.targets))
 	for i := range s.targets {
@@ -153,8 +153,9 @@ func (s *soaker) serve(ctx context.Context, i int, end time.Time) error {
 // sampleUntil samples every role in the middle of every window, writing soak.json after
 // each sample.
 func (s *soaker) sampleUntil(ctx context.Context, end time.Time) error {
+	planned := plannedSamples(s.o.Duration, s.o.Interval)
 	for k := 0; ; k++ {
-		at := s.started.Add(time.Duration(k)*s.o.Interval + s.o.Interval/2)
+		at := s.started.Add(sampleAt(k, s.o.Interval))
 		if !at.Before(end) {
 			return nil
 		}
@@ -165,7 +166,30 @@ func (s *soaker) sampleUntil(ctx context.Context, end time.Time) error {
 		if err := s.write(); err != nil {
 			return err
 		}
+		fmt.Fprintln(s.o.Log, progressLine(k+1, planned, time.Since(s.started), time.Until(end)))
 	}
+}
+
+// sampleAt is when sample k (from 0) is taken after the soak starts: in the middle of
+// window k.
+func sampleAt(k int, interval time.Duration) time.Duration {
+	return time.Duration(k)*interval + interval/2
+}
+
+// plannedSamples is how many samples a soak of duration takes, on sampleAt's grid.
+func plannedSamples(duration, interval time.Duration) int {
+	n := 0
+	for sampleAt(n, interval) < duration {
+		n++
+	}
+	return n
+}
+
+// progressLine says where the soak is after sample n of planned: the soak's end is
+// fixed, so the time left is the time until it, not a pace.
+func progressLine(n, planned int, spent, left time.Duration) string {
+	return fmt.Sprintf("[soak sample %d of %d] %s spent, about %s left", n, planned,
+		spent.Round(time.Second), max(left, 0).Round(time.Second))
 }
 
 // sleepUntil waits for t; false when ctx ended first.

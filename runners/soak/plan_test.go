@@ -153,3 +153,21 @@ func TestCheckRefusesBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// A soak's samples, on the grid sampleUntil keeps (the middle of each window): the
+// hour's 360 of the committed sample, and a 90-s soak's 30; the progress line says how
+// many are done and the time until the fixed end.
+func TestPlannedSamplesAndProgress(t *testing.T) {
+	for _, c := range []struct {
+		d, iv time.Duration
+		want  int
+	}{{time.Hour, 10 * time.Second, 360}, {90 * time.Second, 3 * time.Second, 30}, {10 * time.Second, 10 * time.Second, 1}} {
+		if got := plannedSamples(c.d, c.iv); got != c.want {
+			t.Errorf("plannedSamples(%v, %v) = %d, want %d", c.d, c.iv, got, c.want)
+		}
+	}
+	if got, want := progressLine(12, 360, 115*time.Second, 58*time.Minute+5*time.Second),
+		"[soak sample 12 of 360] 1m55s spent, about 58m5s left"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
