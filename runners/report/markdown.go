@@ -29,7 +29,7 @@ func markdown(p *page) []byte {
 	var b strings.Builder
 	b.WriteString("# dbbench report\n\n")
 	for _, a := range p.Answers {
-		fmt.Fprintf(&b, "**%s.** %s %s [Evidence ↓](#%s)\n\n", a.Title, a.Sentence, a.Evidence, a.ID)
+		fmt.Fprintf(&b, "**%s.** %s [Evidence ↓](#%s)\n\n", a.Title, strings.TrimSpace(a.Sentence+" "+a.Evidence), a.ID)
 		if len(a.Groups) > 0 {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", a.Title, answerChartFile(a))
 		}
