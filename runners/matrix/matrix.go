@@ -156,13 +156,17 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 
 // Match says whether a pattern (a preset's include, an exclusion, a roundtrips rule,
 // --variants) selects v. Patterns written before servers had a name keep working: on
-// its language's first server, a variant also matches by its LegacyKey.
+// its language's first server, a variant also matches by its LegacyKey. Patterns
+// written before revisions too: a variant with a rev also matches as it would without.
 func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
 	if re.MatchString(v.Key()) {
 		return true
 	}
 	l, ok := m.Langs[v.Lang]
-	return ok && v.Server == l.DefaultServer() && re.MatchString(v.LegacyKey())
+	if ok && v.Server == l.DefaultServer() && re.MatchString(v.LegacyKey()) {
+		return true
+	}
+	return v.Rev != "" && m.Match(re, v.WithoutRev())
 }
 
 // Preset returns the named preset or an error listing the known ones.
@@ -211,6 +215,11 @@ func (m *Matrix) Check(v Variant) error {
 	}
 	if v.Pool < 1 {
 		return fmt.Errorf("variant %s: pool must be at least 1", v.Key())
+	}
+	if v.Rev != "" {
+		if err := CheckRev(v.Rev); err != nil {
+			return fmt.Errorf("variant %s: %w", v.Key(), err)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -205,5 +206,47 @@ func TestNamesWithoutServerMeanTheFirstServer(t *testing.T) {
 	}
 	if !m.Match(regexp.MustCompile("/server="+v.Server+"/"), v) {
 		t.Errorf("a pattern naming the server does not select %s", v)
+	}
+}
+
+// A variant of a run of two revisions carries rev= last: its key parses back, and every
+// pattern written before revisions (presets, exclusions, rules, --variants) still
+// selects it as it selects the variant without.
+func TestRevIsTheLastKeyAndOldPatternsStillMatch(t *testing.T) {
+	m := loadRepoMatrix(t)
+	v := Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 8, Rev: "1a2b3c4-dirty"}
+	if want := "lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=8/rev=1a2b3c4-dirty"; v.Key() != want {
+		t.Fatalf("Key() = %s, want %s", v.Key(), want)
+	}
+	for _, s := range []string{v.Name(), v.Key(), "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8/rev=1a2b3c4-dirty"} {
+		got, err := ParseName(s)
+		if err != nil || got.Rev != v.Rev || got.Layer != "raw" || got.Pool != 8 {
+			t.Errorf("ParseName(%s) = %+v, %v", s, got, err)
+		}
+	}
+	if err := m.Check(v); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if !maps.Equal(m.Expected(v), m.Expected(v.WithoutRev())) || len(m.Expected(v)) == 0 {
+		t.Errorf("Expected(%s) = %v, want the rules of the variant without rev: %v", v, m.Expected(v), m.Expected(v.WithoutRev()))
+	}
+	for _, re := range []string{"^lang=go/layer=raw/", "pool=8$", "stmt=prepare/conn=persistent/pool=8$", "rev=1a2b3c4"} {
+		if !m.Match(regexp.MustCompile(re), v) {
+			t.Errorf("%s does not select %s", re, v)
+		}
+	}
+	if m.Match(regexp.MustCompile("rev=ffff"), v) {
+		t.Errorf("a pattern naming another rev selected %s", v)
+	}
+	excluded := Variant{Lang: "go", Server: "nethttp", Layer: "bun", Stmt: "prepare", Conn: "persistent", Pool: 8, Rev: "1a2b3c4"}
+	if err := m.Check(excluded); err == nil || !strings.Contains(err.Error(), "excluded") {
+		t.Errorf("Check(%s) = %v, want the exclusion", excluded, err)
+	}
+	for _, bad := range []string{"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=8/rev=",
+		"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=8/rev=a b",
+		"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/rev=1a2b/pool=8"} {
+		if _, err := ParseName(bad); err == nil {
+			t.Errorf("ParseName(%s) accepted a malformed name", bad)
+		}
 	}
 }

@@ -7,6 +7,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,7 +16,8 @@ import (
 // with sub-nameKeys it can slice by.
 const Prefix = "BenchmarkSingleRow"
 
-// Variant is one point in lang × server × layer × stmt × conn × pool.
+// Variant is one point in lang × server × layer × stmt × conn × pool, and, in a run
+// of two revisions of this suite side by side (dbbench ab), of the revision.
 type Variant struct {
 	Lang   string // go, php
 	Server string // who runs the code: nethttp (Go), fpm or worker (PHP)
@@ -23,18 +25,37 @@ type Variant struct {
 	Stmt   string // prepare, prepared, interpolate; none for a layer without database
 	Conn   string // persistent, per-request; none for a layer without database
 	Pool   int    // Go SetMaxOpenConns, PHP pm.max_children or worker processes
+	// Rev is the revision whose code serves the variant (a short commit hash), "" in a
+	// run of one: then the key has no rev=, as every key had before.
+	Rev string
 }
 
 // Key is the variant's name without the benchmark prefix:
-// lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64.
+// lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64, and
+// /rev=1a2b3c4 after it when the variant has a revision.
 func (v Variant) Key() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool)
+	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.revPart()
 }
 
 // LegacyKey is the key as it was spelled before servers had a name: without server=.
 // A name in this form means the language's first server (Matrix.Resolve).
 func (v Variant) LegacyKey() string {
-	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool)
+	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.revPart()
+}
+
+// revPart comes last, so that the patterns written before revisions (anchored at
+// lang=) read a key with rev= as they read one without.
+func (v Variant) revPart() string {
+	if v.Rev == "" {
+		return ""
+	}
+	return "/rev=" + v.Rev
+}
+
+// WithoutRev is v as a run of one revision names it.
+func (v Variant) WithoutRev() Variant {
+	v.Rev = ""
+	return v
 }
 
 // Name is the variant's benchmark name: BenchmarkSingleRow/lang=…/pool=64.
@@ -42,21 +63,26 @@ func (v Variant) Name() string { return Prefix + "/" + v.Key() }
 
 func (v Variant) String() string { return v.Key() }
 
-// nameKeys in the order a variant name spells them; server may be left out.
+// nameKeys in the order a variant name spells them; server may be left out, and rev
+// is there only in a run of two revisions.
 var nameKeys = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
 
 // ParseName reads a variant from its Key or Name, with or without server= (then Server
-// is "": Matrix.Resolve fills in the language's first server). It checks the form only;
-// Matrix.Check says whether the matrix knows the variant.
+// is "": Matrix.Resolve fills in the language's first server), with or without a
+// trailing rev=. It checks the form only; Matrix.Check says whether the matrix knows
+// the variant.
 func ParseName(s string) (Variant, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, Prefix), "/")
 	parts := strings.Split(s, "/")
 	keys := nameKeys
-	if len(parts) == len(nameKeys)-1 {
-		keys = []string{"lang", "layer", "stmt", "conn", "pool"}
+	if strings.HasPrefix(parts[len(parts)-1], "rev=") {
+		keys = append(slices.Clone(nameKeys), "rev")
+	}
+	if len(parts) == len(keys)-1 {
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "server" })
 	}
 	if len(parts) != len(keys) {
-		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out)", s, strings.Join(keysForm(), "/"))
+		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out, rev= added)", s, strings.Join(keysForm(), "/"))
 	}
 	var v Variant
 	for i, p := range parts {
@@ -89,6 +115,20 @@ func (v *Variant) set(k, val string) error {
 			return fmt.Errorf("pool %q is not a positive integer", val)
 		}
 		v.Pool = n
+	case "rev":
+		if err := CheckRev(val); err != nil {
+			return err
+		}
+		v.Rev = val
+	}
+	return nil
+}
+
+// CheckRev says whether s can be a variant's rev= value: letters, digits and . _ + -,
+// so that a key splits back into its parts and a file name made from it is safe.
+func CheckRev(s string) error {
+	if s == "" || strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") != "" {
+		return fmt.Errorf("rev %q: want letters, digits, '.', '_', '+' or '-'", s)
 	}
 	return nil
 }
