@@ -2,8 +2,10 @@
 // that differ in one key: each database layer against its language's baseline (what an
 // ORM costs), interpolate and prepared against prepare (what a statement mode is
 // worth), per-request against persistent connections, and each server against the
-// language's first (php-fpm against resident workers). The runner measures these pairs
-// side by side; the report answers from them. This is the one place they are defined.
+// language's first (php-fpm against resident workers). A run of two revisions (dbbench
+// ab) asks one question only: what B changed, each variant at B against itself at A.
+// The runner measures these pairs side by side; the report answers from them. This is
+// the one place they are defined.
 package questions
 
 import "dbbench/runners/results"
@@ -14,6 +16,7 @@ const (
 	Stmt   = "stmt"   // 2. what interpolation and a statement prepared once are worth
 	Conn   = "conn"   // 3. what a connection per request costs
 	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
+	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
 )
 
 // The reference value of each key: a pair compares Other with the variant that has this
@@ -30,8 +33,12 @@ type Pair struct {
 }
 
 // Pairs lists every comparison the variants of r allow, over the variants keep
-// accepts (nil: all), in the order of r.Variants.
+// accepts (nil: all), in the order of r.Variants. In a run of two revisions these are
+// the revision pairs only.
 func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
+	if r.AB != nil {
+		return revPairs(r, keep)
+	}
 	var out []Pair
 	for _, v := range r.Variants {
 		if !v.DB || (keep != nil && !keep(v)) {
@@ -57,6 +64,21 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 	return out
 }
 
+// revPairs pairs each variant at B with itself at A, hello too: a new toolchain or
+// HTTP stack can change what a request costs without the database.
+func revPairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
+	var out []Pair
+	for _, v := range r.Variants {
+		if v.Rev != r.AB.B.ID || (keep != nil && !keep(v)) {
+			continue
+		}
+		if b := find(r, v, Rev, r.AB.A.ID, keep); b != nil {
+			out = append(out, Pair{Question: Rev, Base: b, Other: v})
+		}
+	}
+	return out
+}
+
 func field(v *results.Variant, key string) string {
 	switch key {
 	case Layer:
@@ -67,6 +89,8 @@ func field(v *results.Variant, key string) string {
 		return v.Conn
 	case Server:
 		return v.Server
+	case Rev:
+		return v.Rev
 	}
 	return ""
 }
@@ -81,7 +105,7 @@ func find(r *results.Run, v *results.Variant, key, value string, keep func(*resu
 			continue
 		}
 		same := true
-		for _, k := range []string{Layer, Stmt, Conn, Server} {
+		for _, k := range []string{Layer, Stmt, Conn, Server, Rev} {
 			if k != key && field(w, k) != field(v, k) {
 				same = false
 			}

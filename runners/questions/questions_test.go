@@ -47,3 +47,33 @@ func TestPairsDifferInOneKeyFromTheReference(t *testing.T) {
 		t.Errorf("%d pairs without PHP, want 3", len(noPHP))
 	}
 }
+
+// A run of two revisions compares each variant at B with itself at A, hello too, and
+// nothing else: a layer at B is never compared with the raw driver at A.
+func TestARunOfTwoRevisionsComparesOnlyTheRevisions(t *testing.T) {
+	r := &results.Run{Langs: map[string]*results.Lang{"go": {Baseline: "raw", Default: "nethttp"}},
+		AB: &results.AB{A: &results.Rev{ID: "aaaa111"}, B: &results.Rev{ID: "aaaa111-b"}}}
+	for _, rev := range []string{"aaaa111", "aaaa111-b"} {
+		for _, v := range []*results.Variant{
+			variant("go", "nethttp", "hello", "none", "none", 8),
+			variant("go", "nethttp", "raw", "interpolate", "persistent", 8),
+			variant("go", "nethttp", "orm", "interpolate", "persistent", 8),
+		} {
+			v.Rev, v.Key = rev, v.Key+"/rev="+rev
+			r.Variants = append(r.Variants, v)
+		}
+	}
+	r.Variants = append(r.Variants, variant("go", "nethttp", "raw", "prepare", "persistent", 8)) // at A only
+	r.Variants[len(r.Variants)-1].Rev = "aaaa111"
+	var got []string
+	for _, p := range Pairs(r, nil) {
+		got = append(got, fmt.Sprintf("%s: %s %s against %s", p.Question, p.Other.Layer, p.Other.Rev, p.Base.Rev))
+	}
+	want := []string{"rev: hello aaaa111-b against aaaa111", "rev: raw aaaa111-b against aaaa111", "rev: orm aaaa111-b against aaaa111"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
+	}
+	if n := len(Pairs(r, func(v *results.Variant) bool { return v.Layer != "orm" })); n != 2 {
+		t.Errorf("%d pairs without orm, want 2", n)
+	}
+}

@@ -43,6 +43,35 @@ type Run struct {
 	Yardstick *Yardstick `json:"yardstick,omitempty"`
 	// Link is the distance between the targets and the database (nil in older runs).
 	Link *Link `json:"link,omitempty"`
+	// AB is set when the run measured two revisions of the suite side by side (dbbench
+	// ab): every variant once per revision, and its comparisons are the revision pairs.
+	AB *AB `json:"ab,omitempty"`
+}
+
+// AB is a run of two revisions: every variant served by A's build and by B's, at once,
+// against the same database, each variant at B compared with itself at A.
+type AB struct {
+	A *Rev `json:"a"`
+	B *Rev `json:"b"`
+	// Threshold is the smallest change that matters, a fraction (0.03 is ±3%): the
+	// report's verdicts and the gate of dbbench ab --fail-on regression use it.
+	Threshold float64 `json:"threshold"`
+}
+
+// Rev is one revision of an A/B run.
+type Rev struct {
+	// ID is the variants' rev= value: the commit's short hash, with "-dirty" for a
+	// working tree with uncommitted changes, and "-b" on B's side when both sides
+	// are the same (an A/A).
+	ID      string `json:"id"`
+	Name    string `json:"name"`   // as given: HEAD, origin/main, v1.2, WORKTREE
+	Commit  string `json:"commit"` // the full hash (HEAD's for a working tree)
+	Subject string `json:"subject"`
+	Dirty   bool   `json:"dirty,omitempty"` // a working tree with uncommitted changes
+	// Environment is what the launchers record of this revision's build: the Go
+	// target's toolchain and each layer's library version (the run's Environment has
+	// the machine's).
+	Environment map[string]string `json:"environment,omitempty"`
 }
 
 // Link is the distance between the targets and the database: the round-trip time added
@@ -73,7 +102,7 @@ type Reading struct {
 // Comparison is one pair of variants measured in adjacent slices, so that the machine's
 // drift hits both sides alike.
 type Comparison struct {
-	Question string `json:"question"` // the key the two differ in: layer, stmt, conn, server
+	Question string `json:"question"` // the key the two differ in: layer, stmt, conn, server, rev
 	Base     string `json:"base"`     // variant key of the reference: the baseline layer, prepare, persistent, the first server
 	Other    string `json:"other"`    // variant key of the other
 	Pairs    []Pair `json:"pairs"`
@@ -163,6 +192,7 @@ type Variant struct {
 	Stmt   string `json:"stmt"`
 	Conn   string `json:"conn"`
 	Pool   int    `json:"pool"`
+	Rev    string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB            bool   `json:"db"`
