@@ -24,41 +24,40 @@ func (o *Options) specs(vs []matrix.Variant) (map[string]matrix.Spec, error) {
 		langs[v.Lang] = true
 	}
 	for lang := range langs {
-		if err := target.Agree(o.Matrix.Langs[lang], o.targetOptions("")); err != nil {
-			return nil, err
+		for _, rev := range o.revs() {
+			if err := target.Agree(o.Matrix.Langs[lang], o.targetOptions(rev, "")); err != nil {
+				return nil, revisionSays(rev, err)
+			}
 		}
 	}
 	return out, nil
 }
 
-// environment is the machine's facts plus, for each language and server of the run, what
-// its launcher records: the runtime's version and each layer's library version.
+// revisionSays names the revision an error of its build comes from.
+func revisionSays(rev string, err error) error {
+	if rev == "" {
+		return err
+	}
+	return fmt.Errorf("revision %s: %w", rev, err)
+}
+
+// environment is the machine's facts plus what the launchers of the run's languages and
+// servers record: the runtime's version and each layer's library version. A run of two
+// revisions keeps those with each revision (results.Rev), as they differ.
 func (o *Options) environment(vs []matrix.Variant) map[string]string {
 	env := environment.Collect(o.Root)
-	done := map[string]bool{}
-	for _, v := range vs {
-		key := v.Lang + "/" + v.Server
-		if done[key] {
-			continue
-		}
-		done[key] = true
-		l := o.Matrix.Langs[v.Lang]
-		launcher, err := target.LauncherOf(l.Servers[v.Server])
-		if err != nil {
-			env["launcher-"+v.Lang+"-"+v.Server] = fmt.Sprint("unknown: ", err)
-			continue
-		}
-		layers := make([]*matrix.Layer, 0, len(l.Layers))
-		for _, name := range l.LayerNames() {
-			layers = append(layers, l.Layers[name])
-		}
-		maps.Copy(env, launcher.Environment(o.targetOptions(""), v.Lang, layers))
-	}
 	for k, v := range env {
 		if v == "" {
 			env[k] = "unknown"
 		}
 	}
+	if len(o.Revisions) > 0 {
+		for _, r := range o.Revisions {
+			r.Rev.Environment = o.launcherEnvironment(vs, r.Rev.ID)
+		}
+		return env
+	}
+	maps.Copy(env, o.launcherEnvironment(vs, ""))
 	return env
 }
 

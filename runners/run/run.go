@@ -85,6 +85,11 @@ type Options struct {
 	PoolNeed *results.PoolNeed
 	// Command is the command line that made the run, for its report (password masked).
 	Command string
+	// Revisions, when set, are A and B of dbbench ab: every variant is measured once
+	// per revision, against the same database, and its comparisons are the revision
+	// pairs (questions.Rev). Threshold is recorded for the report's verdicts.
+	Revisions []Revision
+	Threshold float64
 }
 
 // Defaults of the paired measurement (README.md says why these).
@@ -188,7 +193,7 @@ func (o *Options) variants() []matrix.Variant {
 			out = append(out, v)
 		}
 	}
-	return out
+	return o.perRevision(out)
 }
 
 // runner holds one run's state.
@@ -215,6 +220,9 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	if o.Design == Interleave && o.Rate > 0 {
 		return nil, fmt.Errorf("run: the interleave design takes turns in closed loop; at a rate of %g req/s use walk or alternate", o.Rate)
 	}
+	if err := o.checkRevisions(); err != nil {
+		return nil, err
+	}
 	vs := o.variants()
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no variant of preset %s matches --variants %v", o.Preset.Name, o.Variants)
@@ -234,6 +242,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Status:      "running",
 		Environment: o.environment(vs),
 		Langs:       langFacts(o.Matrix, vs),
+		AB:          o.ab(),
 		Settings: results.Settings{
 			Preset: o.Preset.Name, Provider: o.DB.KindName(), Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
@@ -246,7 +255,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	for _, v := range vs {
 		layer := specs[v.Key()].Layer
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, DB: layer.DB, Kind: layer.Kind, Library: layer.Library,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind, Library: layer.Library,
 			Valid: true, Reps: []*results.Repetition{}}
 		r.res.Variants = append(r.res.Variants, rv)
 		r.byKey[v.Key()] = rv
@@ -400,7 +409,7 @@ func (r *runner) teardown() {
 }
 
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
-	return target.Start(ctx, r.specs[v.Key()], r.o.targetOptions(dsnFile))
+	return target.Start(ctx, r.specs[v.Key()], r.o.targetOptions(v.Rev, dsnFile))
 }
 
 // turnSetting is the turn recorded with the run: only the interleave design has turns.
@@ -409,10 +418,6 @@ func (o *Options) turnSetting() string {
 		return ""
 	}
 	return o.Turn.String()
-}
-
-func (o *Options) targetOptions(dsnFile string) target.Options {
-	return target.Options{DSNFile: dsnFile, RepoRoot: o.Root, BinDir: o.BinDir, Log: io.Discard}
 }
 
 // check verifies a variant and counts its round trips through the proxy. A failure of
