@@ -7,11 +7,11 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 
@@ -88,31 +88,11 @@ func scaled(s stats.Summary, factor float64, digits int, note string) string {
 
 // commandList renders a capture's commands per request, "Prepare 1, Execute 1, Close stmt 1".
 func commandList(rt *results.Roundtrips) string {
-	src := rt.Wire
-	if src == nil {
-		src = rt.Log
-	}
-	order := []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
 	var parts []string
-	seen := map[string]bool{}
-	add := func(k string) {
-		if n, ok := src[k]; ok && n != 0 && !seen[k] {
-			seen[k] = true
+	for _, k := range roundtrip.Ordered(rt.PerCommand()) {
+		if n := rt.PerCommand()[k]; n != 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", k, units.Number(n)))
 		}
-	}
-	for _, k := range order {
-		add(k)
-	}
-	var rest []string
-	for k := range src {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	for _, k := range rest {
-		add(k)
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -122,7 +122,7 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	}
 	var less, more []string
 	b, o := counts(base), counts(other)
-	for _, k := range commandOrder(b, o) {
+	for _, k := range roundtrip.Ordered(b, o) {
 		switch {
 		case o[k] > b[k]:
 			more = append(more, "+"+k)
@@ -141,23 +141,5 @@ func counts(v *results.Variant) map[string]float64 {
 	if v.Roundtrips == nil {
 		return map[string]float64{}
 	}
-	if v.Roundtrips.Wire != nil {
-		return v.Roundtrips.Wire
-	}
-	return v.Roundtrips.Log
-}
-
-// commandOrder lists the command names of both maps in the order a request sends them.
-func commandOrder(a, b map[string]float64) []string {
-	order := []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
-	var rest []string
-	for _, m := range []map[string]float64{a, b} {
-		for k := range m {
-			if !slices.Contains(order, k) && !slices.Contains(rest, k) {
-				rest = append(rest, k)
-			}
-		}
-	}
-	slices.Sort(rest)
-	return append(order, rest...)
+	return v.Roundtrips.PerCommand()
 }

@@ -326,16 +326,21 @@ func (rt *Roundtrips) byteUnits() []UnitValue {
 	return []UnitValue{{units.ToDB, rt.BytesToDB}, {units.FromDB, rt.BytesFromDB}}
 }
 
+// PerCommand is the capture's commands per request by name: the wire's counts when
+// there are any, since the general log misses COM_PING.
+func (rt *Roundtrips) PerCommand() map[string]float64 {
+	if rt.Wire != nil {
+		return rt.Wire
+	}
+	return rt.Log
+}
+
 // Commands sums a capture per request: every client command plus each new connection,
 // and of those the round trips, the ones the client waits for (a new connection counts
 // as one, though its handshake takes more). Wire counts are used when present, since
 // the general log misses COM_PING.
 func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
-	src := rt.Wire
-	if src == nil {
-		src = rt.Log
-	}
-	for k, n := range src {
+	for k, n := range rt.PerCommand() {
 		commands += n
 		if !roundtrip.OneWay[k] {
 			roundtrips += n

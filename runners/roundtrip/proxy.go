@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,6 +156,29 @@ func (p *Proxy) serve(client net.Conn) {
 	p.countAndForward(client, server, &asked)
 	server.Close()
 	<-done
+}
+
+// requestOrder is the order a request sends its commands in.
+var requestOrder = []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
+
+// Ordered lists the command names of counts (per request, by name) in the order a
+// request sends them, then any others by name: lists for people follow it.
+func Ordered(counts ...map[string]float64) []string {
+	var out, rest []string
+	for _, m := range counts {
+		for k := range m {
+			switch {
+			case slices.Contains(out, k) || slices.Contains(rest, k):
+			case slices.Contains(requestOrder, k):
+				out = append(out, k)
+			default:
+				rest = append(rest, k)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(requestOrder, a) - slices.Index(requestOrder, b) })
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 // OneWay are the commands the server never answers: they cost a packet, not a wait.
