@@ -1,0 +1,23 @@
+package revcost
+
+import "fmt"
+
+// Regressions are what fails dbbench ab --fail-on regression, one line each: a figure
+// that gates (Metric.Gates: CPU per request, req/s) worse than the threshold with its
+// whole interval past it, and more MySQL commands per request. Nothing else does: a
+// verdict of worse whose interval still reaches inside the threshold may be chance
+// among the many figures of a run, or a change too small to matter.
+func (a *Answer) Regressions() []string {
+	var out []string
+	for _, v := range a.Variants {
+		if v.Commands.Grew() {
+			out = append(out, Label(v.B)+": "+v.Commands.String())
+		}
+		for _, e := range v.Estimates {
+			if e.Gates && e.Verdict == Worse && e.Beyond {
+				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.RatioEstimate), 100*a.AB.Threshold))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+// Package revcost answers the first question of a run of two revisions (dbbench ab):
+// did B cost anything? For each variant, B against A in every figure that matters, as
+// a ratio with its paired 95% interval and a verdict against the run's threshold; the
+// MySQL commands per request, which are exact, as counts; and what fails the gate of
+// dbbench ab --fail-on regression. It reads a results.Run and nothing else.
+package revcost
+
+import (
+	"fmt"
+	"strings"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/stats"
+	"dbbench/runners/units"
+)
+
+// Metric is one figure compared, by its bench.txt unit.
+type Metric struct {
+	Unit string
+	Name string
+	// Gates: B worse by more than the threshold fails the gate. CPU per request and
+	// throughput do; latency follows them at a fixed load and its tail is noisier, and
+	// allocations are explained by CPU where they cost any.
+	Gates bool
+}
+
+// Metrics are the figures compared, in the order the answer lists them.
+var Metrics = []Metric{
+	{units.AppCPU, "app CPU per request", true},
+	{units.QPS, "req/s", true},
+	{units.P50, "p50 latency", false},
+	{units.P99, "p99 latency", false},
+	{units.Allocs, "allocations per request", false},
+	{units.AllocBytes, "bytes allocated per request", false},
+}
+
+// Verdict is what an interval says of B against A.
+type Verdict string
+
+const (
+	Worse     Verdict = "worse"     // the interval excludes no change and reaches past the threshold, on the bad side
+	Better    Verdict = "better"    // the same on the good side
+	Same      Verdict = "same"      // within ± the threshold: the interval lies inside it
+	Undecided Verdict = "undecided" // the interval holds no change and reaches past the threshold: more pairs needed
+)
+
+// Estimate is one figure of one variant: B ÷ A with its paired interval.
+type Estimate struct {
+	Metric
+	stats.RatioEstimate
+	Verdict Verdict
+	// Beyond says the whole interval lies past the threshold, on the verdict's side: B
+	// changed the figure by more than the threshold, at 95% confidence.
+	Beyond bool
+}
+
+// Variant is one variant's answer: B's against A's.
+type Variant struct {
+	A, B      *results.Variant
+	Reached   bool // the comparison reached the run's precision target
+	Estimates []Estimate
+	Commands  *Commands // nil when a side's commands were not captured
+}
+
+// Answer is the answer of a whole run.
+type Answer struct {
+	AB       *results.AB
+	Variants []Variant
+	// Unpaired are the variants that have no measured pair at the other revision
+	// (invalid on a side, or stopped before a pair), with the reason.
+	Unpaired []string
+}
+
+// Of answers the run r, which must be a run of two revisions.
+func Of(r *results.Run) (*Answer, error) {
+	if r.AB == nil || r.AB.A == nil || r.AB.B == nil {
+		return nil, fmt.Errorf("revcost: the run measured one revision, not two (dbbench ab)")
+	}
+	if !(r.AB.Threshold > 0) {
+		return nil, fmt.Errorf("revcost: threshold %v, want a fraction above 0", r.AB.Threshold)
+	}
+	a := &Answer{AB: r.AB}
+	paired := map[string]bool{}
+	for _, c := range r.Comparisons {
+		base, other := r.Variant(c.Base), r.Variant(c.Other)
+		if c.Question != questions.Rev || base == nil || other == nil || len(c.Pairs) == 0 || !base.Valid || !other.Valid {
+			continue
+		}
+		paired[base.Key], paired[other.Key] = true, true
+		v := Variant{A: base, B: other, Reached: c.Reached, Commands: commandsOf(base, other)}
+		for _, m := range Metrics {
+			if e, ok := estimate(r, c, m, r.AB.Threshold); ok {
+				v.Estimates = append(v.Estimates, e)
+			}
+		}
+		a.Variants = append(a.Variants, v)
+	}
+	for _, v := range r.Variants {
+		if !paired[v.Key] {
+			a.Unpaired = append(a.Unpaired, unpairedReason(v))
+		}
+	}
+	return a, nil
+}
+
+func unpairedReason(v *results.Variant) string {
+	if !v.Valid {
+		return fmt.Sprintf("%s: invalid: %s", v.Key, v.InvalidReason)
+	}
+	return v.Key + ": no pair measured"
+}
+
+// estimate is c's figure m, when both sides measured it in at least one pair.
+func estimate(r *results.Run, c *results.Comparison, m Metric, threshold float64) (Estimate, bool) {
+	ratios := r.Ratios(c, m.Unit)
+	if len(ratios) == 0 {
+		return Estimate{}, false
+	}
+	est, err := stats.PairedRatio(ratios)
+	if err != nil {
+		return Estimate{}, false
+	}
+	return judge(m, est, threshold), true
+}
+
+// judge reads est against the threshold: stats' decision (the interval as a test and
+// as an equivalence test), turned into worse or better by the figure's direction.
+func judge(m Metric, est stats.RatioEstimate, threshold float64) Estimate {
+	e := Estimate{Metric: m, RatioEstimate: est, Verdict: Undecided}
+	d, err := est.Decide(threshold)
+	if err != nil {
+		return e // a threshold above 0 was checked: cannot happen
+	}
+	up := est.Ratio > 1 // B's figure is higher
+	worse := up == (units.Better(m.Unit) == units.Lower)
+	switch d {
+	case stats.Different:
+		e.Verdict = Better
+		if worse {
+			e.Verdict = Worse
+		}
+		e.Beyond = est.Lo > 1+threshold || est.Hi < 1/(1+threshold)
+	case stats.Equivalent, stats.DifferentWithinMargin:
+		e.Verdict = Same
+	}
+	return e
+}
+
+// Word is the verdict as a sentence says it of this figure: slower or faster for
+// times and throughput, more or fewer for counts and bytes, "same within ±3%".
+func (e Estimate) Word(threshold float64) string {
+	count := e.Unit == units.Allocs || e.Unit == units.AllocBytes
+	switch {
+	case e.Verdict == Same:
+		return fmt.Sprintf("same within ±%g%%", 100*threshold)
+	case e.Verdict == Worse && count:
+		return "more"
+	case e.Verdict == Better && count:
+		return "fewer"
+	case e.Verdict == Worse:
+		return "slower"
+	case e.Verdict == Better:
+		return "faster"
+	}
+	return string(e.Verdict)
+}
+
+// Label is a variant's key without its revision: the variant both sides share.
+func Label(v *results.Variant) string {
+	return strings.TrimSuffix(v.Key, "/rev="+v.Rev)
+}
+
+// Change is a ratio B ÷ A as a change with its interval: "+4.9% [+1.8%, +8.1%]", or
+// "+4.9% (no interval: 5 pairs)".
+func Change(e stats.RatioEstimate) string {
+	if !e.HasInterval() {
+		return fmt.Sprintf("%s (no interval: %s)", units.RatioChange(e.Ratio-1), units.Count(e.N, "pair"))
+	}
+	return fmt.Sprintf("%s [%s, %s]", units.RatioChange(e.Ratio-1), units.RatioChange(e.Lo-1), units.RatioChange(e.Hi-1))
+}
