@@ -19,6 +19,20 @@ type answer struct {
 	Evidence string // how many comparisons, pairs, and whether they reached the target
 	Chart    string // the title of its small chart
 	Groups   []answerGroup
+	// Forest, when set, is the chart itself, for an answer whose findings are not
+	// Groups' QPS ratios (dbbench ab's).
+	Forest *forestPanel
+}
+
+// chart is the small chart beside the answer, when it has one.
+func (a answer) chart() (panel, bool) {
+	switch {
+	case a.Forest != nil:
+		return *a.Forest, true
+	case len(a.Groups) > 0:
+		return answerPanel(a), true
+	}
+	return nil, false
 }
 
 type answerGroup struct {

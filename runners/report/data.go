@@ -66,12 +66,17 @@ func (d *data) summary(v *results.Variant, unit string) (stats.Summary, bool) {
 	return s, true
 }
 
-// label is a short name of a variant for tables and charts.
+// label is a short name of a variant for tables and charts, with its revision in a
+// run of two.
 func label(v *results.Variant) string {
-	if !v.DB {
-		return fmt.Sprintf("%s/%s/%s", v.Lang, v.Server, v.Layer)
+	rev := ""
+	if v.Rev != "" {
+		rev = "/rev=" + v.Rev
 	}
-	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool)
+	if !v.DB {
+		return fmt.Sprintf("%s/%s/%s%s", v.Lang, v.Server, v.Layer, rev)
+	}
+	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d%s", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool, rev)
 }
 
 // scale shows a summary in a display unit: factor multiplies seconds into ms or µs.

@@ -51,8 +51,9 @@ func (d *data) findings() []finding {
 				continue
 			}
 			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
-			f.QPS = paired(d.run.Ratios(c, units.QPS))
-			f.CPU = paired(d.run.Ratios(c, units.AppCPU))
+			m := d.marginOf(c.Question)
+			f.QPS = paired(d.run.Ratios(c, units.QPS), m)
+			f.CPU = paired(d.run.Ratios(c, units.AppCPU), m)
 			out = append(out, d.withCounts(f))
 		}
 	} else {
@@ -85,16 +86,25 @@ func (d *data) validVariant(key string) *results.Variant {
 	return nil
 }
 
+// marginOf is a question's equivalence margin: a run of two revisions states its own
+// threshold, which its verdicts use.
+func (d *data) marginOf(q string) float64 {
+	if q == questions.Rev && d.run.AB != nil && d.run.AB.Threshold > 0 {
+		return d.run.AB.Threshold
+	}
+	return margin
+}
+
 // paired estimates a comparison from its per-pair ratios.
-func paired(ratios []float64) estimate {
+func paired(ratios []float64, margin float64) estimate {
 	e, err := stats.PairedRatio(ratios)
 	if err != nil {
 		return estimate{}
 	}
-	return decided(e)
+	return decided(e, margin)
 }
 
-func decided(e stats.RatioEstimate) estimate {
+func decided(e stats.RatioEstimate, margin float64) estimate {
 	dec, err := e.Decide(margin)
 	if err != nil {
 		dec = stats.Undecided // margin is a valid constant: cannot happen
@@ -118,7 +128,7 @@ func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
 	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || e.Lo <= 0 {
 		e.Lo, e.Hi, e.Confidence = 0, math.Inf(1), 0
 	}
-	return decided(e)
+	return decided(e, margin)
 }
 
 // withCounts fills in the differences of medians: app CPU, allocations, bytes, each of

@@ -16,6 +16,7 @@ h1 { font-size: 22px; margin: 10px 0 2px; }
 h2 { font-size: 19px; margin: 1.6em 0 .4em; }
 h3 { font-size: 16px; margin: 1.2em 0 .3em; }
 p.run { margin: 0 0 6px; color: #555; font-size: 13px; }
+p.rev { margin: 0 0 2px; font-size: 14px; }
 .answers { display: grid; gap: 8px 22px; }
 .answer h2 { font-size: 16px; margin: 6px 0 2px; }
 .answer p { margin: 0 0 4px; font-size: 14px; line-height: 1.4; }
@@ -69,7 +70,8 @@ var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pag
 </head>
 <body>
 <h1>dbbench report</h1>
-<p class="run">{{.P.RunLine}}</p>
+{{range .P.Revisions}}<p class="rev">{{.}}</p>
+{{end}}<p class="run">{{.P.RunLine}}</p>
 {{range .P.Alerts}}<p class="warn"><strong>{{.}}</strong></p>
 {{end}}<section class="answers">
 {{range $i, $a := .P.Answers}}<div class="answer" id="answer-{{$a.ID}}">
@@ -173,10 +175,7 @@ func HTML(r *results.Run) ([]byte, error) {
 func htmlPage(p *page, r *results.Run) ([]byte, error) {
 	var charts []panel
 	for _, a := range p.Answers {
-		var c panel
-		if len(a.Groups) > 0 {
-			c = answerPanel(a)
-		}
+		c, _ := a.chart()
 		charts = append(charts, c)
 	}
 	var buf bytes.Buffer

@@ -28,9 +28,12 @@ func Markdown(r *results.Run) ([]byte, error) {
 func markdown(p *page) []byte {
 	var b strings.Builder
 	b.WriteString("# dbbench report\n\n")
+	for _, r := range p.Revisions {
+		b.WriteString(r + "\n\n")
+	}
 	for _, a := range p.Answers {
-		fmt.Fprintf(&b, "**%s.** %s [Evidence ↓](#%s)\n\n", a.Title, strings.TrimSpace(a.Sentence+" "+a.Evidence), a.ID)
-		if len(a.Groups) > 0 {
+		fmt.Fprintf(&b, "**%s** %s [Evidence ↓](#%s)\n\n", endStop(a.Title), strings.TrimSpace(a.Sentence+" "+a.Evidence), a.ID)
+		if _, ok := a.chart(); ok {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", a.Title, answerChartFile(a))
 		}
 	}
@@ -54,6 +57,14 @@ func markdown(p *page) []byte {
 	}
 	mdAppendix(&b, p.Appendix)
 	return []byte(linkTerms(b.String(), p.Glossary, mdTermLink))
+}
+
+// endStop ends a title with a full stop unless it asks a question.
+func endStop(title string) string {
+	if strings.HasSuffix(title, "?") {
+		return title
+	}
+	return title + "."
 }
 
 func mdSection(b *strings.Builder, s section) {

@@ -13,14 +13,16 @@ import (
 type page struct {
 	Glossary string // reports/README.md from the run directory: term() links to it
 	RunLine  string
-	Alerts   []string
-	Answers  []answer
-	Sections []section
-	Profile  *section // where the CPU goes, when the run profiled its variants
-	Variants []grid
-	Filters  []filter
-	Figures  []figure // throughput, latency, CPU by role
-	Appendix appendix
+	// Revisions name A and B of a run of two revisions (dbbench ab), nil otherwise.
+	Revisions []string
+	Alerts    []string
+	Answers   []answer
+	Sections  []section
+	Profile   *section // where the CPU goes, when the run profiled its variants
+	Variants  []grid
+	Filters   []filter
+	Figures   []figure // throughput, latency, CPU by role
+	Appendix  appendix
 }
 
 // section is one question's evidence, or the profile's.
@@ -76,16 +78,23 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	fs := d.findings()
-	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Answers: append(answers(fs), d.poolAnswer())}
-	p.Sections = []section{
-		questionSection(fs, p.Answers[0], []string{questions.Layer}),
-		questionSection(fs, p.Answers[1], []string{questions.Stmt}),
-		questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
-		d.poolSection(p.Answers[3]),
-	}
-	if g, ps, ok := d.serverContrast(); ok && p.Sections[2].Empty == "" {
-		p.Sections[2].Grids = append(p.Sections[2].Grids, g)
-		p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, ps...)
+	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs)}
+	if r.AB != nil {
+		if err := d.abParts(p, fs); err != nil {
+			return nil, err
+		}
+	} else {
+		p.Answers = append(answers(fs), d.poolAnswer())
+		p.Sections = []section{
+			questionSection(fs, p.Answers[0], []string{questions.Layer}),
+			questionSection(fs, p.Answers[1], []string{questions.Stmt}),
+			questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
+			d.poolSection(p.Answers[3]),
+		}
+		if g, ps, ok := d.serverContrast(); ok && p.Sections[2].Empty == "" {
+			p.Sections[2].Grids = append(p.Sections[2].Grids, g)
+			p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, ps...)
+		}
 	}
 	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
@@ -131,7 +140,7 @@ func questionSection(fs []finding, a answer, qs []string) section {
 // filters offer each key column's values, when it has more than one.
 func filters(vs []*results.Variant) []filter {
 	var out []filter
-	for i, k := range keyHead {
+	for i, k := range keyHeadOf(vs) {
 		var vals []string
 		for _, v := range vs {
 			s := keyCells(v)[i].Lines[0]

@@ -27,6 +27,7 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 	titles := []struct{ q, title string }{
 		{questions.Layer, "Layers against the raw driver"}, {questions.Stmt, "Statement modes against prepare"},
 		{questions.Conn, "Per-request connections against persistent ones"}, {questions.Server, "Servers against the language's first"},
+		{questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
 	for _, t := range titles {
@@ -81,6 +82,8 @@ func sideName(v *results.Variant, q string) string {
 		return "conn=" + v.Conn
 	case questions.Server:
 		return serverName(v.Server)
+	case questions.Rev:
+		return "rev=" + v.Rev
 	}
 	return v.Key
 }

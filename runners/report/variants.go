@@ -82,10 +82,21 @@ const countsNote = "read+write: the target's and the load generator's read(2) an
 	"which its status page gives in whole 2 MiB chunks of PHP's allocator (2097 kB for every layer). " +
 	"PHP req peak: the most a resident worker's request had allocated at once, the worker's own objects included."
 
-var keyHead = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
+// keyHeadOf are the key columns of vs's tables: rev too in a run of two revisions.
+func keyHeadOf(vs []*results.Variant) []string {
+	head := []string{"lang", "server", "layer", "stmt", "conn", "pool"}
+	if slices.ContainsFunc(vs, func(v *results.Variant) bool { return v.Rev != "" }) {
+		head = append(head, "rev")
+	}
+	return head
+}
 
 func keyCells(v *results.Variant) []cell {
-	return []cell{textCell(v.Lang), textCell(v.Server), textCell(v.Layer), textCell(v.Stmt), textCell(v.Conn), numCell(float64(v.Pool), fmt.Sprint(v.Pool))}
+	cells := []cell{textCell(v.Lang), textCell(v.Server), textCell(v.Layer), textCell(v.Stmt), textCell(v.Conn), numCell(float64(v.Pool), fmt.Sprint(v.Pool))}
+	if v.Rev != "" {
+		cells = append(cells, textCell(v.Rev))
+	}
+	return cells
 }
 
 // variantGrid is every valid variant in cols (those no variant has are left out),
@@ -97,7 +108,8 @@ func (d *data) variantGrid(id, caption string, cols []column, interval bool) gri
 			kept = append(kept, c)
 		}
 	}
-	g := grid{ID: id, Caption: caption, Head: slices.Clone(keyHead), Sortable: true, Keys: len(keyHead)}
+	keyHead := keyHeadOf(d.valid)
+	g := grid{ID: id, Caption: caption, Head: keyHead, Sortable: true, Keys: len(keyHead)}
 	for _, c := range kept {
 		g.Head = append(g.Head, c.head)
 	}
@@ -167,6 +179,18 @@ func (d *data) environmentGrid() grid {
 	slices.Sort(keys)
 	for _, k := range keys {
 		rows = append(rows, [2]string{k, d.run.Environment[k]})
+	}
+	if ab := d.run.AB; ab != nil {
+		rows = append(rows, [2]string{"threshold", fmt.Sprintf("±%g%%", 100*ab.Threshold)})
+		for _, side := range []struct {
+			name string
+			rev  *results.Rev
+		}{{"A", ab.A}, {"B", ab.B}} {
+			rows = append(rows, [2]string{side.name, side.rev.Commit + " " + side.rev.Name})
+			for _, k := range envKeys(side.rev.Environment) {
+				rows = append(rows, [2]string{side.name + ": " + k, side.rev.Environment[k]})
+			}
+		}
 	}
 	g := grid{ID: "t-environment", Caption: "Settings and environment", Head: []string{"setting", "value"}}
 	for _, r := range rows {

@@ -34,10 +34,11 @@ func Write(dir string) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, a := range p.Answers {
-		if len(a.Groups) == 0 {
+		c, ok := a.chart()
+		if !ok {
 			continue
 		}
-		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + answerPanel(a).svg() + "\n"
+		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.svg() + "\n"
 		if err := results.WriteFile(filepath.Join(dir, answerChartFile(a)), []byte(svg)); err != nil {
 			return err
 		}

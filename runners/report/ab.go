@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/revcost"
+)
+
+// abParts fills the page of a run of two revisions (dbbench ab): the revisions under
+// the title, one answer, "Did B cost anything?", and its table. The three questions
+// have no pairs in such a run: each variant is compared with itself only.
+func (d *data) abParts(p *page, fs []finding) error {
+	a, err := revcost.Of(d.run)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	p.Revisions = revisionLines(d.run.AB)
+	p.Answers = []answer{abAnswer(a, byQuestion(fs, questions.Rev))}
+	p.Sections = []section{abSection(a, p.Answers[0])}
+	return nil
+}
+
+// revisionLines name A and B, and what their builds record differently.
+func revisionLines(ab *results.AB) []string {
+	out := []string{revLine("A", ab.A), revLine("B", ab.B)}
+	var diffs []string
+	for _, k := range envKeys(ab.A.Environment, ab.B.Environment) {
+		if a, b := ab.A.Environment[k], ab.B.Environment[k]; a != b {
+			diffs = append(diffs, fmt.Sprintf("%s %s → %s", k, orNone(a), orNone(b)))
+		}
+	}
+	if len(diffs) == 0 {
+		return append(out, fmt.Sprintf("The two builds record the same toolchain and library versions (Go target: %s).", orNone(ab.A.Environment["gotarget-go"])))
+	}
+	return append(out, "The builds differ in: "+strings.Join(diffs, "; ")+".")
+}
+
+func revLine(side string, r *results.Rev) string {
+	name := r.Name
+	if r.Dirty {
+		name += ", with uncommitted changes"
+	}
+	return fmt.Sprintf("%s = %s (%s): “%s”", side, r.ID, name, r.Subject)
+}
+
+func envKeys(ms ...map[string]string) []string {
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// sharedLabel names the variant both sides are: its label without rev=.
+func sharedLabel(v *results.Variant) string {
+	w := *v
+	w.Rev = ""
+	return label(&w)
+}
+
+// abAnswer answers "Did B cost anything?": a change in commands first, then the
+// figures B made worse (past the threshold first), those it made better, and how many
+// stayed the same or are undecided.
+func abAnswer(a *revcost.Answer, fs []finding) answer {
+	t := a.AB.Threshold
+	ans := answer{ID: "q-ab", Title: "Did B cost anything?", Evidence: evidence(fs), Forest: abForest(a)}
+	n := tally(a)
+	var clauses []string
+	if c := commandClause(a); c != "" {
+		clauses = append(clauses, c)
+	}
+	for _, k := range []struct {
+		v      revcost.Verdict
+		beyond bool
+		head   string
+	}{
+		{revcost.Worse, true, fmt.Sprintf("worse past ±%g%%", 100*t)},
+		{revcost.Worse, false, fmt.Sprintf("worse, its interval reaching inside ±%g%%", 100*t)},
+		{revcost.Better, true, fmt.Sprintf("better past ±%g%%", 100*t)},
+		{revcost.Better, false, fmt.Sprintf("better, its interval reaching inside ±%g%%", 100*t)},
+	} {
+		if items := figures(a, k.v, k.beyond); len(items) > 0 {
+			clauses = append(clauses, k.head+": "+strings.Join(items, "; "))
+		}
+	}
+	clauses = append(clauses, fmt.Sprintf("of the %d figures compared, %d are the same within ±%g%% and %d undecided",
+		n.all, n.same, 100*t, n.undecided))
+	ans.Sentence = leadWord(a, n) + " " + sentence(clauses)
+	if len(a.Variants) == 0 {
+		ans.Sentence = "No variant was measured at both revisions: nothing could be compared."
+	}
+	return ans
+}
+
+// count is how many figures got each verdict.
+type count struct{ all, worse, same, undecided int }
+
+func tally(a *revcost.Answer) count {
+	var n count
+	for _, v := range a.Variants {
+		for _, e := range v.Estimates {
+			n.all++
+			switch e.Verdict {
+			case revcost.Worse:
+				n.worse++
+			case revcost.Same:
+				n.same++
+			case revcost.Undecided:
+				n.undecided++
+			}
+		}
+	}
+	return n
+}
+
+// leadWord is the answer in a word: yes when B is worse somewhere or sends more
+// commands, no when every figure is the same or better, else not that this run could tell.
+func leadWord(a *revcost.Answer, n count) string {
+	grew := slices.ContainsFunc(a.Variants, func(v revcost.Variant) bool { return v.Commands.Grew() })
+	switch {
+	case n.worse > 0 || grew:
+		return "Yes."
+	case n.undecided == 0:
+		return "No."
+	}
+	return "Not that this run could tell."
+}
+
+// commandClause names every variant whose commands per request changed.
+func commandClause(a *revcost.Answer) string {
+	var items []string
+	for _, v := range a.Variants {
+		if v.Commands.Changed() {
+			items = append(items, sharedLabel(v.B)+" sends "+v.Commands.String())
+		}
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	return "commands per request changed (counted exactly): " + strings.Join(items, "; ")
+}
+
+// figures lists the figures of a verdict, past the threshold or not, per variant:
+// "go/nethttp/raw/…/pool=8: app CPU per request +31.0% [+28.0%, +34.5%]".
+func figures(a *revcost.Answer, verdict revcost.Verdict, beyond bool) []string {
+	var out []string
+	for _, v := range a.Variants {
+		var of []string
+		for _, e := range v.Estimates {
+			if e.Verdict == verdict && e.Beyond == beyond {
+				of = append(of, fmt.Sprintf("%s %s", e.Name, revcost.Change(e.RatioEstimate)))
+			}
+		}
+		if len(of) > 0 {
+			out = append(out, sharedLabel(v.B)+": "+strings.Join(of, ", "))
+		}
+	}
+	return out
+}
+
+// abForest is the answer's chart: each variant's app CPU per request, B ÷ A.
+func abForest(a *revcost.Answer) *forestPanel {
+	var rows []forestRow
+	last := ""
+	for _, v := range a.Variants {
+		i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == revcost.Metrics[0].Unit })
+		if i < 0 {
+			continue
+		}
+		e := v.Estimates[i]
+		if head := langName(v.B.Lang) + " under " + serverName(v.B.Server); head != last {
+			rows = append(rows, forestRow{Label: head, Head: true})
+			last = head
+		}
+		r := forestRow{Label: strings.TrimPrefix(sharedLabel(v.B), v.B.Lang+"/"+v.B.Server+"/"), Est: e.Ratio,
+			Color: stmtColor(v.B.Stmt), Hollow: hollow(v.B.Conn),
+			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
+		if e.HasInterval() {
+			r.Lo, r.Hi = e.Lo, e.Hi
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return &forestPanel{Title: "App CPU per request, B ÷ A", XLabel: "ratio, 95% interval (1 = no change)", Width: answerWidth, Rows: rows}
+}

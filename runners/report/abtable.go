@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/revcost"
+	"dbbench/runners/units"
+)
+
+// abSection is the answer's evidence: a row per variant, a column per figure, each
+// cell B ÷ A as a change with its interval and verdict; then the commands and pairs.
+func abSection(a *revcost.Answer, ans answer) section {
+	s := section{ID: ans.ID, Title: ans.Title}
+	if len(a.Variants) == 0 {
+		s.Empty = ans.Sentence
+		return s
+	}
+	t := a.AB.Threshold
+	head := keyHeadOf(nil)
+	g := grid{ID: "t-ab", Caption: "B against A, per variant", Head: slices.Clone(head), Sortable: true, Keys: len(head)}
+	for _, m := range revcost.Metrics {
+		g.Head = append(g.Head, m.Name)
+	}
+	g.Head = append(g.Head, "commands per request", "pairs")
+	for _, v := range a.Variants {
+		row := keyCells(v.A)[:len(head)] // the rev column left out: a row is both revisions
+		for _, m := range revcost.Metrics {
+			row = append(row, abCell(v, m, t))
+		}
+		commands := "not captured"
+		if v.Commands != nil {
+			commands = v.Commands.String()
+		}
+		row = append(row, textCell(commands), abPairs(v))
+		g.Rows = append(g.Rows, row)
+	}
+	g.Notes = []string{abCellNote(t)}
+	s.Grids = []grid{g}
+	if len(a.Unpaired) > 0 {
+		s.Paragraphs = append(s.Paragraphs, "Not compared, having no measured pair at the other revision: "+strings.Join(a.Unpaired, "; ")+".")
+	}
+	return s
+}
+
+// abCell is one figure of one variant: "+4.9% [+1.8%, +8.1%]" over its verdict.
+func abCell(v revcost.Variant, m revcost.Metric, t float64) cell {
+	i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == m.Unit })
+	if i < 0 {
+		return textCell("not measured")
+	}
+	e := v.Estimates[i]
+	word := e.Word(t)
+	if e.Beyond {
+		word += fmt.Sprintf(", past ±%g%%", 100*t)
+	}
+	return cell{Lines: []string{revcost.Change(e.RatioEstimate), word}, Sort: e.Ratio}
+}
+
+func abPairs(v revcost.Variant) cell {
+	n := 0
+	if len(v.Estimates) > 0 {
+		n = v.Estimates[0].N
+	}
+	text := units.Count(n, "pair")
+	if !v.Reached {
+		text += " †"
+	}
+	return numCell(float64(n), text)
+}
+
+func abCellNote(t float64) string {
+	p := fmt.Sprintf("±%g%%", 100*t)
+	return "Each cell is B's figure ÷ A's as a change, with its 95% interval from the pairs (Hodges–Lehmann, as every comparison of dbbench), and its verdict at the threshold of " + p + ": " +
+		"slower or faster (more or fewer), the interval excludes no change and reaches past " + p + "; “past " + p + "”, the whole interval lies past it, " +
+		"which is what `dbbench ab --fail-on regression` fails on for app CPU per request and req/s; same within " + p + ", the interval lies inside it; " +
+		"undecided, the interval holds no change and reaches past " + p + ": more pairs would tell. " +
+		"Commands per request are counted exactly, one request at a time on the wire: any difference is the code's. " +
+		"† the comparison stopped at the end of its budget, before its intervals reached the run's precision target."
+}
