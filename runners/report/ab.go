@@ -80,48 +80,65 @@ func sharedLabel(v *results.Variant) string {
 func abAnswer(a *revcost.Answer, fs []finding) answer {
 	t := a.AB.Threshold
 	ans := answer{ID: "q-ab", Title: "Did B cost anything?", Evidence: evidence(fs), Forest: abForest(a)}
+	if len(a.Variants) == 0 {
+		ans.Sentence = "No variant was measured at both revisions: nothing could be compared. " + strings.Join(a.Broken, "; ")
+		return ans
+	}
 	n := tally(a)
 	var clauses []string
+	if len(a.Broken) > 0 {
+		clauses = append(clauses, "B broke what A served: "+strings.Join(a.Broken, "; "))
+	}
 	if c := commandClause(a); c != "" {
 		clauses = append(clauses, c)
 	}
-	for _, k := range []struct {
-		v      revcost.Verdict
-		beyond bool
-		head   string
-	}{
-		{revcost.Worse, true, fmt.Sprintf("worse past ±%g%%", 100*t)},
-		{revcost.Worse, false, fmt.Sprintf("worse, its interval reaching inside ±%g%%", 100*t)},
-		{revcost.Better, true, fmt.Sprintf("better past ±%g%%", 100*t)},
-		{revcost.Better, false, fmt.Sprintf("better, its interval reaching inside ±%g%%", 100*t)},
-	} {
-		if items := figures(a, k.v, k.beyond); len(items) > 0 {
-			clauses = append(clauses, k.head+": "+strings.Join(items, "; "))
-		}
+	past := fmt.Sprintf("past ±%g%%", 100*t)
+	if items := figures(a, revcost.Worse, true); len(items) > 0 {
+		clauses = append(clauses, "worse "+past+": "+strings.Join(items, "; "))
 	}
-	clauses = append(clauses, fmt.Sprintf("of the %d figures compared, %d are the same within ±%g%% and %d undecided",
-		n.all, n.same, 100*t, n.undecided))
+	if items := figures(a, revcost.Better, true); len(items) > 0 {
+		clauses = append(clauses, "better "+past+": "+strings.Join(items, "; "))
+	}
+	clauses = append(clauses, insideClause(a, n))
 	ans.Sentence = leadWord(a, n) + " " + sentence(clauses)
-	if len(a.Variants) == 0 {
-		ans.Sentence = "No variant was measured at both revisions: nothing could be compared."
-	}
 	return ans
 }
 
-// count is how many figures got each verdict.
-type count struct{ all, worse, same, undecided int }
+// insideClause says what lies inside the threshold: the figures that changed by an
+// amount the interval cannot tell from it, with how many would by chance alone, and
+// how many are the same or undecided.
+func insideClause(a *revcost.Answer, n count) string {
+	t := 100 * a.AB.Threshold
+	s := fmt.Sprintf("of the %d figures compared, %d are the same within ±%g%% and %d undecided", n.all, n.same, t, n.undecided)
+	var inside []string
+	for _, v := range []revcost.Verdict{revcost.Worse, revcost.Better} {
+		if items := figures(a, v, false); len(items) > 0 {
+			inside = append(inside, fmt.Sprintf("%s, its interval reaching inside ±%g%%: %s", v, t, strings.Join(items, "; ")))
+		}
+	}
+	if len(inside) == 0 {
+		return s
+	}
+	// A 95% interval excludes no change with chance 2.5% on each side when nothing
+	// changed: among many figures, a few such are expected.
+	return fmt.Sprintf("%s; %s (when nothing changes, about 1 figure in 20 lands here by chance: %.1f of %d)",
+		s, strings.Join(inside, "; "), float64(n.all)/20, n.all)
+}
+
+// count is how many figures got each verdict, and how many are worse past the threshold.
+type count struct{ all, worsePast, same, undecided int }
 
 func tally(a *revcost.Answer) count {
 	var n count
 	for _, v := range a.Variants {
 		for _, e := range v.Estimates {
 			n.all++
-			switch e.Verdict {
-			case revcost.Worse:
-				n.worse++
-			case revcost.Same:
+			switch {
+			case e.Verdict == revcost.Worse && e.Beyond:
+				n.worsePast++
+			case e.Verdict == revcost.Same:
 				n.same++
-			case revcost.Undecided:
+			case e.Verdict == revcost.Undecided:
 				n.undecided++
 			}
 		}
@@ -129,17 +146,19 @@ func tally(a *revcost.Answer) count {
 	return n
 }
 
-// leadWord is the answer in a word: yes when B is worse somewhere or sends more
-// commands, no when every figure is the same or better, else not that this run could tell.
+// leadWord is the answer in a few words: yes when B broke a variant, sends more
+// commands or is worse past the threshold; no when every figure is the same or better;
+// else nothing past the threshold, which is all a run can say of intervals that reach
+// inside it.
 func leadWord(a *revcost.Answer, n count) string {
 	grew := slices.ContainsFunc(a.Variants, func(v revcost.Variant) bool { return v.Commands.Grew() })
 	switch {
-	case n.worse > 0 || grew:
+	case n.worsePast > 0 || grew || len(a.Broken) > 0:
 		return "Yes."
-	case n.undecided == 0:
+	case n.same == n.all || len(figures(a, revcost.Worse, false))+n.undecided == 0:
 		return "No."
 	}
-	return "Not that this run could tell."
+	return fmt.Sprintf("Nothing past ±%g%%.", 100*a.AB.Threshold)
 }
 
 // commandClause names every variant whose commands per request changed.
@@ -200,4 +219,18 @@ func abForest(a *revcost.Answer) *forestPanel {
 		return nil
 	}
 	return &forestPanel{Title: "App CPU per request, B ÷ A", XLabel: "ratio, 95% interval (1 = no change)", Width: answerWidth, Rows: rows}
+}
+
+// FirstAnswer is the report's first answer as one paragraph, for a terminal: the
+// question, its sentence and its evidence.
+func FirstAnswer(r *results.Run) (string, error) {
+	p, err := build(r)
+	if err != nil {
+		return "", err
+	}
+	if len(p.Answers) == 0 {
+		return "", fmt.Errorf("report: no answer")
+	}
+	a := p.Answers[0]
+	return strings.TrimSpace(endStop(a.Title) + " " + a.Sentence + " " + a.Evidence), nil
 }

@@ -70,3 +70,19 @@ func (c *Commands) String() string {
 	}
 	return fmt.Sprintf("%s → %s commands per request: %s", units.Number(c.A), units.Number(c.B), strings.Join(parts, ", "))
 }
+
+// Short is the change in few words: "1 → 2 (+Ping)", "1, same".
+func (c *Commands) Short() string {
+	if !c.Changed() {
+		return units.Number(c.A) + ", same"
+	}
+	var parts []string
+	for _, ch := range c.Changes {
+		sign := "+"
+		if ch.B < ch.A {
+			sign = "−"
+		}
+		parts = append(parts, sign+ch.Name)
+	}
+	return fmt.Sprintf("%s → %s (%s)", units.Number(c.A), units.Number(c.B), strings.Join(parts, " "))
+}

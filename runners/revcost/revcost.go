@@ -17,8 +17,9 @@ import (
 
 // Metric is one figure compared, by its bench.txt unit.
 type Metric struct {
-	Unit string
-	Name string
+	Unit  string
+	Name  string
+	Short string // for a terminal's table
 	// Gates: B worse by more than the threshold fails the gate. CPU per request and
 	// throughput do; latency follows them at a fixed load and its tail is noisier, and
 	// allocations are explained by CPU where they cost any.
@@ -27,12 +28,12 @@ type Metric struct {
 
 // Metrics are the figures compared, in the order the answer lists them.
 var Metrics = []Metric{
-	{units.AppCPU, "app CPU per request", true},
-	{units.QPS, "req/s", true},
-	{units.P50, "p50 latency", false},
-	{units.P99, "p99 latency", false},
-	{units.Allocs, "allocations per request", false},
-	{units.AllocBytes, "bytes allocated per request", false},
+	{units.AppCPU, "app CPU per request", "CPU/req", true},
+	{units.QPS, "req/s", "req/s", true},
+	{units.P50, "p50 latency", "p50", false},
+	{units.P99, "p99 latency", "p99", false},
+	{units.Allocs, "allocations per request", "allocs/req", false},
+	{units.AllocBytes, "bytes allocated per request", "B/req", false},
 }
 
 // Verdict is what an interval says of B against A.
@@ -70,6 +71,8 @@ type Answer struct {
 	// Unpaired are the variants that have no measured pair at the other revision
 	// (invalid on a side, or stopped before a pair), with the reason.
 	Unpaired []string
+	// Broken are the variants valid at A and invalid at B: B broke them.
+	Broken []string
 }
 
 // Of answers the run r, which must be a run of two revisions.
@@ -100,8 +103,17 @@ func Of(r *results.Run) (*Answer, error) {
 		if !paired[v.Key] {
 			a.Unpaired = append(a.Unpaired, unpairedReason(v))
 		}
+		if v.Rev == r.AB.B.ID && !v.Valid && validAtA(r, v) {
+			a.Broken = append(a.Broken, fmt.Sprintf("%s: valid at A, invalid at B: %s", Label(v), v.InvalidReason))
+		}
 	}
 	return a, nil
+}
+
+// validAtA says whether b's variant at A is valid.
+func validAtA(r *results.Run, b *results.Variant) bool {
+	a := r.Variant(Label(b) + "/rev=" + r.AB.A.ID)
+	return a != nil && a.Valid
 }
 
 func unpairedReason(v *results.Variant) string {

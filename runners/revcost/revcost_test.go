@@ -144,6 +144,10 @@ func TestUnpairedVariantsAreNamed(t *testing.T) {
 	if len(a.Variants) != 2 || len(a.Unpaired) != 2 || !slices.ContainsFunc(a.Unpaired, func(s string) bool { return strings.Contains(s, "invalid: target did not start") }) {
 		t.Errorf("variants %d, unpaired %q", len(a.Variants), a.Unpaired)
 	}
+	want := "lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=8: valid at A, invalid at B: target did not start"
+	if regs := a.Regressions(); len(regs) == 0 || regs[0] != want {
+		t.Errorf("regressions %q, want first %q", regs, want)
+	}
 	if _, err := Of(&results.Run{}); err == nil {
 		t.Error("a run of one revision was answered")
 	}

@@ -65,7 +65,7 @@ func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
 		return err
 	}
 	if c.gate && res.Gate.Fails {
-		return fmt.Errorf("%w: %d %s that survive normalisation, %d deterministic %s changed",
+		return fmt.Errorf("compare %w: %d %s that survive normalisation, %d deterministic %s changed",
 			errGate, res.Gate.Regressions, units.Plural(res.Gate.Regressions, "regression", "regressions"),
 			res.Gate.CountChanges, units.Plural(res.Gate.CountChanges, "count", "counts"))
 	}

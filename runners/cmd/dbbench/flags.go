@@ -179,6 +179,26 @@ func quoteEmpty(s string) string {
 	return s
 }
 
+// parseAmong parses args whose positional arguments may stand before, between or after
+// the flags (dbbench ab A B --fail-on regression), and returns them in order. After
+// "--" everything is positional.
+func (f *flagSet) parseAmong(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.parse(args); err != nil {
+			return nil, err
+		}
+		rest := f.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
 // given says whether the flag was on the command line.
 func (f *flagSet) given(name string) bool {
 	found := false

@@ -17,6 +17,7 @@ var positional = map[string][]string{
 	"profile": {"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=8"},
 	"report":  {"somedir"},
 	"compare": {"old", "new"},
+	"ab":      {"HEAD", "HEAD"},
 }
 
 // The bad values every flag of every command is fed: empty, zero, negative, huge and

@@ -36,6 +36,7 @@ var commands = []command{
 	{"profile", "profile one variant on its own: CPU (and Go's allocations) by component, flame graph, pprof", parseProfile},
 	{"report", "write report.md and report.html for a run directory", parseReport},
 	{"compare", "did it get slower? two runs (or a saved baseline and a run): environments, yardstick, verdicts", parseCompare},
+	{"ab", "did the upgrade cost anything? two revisions built and measured side by side in one run", parseAB},
 	{"variants", "list the variants a preset runs", parseVariants},
 	{"sweep pool", "pool-size sweep: capacity per pool size, and the smallest pool that holds the rate", parseSweepPool},
 	{"sweep rtt", "network-distance sweep: prepare, prepared and interpolate as the database moves away", parseSweepRTT},
@@ -48,16 +49,17 @@ func usage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-11s%s\n", c.name, c.about)
 	}
-	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare --fail-on regression found one, 130 interrupted.\n")
+	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare or ab --fail-on regression found one, 130 interrupted.\n")
 	return b.String()
 }
 
 // errUsage marks errors caused by the command line: exit status 2 instead of 1.
 var errUsage = errors.New("usage")
 
-// errGate marks a comparison that `compare --fail-on regression` fails: exit status 3,
-// so that a CI job tells a regression from a broken command line (2) or a failure (1).
-var errGate = errors.New("compare --fail-on regression")
+// errGate marks a comparison that `compare --fail-on regression` or `ab --fail-on
+// regression` fails: exit status 3, so that a CI job tells a regression from a broken
+// command line (2) or a failure (1).
+var errGate = errors.New("--fail-on regression")
 
 // Exit statuses (README.md, "Exit status").
 const (

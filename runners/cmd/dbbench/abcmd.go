@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"dbbench/runners/report"
+	"dbbench/runners/results"
+	"dbbench/runners/revcost"
+	"dbbench/runners/revision"
+	"dbbench/runners/run"
+	"dbbench/runners/units"
+)
+
+// abConfig is `dbbench ab A B`: two revisions of this suite, each built in a scratch
+// directory, every variant of the preset served by both at once against one database
+// and measured in one run, each variant at B paired with itself at A.
+type abConfig struct {
+	opts run.Options
+	a, b string // the revisions as given
+	gate bool
+	tmp  string // where the builds go; "" is the system's temporary directory
+}
+
+func parseAB(fs *flagSet, args []string) (action, error) {
+	c, err := readAB(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return c.run, nil
+}
+
+// readAB is parseAB's reading of the command line, apart so that tests can see it.
+func readAB(fs *flagSet, args []string) (abConfig, error) {
+	var df dbFlags
+	df.register(fs)
+	presetName := fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
+	variants := fs.String("variants", "", anything, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
+	threshold := fs.Float("threshold", 3, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when B broke a variant, sends more MySQL commands per request, or is worse than --threshold in app CPU per request or req/s with its whole 95% interval past it")
+	budget := fs.Duration("budget", 0, above0, "time for all the paired slices (default: the preset's); no comparison stops below 6 pairs")
+	precision := fs.Float("precision", 0, percent, "stop a comparison once its QPS and app CPU ratios are known within ± this many percent (default: the preset's, else 2)")
+	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant at each revision into profiles/ (the smoke preset always does; --profile=false stops it)")
+	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>-ab)")
+	pos, err := fs.parseAmong(args)
+	if err != nil {
+		return abConfig{}, err
+	}
+	if len(pos) != 2 {
+		return abConfig{}, fmt.Errorf("%w: ab: want two revisions, A and B (a commit, branch or tag, or %s for the working tree as it is), got %d", errUsage, revision.Worktree, len(pos))
+	}
+	root, m, err := loadMatrix("")
+	if err != nil {
+		return abConfig{}, err
+	}
+	p, err := preset(m, *presetName)
+	if err != nil {
+		return abConfig{}, err
+	}
+	var re *regexp.Regexp
+	if *variants != "" {
+		if re, err = regexp.Compile(*variants); err != nil {
+			return abConfig{}, fmt.Errorf("%w: ab: --variants: %v", errUsage, err)
+		}
+	}
+	dbo, err := df.options(0, fs.out)
+	if err != nil {
+		return abConfig{}, err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
+	}
+	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
+		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo, Budget: *budget, Precision: *precision / 100,
+		Profile: *profile, NoProfile: fs.given("profile") && !*profile, KeepAlive: true, Seed: 1, Out: dir,
+		Threshold: *threshold / 100, Command: fs.command(args),
+	}}, nil
+}
+
+// revisions resolves A and B and checks that one database can serve both. What is
+// wrong here is the command line's: exit status 2, before anything is built.
+func (c abConfig) revisions(ctx context.Context) (*results.Rev, *results.Rev, error) {
+	a, b, err := revision.Pair(ctx, c.opts.Root, c.a, c.b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: ab: %v", errUsage, err)
+	}
+	if err := revision.SameDatabase(ctx, c.opts.Root, a, b); err != nil {
+		return nil, nil, fmt.Errorf("%w: ab: %v", errUsage, err)
+	}
+	return a, b, nil
+}
+
+func (c abConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
+	a, b, err := c.revisions(ctx)
+	if err != nil {
+		return err
+	}
+	builds, err := revision.Prepare(ctx, c.opts.Root, c.tmp, a, b, stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("ab %w while building: nothing was measured", run.ErrInterrupted)
+		}
+		return err
+	}
+	// Deferred, so an interrupt or a failed run removes the builds too; the run has
+	// stopped every target by the time it returns.
+	defer builds.Remove()
+	c.opts.Revisions = []run.Revision{
+		{Rev: a, Root: builds.A.Root, BinDir: builds.A.BinDir},
+		{Rev: b, Root: builds.B.Root, BinDir: builds.B.BinDir},
+	}
+	fmt.Fprintf(stderr, "A = %s (%s), B = %s (%s); results go to %s\n", a.ID, a.Name, b.ID, b.Name, c.opts.Out)
+	c.opts.Log, c.opts.DB.Log = stderr, stderr
+	res, err := run.Run(ctx, c.opts)
+	return c.finish(res, err, stdout, stderr)
+}
+
+// finish writes the report of whatever was measured, prints the answer, and returns
+// the exit status's error: the run's failure, then the gate, then invalid variants.
+func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) error {
+	dir := c.opts.Out
+	measured := measuredReps(res)
+	if measured > 0 {
+		if rerr := report.Write(dir); rerr != nil {
+			fmt.Fprintf(stderr, "report: %v\n", rerr)
+		} else {
+			fmt.Fprintf(stdout, "report:  %s\n         %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
+		}
+	}
+	if err != nil {
+		kept := "nothing was measured"
+		if measured > 0 {
+			kept = fmt.Sprintf("the %d repetitions measured are kept in %s", measured, dir)
+		}
+		if errors.Is(err, run.ErrInterrupted) {
+			return fmt.Errorf("ab %w; %s", err, kept)
+		}
+		return fmt.Errorf("ab failed: %w; %s", err, kept)
+	}
+	ans, err := revcost.Of(res)
+	if err != nil {
+		return err
+	}
+	printAnswer(stdout, res, ans)
+	if regs := ans.Regressions(); c.gate && len(regs) > 0 {
+		return fmt.Errorf("ab %w: %s: %s", errGate, units.Count(len(regs), "regression"), strings.Join(regs, "; "))
+	}
+	if len(ans.Unpaired) > 0 {
+		return fmt.Errorf("%s not compared (all reasons in %s); first: %s",
+			units.Count(len(ans.Unpaired), "variant"), filepath.Join(dir, "report.md"), ans.Unpaired[0])
+	}
+	return nil
+}
+
+// printAnswer is what a person reads at the end: the report's first answer, then per
+// variant B ÷ A in each figure with its interval and a mark for its verdict, then
+// what fails the gate.
+func printAnswer(w io.Writer, res *results.Run, a *revcost.Answer) {
+	if text, err := report.FirstAnswer(res); err == nil {
+		fmt.Fprintf(w, "\n%s\n\n", text)
+	}
+	t := a.AB.Threshold
+	fmt.Fprintf(w, "B ÷ A, 95%% intervals: = same within ±%g%%, ? undecided, + worse, - better, ! past ±%g%%\n", 100*t, 100*t)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"variant"}
+	for _, m := range revcost.Metrics {
+		head = append(head, m.Short)
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, "commands/req", "pairs"), "\t")+"\t")
+	for _, v := range a.Variants {
+		row := []string{shortKey(revcost.Label(v.B))}
+		for _, m := range revcost.Metrics {
+			row = append(row, estimateText(v, m))
+		}
+		commands := "not captured"
+		if v.Commands != nil {
+			commands = v.Commands.Short()
+		}
+		pairs := 0
+		if len(v.Estimates) > 0 {
+			pairs = v.Estimates[0].N
+		}
+		fmt.Fprintln(tw, strings.Join(append(row, commands, fmt.Sprint(pairs)), "\t")+"\t")
+	}
+	tw.Flush()
+	for _, l := range a.Regressions() {
+		fmt.Fprintln(w, "regression: "+l)
+	}
+}
+
+// marks are the verdicts in the table's cells.
+var marks = map[revcost.Verdict]string{revcost.Same: "=", revcost.Undecided: "?", revcost.Worse: "+", revcost.Better: "-"}
+
+// estimateText is "+4.9% [+1.8%, +8.1%] +", with "!" when past the threshold.
+func estimateText(v revcost.Variant, m revcost.Metric) string {
+	for _, e := range v.Estimates {
+		if e.Unit == m.Unit {
+			mark := marks[e.Verdict]
+			if e.Beyond {
+				mark += "!"
+			}
+			return revcost.Change(e.RatioEstimate) + " " + mark
+		}
+	}
+	return "–"
+}
+
+// shortKey drops the key names: go/nethttp/raw/interpolate/persistent/8.
+func shortKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, p := range parts {
+		_, v, _ := strings.Cut(p, "=")
+		parts[i] = v
+	}
+	return strings.Join(parts, "/")
+}
