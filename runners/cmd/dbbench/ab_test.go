@@ -1,0 +1,174 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dbbench/runners/results"
+)
+
+// clone is a scratch clone of this repository's HEAD (objects shared, nothing copied),
+// where a test may commit: dbbench ab runs in it through DBBENCH_ROOT.
+func clone(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	gitIn(t, "../../..", "clone", "-q", "--shared", ".", dir)
+	return dir
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=dbbench test", "-c", "user.email=test@example.com"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commitChange replaces old with new in file (once, which must be there) and commits.
+func commitChange(t *testing.T, repo, file, old, new, msg string) {
+	t.Helper()
+	path := filepath.Join(repo, file)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s no longer holds %q: update this test's planted change", file, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "commit", "-q", "-am", msg)
+}
+
+// What dbbench ab refuses before it builds or measures anything, and a revision that
+// does not build: one clear line each, with the status a script can tell apart.
+func TestABBadInput(t *testing.T) {
+	repo := clone(t)
+	commitChange(t, repo, "go/layers/raw/raw.go", "const Query", "var broken int = \"not an int\"\n\nconst Query", "break the raw layer")
+	commitChange(t, repo, "schema/schema.go", "package schema\n", "package schema\n\n// A comment is a change too.\n", "touch the schema")
+	env := []string{"DBBENCH_ROOT=" + repo, "TMPDIR=" + t.TempDir()}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"one revision", []string{"ab", "HEAD"}, exitUsage, "ab: want two revisions, A and B"},
+		{"unknown revision", []string{"ab", "HEAD", "no-such-rev"}, exitUsage, `unknown revision "no-such-rev"`},
+		{"schema differs", []string{"ab", "HEAD~1", "HEAD"}, exitUsage, "differ in what the database holds (schema/, fixtures/), so one database cannot serve both: schema/schema.go"},
+		{"does not build", []string{"ab", "HEAD~1", "HEAD~2"}, exitFailed, `revision HEAD~1 (` /* its hash */},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := dbbench(t, env, tc.args...)
+			line := errorLine(t, stderr)
+			if code != tc.code || !strings.Contains(line, tc.want) {
+				t.Fatalf("exit status %d, want %d, and one 'dbbench: ' line with %q; stderr:\n%s", code, tc.code, tc.want, stderr)
+			}
+			if tc.name == "does not build" && (!strings.Contains(line, "does not build") || !strings.Contains(stderr, `"not an int"`)) {
+				t.Errorf("a broken revision must say so and quote its build log; stderr:\n%s", stderr)
+			}
+		})
+	}
+	if left, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(env[1], "TMPDIR="), "dbbench-ab-*")); len(left) > 0 {
+		t.Errorf("left behind: %q", left)
+	}
+}
+
+// plantedWork adds CPU to each request of the raw layer and nothing else: the same
+// response, no allocation, no command. The loop's result is used, so it stays.
+const plantedWork = `
+	if spin(u.ID) == 1 {
+		u.Name += ""
+	}
+	return u, nil
+}
+
+// spin is dbbench ab's planted change: CPU per request, about a nanosecond a step.
+func spin(id uint32) uint64 {
+	h := uint64(id)
+	for i := 0; i < 60000; i++ {
+		h = h*1099511628211 ^ uint64(i)
+	}
+	return h
+}
+`
+
+// An A/A of one Go variant flags nothing; a revision whose raw layer does about twice
+// its CPU work per request is found, and hello, which it does not touch, is not.
+//
+// Why neither can fail by chance: both use --threshold 30, and a figure fails the gate
+// only when its whole 95% interval lies past it. With 6 pairs (the fewest a comparison
+// gets) the interval runs from the lowest pair ratio to the highest, and with more it
+// is narrower. With no change, all 6 ratios of CPU or req/s would have to land past
+// +30% (or −23%) together; one pair's ratio spreads by 5–15% in these 300 ms turns
+// (hello's req/s the most), so each does with a chance below 5%: below 1e-8 for all 6.
+// The planted loop (60000 multiply-xor steps, about 70 µs) more than doubles raw's CPU
+// per request (55 µs here; a ratio, so on a faster machine too): found at +129%
+// [+114%, +135%] when written, and a pair ratio below 1.30 would be 40% off.
+func TestABFindsAPlantedChangeAndNothingInAnAA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures: skipped in -short mode")
+	}
+	repo := clone(t)
+	tmp := t.TempDir()
+	env := []string{"DBBENCH_ROOT=" + repo, "TMPDIR=" + tmp}
+	common := []string{"--preset", "smoke", "--profile=false", "--rows", "1000", "--budget", "3s", "--threshold", "30", "--fail-on", "regression"}
+
+	aa := filepath.Join(t.TempDir(), "aa")
+	code, stdout, stderr := dbbench(t, env, append([]string{"ab", "HEAD", "HEAD", "--out", aa,
+		"--variants", "^lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/"}, common...)...)
+	if code != 0 || !strings.Contains(stdout, "Did B cost anything?") || strings.Contains(stdout, "Yes.") {
+		t.Fatalf("A/A: exit status %d, want 0 and no regression\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res, err := results.Read(filepath.Join(aa, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AB == nil || res.AB.B.ID != res.AB.A.ID+"-b" || len(res.Variants) != 2 || len(res.Comparisons) != 1 || len(res.Comparisons[0].Pairs) < 6 {
+		t.Fatalf("A/A: want one variant on each side, paired at least 6 times; results: %+v", res.Comparisons)
+	}
+	t.Logf("A/A:\n%s", stdout)
+
+	commitChange(t, repo, "go/layers/raw/raw.go", "\treturn u, nil\n}\n", plantedWork, "raw: twice the CPU per request (planted)")
+	planted := filepath.Join(t.TempDir(), "planted")
+	code, stdout, stderr = dbbench(t, env, append([]string{"ab", "HEAD~1", "HEAD", "--out", planted,
+		"--variants", "^lang=go/server=nethttp/layer=(hello|raw)/stmt=(none|interpolate)/conn=(none|persistent)/"}, common...)...)
+	line := errorLine(t, stderr)
+	if code != exitGate || !strings.Contains(line, "layer=raw/stmt=interpolate/conn=persistent/pool=8: app CPU per request +") || strings.Contains(line, "layer=hello") {
+		t.Fatalf("planted: exit status %d, want %d with raw's CPU and not hello in the gate's line\nstdout:\n%s\nstderr:\n%s", code, exitGate, stdout, stderr)
+	}
+	t.Logf("planted:\n%s", stdout)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "dbbench-ab-*")); len(left) > 0 {
+		t.Errorf("left behind: %q", left)
+	}
+	if out, _ := exec.Command("pgrep", "-f", tmp).Output(); len(out) > 0 {
+		t.Errorf("processes left running from %s: %s", tmp, out)
+	}
+}
+
+// A and B may stand before, between or after the flags, as people type them; after
+// "--" everything is a revision.
+func TestABReadsRevisionsAmongFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"main", "WORKTREE", "--threshold", "5", "--fail-on", "regression"},
+		{"--threshold", "5", "main", "--fail-on", "regression", "WORKTREE"},
+		{"--threshold", "5", "--fail-on", "regression", "--", "main", "WORKTREE"},
+	} {
+		c, err := readAB(newFlagSet("ab", io.Discard), args)
+		if err != nil || c.a != "main" || c.b != "WORKTREE" || !c.gate || c.opts.Threshold != 0.05 {
+			t.Errorf("%q: a=%q b=%q gate=%v threshold=%v, %v", args, c.a, c.b, c.gate, c.opts.Threshold, err)
+		}
+	}
+	if _, err := readAB(newFlagSet("ab", io.Discard), []string{"main", "WORKTREE", "extra"}); !errors.Is(err, errUsage) {
+		t.Errorf("three revisions: %v, want a usage error", err)
+	}
+}
