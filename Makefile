@@ -8,12 +8,13 @@ BIN := $(CURDIR)/bin
 PRESET ?= quick
 FUZZTIME ?= 5s
 
-.PHONY: help deps build test test-go test-php fuzz vet golden db-bench db-up pool-sweep rtt-sweep soak clean ent-generate
+.PHONY: help deps build test test-go test-php fuzz vet golden db-bench db-up ab ab-args pool-sweep rtt-sweep soak clean ent-generate
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
 	@echo "make test       install what is missing, run every test (Go, PHP, end to end)"
 	@echo "make build      build bin/dbbench and bin/gotarget"
+	@echo "make ab A=REV B=REV  did the upgrade cost anything? both revisions (or WORKTREE) built and measured side by side (AB_ARGS='--fail-on regression')"
 	@echo "make chaos      kill, signal and flood the real binaries; print what survived (a shortened form runs in make test)"
 	@echo "make deps       install missing Debian packages and Go modules only"
 	@echo "make golden     rewrite the golden files (report.md, compare, sweep and soak reports) after a change meant to alter them"
@@ -66,6 +67,15 @@ db-bench: build
 
 db-up: build
 	$(BIN)/dbbench db up --dsn-out $(CURDIR)/bin/dsn
+
+# dbbench ab: revisions A and B (a commit, branch, tag, or WORKTREE) built and measured in
+# one run (README.md, "Did the upgrade cost anything?"); AB_ARGS passes flags
+# (make ab A=origin/main B=WORKTREE AB_ARGS='--fail-on regression').
+ab: ab-args build
+	$(BIN)/dbbench ab $(AB_ARGS) $(A) $(B)
+
+ab-args:
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make ab A=REV B=REV [AB_ARGS='--preset smoke --fail-on regression']"; exit 2; }
 
 # Sweeps write to reports/runs/<stamp>-pool-sweep/ (…-rtt-sweep/) unless SWEEP_OUT is set;
 # POOL_ARGS and RTT_ARGS pass flags (make pool-sweep POOL_ARGS='--rtt 1ms --rate 1500').
