@@ -3,6 +3,7 @@ package revision
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"io"
 	"os"
@@ -83,10 +84,46 @@ func prepare(ctx context.Context, repo, dir string, r *results.Rev, log io.Write
 		}
 	}
 	fmt.Fprintf(log, "building the Go target of %s (%s)\n", r.Name, r.ID)
-	if err := buildGo(ctx, b.Root, filepath.Join(b.BinDir, binary), filepath.Join(dir, "build.log")); err != nil {
+	bin := filepath.Join(b.BinDir, binary)
+	if err := buildGo(ctx, b.Root, bin, filepath.Join(dir, "build.log")); err != nil {
 		return b, fmt.Errorf("revision %s (%s) does not build: %w", r.Name, r.ID, err)
 	}
+	if warning := toolchainIgnored(b.Root, bin); warning != "" {
+		fmt.Fprintf(log, "warning: revision %s (%s): %s\n", r.Name, r.ID, warning)
+	}
 	return b, nil
+}
+
+// toolchainIgnored says when the workspace of root asks for a Go toolchain (go.work's
+// toolchain line: in workspace mode go.mod's is not read) that did not build bin: the
+// go command switches only when GOTOOLCHAIN lets it, and it is "local" on many a
+// machine. "" when there is nothing to say.
+func toolchainIgnored(root, bin string) string {
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		return ""
+	}
+	var asked string
+	for _, l := range strings.Split(string(work), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "toolchain" {
+			asked = f[1]
+		}
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if asked == "" || err != nil || info.GoVersion == asked {
+		return ""
+	}
+	return fmt.Sprintf("go.work asks for toolchain %s, but %s built it (GOTOOLCHAIN=%s; GOTOOLCHAIN=auto lets the go command fetch the toolchain through the module proxy)",
+		asked, info.GoVersion, goEnv("GOTOOLCHAIN"))
+}
+
+// goEnv is the go command's setting of key, as `go env` reports it.
+func goEnv(key string) string {
+	out, err := exec.Command("go", "env", key).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // export unpacks commit's tree into dir: `git archive | tar -x`.

@@ -2,6 +2,7 @@ package revision
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,5 +157,25 @@ func TestPrepareBuildsEachSideAndRemoveLeavesNothing(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("a failed Prepare left %d entries in %s", len(left), tmp)
+	}
+}
+
+// A workspace that asks for another toolchain than the one that built its target gets
+// a warning: the go command ignores the request under GOTOOLCHAIN=local.
+func TestToolchainIgnoredIsSaid(t *testing.T) {
+	ctx, dir := context.Background(), repo(t)
+	head, _ := Resolve(ctx, dir, "HEAD")
+	bs, err := Prepare(ctx, dir, t.TempDir(), head, head, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Remove()
+	bin := filepath.Join(bs.A.BinDir, "gotarget")
+	if w := toolchainIgnored(bs.A.Root, bin); w != "" {
+		t.Errorf("no go.work, yet: %s", w)
+	}
+	write(t, bs.A.Root, "go.work", "go 1.21\n\ntoolchain go1.0.1\n\nuse .\n")
+	if w := toolchainIgnored(bs.A.Root, bin); !strings.Contains(w, "asks for toolchain go1.0.1, but go1.") {
+		t.Errorf("go.work asks for go1.0.1: %q", w)
 	}
 }
