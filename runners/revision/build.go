@@ -85,7 +85,7 @@ func prepare(ctx context.Context, repo, dir string, r *results.Rev, log io.Write
 	}
 	fmt.Fprintf(log, "building the Go target of %s (%s)\n", r.Name, r.ID)
 	bin := filepath.Join(b.BinDir, binary)
-	if err := buildGo(ctx, b.Root, bin, filepath.Join(dir, "build.log")); err != nil {
+	if err := buildGo(ctx, b.Root, bin, dir); err != nil {
 		return b, fmt.Errorf("revision %s (%s) does not build: %w", r.Name, r.ID, err)
 	}
 	if warning := toolchainIgnored(b.Root, bin); warning != "" {
@@ -156,12 +156,19 @@ func export(ctx context.Context, repo, commit, dir string) error {
 // logTail is how many lines of a failed build's log its error quotes.
 const logTail = 15
 
-// buildGo builds the Go target of the tree at root into out, its output in logFile. The
-// go command and the compilers it starts are one process group, ended together when
-// ctx is (an interrupt must leave no compiler running).
-func buildGo(ctx context.Context, root, out, logFile string) error {
+// buildGo builds the Go target of the tree at root into out, its output in dir's
+// build.log. The go command and the compilers it starts are one process group, ended
+// together when ctx is (an interrupt must leave no compiler running), and its own
+// temporary files are in dir, which goes with the builds (a killed go command cannot
+// remove them).
+func buildGo(ctx context.Context, root, out, dir string) error {
+	logFile, gotmp := filepath.Join(dir, "build.log"), filepath.Join(dir, "gotmp")
+	if err := os.MkdirAll(gotmp, 0o755); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, GoTarget)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"dbbench/runners/results"
 )
@@ -78,8 +81,8 @@ func TestABBadInput(t *testing.T) {
 			}
 		})
 	}
-	if left, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(env[1], "TMPDIR="), "dbbench-ab-*")); len(left) > 0 {
-		t.Errorf("left behind: %q", left)
+	if left, _ := os.ReadDir(strings.TrimPrefix(env[1], "TMPDIR=")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
 
@@ -147,8 +150,8 @@ func TestABFindsAPlantedChangeAndNothingInAnAA(t *testing.T) {
 		t.Fatalf("planted: exit status %d, want %d with raw's CPU and not hello in the gate's line\nstdout:\n%s\nstderr:\n%s", code, exitGate, stdout, stderr)
 	}
 	t.Logf("planted:\n%s", stdout)
-	if left, _ := filepath.Glob(filepath.Join(tmp, "dbbench-ab-*")); len(left) > 0 {
-		t.Errorf("left behind: %q", left)
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in %s: %v", tmp, left)
 	}
 	if out, _ := exec.Command("pgrep", "-f", tmp).Output(); len(out) > 0 {
 		t.Errorf("processes left running from %s: %s", tmp, out)
@@ -170,5 +173,45 @@ func TestABReadsRevisionsAmongFlags(t *testing.T) {
 	}
 	if _, err := readAB(newFlagSet("ab", io.Discard), []string{"main", "WORKTREE", "extra"}); !errors.Is(err, errUsage) {
 		t.Errorf("three revisions: %v, want a usage error", err)
+	}
+}
+
+// Ctrl-C while a revision builds: exit status 130, and no export, build or compiler
+// left behind.
+func TestABInterruptedLeavesNothing(t *testing.T) {
+	repo := clone(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, "ab", "HEAD~1", "HEAD", "--preset", "smoke", "--variants", "^lang=go/.*layer=raw/stmt=interpolate/conn=persistent/")
+	cmd.Env = append(os.Environ(), "DBBENCH_ROOT="+repo, "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var said strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "building the Go target of") {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the compilers at work: a build takes seconds
+	cmd.Process.Signal(syscall.SIGINT)
+	rest, _ := io.ReadAll(stderr)
+	said.Write(rest)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted || !strings.Contains(said.String(), "interrupted") {
+		t.Fatalf("after SIGINT: %v, want exit status %d and a line saying so; stderr:\n%s", err, exitInterrupted, said.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in %s: %v", tmp, left)
+	}
+	if out, _ := exec.Command("pgrep", "-f", tmp).Output(); len(out) > 0 {
+		t.Errorf("processes left running from %s: %s", tmp, out)
 	}
 }
