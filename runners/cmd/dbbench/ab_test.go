@@ -52,12 +52,22 @@ func commitChange(t *testing.T, repo, file, old, new, msg string) {
 	gitIn(t, repo, "commit", "-q", "-am", msg)
 }
 
+// commitFile writes a new file and commits it.
+func commitFile(t *testing.T, repo, file, text, msg string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(repo, file), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", file)
+	gitIn(t, repo, "commit", "-q", "-m", msg)
+}
+
 // What dbbench ab refuses before it builds or measures anything, and a revision that
 // does not build: one clear line each, with the status a script can tell apart.
 func TestABBadInput(t *testing.T) {
 	repo := clone(t)
-	commitChange(t, repo, "go/layers/raw/raw.go", "const Query", "var broken int = \"not an int\"\n\nconst Query", "break the raw layer")
-	commitChange(t, repo, "schema/schema.go", "package schema\n", "package schema\n\n// A comment is a change too.\n", "touch the schema")
+	commitFile(t, repo, "go/layers/raw/broken.go", "package raw\n\nvar broken int = \"not an int\"\n", "break the raw layer")
+	commitFile(t, repo, "schema/note.txt", "A new file is a change too.\n", "touch the schema")
 	env := []string{"DBBENCH_ROOT=" + repo, "TMPDIR=" + t.TempDir()}
 	for _, tc := range []struct {
 		name string
@@ -67,7 +77,7 @@ func TestABBadInput(t *testing.T) {
 	}{
 		{"one revision", []string{"ab", "HEAD"}, exitUsage, "ab: want two revisions, A and B"},
 		{"unknown revision", []string{"ab", "HEAD", "no-such-rev"}, exitUsage, `unknown revision "no-such-rev"`},
-		{"schema differs", []string{"ab", "HEAD~1", "HEAD"}, exitUsage, "differ in what the database holds (schema/, fixtures/), so one database cannot serve both: schema/schema.go"},
+		{"schema differs", []string{"ab", "HEAD~1", "HEAD"}, exitUsage, "differ in what the database holds (schema/, fixtures/), so one database cannot serve both: schema/note.txt"},
 		{"does not build", []string{"ab", "HEAD~1", "HEAD~2"}, exitFailed, `revision HEAD~1 (` /* its hash */},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
