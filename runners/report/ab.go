@@ -232,5 +232,6 @@ func FirstAnswer(r *results.Run) (string, error) {
 		return "", fmt.Errorf("report: no answer")
 	}
 	a := p.Answers[0]
-	return strings.TrimSpace(endStop(a.Title) + " " + a.Sentence + " " + a.Evidence), nil
+	text := strings.TrimSpace(endStop(a.Title) + " " + a.Sentence + " " + a.Evidence)
+	return linkTerms(text, "", func(words, _ string) string { return words }), nil // a terminal has no links
 }

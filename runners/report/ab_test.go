@@ -93,4 +93,8 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, chartDir, "answer-q-ab.svg")); err != nil {
 		t.Errorf("the answer's chart: %v", err)
 	}
+	text, err := FirstAnswer(r)
+	if err != nil || !strings.HasPrefix(text, "Did B cost anything? Yes. Commands per request changed") || strings.ContainsAny(text, "⟦⟧") || strings.Contains(text, "README.md") {
+		t.Errorf("the answer for a terminal: %q, %v; want plain text", text, err)
+	}
 }
