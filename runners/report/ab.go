@@ -193,6 +193,15 @@ func figures(a *revcost.Answer, verdict revcost.Verdict, beyond bool) []string {
 	return out
 }
 
+// rowLabel is a variant under its language and server's heading: "raw/interpolate/
+// persistent" (its pool is in the hover text).
+func rowLabel(v *results.Variant) string {
+	if !v.DB {
+		return v.Layer
+	}
+	return v.Layer + "/" + v.Stmt + "/" + v.Conn
+}
+
 // abForest is the answer's chart: each variant's app CPU per request, B ÷ A.
 func abForest(a *revcost.Answer) *forestPanel {
 	var rows []forestRow
@@ -207,7 +216,7 @@ func abForest(a *revcost.Answer) *forestPanel {
 			rows = append(rows, forestRow{Label: head, Head: true})
 			last = head
 		}
-		r := forestRow{Label: strings.TrimPrefix(sharedLabel(v.B), v.B.Lang+"/"+v.B.Server+"/"), Est: e.Ratio,
+		r := forestRow{Label: rowLabel(v.B), Est: e.Ratio,
 			Color: stmtColor(v.B.Stmt), Hollow: hollow(v.B.Conn),
 			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
 		if e.HasInterval() {

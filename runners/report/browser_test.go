@@ -85,12 +85,17 @@ func TestReportInChromium(t *testing.T) {
 	withProfiles(r)
 	t.Run("synthetic", func(t *testing.T) { checkInBrowser(t, bin, r, filepath.Join(out, "synthetic")) })
 	t.Run("sweep", func(t *testing.T) { checkSweepInBrowser(t, bin, filepath.Join(out, "sweep")) })
+	t.Run("ab", func(t *testing.T) { checkABInBrowser(t, bin, abRun(t), filepath.Join(out, "ab")) })
 	if path := os.Getenv("DBBENCH_REPORT_RUN"); path != "" {
 		run, err := results.Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run("run", func(t *testing.T) { checkInBrowser(t, bin, run, filepath.Join(out, "run")) })
+		check := checkInBrowser
+		if run.AB != nil {
+			check = checkABInBrowser
+		}
+		t.Run("run", func(t *testing.T) { check(t, bin, run, filepath.Join(out, "run")) })
 	}
 }
 
@@ -115,6 +120,29 @@ func checkInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
 	checkSorting(t, ctx)
 	checkFilter(t, ctx)
 	t.Logf("report.html and its screenshots (first-screen.png, one per chart): %s", dir)
+}
+
+// checkABInBrowser does the same for a run of two revisions: one answer, "Did B cost
+// anything?", on the first screen, its chart and table readable.
+func checkABInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
+	html, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(path, html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, l := open(t, bin, path)
+	checkLayout(t, l)
+	if len(l.Answers) != 1 {
+		t.Errorf("%d answers on the page, want 1", len(l.Answers))
+	}
+	shoot(t, ctx, dir, l.Figures)
+	t.Logf("the A/B report.html and its screenshots: %s", dir)
 }
 
 // checkSweepInBrowser does the same for a sweep's page: its recommendation on the
