@@ -177,7 +177,7 @@ func Judge(s *Series, warmup float64) Verdict {
 		v.Median = stats.Median(values(pts))
 	}
 	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
-	tr, err := trend(pts)
+	tr, err := trend(s.Kind, pts)
 	if err != nil || !tr.HasInterval() {
 		v.Verdict, v.Reason = NotEnough, fmt.Sprintf("%d points after the warm-up: too few for a %g%% interval of the slope (about 5 at different times, more when they wander together)", len(pts), 100*TrendConfidence)
 		if limitReached {
@@ -217,7 +217,7 @@ func Judge(s *Series, warmup float64) Verdict {
 		v.Verdict = Grows
 		v.Reason = fmt.Sprintf("slope %s, and %s over 24 h passes the threshold of %s",
 			interval, signedValue(v.PerDay, u), FormatValue(v.Threshold, u))
-		switch late, ok := lateTrend(pts); {
+		switch late, ok := lateTrend(s.Kind, pts); {
 		case !ok:
 			v.Verdict = Unresolved
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half has too few samples to tell growth from settling; sample more often or soak longer",
@@ -275,24 +275,30 @@ func resolution(s *Series, median float64) float64 {
 }
 
 // lateTrend fits the last half of the points (by time), at LateConfidence: a series
-// that still grows at the end of the soak grows there too. ok is false when the half is too short for an
-// interval, and then the whole window's trend stands alone.
-func lateTrend(pts []Point) (stats.Trend, bool) {
+// that still grows at the end of the soak grows there too. ok is false when the half
+// is too short for an interval.
+func lateTrend(kind Kind, pts []Point) (stats.Trend, bool) {
 	mid := (pts[0].T + pts[len(pts)-1].T) / 2
-	tr, err := trendAt(after(pts, mid), LateConfidence)
+	tr, err := trendAt(kind, after(pts, mid), LateConfidence)
 	return tr, err == nil && tr.HasInterval()
 }
 
 // trend fits Theil–Sen to the points, t in seconds.
-func trend(pts []Point) (stats.Trend, error) { return trendAt(pts, TrendConfidence) }
+func trend(kind Kind, pts []Point) (stats.Trend, error) { return trendAt(kind, pts, TrendConfidence) }
 
-func trendAt(pts []Point, conf float64) (stats.Trend, error) {
+// trendAt fits memory and levels, which wander, with the interval widened for their
+// autocorrelation (stats.TheilSenSerial); counts are exact, and a leak's staircase of
+// them, sampled with a little jitter, would read as autocorrelated: Sen's own interval.
+func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
 	if len(pts) < 2 {
 		return stats.Trend{}, fmt.Errorf("%d points", len(pts))
 	}
 	x, y := make([]float64, len(pts)), make([]float64, len(pts))
 	for i, p := range pts {
 		x[i], y[i] = p.T, p.Value
+	}
+	if kind == Count {
+		return stats.TheilSenAt(x, y, conf)
 	}
 	return stats.TheilSenSerial(x, y, conf)
 }

@@ -41,6 +41,9 @@ type Trend struct {
 // floats of memory: fine for a few thousand points.
 func TheilSen(x, y []float64) (Trend, error) { return theilSen(x, y, false, Confidence) }
 
+// TheilSenAt is TheilSen with an interval of confidence conf.
+func TheilSenAt(x, y []float64, conf float64) (Trend, error) { return theilSen(x, y, false, conf) }
+
 // TheilSenSerial is TheilSen for a time series whose errors are autocorrelated (memory
 // that wanders, a p99 that stays high for a while): such a series crosses its trend
 // less often than independent noise would, and Sen's interval, which assumes
