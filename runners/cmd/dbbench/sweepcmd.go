@@ -42,9 +42,16 @@ func (f *sweepFlags) register(fs *flagSet, kind string, warmup, duration time.Du
 	f.reps = fs.Int("reps", reps, atLeast(1), "slices per point")
 }
 
-// resolve reads the matrix and the database options and returns the run options every
-// run of the sweep shares, with the sweep's directory.
-func (f *sweepFlags) resolve(fs *flagSet) (*matrix.Matrix, run.Options, string, error) {
+// parse parses args with every flag defined, refuses positional arguments, reads the
+// matrix and the database options, and returns the run options every run of the sweep
+// shares, with the sweep's directory.
+func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Options, string, error) {
+	if err := fs.parse(args); err != nil {
+		return nil, run.Options{}, "", err
+	}
+	if err := fs.noArgs(); err != nil {
+		return nil, run.Options{}, "", err
+	}
 	root, m, err := loadMatrix(*f.matrixFile)
 	if err != nil {
 		return nil, run.Options{}, "", err
@@ -88,13 +95,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	// longer part of the advice, which the measured capacities and the model give.
 	fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "ignored (the rule of thumb it fed is no longer part of the advice)")
 	fs.Int("spindles", 1, atLeast0, "ignored (the rule of thumb it fed is no longer part of the advice)")
-	if err := fs.parse(args); err != nil {
-		return nil, err
-	}
-	if err := fs.noArgs(); err != nil {
-		return nil, err
-	}
-	m, ro, dir, err := sf.resolve(fs)
+	m, ro, dir, err := sf.parse(fs, args)
 	if err != nil {
 		return nil, err
 	}
@@ -140,13 +141,7 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 	delays := fs.String("delays", "0,0.2,1,5", anything, "delay added in each direction, ms or durations (200us)")
 	conc := fs.Int("concurrency", 64, atLeast(1), "closed loop: client connections")
 	rate := fs.Float("rate", 400, atLeast0, "open loop: requests per second in all (0: closed loop only)")
-	if err := fs.parse(args); err != nil {
-		return nil, err
-	}
-	if err := fs.noArgs(); err != nil {
-		return nil, err
-	}
-	m, ro, dir, err := sf.resolve(fs)
+	m, ro, dir, err := sf.parse(fs, args)
 	if err != nil {
 		return nil, err
 	}
