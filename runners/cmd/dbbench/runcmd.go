@@ -118,10 +118,7 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if err != nil {
-		kept := "nothing was measured"
-		if measured > 0 {
-			kept = fmt.Sprintf("the %d repetitions measured are kept in %s", measured, dir)
-		}
+		kept := keptText(measured, dir)
 		if errors.Is(err, run.ErrInterrupted) {
 			return fmt.Errorf("%w; %s", err, kept)
 		}
@@ -202,6 +199,23 @@ func micro(s float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f", 1e6*s)
+}
+
+// keptText says what an ended run kept, as its results.json on disk holds it: a write
+// that failed (a full disk) leaves the previous whole file, with fewer repetitions than
+// were measured.
+func keptText(measured int, dir string) string {
+	if measured == 0 {
+		return "nothing was measured"
+	}
+	onDisk, err := results.Read(filepath.Join(dir, "results.json"))
+	switch held := measuredReps(onDisk); {
+	case err != nil:
+		return fmt.Sprintf("%d repetitions were measured, but %s cannot be read back: %v", measured, filepath.Join(dir, "results.json"), err)
+	case held < measured:
+		return fmt.Sprintf("%d repetitions were measured; %s holds %d of them (its last write failed)", measured, filepath.Join(dir, "results.json"), held)
+	}
+	return fmt.Sprintf("the %d repetitions measured are kept in %s", measured, dir)
 }
 
 func measuredReps(res *results.Run) int {
