@@ -20,10 +20,18 @@ var (
 	// types plus Ping, which only the wire shows.
 	Commands = []string{"Connect", "Quit", "Init DB", "Query", "Prepare", "Execute", "Close stmt",
 		"Reset stmt", "Change user", "Reset connection", "Ping"}
+	// Requests are what an op may send, as the load generator and the verifier know
+	// them: get (GET /users/{id}), list (GET /users?after=&limit=), insert (POST
+	// /users), update (POST /users/{id}/visits).
+	Requests = []string{"get", "list", "insert", "update"}
 )
 
 // None is the stmt and conn of a layer that uses no database.
 const None = "none"
+
+// Get is the op a variant name without op= means: GET /users/{id}, the one endpoint
+// there was before ops.
+const Get = "get"
 
 // Matrix is the parsed matrix file.
 type Matrix struct {
@@ -32,7 +40,18 @@ type Matrix struct {
 	Exclude []Exclusion
 	Rules   []Rule
 	Presets map[string]*Preset
+	// Ops are the endpoints a database layer serves (a variant's op=); every matrix has
+	// get, which a file without ops gets by default.
+	Ops     map[string]*Op
 	order   []string // langs in file order
+	opOrder []string // ops in file order
+}
+
+// Op is one endpoint: the request it sends and, for a list, the rows it asks for.
+type Op struct {
+	Name    string
+	Request string // one of Requests
+	Rows    int    // list: the limit of each request; 0 otherwise
 }
 
 // Lang is one language: the servers that can run its code, its layers, the layer
@@ -84,6 +103,7 @@ type Preset struct {
 	About       string
 	Include     []*regexp.Regexp
 	Pools       map[string][]int
+	Ops         []string // the ops measured on each database variant; [get] by default
 	Connections int
 	Warmup      time.Duration // load for each target after it starts
 	Duration    time.Duration // one measured slice
@@ -112,6 +132,9 @@ func (m *Matrix) LangNames() []string { return slices.Clone(m.order) }
 // ServerNames lists the language's servers in file order; the first is the default.
 func (l *Lang) ServerNames() []string { return slices.Clone(l.servers) }
 
+// OpNames lists the ops in file order, get first.
+func (m *Matrix) OpNames() []string { return slices.Clone(m.opOrder) }
+
 // LayerNames lists the language's layers in file order.
 func (l *Lang) LayerNames() []string { return slices.Clone(l.order) }
 
@@ -119,7 +142,7 @@ func (l *Lang) LayerNames() []string { return slices.Clone(l.order) }
 func (l *Lang) DefaultServer() string { return l.servers[0] }
 
 // All lists every variant the matrix knows for the given pools (lang → pools), in file
-// order, exclusions left out.
+// order, exclusions left out, at get (Expand adds a preset's other ops).
 func (m *Matrix) All(pools map[string][]int) []Variant {
 	var out []Variant
 	for _, ln := range m.order {
@@ -143,12 +166,26 @@ func (m *Matrix) All(pools map[string][]int) []Variant {
 	return out
 }
 
-// Expand lists the variants a preset runs.
+// Expand lists the variants a preset runs: each variant of All at each of the
+// preset's ops (a layer without database serves get alone), a variant's ops together.
 func (m *Matrix) Expand(p *Preset) []Variant {
+	ops := p.Ops
+	if len(ops) == 0 {
+		ops = []string{Get}
+	}
 	var out []Variant
-	for _, v := range m.All(p.Pools) {
-		if slices.ContainsFunc(p.Include, func(re *regexp.Regexp) bool { return m.Match(re, v) }) {
-			out = append(out, v)
+	for _, base := range m.All(p.Pools) {
+		for _, op := range ops {
+			v := base
+			if op != Get {
+				if !m.Langs[v.Lang].Layers[v.Layer].DB {
+					continue
+				}
+				v.Op = op
+			}
+			if slices.ContainsFunc(p.Include, func(re *regexp.Regexp) bool { return m.Match(re, v) }) {
+				out = append(out, v)
+			}
 		}
 	}
 	return out
@@ -156,14 +193,23 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 
 // Match says whether a pattern (a preset's include, an exclusion, a roundtrips rule,
 // --variants) selects v. Patterns written before servers had a name keep working: on
-// its language's first server, a variant also matches by its LegacyKey. Patterns
-// written before revisions too: a variant with a rev also matches as it would without.
+// its language's first server, a variant also matches by its LegacyKey. A get variant
+// also matches with op=get spelled out, so that op=get selects it beside the other
+// ops. Patterns written before revisions too: a variant with a rev also matches as it
+// would without.
 func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
-	if re.MatchString(v.Key()) {
-		return true
+	spellings := []string{v.Key()}
+	if v.Op == "" {
+		spellings = append(spellings, v.OpKey())
 	}
-	l, ok := m.Langs[v.Lang]
-	if ok && v.Server == l.DefaultServer() && re.MatchString(v.LegacyKey()) {
+	if l, ok := m.Langs[v.Lang]; ok && v.Server == l.DefaultServer() {
+		legacy := v.LegacyKey()
+		spellings = append(spellings, legacy)
+		if v.Op == "" {
+			spellings = append(spellings, strings.TrimSuffix(legacy, v.revPart())+"/op="+Get+v.revPart())
+		}
+	}
+	if slices.ContainsFunc(spellings, re.MatchString) {
 		return true
 	}
 	return v.Rev != "" && m.Match(re, v.WithoutRev())
@@ -216,6 +262,12 @@ func (m *Matrix) Check(v Variant) error {
 	if v.Pool < 1 {
 		return fmt.Errorf("variant %s: pool must be at least 1", v.Key())
 	}
+	if _, ok := m.Ops[v.OpName()]; !ok {
+		return fmt.Errorf("variant %s: unknown op %q (want one of %s)", v.Key(), v.OpName(), strings.Join(m.opOrder, ", "))
+	}
+	if v.Op != "" && !spec.DB {
+		return fmt.Errorf("variant %s: %s layer %s uses no database and serves get only", v.Key(), v.Lang, v.Layer)
+	}
 	if v.Rev != "" {
 		if err := CheckRev(v.Rev); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Key(), err)
@@ -229,6 +281,7 @@ type Spec struct {
 	Variant
 	Server *Server
 	Layer  *Layer
+	Op     *Op
 }
 
 // Spec returns v's facts; v must pass Check.
@@ -237,7 +290,7 @@ func (m *Matrix) Spec(v Variant) (Spec, error) {
 		return Spec{}, err
 	}
 	l := m.Langs[v.Lang]
-	return Spec{Variant: v, Server: l.Servers[v.Server], Layer: l.Layers[v.Layer]}, nil
+	return Spec{Variant: v, Server: l.Servers[v.Server], Layer: l.Layers[v.Layer], Op: m.Ops[v.OpName()]}, nil
 }
 
 // Expected is the commands per request the matrix's roundtrips rules predict for v.

@@ -3,6 +3,7 @@ package matrix
 import (
 	"maps"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -157,7 +158,7 @@ presets:
   p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
 `
 	for _, tc := range []struct{ name, doc, want string }{
-		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, exclude, roundtrips, presets)`},
+		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, exclude, roundtrips, presets)`},
 		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate)`},
 		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request)`},
 		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn)`},
@@ -176,6 +177,11 @@ presets:
 		{"no servers", strings.Replace(base, "    servers: {s: {launcher: l, pool: p}}\n", "", 1), `m.yaml:3: missing key "servers"`},
 		{"server without launcher", strings.Replace(base, "launcher: l, ", "", 1), `m.yaml:4: missing key "launcher"`},
 		{"selects nothing", strings.Replace(base, `".*"`, `"^lang=php"`, 1), `m.yaml:9: preset p selects no variant`},
+		{"unknown request", base + "ops: {get: {request: get}, list: {request: lst}}\n", `m.yaml:10: unknown request "lst" (allowed: get, list, insert, update)`},
+		{"list without rows", base + "ops: {get: {request: get}, list: {request: list}}\n", `m.yaml:10: op list: a list takes rows (its limit), and only a list`},
+		{"rows on insert", base + "ops: {get: {request: get}, insert: {request: insert, rows: 3}}\n", `m.yaml:10: op insert: a list takes rows`},
+		{"no get", base + "ops: {insert: {request: insert}}\n", `m.yaml:10: ops: want get, the request get`},
+		{"unknown op in preset", strings.Replace(base, "reps: 1", "reps: 1, ops: [get, lst]", 1), `m.yaml:9: unknown op "lst" (allowed: get)`},
 	} {
 		_, err := Parse("m.yaml", []byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -249,4 +255,113 @@ func TestRevIsTheLastKeyAndOldPatternsStillMatch(t *testing.T) {
 			t.Errorf("ParseName(%s) accepted a malformed name", bad)
 		}
 	}
+}
+
+// op= comes after pool= and only for an op other than get: a name without op= is get,
+// so every name and pattern written before ops (presets, exclusions, rules,
+// --variants) selects what it selected, while op=get selects get beside the others.
+func TestOpIsAKeyAfterPoolAndGetKeepsItsNames(t *testing.T) {
+	m := loadRepoMatrix(t)
+	get := Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 64}
+	list := get
+	list.Op = "list100"
+	if want := "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=64/op=list100"; list.Key() != want {
+		t.Fatalf("Key() = %s, want %s", list.Key(), want)
+	}
+	if want := "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=64/op=get"; get.OpKey() != want || get.OpName() != Get {
+		t.Errorf("OpKey() = %s, OpName() = %s; want %s and get", get.OpKey(), get.OpName(), want)
+	}
+	for s, want := range map[string]Variant{
+		list.Name(): list, list.Key(): list, get.OpKey(): get, get.Key(): get,
+		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=64/op=list100": {Lang: "go", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 64, Op: "list100"},
+		list.Key() + "/rev=1a2b": {Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 64, Op: "list100", Rev: "1a2b"},
+	} {
+		if got, err := ParseName(s); err != nil || got != want {
+			t.Errorf("ParseName(%s) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{get.Key() + "/rev=1a2b/op=list100", get.Key() + "/op=", "lang=go/layer=raw/stmt=interpolate/op=list100/conn=persistent/pool=64"} {
+		if _, err := ParseName(bad); err == nil {
+			t.Errorf("ParseName(%s) accepted a malformed name", bad)
+		}
+	}
+	for _, tc := range []struct{ name, want string }{
+		{get.Key() + "/op=delete", `unknown op "delete"`},
+		{"lang=go/layer=hello/stmt=none/conn=none/pool=1/op=list100", "serves get only"},
+	} {
+		if _, err := m.Resolve(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%s) = %v, want an error containing %s", tc.name, err, tc.want)
+		}
+	}
+	for re, want := range map[string][2]bool{ // pattern: selects get, selects list100
+		"pool=64$": {true, false}, "^lang=go/layer=raw/stmt=interpolate/": {true, true},
+		"op=get": {true, false}, "op=list": {false, true}, "^lang=go/layer=raw/.*/op=get$": {true, false},
+		"/op=(get|list100)$": {true, true},
+	} {
+		for i, v := range []Variant{get, list} {
+			if got := m.Match(regexp.MustCompile(re), v); got != want[i] {
+				t.Errorf("Match(%s, %s) = %v, want %v", re, v, got, want[i])
+			}
+		}
+	}
+	withRev := list
+	withRev.Rev = "1a2b"
+	if !m.Match(regexp.MustCompile("op=list100$"), withRev) || !maps.Equal(m.Expected(withRev), m.Expected(list)) {
+		t.Errorf("a pattern ending at op= does not select %s, or its rules differ", withRev)
+	}
+}
+
+// The commands per request of every op, as go/README.md and php/README.md measured them
+// ("MySQL commands per request, by op"), come out of the rules.
+func TestExpectedCommandsOfEveryOp(t *testing.T) {
+	m := loadRepoMatrix(t)
+	for _, tc := range []struct{ key, want string }{
+		{"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4/op=list100", "P E C"},
+		{"lang=go/layer=raw/stmt=prepared/conn=persistent/pool=4/op=insert", "E"},
+		{"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4/op=update", "2Q 2P 2E 2C"},
+		{"lang=go/layer=raw/stmt=prepared/conn=persistent/pool=4/op=update", "2Q 2E"},
+		{"lang=go/layer=raw/stmt=interpolate/conn=per-request/pool=4/op=update", "Connect 4Q Quit"},
+		{"lang=go/layer=orm/stmt=prepared/conn=persistent/pool=4/op=update", "2Q 2P 2E 2C"},
+		{"lang=go/layer=orm/stmt=prepared/conn=persistent/pool=4/op=insert", "E"},
+		{"lang=go/layer=gorm/stmt=prepare/conn=persistent/pool=4/op=insert", "2Q P E C"},
+		{"lang=go/layer=gorm/stmt=prepared/conn=persistent/pool=4/op=insert", "2Q P E C"},
+		{"lang=go/layer=gorm/stmt=interpolate/conn=persistent/pool=4/op=insert", "3Q"},
+		{"lang=go/layer=gorm/stmt=prepared/conn=persistent/pool=4/op=update", "2Q 2P 2E 2C"},
+		{"lang=go/layer=gorm/stmt=prepared/conn=persistent/pool=4/op=list10", "E"},
+		{"lang=go/layer=ent/stmt=prepare/conn=persistent/pool=4/op=update", "2Q 3P 3E 3C"},
+		{"lang=go/layer=ent/stmt=interpolate/conn=persistent/pool=4/op=update", "5Q"},
+		{"lang=go/layer=bun/stmt=interpolate/conn=persistent/pool=4/op=update", "4Q"},
+		{"lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=4/op=update", "2Q 2P 2E 2C Ping"},
+		{"lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=4/op=list100", "Q 3P 3E 3C Ping"},
+		{"lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=4/op=update", "3Q 4P 4E 4C Ping"},
+		{"lang=php/server=fpm/layer=orm/stmt=interpolate/conn=persistent/pool=4/op=update", "7Q Ping"},
+		{"lang=php/server=fpm/layer=doctrine/stmt=prepare/conn=persistent/pool=4/op=insert", "2Q P E C Ping"},
+		{"lang=php/server=fpm/layer=doctrine/stmt=interpolate/conn=per-request/pool=4/op=insert", "Connect 3Q Quit"},
+		{"lang=php/server=worker/layer=orm/stmt=interpolate/conn=persistent/pool=4/op=update", "4Q"},
+		{"lang=php/server=worker/layer=builder/stmt=prepare/conn=per-request/pool=4/op=insert", "Connect Q 3P 3E 3C Quit"},
+		{"lang=php/server=worker/layer=doctrine/stmt=interpolate/conn=persistent/pool=4/op=insert", "3Q"},
+	} {
+		v, err := m.Resolve(tc.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := short(m.Expected(v)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.key, got, tc.want)
+		}
+	}
+}
+
+// short writes commands as the READMEs' tables do: "2Q 2P 2E 2C Ping".
+func short(cmds map[string]int) string {
+	var out []string
+	for _, c := range []struct{ name, mark string }{{"Connect", "Connect"}, {"Query", "Q"}, {"Prepare", "P"}, {"Execute", "E"},
+		{"Close stmt", "C"}, {"Ping", "Ping"}, {"Quit", "Quit"}} {
+		switch n := cmds[c.name]; {
+		case n == 1:
+			out = append(out, c.mark)
+		case n > 1:
+			out = append(out, strconv.Itoa(n)+c.mark)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -21,8 +21,8 @@ func Parse(file string, b []byte) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: empty matrix", file)
 	}
 	p := parser{file: file}
-	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}}
-	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "exclude", "roundtrips", "presets")
+	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}, Ops: map[string]*Op{}}
+	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "ops", "exclude", "roundtrips", "presets")
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +30,9 @@ func Parse(file string, b []byte) (*Matrix, error) {
 		return nil, err
 	}
 	if err := p.langs(m, top["langs"]); err != nil {
+		return nil, err
+	}
+	if err := p.ops(m, top["ops"]); err != nil {
 		return nil, err
 	}
 	if n := top["exclude"]; n != nil {
@@ -277,6 +280,49 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 	return layer, nil
 }
 
+// ops reads the endpoints; a matrix without them knows get alone. get must be there,
+// as the request get: it is what a name without op= means.
+func (p parser) ops(m *Matrix, n *yaml.Node) error {
+	if n == nil {
+		m.Ops[Get], m.opOrder = &Op{Name: Get, Request: "get"}, []string{Get}
+		return nil
+	}
+	ops, err := p.mapping(n, "ops")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys(n) {
+		f, err := p.mapping(ops[k.Value], "op "+k.Value, "request", "rows")
+		if err != nil {
+			return err
+		}
+		if err := p.required(ops[k.Value], f, "request"); err != nil {
+			return err
+		}
+		if k.Value == "" || strings.ContainsAny(k.Value, "/= ") {
+			return p.errorf(k, "op name %q: want a word without '/', '=' or spaces", k.Value)
+		}
+		op := &Op{Name: k.Value, Request: f["request"].Value}
+		if !slices.Contains(Requests, op.Request) {
+			return p.errorf(f["request"], "unknown request %q (allowed: %s)", op.Request, strings.Join(Requests, ", "))
+		}
+		if (op.Request == "list") != (f["rows"] != nil) {
+			return p.errorf(ops[k.Value], "op %s: a list takes rows (its limit), and only a list", k.Value)
+		}
+		if r := f["rows"]; r != nil {
+			if op.Rows, err = p.positive(r, "rows"); err != nil {
+				return err
+			}
+		}
+		m.Ops[op.Name] = op
+		m.opOrder = append(m.opOrder, op.Name)
+	}
+	if g := m.Ops[Get]; g == nil || g.Request != "get" {
+		return p.errorf(n, "ops: want %s, the request get (a name without op= means it)", Get)
+	}
+	return nil
+}
+
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
 		return p.errorf(n, "exclude must be a list")
@@ -339,7 +385,7 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 	for _, k := range keys(n) {
 		pn := presets[k.Value]
 		f, err := p.mapping(pn, "preset "+k.Value,
-			"about", "include", "pools", "connections", "warmup", "duration", "reps", "budget", "precision", "profile")
+			"about", "include", "pools", "ops", "connections", "warmup", "duration", "reps", "budget", "precision", "profile")
 		if err != nil {
 			return err
 		}
@@ -366,6 +412,12 @@ func (p parser) presets(m *Matrix, n *yaml.Node) error {
 		}
 		for ln, pn := range pools {
 			if ps.Pools[ln], err = p.ints(pn, "pools of "+ln); err != nil {
+				return err
+			}
+		}
+		ps.Ops = []string{Get}
+		if n := f["ops"]; n != nil {
+			if ps.Ops, err = p.strings(n, "op", m.opOrder); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@
 package matrix
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,8 +17,8 @@ import (
 // with sub-nameKeys it can slice by.
 const Prefix = "BenchmarkSingleRow"
 
-// Variant is one point in lang × server × layer × stmt × conn × pool, and, in a run
-// of two revisions of this suite side by side (dbbench ab), of the revision.
+// Variant is one point in lang × server × layer × stmt × conn × pool × op, and, in a
+// run of two revisions of this suite side by side (dbbench ab), of the revision.
 type Variant struct {
 	Lang   string // go, php
 	Server string // who runs the code: nethttp (Go), fpm or worker (PHP)
@@ -25,22 +26,44 @@ type Variant struct {
 	Stmt   string // prepare, prepared, interpolate; none for a layer without database
 	Conn   string // persistent, per-request; none for a layer without database
 	Pool   int    // Go SetMaxOpenConns, PHP pm.max_children or worker processes
+	// Op is the endpoint measured, an op of the matrix (list100, insert, …); "" is get,
+	// the one endpoint there was before ops, so that its key has no op= and every name,
+	// pattern and baseline written before ops means what it meant.
+	Op string
 	// Rev is the revision whose code serves the variant (a short commit hash), "" in a
 	// run of one: then the key has no rev=, as every key had before.
 	Rev string
 }
 
 // Key is the variant's name without the benchmark prefix:
-// lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64, and
-// /rev=1a2b3c4 after it when the variant has a revision.
+// lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64, then
+// /op=list100 for an op other than get, and /rev=1a2b3c4 when the variant has a
+// revision.
 func (v Variant) Key() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.revPart()
+	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.revPart()
 }
 
 // LegacyKey is the key as it was spelled before servers had a name: without server=.
 // A name in this form means the language's first server (Matrix.Resolve).
 func (v Variant) LegacyKey() string {
-	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.revPart()
+	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.revPart()
+}
+
+// OpName is the variant's op, get when the key names none.
+func (v Variant) OpName() string { return cmp.Or(v.Op, Get) }
+
+// OpKey is the key with op= spelled out, op=get included: the benchmark name of a run
+// that measures several ops, so that benchstat can slice get beside the others.
+func (v Variant) OpKey() string {
+	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(true) + v.revPart()
+}
+
+// opPart comes after pool and before rev; get's is empty unless spelled out.
+func (v Variant) opPart(spelled bool) string {
+	if v.Op == "" && !spelled {
+		return ""
+	}
+	return "/op=" + v.OpName()
 }
 
 // revPart comes last, so that the patterns written before revisions (anchored at
@@ -63,26 +86,34 @@ func (v Variant) Name() string { return Prefix + "/" + v.Key() }
 
 func (v Variant) String() string { return v.Key() }
 
-// nameKeys in the order a variant name spells them; server may be left out, and rev
-// is there only in a run of two revisions.
+// nameKeys in the order a variant name spells them; server may be left out, op is
+// there only for an op other than get (or spelled out), and rev only in a run of two
+// revisions.
 var nameKeys = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
 
 // ParseName reads a variant from its Key or Name, with or without server= (then Server
-// is "": Matrix.Resolve fills in the language's first server), with or without a
-// trailing rev=. It checks the form only; Matrix.Check says whether the matrix knows
-// the variant.
+// is "": Matrix.Resolve fills in the language's first server), with or without op=
+// (op=get is read as no op) and a trailing rev=. It checks the form only; Matrix.Check
+// says whether the matrix knows the variant.
 func ParseName(s string) (Variant, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, Prefix), "/")
 	parts := strings.Split(s, "/")
-	keys := nameKeys
-	if strings.HasPrefix(parts[len(parts)-1], "rev=") {
-		keys = append(slices.Clone(nameKeys), "rev")
+	keys := slices.Clone(nameKeys)
+	tail := parts
+	if strings.HasPrefix(tail[len(tail)-1], "rev=") {
+		tail = tail[:len(tail)-1]
+	}
+	if len(tail) > 0 && strings.HasPrefix(tail[len(tail)-1], "op=") {
+		keys = append(keys, "op")
+	}
+	if len(tail) < len(parts) {
+		keys = append(keys, "rev")
 	}
 	if len(parts) == len(keys)-1 {
 		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "server" })
 	}
 	if len(parts) != len(keys) {
-		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out, rev= added)", s, strings.Join(keysForm(), "/"))
+		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out, op= and rev= added)", s, strings.Join(keysForm(), "/"))
 	}
 	var v Variant
 	for i, p := range parts {
@@ -115,6 +146,10 @@ func (v *Variant) set(k, val string) error {
 			return fmt.Errorf("pool %q is not a positive integer", val)
 		}
 		v.Pool = n
+	case "op":
+		if val != Get {
+			v.Op = val
+		}
 	case "rev":
 		if err := CheckRev(val); err != nil {
 			return err
