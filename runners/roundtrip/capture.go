@@ -17,11 +17,15 @@ import (
 
 // StatusVars are the SHOW GLOBAL STATUS counters whose deltas a capture records.
 // Questions counts COM_QUERY and COM_STMT_EXECUTE but not Prepare or Close;
-// Com_admin_commands counts COM_PING among others.
+// Com_admin_commands counts COM_PING among others. Com_begin … Com_update name the
+// statements of the write ops (a prepared statement's execution counts under its
+// statement's Com_ too), which the command types alone do not: an update is BEGIN, a
+// locking SELECT, an UPDATE and a COMMIT.
 var StatusVars = []string{
 	"Questions", "Queries", "Com_select", "Com_stmt_prepare", "Com_stmt_execute",
 	"Com_stmt_close", "Com_stmt_reprepare", "Com_change_db", "Com_set_option",
 	"Com_admin_commands", "Connections", "Bytes_sent", "Bytes_received",
+	"Com_begin", "Com_commit", "Com_rollback", "Com_insert", "Com_update",
 }
 
 // Settle is how long the server's command counters must stay still before Capture reads
@@ -42,6 +46,7 @@ var quietLimit = 30 * time.Second
 var quietVars = []string{
 	"Com_select", "Com_stmt_prepare", "Com_stmt_execute", "Com_stmt_close", "Com_change_db",
 	"Com_set_option", "Com_admin_commands", "Connections", "Threads_connected", "Prepared_stmt_count",
+	"Com_begin", "Com_commit", "Com_rollback", "Com_insert", "Com_update",
 }
 
 // Result is what one capture saw.

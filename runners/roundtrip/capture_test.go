@@ -111,6 +111,45 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 		pool.Close()
 	}
 
+	// A read-modify-write in a transaction, as the update op sends it: the command types
+	// say Query and Prepare, the Com_ counters name BEGIN, SELECT, UPDATE and COMMIT (a
+	// prepared statement's execution counts under its statement's counter too).
+	pool := open(t, viaProxy, false)
+	if err := pool.Ping(); err != nil { // connect before the capture
+		t.Fatal(err)
+	}
+	res, err := Capture(ctx, admin, n, func(ctx context.Context) error {
+		for id := 1; id <= n; id++ {
+			tx, err := pool.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			var visits int
+			if err := tx.QueryRowContext(ctx, "SELECT visits FROM users WHERE id = ? FOR UPDATE", id).Scan(&visits); err != nil {
+				tx.Rollback()
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE users SET visits = ? WHERE id = ?", visits+1, id); err != nil {
+				tx.Rollback()
+				return err
+			}
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, WithProxy(proxy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertCounts(t, "general log", res.Log, map[string]int64{"Query": 2 * n, "Prepare": 2 * n, "Execute": 2 * n, "Close stmt": 2 * n})
+	for k, want := range map[string]int64{"Com_begin": n, "Com_commit": n, "Com_rollback": 0, "Com_select": n, "Com_update": n, "Com_insert": 0} {
+		if got := res.Status[k]; got != want {
+			t.Errorf("transaction: status %s delta = %d, want %d", k, got, want)
+		}
+	}
+	pool.Close()
+
 	// The general log is off again afterwards.
 	var on int
 	if err := admin.QueryRow("SELECT @@general_log").Scan(&on); err != nil || on != 0 {
