@@ -91,3 +91,45 @@ func (l logTo) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// Every run starts from the fixtures, whatever the run before it left: its inserted
+// rows and counted visits go with the table, which the loader drops and creates again,
+// so the next insert's id is N+1 again and no visit is counted.
+func TestEachRunStartsFromTheFixtures(t *testing.T) {
+	ctx := context.Background()
+	srv := dbtest.Start(t, 10)
+	admin, err := srv.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for _, q := range []string{"INSERT INTO users (name) VALUES ('left by a run'), ('and another')", "UPDATE users SET visits = visits + 3 WHERE id <= 5"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fixtures.VerifyFresh(ctx, admin, 10); err == nil {
+		t.Fatal("VerifyFresh passed a table with inserted rows and visits")
+	}
+	if _, err := admin.Exec("DELETE FROM users WHERE id > 10"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.VerifyFresh(ctx, admin, 10); err == nil || !strings.Contains(err.Error(), "15 visits") {
+		t.Fatalf("VerifyFresh with visits counted = %v, want an error naming them", err)
+	}
+	db, err := Start(ctx, Options{Kind: "dsn", DSN: srv.DSN(), Rows: 10, MaxConnections: 10, Log: logTo{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := fixtures.VerifyFresh(ctx, admin, 10); err != nil {
+		t.Fatalf("after the next run's load: %v", err)
+	}
+	res, err := admin.Exec("INSERT INTO users (name) VALUES ('the next run''s first')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := res.LastInsertId(); id != 11 {
+		t.Fatalf("the next run's first insert got id %d, want 11 (N+1)", id)
+	}
+}

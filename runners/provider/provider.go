@@ -152,7 +152,7 @@ func (d *DB) load(ctx context.Context, log io.Writer, replace bool) error {
 		return fmt.Errorf("%s provider: %w", d.Kind, err)
 	}
 	loaded := time.Since(t0)
-	if err := fixtures.Verify(ctx, pool, d.Rows); err != nil {
+	if err := fixtures.VerifyFresh(ctx, pool, d.Rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "loaded %d users in %.2fs, checksum verified\n", d.Rows, loaded.Seconds())
