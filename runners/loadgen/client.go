@@ -14,8 +14,9 @@ import (
 	"time"
 )
 
-// client is one HTTP/1.1 connection, written for a GET of a small response and little
-// else: the request is pre-formatted bytes with the id spliced in, the response parser
+// client is one HTTP/1.1 connection, written for small requests and responses and
+// little else: the request is pre-formatted bytes with the id (or an insert's body)
+// spliced in, the response parser
 // reads the status line, Content-Length, Transfer-Encoding and Connection, and nothing
 // is allocated per request. net/http's client costs several times the CPU per request,
 // and on two cores the generator shares the CPU with what it measures.
@@ -24,12 +25,14 @@ type client struct {
 	keepAlive bool
 	timeout   time.Duration
 	reqHead   []byte // "GET /users/"
-	reqTail   []byte // " HTTP/1.1\r\nHost: ...\r\n\r\n"
+	reqTail   []byte // " HTTP/1.1\r\nHost: ...\r\n", the end of the head after it (appendEnd)
 	hasID     bool
+	post      bool // the request says its body's length
 
 	nc    net.Conn
 	br    *bufio.Reader
 	req   []byte
+	out   []byte // an insert's body, before it goes into req
 	body  []byte
 	spent bool                // the connection carried its last response
 	reg   func(net.Conn) bool // records the connection so a cancel can interrupt it; false: stop
@@ -61,20 +64,21 @@ type reqError struct {
 
 func (e *reqError) Error() string { return classNames[e.class] + ": " + e.err.Error() }
 
-func newClient(addr, host, pathHead, pathTail string, hasID, keepAlive bool, timeout time.Duration) *client {
+func newClient(addr, host, method, pathHead, pathTail string, hasID, keepAlive bool, timeout time.Duration) *client {
 	conn := ""
 	if !keepAlive {
 		conn = "Connection: close\r\n"
 	}
-	tail := pathTail + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: dbbench-loadgen\r\n" + conn + "\r\n"
+	tail := pathTail + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: dbbench-loadgen\r\n" + conn
 	return &client{
 		addr:      addr,
 		keepAlive: keepAlive,
 		timeout:   timeout,
-		reqHead:   []byte("GET " + pathHead),
+		reqHead:   []byte(method + " " + pathHead),
 		reqTail:   []byte(tail),
 		hasID:     hasID,
-		req:       make([]byte, 0, len(pathHead)+len(tail)+16),
+		post:      method == "POST",
+		req:       make([]byte, 0, len(pathHead)+len(tail)+256),
 		dial:      net.Dialer{},
 	}
 }
@@ -129,10 +133,10 @@ func (c *client) close() {
 	}
 }
 
-// do sends GET for id and reads the whole response; now is the time it starts. keepBody(status) says whether the
-// body is wanted (for a check); otherwise it is skipped. Any error leaves the
-// connection closed, so the next request starts clean.
-func (c *client) do(id uint32, now time.Time, keepBody func(status int) bool) (response, error) {
+// do sends request q and reads the whole response; now is the time it starts.
+// keepBody(status) says whether the body is wanted (for a check); otherwise it is
+// skipped. Any error leaves the connection closed, so the next request starts clean.
+func (c *client) do(q Request, now time.Time, keepBody func(status int) bool) (response, error) {
 	var deadline time.Time
 	if c.timeout > 0 {
 		deadline = now.Add(c.timeout)
@@ -154,9 +158,10 @@ func (c *client) do(id uint32, now time.Time, keepBody func(status int) bool) (r
 	}
 	c.req = append(c.req[:0], c.reqHead...)
 	if c.hasID {
-		c.req = strconv.AppendUint(c.req, uint64(id), 10)
+		c.req = strconv.AppendUint(c.req, uint64(q.ID), 10)
 	}
 	c.req = append(c.req, c.reqTail...)
+	c.appendEnd(q)
 	if _, err := c.nc.Write(c.req); err != nil {
 		c.close()
 		return response{}, &reqError{classify(err, classWrite), err}

@@ -77,9 +77,9 @@ func TestResponseFraming(t *testing.T) {
 			url, conns := rawServer(t, tc.resp, tc.closeAfter)
 			var bodies []string
 			res := mustRun(t, Config{Target: url, Path: "/hello", Connections: 1, Requests: 3, CheckEvery: 1,
-				Check: func(id uint32, body []byte) error {
-					if id != 0 {
-						t.Errorf("id %d for a path without {id}", id)
+				Check: func(q Request, body []byte) error {
+					if q.ID != 0 || q.Op != Get {
+						t.Errorf("request %+v for a path without {id}", q)
 					}
 					bodies = append(bodies, string(body))
 					return nil
@@ -119,8 +119,9 @@ func TestMalformedResponsesAreReadErrors(t *testing.T) {
 }
 
 func TestRequestBytes(t *testing.T) {
-	c := newClient("127.0.0.1:80", "127.0.0.1:80", "/base/users/", ".json", true, false, 0)
+	c := newClient("127.0.0.1:80", "127.0.0.1:80", "GET", "/base/users/", ".json", true, false, 0)
 	c.req = append(append(append(c.req[:0], c.reqHead...), "42"...), c.reqTail...)
+	c.appendEnd(Request{Op: Get, ID: 42})
 	got := string(c.req)
 	want := "GET /base/users/42.json HTTP/1.1\r\nHost: 127.0.0.1:80\r\nUser-Agent: dbbench-loadgen\r\nConnection: close\r\n\r\n"
 	if got != want {
@@ -176,20 +177,25 @@ func TestHistogramExport(t *testing.T) {
 // allocate next to nothing, or GC would add to the CPU it shares with the target.
 func TestRequestAllocations(t *testing.T) {
 	url, _ := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n{\"id\":1}", false)
-	w := newWorker(&run{plan: &plan{Config: Config{Rows: 100, Timeout: DefaultTimeout}, hasID: true}}, 0)
-	w.c = newClient(strings.TrimPrefix(url, "http://"), "h", "/users/", "", true, true, DefaultTimeout)
-	keep := func(int) bool { return false }
-	if _, err := w.c.do(1, time.Now(), keep); err != nil { // connect outside the measurement
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := w.c.do(w.nextID(), time.Now(), keep); err != nil {
+	for _, op := range []Op{Get, List, Insert, Update} {
+		p, err := Config{Target: url, Op: op, Rows: 100, Limit: 10, Connections: 1, Requests: 1}.plan()
+		if err != nil {
 			t.Fatal(err)
 		}
-	})
-	w.c.close()
-	// The deadline timer may allocate now and then; the request path itself must not.
-	if allocs > 1 {
-		t.Fatalf("%.1f allocations per request", allocs)
+		w := newWorker(&run{plan: p}, 0)
+		keep := func(int) bool { return false }
+		if _, err := w.c.do(w.next(), time.Now(), keep); err != nil { // connect outside the measurement
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(200, func() {
+			if _, err := w.c.do(w.next(), time.Now(), keep); err != nil {
+				t.Fatal(err)
+			}
+		})
+		w.c.close()
+		// The deadline timer may allocate now and then; the request path itself must not.
+		if allocs > 1 {
+			t.Fatalf("%s: %.1f allocations per request", op, allocs)
+		}
 	}
 }

@@ -163,7 +163,7 @@ func TestCompareWithWrk(t *testing.T) {
 		srv = serverCPU()
 		res, err := Run(context.Background(), Config{
 			Target: base, Path: u.Path, Connections: *wrkConns, Duration: *wrkDuration,
-			Check: func(_ uint32, body []byte) error {
+			Check: func(_ Request, body []byte) error {
 				if string(body) != "Hello, World!" {
 					return fmt.Errorf("body %q", body)
 				}

@@ -1,7 +1,8 @@
-// Package loadgen is dbbench's HTTP load generator: C connections sending GET
-// /users/{id} with ids drawn uniformly from 1..N, either as fast as answers come back
-// (closed loop) or at a fixed rate with latency measured from the intended send time
-// (open loop, no coordinated omission, as wrk2 does).
+// Package loadgen is dbbench's HTTP load generator: C connections sending one op's
+// requests (request.go: GET /users/{id} with ids drawn uniformly from 1..N, a list, an
+// insert or an update), either as fast as answers come back (closed loop) or at a
+// fixed rate with latency measured from the intended send time (open loop, no
+// coordinated omission, as wrk2 does).
 //
 // Every response's status is counted; a sample of 2xx bodies goes through Config.Check.
 // Each connection keeps its own HDR histograms, merged at the end (percentiles are never
@@ -48,10 +49,13 @@ const DefaultCheckEvery = 100
 // Config describes one measurement.
 type Config struct {
 	Target string // base URL, http://127.0.0.1:PORT
-	// Path is the request path; "{id}" in it is replaced by the request's id. Empty
+	// Op is what the requests ask for (request.go); "" is Get. Only Get takes a Path.
+	Op Op
+	// Path is Get's request path; "{id}" in it is replaced by the request's id. Empty
 	// means DefaultPath. A path without "{id}" (such as /hello) is sent as it is.
-	Path string
-	Rows uint32 // N: ids are uniform over 1..N; required when Path has {id}
+	Path  string
+	Limit int    // List: the rows each request asks for, at most Rows
+	Rows  uint32 // N: ids are uniform over 1..N; required when the path has {id}
 	// Seed makes a run reproducible: connection i draws its ids from a PCG source
 	// seeded with (Seed, i), so the same Seed gives each connection the same ids.
 	Seed        uint64
@@ -68,9 +72,9 @@ type Config struct {
 	DisableKeepAlives bool
 	Timeout           time.Duration // per request; 0 means DefaultTimeout
 	// Check, if set, is given the body of one 2xx response in CheckEvery per
-	// connection; an error counts the request under "body". id is 0 when Path has no
-	// {id}. Connections call it concurrently; body is valid only during the call.
-	Check      func(id uint32, body []byte) error
+	// connection, with what the request asked for; an error counts the request under
+	// "body". Connections call it concurrently; body is valid only during the call.
+	Check      func(q Request, body []byte) error
 	CheckEvery int // 0 means DefaultCheckEvery; 1 checks every response
 	// Gate, closed loop only, admits every request: a connection waits in Enter before
 	// it sends and calls Leave once the answer is in (or failed). The run ends when Enter
@@ -91,20 +95,21 @@ type Gate interface {
 type plan struct {
 	Config
 	addr, host         string
+	method             string // GET unless the op posts
 	pathHead, pathTail string
 	hasID              bool
 	interval           time.Duration // open loop: time between sends on one connection
 }
 
 func (c Config) plan() (*plan, error) {
-	p := &plan{Config: c}
+	p := &plan{Config: c, method: "GET"}
 	u, err := url.Parse(c.Target)
 	if err != nil || u.Scheme != "http" || u.Host == "" || u.Port() == "" || u.RawQuery != "" {
 		return nil, fmt.Errorf("loadgen: target %q: want http://HOST:PORT", c.Target)
 	}
 	p.addr, p.host = u.Host, u.Host
-	if p.Path == "" {
-		p.Path = DefaultPath
+	if err := p.shape(); err != nil {
+		return nil, err
 	}
 	if !strings.HasPrefix(p.Path, "/") {
 		return nil, fmt.Errorf("loadgen: path %q must start with /", p.Path)
@@ -255,14 +260,15 @@ func (r *run) abort(workers []*worker) {
 
 // worker drives one connection and keeps its own counts and histograms.
 type worker struct {
-	r      *run
-	id     int
-	c      *client
-	ids    *rand.Rand
-	wake   chan struct{} // closed by abort: ends an open-loop wait
-	mu     sync.Mutex    // guards nc against abort
-	nc     net.Conn
-	counts counts
+	r       *run
+	id      int
+	c       *client
+	ids     *rand.Rand
+	inserts uint64        // the counter of the next insert's name
+	wake    chan struct{} // closed by abort: ends an open-loop wait
+	mu      sync.Mutex    // guards nc against abort
+	nc      net.Conn
+	counts  counts
 }
 
 // counts is what one worker measured.
@@ -300,7 +306,10 @@ func newWorker(r *run, i int) *worker {
 		w.counts.service = histogram.New()
 		w.counts.sendDelay = histogram.New()
 	}
-	w.c = newClient(r.addr, r.host, r.pathHead, r.pathTail, r.hasID, !r.DisableKeepAlives, r.Timeout)
+	if r.Op == Insert {
+		w.inserts = w.ids.Uint64() >> 1 // far apart per connection, and no id stream to keep
+	}
+	w.c = newClient(r.addr, r.host, r.method, r.pathHead, r.pathTail, r.hasID, !r.DisableKeepAlives, r.Timeout)
 	w.c.reg = w.register
 	w.c.stop = &r.stopping
 	return w
@@ -316,14 +325,6 @@ func (w *worker) register(nc net.Conn) bool {
 	}
 	w.nc = nc
 	return true
-}
-
-// nextID draws the next id, or 0 when the path has none.
-func (w *worker) nextID() uint32 {
-	if !w.r.hasID {
-		return 0
-	}
-	return w.ids.Uint32N(w.r.Rows) + 1
 }
 
 // take claims the right to send one more request.
@@ -385,14 +386,14 @@ func (w *worker) loop() {
 		if r.interval > 0 {
 			late = classifyLate(intended, idealFree, now)
 		}
-		id := w.nextID()
-		resp, err := w.c.do(id, now, keepBody)
+		q := w.next()
+		resp, err := w.c.do(q, now, keepBody)
 		done := time.Now()
 		if r.stopping.Load() {
 			w.leave()
 			return // abandoned by a cancel: neither a success nor the target's fault
 		}
-		w.record(id, resp, err, intended, now, done, late)
+		w.record(q, resp, err, intended, now, done, late)
 		w.c.finish()
 		w.leave()
 		var re *reqError
@@ -441,7 +442,7 @@ func (w *worker) sleepUntil(t time.Time, timer **time.Timer) bool {
 	return true
 }
 
-func (w *worker) record(id uint32, resp response, err error, intended, sent, done time.Time, late lateness) {
+func (w *worker) record(q Request, resp response, err error, intended, sent, done time.Time, late lateness) {
 	c := &w.counts
 	c.requests++
 	c.late[late]++
@@ -475,8 +476,8 @@ func (w *worker) record(id uint32, resp response, err error, intended, sent, don
 		c.fail(classNon2xx, fmt.Errorf("status %d", resp.status))
 	case resp.kept:
 		c.checked++
-		if cerr := w.r.Check(id, resp.body); cerr != nil {
-			c.fail(classBody, fmt.Errorf("id %d: %w", id, cerr))
+		if cerr := w.r.Check(q, resp.body); cerr != nil {
+			c.fail(classBody, fmt.Errorf("%s: %w", q, cerr))
 			return
 		}
 		c.ok++

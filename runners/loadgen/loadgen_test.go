@@ -67,8 +67,8 @@ func (s *usersServer) seen() []uint32 {
 }
 
 // checkID accepts the body {"id":N} for id N.
-func checkID(id uint32, body []byte) error {
-	if want := fmt.Sprintf(`{"id":%d}`, id); string(body) != want {
+func checkID(q Request, body []byte) error {
+	if want := fmt.Sprintf(`{"id":%d}`, q.ID); string(body) != want {
 		return fmt.Errorf("body %q, want %q", body, want)
 	}
 	return nil
@@ -332,11 +332,11 @@ func TestBodyCheckFailuresAndSampling(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	var odd atomic.Int64
-	check := func(id uint32, body []byte) error {
-		if id%2 == 1 {
+	check := func(q Request, body []byte) error {
+		if q.ID%2 == 1 {
 			odd.Add(1)
 		}
-		return checkID(id, body)
+		return checkID(q, body)
 	}
 	res := mustRun(t, Config{Target: srv.URL, Rows: 1000, Connections: 3, Requests: 600, Check: check, CheckEvery: 1})
 	if res.Checked != 600 || res.Errors[ErrBody] != odd.Load() || res.OK != 600-odd.Load() {

@@ -195,9 +195,9 @@ func targetLateLimit(h *histogram.Histogram, interval time.Duration) float64 {
 func TestOpenLoopGeneratorBehindIsTheGenerators(t *testing.T) {
 	s := newUsersServer(t, 0)
 	res := mustRun(t, Config{Target: s.URL, Rows: 100, Connections: 2, Rate: 200, Duration: time.Second,
-		CheckEvery: 1, Check: func(id uint32, body []byte) error {
+		CheckEvery: 1, Check: func(q Request, body []byte) error {
 			time.Sleep(15 * time.Millisecond) // each connection is due every 10 ms
-			return checkID(id, body)
+			return checkID(q, body)
 		}})
 	logTimeline(t, res)
 	if res.ErrorCount() != 0 {
@@ -255,7 +255,7 @@ func TestRecordAllocations(t *testing.T) {
 	resp := response{status: 200}
 	allocs := testing.AllocsPerRun(500, func() {
 		now := time.Now()
-		w.record(1, resp, nil, now.Add(-2*time.Millisecond), now, now.Add(time.Millisecond), lateGenerator)
+		w.record(Request{Op: Get, ID: 1}, resp, nil, now.Add(-2*time.Millisecond), now, now.Add(time.Millisecond), lateGenerator)
 	})
 	if allocs > 0 {
 		t.Fatalf("%.1f allocations per recorded request", allocs)

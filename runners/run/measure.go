@@ -107,7 +107,7 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	}
 	cfg := loadgen.Config{
 		Target: t.URL, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: CheckUser, Duration: load.Duration, Seed: seed,
+		DisableKeepAlives: !r.o.KeepAlive, Check: checkGet, Duration: load.Duration, Seed: seed,
 	}
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello
@@ -249,7 +249,9 @@ func (r *runner) writeHistogram(rv *results.Variant) error {
 	return nil
 }
 
-func checkHello(_ uint32, body []byte) error {
+func checkGet(q loadgen.Request, body []byte) error { return CheckUser(q.ID, body) }
+
+func checkHello(_ loadgen.Request, body []byte) error {
 	if string(body) != "Hello, World!" {
 		return fmt.Errorf("body %q, want \"Hello, World!\"", body)
 	}

@@ -34,7 +34,7 @@ func TestEndToEndAgainstKnownCapacity(t *testing.T) {
 		w.Write([]byte("ok"))
 	}))
 	t.Cleanup(srv.Close)
-	measure := func(rate float64, check func(uint32, []byte) error) (saturation.Verdict, saturation.Summary) {
+	measure := func(rate float64, check func(loadgen.Request, []byte) error) (saturation.Verdict, saturation.Summary) {
 		res, err := loadgen.Run(context.Background(), loadgen.Config{Target: srv.URL, Path: "/hello",
 			Connections: 8, Rate: rate, Duration: 1500 * time.Millisecond, Check: check, CheckEvery: 1})
 		if err != nil {
@@ -89,7 +89,7 @@ func TestEndToEndAgainstKnownCapacity(t *testing.T) {
 	default:
 		t.Errorf("half the capacity: %+v", v)
 	}
-	slowCheck := func(uint32, []byte) error {
+	slowCheck := func(loadgen.Request, []byte) error {
 		time.Sleep(30 * time.Millisecond) // each connection is due every 16 ms at 500 req/s
 		return nil
 	}

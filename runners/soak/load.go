@@ -15,7 +15,7 @@ import (
 func (s *soaker) loadConfig(i int) loadgen.Config {
 	return loadgen.Config{
 		Target: s.targets[i].URL, Rows: uint32(s.db.Rows), Connections: s.o.connections(s.o.Variants[i]),
-		Check: run.CheckUser,
+		Check: func(q loadgen.Request, body []byte) error { return run.CheckUser(q.ID, body) },
 	}
 }
 
