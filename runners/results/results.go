@@ -192,7 +192,11 @@ type Variant struct {
 	Stmt   string `json:"stmt"`
 	Conn   string `json:"conn"`
 	Pool   int    `json:"pool"`
-	Rev    string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
+	// Op is the endpoint measured (matrix.yaml's ops), "" for get: runs before ops
+	// measured get alone. Rows is a list's limit, the rows each response holds.
+	Op   string `json:"op,omitempty"`
+	Rows int    `json:"rows,omitempty"`
+	Rev  string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB            bool   `json:"db"`
@@ -275,10 +279,13 @@ type Profile struct {
 
 // Verification is what the runner checked before measuring.
 type Verification struct {
-	Bodies    int    `json:"bodies"`     // responses compared with name(id)
-	BadID     int    `json:"bad_id"`     // status for /users/abc (want 400)
-	UnknownID int    `json:"unknown_id"` // status for an id beyond N (want 404)
-	Error     string `json:"error,omitempty"`
+	Bodies    int `json:"bodies"`     // responses compared with name(id), a list's rows each
+	BadID     int `json:"bad_id"`     // status for a malformed id, list query or insert body (want 400)
+	UnknownID int `json:"unknown_id"` // get and update: status for id 4294967295, never a row (want 404)
+	// ReadBack counts the rows read back from the database after an insert or an
+	// update: the row as sent, the counter one higher.
+	ReadBack int    `json:"read_back,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Roundtrips is one capture: counts are per request.
@@ -386,6 +393,8 @@ type Repetition struct {
 	// Turns says the repetition was measured in turns with other variants (a block of
 	// the interleave design, runners/run/README.md); nil for a slice of its own.
 	Turns *Turns `json:"turns,omitempty"`
+	// Visits is the update op's count of its own increments (nil for other ops).
+	Visits *Visits `json:"visits,omitempty"`
 	// Counts are figures per request that do not depend on the machine's speed, by
 	// their bench.txt unit (units package): allocations, bytes, system calls, context
 	// switches, a request's peak memory.
@@ -403,6 +412,28 @@ type Turns struct {
 	Block  int     `json:"block"`  // the block's number in its language's phase, from 1
 	Length float64 `json:"length"` // seconds each turn was open
 	Count  int     `json:"count"`  // how many turns the variant had
+}
+
+// Visits compares an update repetition's successful requests with the visits the
+// table gained meanwhile: every one of them is one increment, so Lost must be 0.
+type Visits struct {
+	Successful int64 `json:"successful"` // 2xx answers
+	Gained     int64 `json:"gained"`     // SUM(visits) of the fixture rows, after less before
+}
+
+// Lost is how many successful updates the table does not show (negative: it gained
+// more than was answered, as a timed-out request that committed later would).
+func (v *Visits) Lost() int64 { return v.Successful - v.Gained }
+
+// LostUpdates sums the lost updates of v's repetitions; checked is false when none of
+// them counted visits (an op other than update).
+func (v *Variant) LostUpdates() (lost, successful int64, checked bool) {
+	for _, r := range v.Reps {
+		if r.Visits != nil {
+			lost, successful, checked = lost+r.Visits.Lost(), successful+r.Visits.Successful, true
+		}
+	}
+	return lost, successful, checked
 }
 
 // Latency merges the latency histograms of v's repetitions.

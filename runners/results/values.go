@@ -138,6 +138,25 @@ func (r *Run) Ratios(c *Comparison, unit string) []float64 {
 	return out
 }
 
+// Differences are a comparison's per-pair differences in unit, Other less Base, each
+// side the geometric mean of its values in the pair (as Ratios takes them): what a
+// figure gained, such as a list's app CPU for 90 more rows.
+func (r *Run) Differences(c *Comparison, unit string) []float64 {
+	base, other := r.Variant(c.Base), r.Variant(c.Other)
+	if base == nil || other == nil {
+		return nil
+	}
+	var out []float64
+	for _, p := range c.Pairs {
+		b, okB := geomean(base, p.Base, unit)
+		o, okO := geomean(other, p.Other, unit)
+		if okB && okO {
+			out = append(out, o-b)
+		}
+	}
+	return out
+}
+
 // geomean is the geometric mean of v's values in unit over the repetitions reps.
 func geomean(v *Variant, reps []int, unit string) (float64, bool) {
 	if len(reps) == 0 {
