@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +42,7 @@ func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]
 	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n),
 		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), dbOK: true, genOK: true,
 		dbSwitches: make([]int64, n), sampled: make([]int64, n), skip: make([]bool, n),
-		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n)}
+		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n), gained: make([]int64, n)}
 	for i, v := range vs {
 		b.turn[i] = max(p.r.o.Turn, TurnsPerLatency*p.latency[v])
 	}
@@ -84,6 +85,12 @@ type block struct {
 	before              []*counterSample
 	res                 []*loadgen.Result
 	errs                []error
+	// The lost-update check (visits.go): visits the fixture rows gained in each update
+	// variant's turns, from the sum read before the first turn and after each of theirs
+	// (no other op changes it); visitsErr, a reading that failed.
+	gained    []int64
+	visits    int64
+	visitsErr error
 }
 
 // readyTimeout bounds the wait for the generators to connect and park at their gates.
@@ -109,6 +116,9 @@ func (b *block) run(ctx context.Context, load Load) error {
 	if err := b.countersBefore(ctx); err != nil {
 		return err
 	}
+	if slices.ContainsFunc(b.vs, r.isUpdate) {
+		b.visits, b.visitsErr = r.visitsSum(ctx)
+	}
 	d := cmp.Or(load.Duration, r.o.Duration)
 	b.started = time.Now().UTC()
 	for ctx.Err() == nil {
@@ -126,6 +136,11 @@ func (b *block) run(ctx context.Context, load Load) error {
 		b.active[i] += took
 		b.count[i]++
 		b.db[i], b.gen[i] = b.db[i].Add(db1.Sub(db0)), b.gen[i].Add(gen1.Sub(gen0))
+		if r.isUpdate(b.vs[i]) && b.visitsErr == nil { // after the turn's readings: not its cost
+			var now int64
+			now, b.visitsErr = r.visitsSum(ctx)
+			b.gained[i], b.visits = b.gained[i]+now-b.visits, now
+		}
 		if threads != nil {
 			if end := b.dbThreads(); end != nil {
 				b.dbSwitches[i], b.sampled[i] = end.Sub(threads).Voluntary, admitted
@@ -235,8 +250,17 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 		}
 	}
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
-	if !r.record(v, rep, res, afterErr, fmt.Sprintf("block, repetition %d", n)) {
+	what := fmt.Sprintf("block, repetition %d", n)
+	if !r.record(v, rep, res, afterErr, what) {
 		return nil, r.databaseAlive(ctx)
+	}
+	if r.isUpdate(v) {
+		if b.visitsErr != nil {
+			return nil, r.failRep(ctx, v, n, "lost-update check", b.visitsErr)
+		}
+		if !r.judgeVisits(v, rep, res, b.gained[i], what) {
+			return nil, nil
+		}
 	}
 	b.p.latency[v] = time.Duration(rep.P50 * float64(time.Second))
 	return rep, nil

@@ -39,6 +39,12 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		return nil, r.failRep(ctx, rv, n, "read counters", err)
 	}
 	cfg := r.loadConfig(t, rv, load, r.o.Seed+uint64(n)*0x9e3779b9)
+	var visits0 int64
+	if r.isUpdate(rv) {
+		if visits0, err = r.visitsSum(ctx); err != nil {
+			return nil, r.failRep(ctx, rv, n, "lost-update check", err)
+		}
+	}
 	started := time.Now().UTC()
 	threads := sample(ctx, threadsRunning(r.admin))
 	inUse := sample(ctx, poolInUse(t.AdminURL))
@@ -69,6 +75,15 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	}
 	if !r.record(rv, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
 		return nil, r.databaseAlive(ctx)
+	}
+	if r.isUpdate(rv) {
+		visits1, err := r.visitsSum(ctx)
+		if err != nil {
+			return nil, r.failRep(ctx, rv, n, "lost-update check", err)
+		}
+		if !r.judgeVisits(rv, rep, res, visits1-visits0, fmt.Sprintf("slice %d", n)) {
+			return nil, nil
+		}
 	}
 	return rep, nil
 }
@@ -105,9 +120,10 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	if load.Duration == 0 {
 		load.Duration = r.o.Duration
 	}
+	op, limit := opOf(r.specs[rv.Key].Op)
 	cfg := loadgen.Config{
-		Target: t.URL, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: checkGet, Duration: load.Duration, Seed: seed,
+		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
+		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.db.Rows), Duration: load.Duration, Seed: seed,
 	}
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello
@@ -248,8 +264,6 @@ func (r *runner) writeHistogram(rv *results.Variant) error {
 	rv.Histogram = rel
 	return nil
 }
-
-func checkGet(q loadgen.Request, body []byte) error { return CheckUser(q.ID, body) }
 
 func checkHello(_ loadgen.Request, body []byte) error {
 	if string(body) != "Hello, World!" {

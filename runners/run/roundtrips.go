@@ -4,57 +4,41 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
-	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"dbbench/runners/loadgen"
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 )
 
-// countRoundtrips warms the target up (so every pooled connection and every php-fpm
-// worker's persistent connection is open), then sends n requests one at a time under
-// roundtrip.Capture and compares the counts with what the matrix expects.
-func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, pool, rows, n int, seed uint64, expected map[string]int) (*results.Roundtrips, error) {
-	r := rand.New(rand.NewPCG(seed, 0x726f756e64)) // "round": a stream of its own
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
-	defer client.CloseIdleConnections()
-	get := func(ctx context.Context, id int) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/users/"+strconv.Itoa(id), nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET /users/%d = %s", id, resp.Status)
-		}
-		return nil
-	}
+// countRoundtrips warms the target up on its op (so every pooled connection and every
+// php-fpm worker's persistent connection is open, and every statement prepared), then
+// sends n requests of the op one at a time under roundtrip.Capture and compares the
+// counts with what the matrix expects.
+func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, op *matrix.Op, pool, rows, n int, seed uint64, expected map[string]int) (*results.Roundtrips, error) {
+	c := newRequester(base, op, rows, seed, 0x726f756e64) // "round": a stream of its own
+	defer c.close()
 	// Warm-up at concurrency = pool: php-fpm hands requests to whichever worker is free,
 	// and only concurrency reaches them all.
 	warm := max(20*pool, 200)
 	var wg sync.WaitGroup
 	errs := make(chan error, pool)
-	ids := make(chan int, warm)
+	qs := make(chan loadgen.Request, warm)
 	for range warm {
-		ids <- 1 + r.IntN(rows)
+		qs <- c.draw()
 	}
-	close(ids)
+	close(qs)
 	for range pool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for id := range ids {
-				if err := get(ctx, id); err != nil {
+			for q := range qs {
+				if err := c.ok(ctx, q); err != nil {
 					errs <- err
 					return
 				}
@@ -72,7 +56,7 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 	res, err := roundtrip.Capture(ctx, admin, n, func(ctx context.Context) error {
 		for range n {
 			w0, t0 := proxy.Waited(), time.Now()
-			if err := get(ctx, 1+r.IntN(rows)); err != nil {
+			if err := c.ok(ctx, c.draw()); err != nil {
 				return err
 			}
 			latency = append(latency, time.Since(t0).Seconds())

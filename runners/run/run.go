@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -196,6 +197,13 @@ func (o *Options) variants() []matrix.Variant {
 	return o.perRevision(out)
 }
 
+// severalOps says whether the run measures an op besides get: then a get variant's
+// benchmark name spells op=get out, so that benchstat slices by op (its key stays as
+// it was, for baselines and patterns).
+func severalOps(vs []matrix.Variant) bool {
+	return slices.ContainsFunc(vs, func(v matrix.Variant) bool { return v.Op != "" })
+}
+
 // runner holds one run's state.
 type runner struct {
 	o        Options
@@ -252,11 +260,16 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 				Precision: o.Precision, MinPairs: o.MinPairs, MaxPairs: o.MaxPairs, Budget: o.Budget.String()},
 		},
 	}
+	opKeys := severalOps(vs)
 	for _, v := range vs {
-		layer := specs[v.Key()].Layer
+		spec := specs[v.Key()]
+		layer := spec.Layer
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind, Library: layer.Library,
-			Valid: true, Reps: []*results.Repetition{}}
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
+			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
+		if opKeys && layer.DB {
+			rv.Name = matrix.Prefix + "/" + v.OpKey() // benchstat -col /op then has get too
+		}
 		r.res.Variants = append(r.res.Variants, rv)
 		r.byKey[v.Key()] = rv
 	}
@@ -433,8 +446,9 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 		return nil
 	}
 	defer t.Stop()
-	db := r.specs[v.Key()].Layer.DB
-	rv.Verification = verify(ctx, t.URL, db, r.db.Rows, r.o.Seed)
+	spec := r.specs[v.Key()]
+	db := spec.Layer.DB
+	rv.Verification = verify(ctx, t.URL, spec, r.db.Rows, r.o.Seed, r.admin)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -445,7 +459,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
+	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, spec.Op, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -164,14 +164,3 @@ func TestMismatchNamesEveryDifference(t *testing.T) {
 		t.Fatalf("Mismatch on agreeing counts = %q", got)
 	}
 }
-
-func TestCheckUser(t *testing.T) {
-	if err := CheckUser(42, []byte(`{"id":42,"name":"Zo\u00eb Gray #42"}`)); err != nil {
-		t.Fatalf("escaped unicode must pass: %v", err)
-	}
-	for _, body := range []string{`{"id":42,"name":"Zoe Gray #42"}`, `{"id":41,"name":"Zoë Gray #42"}`, `{"name":"Zoë Gray #42"}`, `<html>`} {
-		if err := CheckUser(42, []byte(body)); err == nil {
-			t.Errorf("CheckUser accepted %s", body)
-		}
-	}
-}

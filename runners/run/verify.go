@@ -2,97 +2,206 @@ package run
 
 import (
 	"context"
-	"encoding/json"
+	"database/sql"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"net/http"
+	"math"
 	"strconv"
-	"time"
 
 	"dbbench/fixtures"
+	"dbbench/runners/loadgen"
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 )
 
-// verifySample is how many bodies are compared with name(id) before a variant is measured.
+// verifySample is how many bodies are compared with name(id) before a variant is
+// measured (pages of a list; inserts and visits are fewer, each read back).
 const verifySample = 50
 
-// verify checks a target before it is measured: a sample of bodies equals the fixture
-// function, a malformed id gets 400 and an id beyond the table 404. hello is checked
-// for its fixed body instead when the layer uses no database.
-func verify(ctx context.Context, base string, db bool, rows int, seed uint64) *results.Verification {
-	v := &results.Verification{}
-	client := &http.Client{Timeout: 10 * time.Second}
-	get := func(path string) (int, []byte, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-		if err != nil {
-			return 0, nil, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return resp.StatusCode, body, err
-	}
-	fail := func(format string, args ...any) *results.Verification {
-		v.Error = fmt.Sprintf(format, args...)
-		return v
-	}
-	if !db {
-		status, body, err := get("/hello")
-		if err != nil || status != 200 || string(body) != "Hello, World!" {
-			return fail("GET /hello = %d %q, %v; want 200 \"Hello, World!\"", status, body, err)
-		}
-		v.Bodies = 1
-		return v
-	}
-	r := rand.New(rand.NewPCG(seed, 0x76657269667921)) // "verify!": a stream of its own
-	ids := []uint32{1, uint32(rows)}
-	for len(ids) < verifySample {
-		ids = append(ids, uint32(1+r.IntN(rows)))
-	}
-	for _, id := range ids {
-		status, body, err := get("/users/" + strconv.FormatUint(uint64(id), 10))
-		if err != nil {
-			return fail("GET /users/%d: %v", id, err)
-		}
-		if status != 200 {
-			return fail("GET /users/%d = %d %s; want 200", id, status, truncate(body))
-		}
-		if err := CheckUser(id, body); err != nil {
-			return fail("GET /users/%d: %v", id, err)
-		}
-		v.Bodies++
-	}
+// unknownID is an id no row has, whatever inserts added: the largest an id may be.
+const unknownID = math.MaxUint32
+
+// verify checks a target before it is measured, on its op: get, a sample of bodies
+// equals the fixture function; list, every row of a sample of pages is the fixture row
+// in id order; insert, 201 with the name sent, the row read back from the database;
+// update, 200 with the counter one higher, and the table's too. Then a malformed
+// request gets 400 and, for get and update, an id no row has 404. hello is checked for
+// its fixed body instead when the layer uses no database. admin reads the table.
+func verify(ctx context.Context, base string, spec matrix.Spec, rows int, seed uint64, admin *sql.DB) *results.Verification {
+	c := newRequester(base, spec.Op, rows, seed, 0x76657269667921) // "verify!": a stream of its own
+	defer c.close()
+	vf := verifier{ctx: ctx, c: c, rows: rows, admin: admin, v: &results.Verification{}}
 	var err error
-	if v.BadID, _, err = get("/users/abc"); err != nil || v.BadID != 400 {
-		return fail("GET /users/abc = %d, %v; want 400", v.BadID, err)
+	switch {
+	case !spec.Layer.DB:
+		err = vf.hello()
+	case c.op == loadgen.List:
+		err = vf.list()
+	case c.op == loadgen.Insert:
+		err = vf.insert()
+	case c.op == loadgen.Update:
+		err = vf.update()
+	default:
+		err = vf.get()
 	}
-	beyond := strconv.Itoa(rows + 1)
-	if v.UnknownID, _, err = get("/users/" + beyond); err != nil || v.UnknownID != 404 {
-		return fail("GET /users/%s = %d, %v; want 404", beyond, v.UnknownID, err)
+	if err != nil {
+		vf.v.Error = err.Error()
 	}
-	return v
+	return vf.v
 }
 
-// CheckUser says whether body is the JSON the contract promises for id.
-func CheckUser(id uint32, body []byte) error {
-	var u struct {
-		ID   *uint32 `json:"id"`
-		Name *string `json:"name"`
+// verifier holds one verification under way.
+type verifier struct {
+	ctx   context.Context
+	c     *requester
+	rows  int
+	admin *sql.DB
+	v     *results.Verification
+}
+
+func (vf *verifier) hello() error {
+	status, body, err := vf.c.do(vf.ctx, "GET", "/hello", nil)
+	if err != nil || status != 200 || string(body) != "Hello, World!" {
+		return fmt.Errorf("GET /hello = %d %q, %v; want 200 \"Hello, World!\"", status, body, err)
 	}
-	if err := json.Unmarshal(body, &u); err != nil {
-		return fmt.Errorf("body %s is not JSON: %v", truncate(body), err)
+	vf.v.Bodies = 1
+	return nil
+}
+
+// expect sends q and returns its body when the status is want.
+func (vf *verifier) expect(q loadgen.Request, want int) ([]byte, error) {
+	status, body, err := vf.c.send(vf.ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", q.Op, q, err)
 	}
-	if u.ID == nil || u.Name == nil {
-		return fmt.Errorf("body %s lacks id or name", truncate(body))
+	if status != want {
+		return nil, fmt.Errorf("%s %s = %d %s; want %d", q.Op, q, status, truncate(body), want)
 	}
-	if *u.ID != id || *u.Name != fixtures.Name(id) {
-		return fmt.Errorf("body %s, want id %d name %q", truncate(body), id, fixtures.Name(id))
+	return body, nil
+}
+
+// status sends a request by hand, for the 400s and 404s.
+func (vf *verifier) status(method, path string, body []byte, want int, got *int) error {
+	status, b, err := vf.c.do(vf.ctx, method, path, body)
+	if got != nil {
+		*got = status
+	}
+	if err != nil || status != want {
+		return fmt.Errorf("%s %s = %d %s, %v; want %d", method, path, status, truncate(b), err, want)
 	}
 	return nil
+}
+
+// get checks the first and last fixture rows and random ones.
+func (vf *verifier) get() error {
+	ids := []uint32{1, uint32(vf.rows)}
+	for len(ids) < verifySample {
+		ids = append(ids, vf.c.draw().ID)
+	}
+	for _, id := range ids {
+		body, err := vf.expect(loadgen.Request{Op: loadgen.Get, ID: id}, 200)
+		if err != nil {
+			return err
+		}
+		if err := CheckUser(id, body); err != nil {
+			return fmt.Errorf("GET /users/%d: %v", id, err)
+		}
+		vf.v.Bodies++
+	}
+	if err := vf.status("GET", "/users/abc", nil, 400, &vf.v.BadID); err != nil {
+		return err
+	}
+	return vf.status("GET", "/users/"+strconv.Itoa(unknownID), nil, 404, &vf.v.UnknownID)
+}
+
+// list checks the first and last full pages and random ones, every row of each.
+func (vf *verifier) list() error {
+	last := uint32(vf.rows - vf.c.limit)
+	afters := []uint32{0, last}
+	for len(afters) < verifySample/5 {
+		afters = append(afters, vf.c.draw().ID)
+	}
+	for _, after := range afters {
+		q := loadgen.Request{Op: loadgen.List, ID: after, Limit: vf.c.limit}
+		body, err := vf.expect(q, 200)
+		if err != nil {
+			return err
+		}
+		if err := CheckList(after, q.Limit, body); err != nil {
+			return fmt.Errorf("GET /users?after=%d&limit=%d: %v", after, q.Limit, err)
+		}
+		vf.v.Bodies += q.Limit
+	}
+	return vf.status("GET", "/users?after=1", nil, 400, &vf.v.BadID) // limit is required
+}
+
+// insertChecks is how many inserts and visits a verification reads back.
+const insertChecks = 5
+
+// insert posts names and reads each row back, name as sent and no visit yet.
+func (vf *verifier) insert() error {
+	for range insertChecks {
+		q := vf.c.draw()
+		name := fixtures.InsertedName(q.N)
+		body, err := vf.expect(q, 201)
+		if err != nil {
+			return err
+		}
+		id, err := CheckInserted(name, vf.rows, body)
+		if err != nil {
+			return fmt.Errorf("POST /users: %v", err)
+		}
+		vf.v.Bodies++
+		var got string
+		var visits int64
+		if err := vf.admin.QueryRowContext(vf.ctx, "SELECT name, visits FROM users WHERE id = ?", id).Scan(&got, &visits); err != nil {
+			return fmt.Errorf("POST /users answered id %d, which the table does not hold: %v", id, err)
+		}
+		if got != name || visits != 0 {
+			return fmt.Errorf("POST /users of %q answered id %d; the table holds %q with %d visits", name, id, got, visits)
+		}
+		vf.v.ReadBack++
+	}
+	return vf.status("POST", "/users", []byte(`{"name":""}`), 400, &vf.v.BadID)
+}
+
+// update visits random users and reads each counter back, one higher than before.
+func (vf *verifier) update() error {
+	for range insertChecks {
+		q := vf.c.draw()
+		before, err := vf.visits(q.ID)
+		if err != nil {
+			return err
+		}
+		body, err := vf.expect(q, 200)
+		if err != nil {
+			return err
+		}
+		got, err := CheckVisit(q.ID, body)
+		if err != nil {
+			return fmt.Errorf("POST /users/%d/visits: %v", q.ID, err)
+		}
+		after, err := vf.visits(q.ID)
+		if err != nil {
+			return err
+		}
+		if int64(got) != before+1 || after != before+1 {
+			return fmt.Errorf("POST /users/%d/visits: visits went %d -> %d in the table, the answer says %d; want %d", q.ID, before, after, got, before+1)
+		}
+		vf.v.Bodies++
+		vf.v.ReadBack++
+	}
+	if err := vf.status("POST", "/users/abc/visits", nil, 400, &vf.v.BadID); err != nil {
+		return err
+	}
+	return vf.status("POST", "/users/"+strconv.Itoa(unknownID)+"/visits", nil, 404, &vf.v.UnknownID)
+}
+
+func (vf *verifier) visits(id uint32) (int64, error) {
+	var n int64
+	if err := vf.admin.QueryRowContext(vf.ctx, "SELECT visits FROM users WHERE id = ?", id).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read the visits of user %d: %v", id, err)
+	}
+	return n, nil
 }
 
 func truncate(b []byte) string {
