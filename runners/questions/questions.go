@@ -1,9 +1,11 @@
 // Package questions names the comparisons dbbench exists to make, as pairs of variants
-// that differ in one key: each database layer against its language's baseline (what an
-// ORM costs), interpolate and prepared against prepare (what a statement mode is
-// worth), per-request against persistent connections, and each server against the
-// language's first (php-fpm against resident workers). A run of two revisions (dbbench
-// ab) asks one question only: what B changed, each variant at B against itself at A.
+// that differ in one key, each at the same op: each database layer against its
+// language's baseline (what an ORM costs), interpolate and prepared against prepare
+// (what a statement mode is worth), per-request against persistent connections, and
+// each server against the language's first (php-fpm against resident workers); and
+// each list against the list of fewest rows of the same variant (what a row costs). A
+// run of two revisions (dbbench ab) asks one question only: what B changed, each
+// variant at B against itself at A.
 // The runner measures these pairs side by side; the report answers from them. This is
 // the one place they are defined.
 package questions
@@ -16,8 +18,12 @@ const (
 	Stmt   = "stmt"   // 2. what interpolation and a statement prepared once are worth
 	Conn   = "conn"   // 3. what a connection per request costs
 	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
+	Rows   = "rows"   // beyond one row: a list of more rows against one of fewer, per row hydrated
 	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
 )
+
+// op is the key of the endpoint, which every question but Rows holds fixed.
+const op = "op"
 
 // The reference value of each key: a pair compares Other with the variant that has this
 // value instead (the layer's reference is the language's baseline, in results.Lang).
@@ -60,8 +66,29 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 				out = append(out, Pair{Question: ref.question, Base: b, Other: v})
 			}
 		}
+		if b := fewestRows(r, v, keep); b != nil {
+			out = append(out, Pair{Question: Rows, Base: b, Other: v})
+		}
 	}
 	return out
+}
+
+// fewestRows is the list of v's variant (every key but op the same) with the fewest
+// rows, when v is a list of more; nil otherwise.
+func fewestRows(r *results.Run, v *results.Variant, keep func(*results.Variant) bool) *results.Variant {
+	if v.Rows == 0 {
+		return nil
+	}
+	var best *results.Variant
+	for _, w := range r.Variants {
+		if w.Rows == 0 || w.Rows >= v.Rows || (keep != nil && !keep(w)) || (best != nil && w.Rows >= best.Rows) {
+			continue
+		}
+		if b := find(r, v, op, w.Op, keep); b == w {
+			best = w
+		}
+	}
+	return best
 }
 
 // revPairs pairs each variant at B with itself at A, hello too: a new toolchain or
@@ -91,6 +118,8 @@ func field(v *results.Variant, key string) string {
 		return v.Server
 	case Rev:
 		return v.Rev
+	case op:
+		return v.Op
 	}
 	return ""
 }
@@ -105,7 +134,7 @@ func find(r *results.Run, v *results.Variant, key, value string, keep func(*resu
 			continue
 		}
 		same := true
-		for _, k := range []string{Layer, Stmt, Conn, Server, Rev} {
+		for _, k := range []string{Layer, Stmt, Conn, Server, Rev, op} {
 			if k != key && field(w, k) != field(v, k) {
 				same = false
 			}

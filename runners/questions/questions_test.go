@@ -77,3 +77,37 @@ func TestARunOfTwoRevisionsComparesOnlyTheRevisions(t *testing.T) {
 		t.Errorf("%d pairs without orm, want 2", n)
 	}
 }
+
+func withOp(v *results.Variant, op string, rows int) *results.Variant {
+	v.Op, v.Rows, v.Key = op, rows, v.Key+"/op="+op
+	return v
+}
+
+// Each op's layers are compared with the raw driver at the same op, never another's;
+// each list with the list of fewest rows of the same variant.
+func TestOpsAreComparedAtTheirOwnOpAndListsByRows(t *testing.T) {
+	r := &results.Run{Langs: map[string]*results.Lang{"go": {Baseline: "raw", Default: "nethttp"}}}
+	r.Variants = []*results.Variant{
+		variant("go", "nethttp", "raw", "interpolate", "persistent", 8),
+		withOp(variant("go", "nethttp", "raw", "interpolate", "persistent", 8), "list100", 100),
+		withOp(variant("go", "nethttp", "raw", "interpolate", "persistent", 8), "list10", 10),
+		withOp(variant("go", "nethttp", "raw", "interpolate", "persistent", 8), "list50", 50),
+		withOp(variant("go", "nethttp", "orm", "interpolate", "persistent", 8), "list100", 100),
+		withOp(variant("go", "nethttp", "orm", "interpolate", "persistent", 8), "update", 0),
+		withOp(variant("go", "nethttp", "orm", "prepare", "persistent", 8), "update", 0),
+		withOp(variant("go", "nethttp", "gorm", "interpolate", "persistent", 8), "insert", 0), // raw has no insert
+	}
+	var got []string
+	for _, p := range Pairs(r, nil) {
+		got = append(got, fmt.Sprintf("%s: %s/%s/%s against %s/%s/%s", p.Question, p.Other.Layer, p.Other.Stmt, p.Other.Op, p.Base.Layer, p.Base.Stmt, p.Base.Op))
+	}
+	want := []string{
+		"rows: raw/interpolate/list100 against raw/interpolate/list10",
+		"rows: raw/interpolate/list50 against raw/interpolate/list10",
+		"layer: orm/interpolate/list100 against raw/interpolate/list100",
+		"stmt: orm/interpolate/update against orm/prepare/update",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
+	}
+}
