@@ -327,3 +327,44 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// PairedShift is PairedRatio without the logarithms: the same ranks of the same Walsh
+// averages bound its interval, so the log ratios' shift is the log of their ratio.
+func TestPairedShiftIsPairedRatioWithoutLogs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ratios := make([]float64, 15)
+	logs := make([]float64, len(ratios))
+	for i := range ratios {
+		ratios[i] = 1.1 * math.Exp(0.05*rng.NormFloat64())
+		logs[i] = math.Log(ratios[i])
+	}
+	r, err := PairedRatio(ratios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := PairedShift(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]float64{{math.Exp(s.Shift), r.Ratio}, {math.Exp(s.Lo), r.Lo}, {math.Exp(s.Hi), r.Hi}} {
+		if math.Abs(p[0]-p[1]) > 1e-12 {
+			t.Fatalf("shift of the logs %+v, ratio %+v", s, r)
+		}
+	}
+	if s.Confidence != r.Confidence || !s.HasInterval() || s.N != 15 {
+		t.Fatalf("shift %+v, ratio %+v", s, r)
+	}
+	per := s.Per(2)
+	if per.Shift != s.Shift/2 || per.Lo != s.Lo/2 || per.Hi != s.Hi/2 {
+		t.Fatalf("Per(2) = %+v of %+v", per, s)
+	}
+	// Differences may be negative or zero, unlike ratios; too few pairs give no interval.
+	if s, err := PairedShift([]float64{-3, 0, 2, -1, 5}); err != nil || s.HasInterval() || s.Shift != 0.5 || len(s.Warnings) == 0 {
+		t.Fatalf("five differences: %+v, %v", s, err)
+	}
+	for _, bad := range [][]float64{nil, {1, math.NaN()}, {math.Inf(1)}} {
+		if _, err := PairedShift(bad); err == nil {
+			t.Errorf("PairedShift(%v) gave no error", bad)
+		}
+	}
+}
