@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/results"
 	"dbbench/runners/revcost"
 	"dbbench/runners/units"
 )
@@ -18,14 +19,22 @@ func abSection(a *revcost.Answer, ans answer) section {
 		return s
 	}
 	t := a.AB.Threshold
+	var as []*results.Variant
+	for _, v := range a.Variants {
+		as = append(as, v.A)
+	}
+	ops := hasOps(as)
 	head := keyHeadOf(nil)
+	if ops {
+		head = append(head, "op")
+	}
 	g := grid{ID: "t-ab", Caption: "B against A, per variant", Head: slices.Clone(head), Sortable: true, Keys: len(head)}
 	for _, m := range revcost.Metrics {
 		g.Head = append(g.Head, m.Name)
 	}
 	g.Head = append(g.Head, "commands per request", "pairs")
 	for _, v := range a.Variants {
-		row := keyCells(v.A)[:len(head)] // the rev column left out: a row is both revisions
+		row := keyCells(v.A, ops)[:len(head)] // the rev column left out: a row is both revisions
 		for _, m := range revcost.Metrics {
 			row = append(row, abCell(v, m, t))
 		}

@@ -181,11 +181,6 @@ func findingName(f finding, fs []finding) string {
 	return label(f.Other)
 }
 
-// answers are the three answers, in the order of the questions.
-func answers(fs []finding) []answer {
-	return []answer{layerAnswer(fs), stmtAnswer(fs), connAnswer(fs)}
-}
-
 // items names each finding's library with its QPS ratio: "GORM 0.80× [0.78, 0.82]".
 func items(fs []finding) []string {
 	var out []string

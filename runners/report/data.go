@@ -76,7 +76,19 @@ func label(v *results.Variant) string {
 	if !v.DB {
 		return fmt.Sprintf("%s/%s/%s%s", v.Lang, v.Server, v.Layer, rev)
 	}
-	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d%s", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool, rev)
+	op := ""
+	if v.Op != "" {
+		op = "/op=" + v.Op
+	}
+	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d%s%s", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool, op, rev)
+}
+
+// opName is v's op, get when it names none.
+func opName(v *results.Variant) string {
+	if v.Op == "" {
+		return "get"
+	}
+	return v.Op
 }
 
 // scale shows a summary in a display unit: factor multiplies seconds into ms or µs.

@@ -23,9 +23,10 @@ const unpairedMedians = "unpaired-medians"
 type finding struct {
 	Question    string // questions.Layer, Stmt, Conn, Server
 	Base, Other *results.Variant
-	Paired      bool             // from pairs of adjacent slices; false: from each side's median
-	Reached     bool             // the run's precision target (paired only)
-	Pairing     *results.Pairing // how the pairs were measured; nil for runs before pairing
+	Paired      bool                // from pairs of adjacent slices; false: from each side's median
+	Comp        *results.Comparison // the pairs, when Paired
+	Reached     bool                // the run's precision target (paired only)
+	Pairing     *results.Pairing    // how the pairs were measured; nil for runs before pairing
 	QPS, CPU    estimate
 	// Extra app CPU per request (seconds), allocations and bytes allocated per request
 	// (Go), Other's median minus Base's; NaN where a side lacks the figure.
@@ -50,7 +51,7 @@ func (d *data) findings() []finding {
 			if b == nil || o == nil {
 				continue
 			}
-			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
+			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Comp: c, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
 			m := d.marginOf(c.Question)
 			f.QPS = paired(d.run.Ratios(c, units.QPS), m)
 			f.CPU = paired(d.run.Ratios(c, units.AppCPU), m)
@@ -177,6 +178,17 @@ func commands(v *results.Variant) (float64, bool) {
 	}
 	c, _ := v.Roundtrips.Commands()
 	return c, true
+}
+
+// atGet keeps the findings of get, the op there was before ops.
+func atGet(fs []finding) []finding {
+	var out []finding
+	for _, f := range fs {
+		if f.Other.Op == "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // byQuestion keeps the findings of one question.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
@@ -84,16 +85,27 @@ func build(r *results.Run) (*page, error) {
 			return nil, err
 		}
 	} else {
-		p.Answers = append(answers(fs), d.poolAnswer())
-		p.Sections = []section{
-			questionSection(fs, p.Answers[0], []string{questions.Layer}),
-			questionSection(fs, p.Answers[1], []string{questions.Stmt}),
-			questionSection(fs, p.Answers[2], []string{questions.Conn, questions.Server}),
-			d.poolSection(p.Answers[3]),
+		// The three questions are get's; the other ops have a section of their own, unless
+		// a question was asked of another op only (the ops preset's update at every stmt).
+		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
+		for i, q := range qs {
+			of, op := forAnswer(fs, q)
+			a := []func([]finding) answer{layerAnswer, stmtAnswer, connAnswer}[i](of)
+			if op != "" {
+				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
+			}
+			p.Answers = append(p.Answers, a)
+			p.Sections = append(p.Sections, questionSection(of, a, q))
 		}
+		p.Answers = append(p.Answers, d.poolAnswer())
+		p.Sections = append(p.Sections, d.poolSection(p.Answers[3]))
 		if g, ps, ok := d.serverContrast(); ok && p.Sections[2].Empty == "" {
 			p.Sections[2].Grids = append(p.Sections[2].Grids, g)
 			p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, ps...)
+		}
+		if s, pointer, ok := d.opsSection(fs); ok {
+			p.Sections = append(p.Sections, s)
+			p.Answers[0].Sentence += " " + pointer
 		}
 	}
 	p.Profile = d.profileSection(fs)
@@ -114,6 +126,20 @@ func build(r *results.Run) (*page, error) {
 		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(rounds(r))
 	}
 	return p, nil
+}
+
+// forAnswer are the findings an answer of questions qs speaks of: get's, or when get
+// has none, those of the first op that has any, which it names.
+func forAnswer(fs []finding, qs []string) ([]finding, string) {
+	var of []finding
+	for _, q := range qs {
+		of = append(of, byQuestion(fs, q)...)
+	}
+	if get := atGet(of); len(get) > 0 || len(of) == 0 {
+		return get, ""
+	}
+	op := of[0].Other.Op
+	return slices.DeleteFunc(of, func(f finding) bool { return f.Other.Op != op }), op
 }
 
 // questionSection holds the tables and charts of the answer's questions.
@@ -143,7 +169,7 @@ func filters(vs []*results.Variant) []filter {
 	for i, k := range keyHeadOf(vs) {
 		var vals []string
 		for _, v := range vs {
-			s := keyCells(v)[i].Lines[0]
+			s := keyCells(v, hasOps(vs))[i].Lines[0]
 			if !slices.Contains(vals, s) {
 				vals = append(vals, s)
 			}

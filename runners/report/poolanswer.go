@@ -26,7 +26,7 @@ func (d *data) pools() (poolsize.Need, []sized) {
 	}
 	var out []sized
 	for _, v := range d.valid {
-		if !v.DB || v.Conn != "persistent" {
+		if !v.DB || v.Conn != "persistent" || v.Op != "" { // pools are sized for get
 			continue
 		}
 		if h, ok := poolsize.Of(v, d.run.Link.Path); ok {

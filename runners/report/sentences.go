@@ -27,7 +27,7 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 	titles := []struct{ q, title string }{
 		{questions.Layer, "Layers against the raw driver"}, {questions.Stmt, "Statement modes against prepare"},
 		{questions.Conn, "Per-request connections against persistent ones"}, {questions.Server, "Servers against the language's first"},
-		{questions.Rev, "Revision B against revision A"},
+		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
 	for _, t := range titles {
@@ -84,6 +84,8 @@ func sideName(v *results.Variant, q string) string {
 		return serverName(v.Server)
 	case questions.Rev:
 		return "rev=" + v.Rev
+	case questions.Rows:
+		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
 	}
 	return v.Key
 }
@@ -103,7 +105,11 @@ func sharedBy(q string, v *results.Variant) string {
 	if q != questions.Conn {
 		parts = append(parts, v.Conn)
 	}
-	return strings.Join(append(parts, fmt.Sprintf("pool %d", v.Pool)), ", ")
+	parts = append(parts, fmt.Sprintf("pool %d", v.Pool))
+	if q != questions.Rows && v.Op != "" {
+		parts = append(parts, "op="+v.Op)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // estimateWords is "0.95× [0.93, 0.97] (different: Hodges–Lehmann over 8 pairs, 95.3%)".

@@ -85,18 +85,31 @@ const countsNote = "read+write: the target's and the load generator's read(2) an
 // keyHeadOf are the key columns of vs's tables: rev too in a run of two revisions.
 func keyHeadOf(vs []*results.Variant) []string {
 	head := []string{"lang", "server", "layer", "stmt", "conn", "pool"}
+	if hasOps(vs) {
+		head = append(head, "op")
+	}
 	if slices.ContainsFunc(vs, func(v *results.Variant) bool { return v.Rev != "" }) {
 		head = append(head, "rev")
 	}
 	return head
 }
 
-func keyCells(v *results.Variant) []cell {
+// keyCells are v's keys; op too when ops is set (get's spelled out), so that every row
+// of a table has the same columns.
+func keyCells(v *results.Variant, ops bool) []cell {
 	cells := []cell{textCell(v.Lang), textCell(v.Server), textCell(v.Layer), textCell(v.Stmt), textCell(v.Conn), numCell(float64(v.Pool), fmt.Sprint(v.Pool))}
+	if ops {
+		cells = append(cells, textCell(opName(v)))
+	}
 	if v.Rev != "" {
 		cells = append(cells, textCell(v.Rev))
 	}
 	return cells
+}
+
+// hasOps says whether any of vs measures an op other than get.
+func hasOps(vs []*results.Variant) bool {
+	return slices.ContainsFunc(vs, func(v *results.Variant) bool { return v.Op != "" })
 }
 
 // variantGrid is every valid variant in cols (those no variant has are left out),
@@ -117,8 +130,9 @@ func (d *data) variantGrid(id, caption string, cols []column, interval bool) gri
 		g.Head = append(g.Head, "slices")
 	}
 	var n notes
+	ops := hasOps(d.valid)
 	for _, v := range d.valid {
-		row := keyCells(v)
+		row := keyCells(v, ops)
 		for _, c := range kept {
 			s, ok := d.summary(v, c.unit)
 			switch {

@@ -140,6 +140,33 @@ func MicrosDeltaIn(sec float64, decimals int) string {
 	return Signed(fmt.Sprintf("%.*f", decimals, 1e6*sec)) + " µs"
 }
 
+// WithInterval prints x and its 95% interval [lo, hi] with the same decimals, as many
+// as x's size needs (two below 1, one below 10, none from 10), the unit after x:
+// "0.45 µs [0.41, 0.50]", "2.0 [1.9, 2.1]", "96 B [90, 101]"; an unbounded end is ∞
+// (−∞), which a figure from fewer pairs than an interval needs has.
+func WithInterval(x, lo, hi float64, unit string) string {
+	d := 0
+	switch a := math.Abs(x); {
+	case a < 1:
+		d = 2
+	case a < 10:
+		d = 1
+	}
+	end := func(v float64) string {
+		switch {
+		case math.IsInf(v, 1):
+			return "∞"
+		case math.IsInf(v, -1):
+			return "−∞"
+		}
+		return strings.Replace(fmt.Sprintf("%.*f", d, v), "-", "−", 1)
+	}
+	if unit != "" {
+		unit = " " + unit
+	}
+	return fmt.Sprintf("%s%s [%s, %s]", end(x), unit, end(lo), end(hi))
+}
+
 // DecimalBytes prints a size in powers of 1000 with one decimal: "312 B", "4.6 kB",
 // "1.2 MB" (negative sizes too, "-4.6 kB").
 func DecimalBytes(b float64) string {

@@ -26,6 +26,11 @@ func TestFormats(t *testing.T) {
 		{"RatioChange -Inf", RatioChange(-inf), "-∞"},
 		{"RatioChange NaN", RatioChange(nan), "?"},
 
+		{"WithInterval below 1", WithInterval(0.452, 0.41, 0.5, "µs"), "0.45 µs [0.41, 0.50]"},
+		{"WithInterval below 10", WithInterval(2.04, 1.93, 2.1, ""), "2.0 [1.9, 2.1]"},
+		{"WithInterval from 10", WithInterval(96.4, 89.6, 101.2, "B"), "96 B [90, 101]"},
+		{"WithInterval negative, unbounded", WithInterval(-0.3, inf*-1, inf, "µs"), "−0.30 µs [−∞, ∞]"},
+
 		{"Share whole", Share(0.42), "42%"},
 		{"Share below 10%", Share(0.042), "4.2%"},
 		{"Share whole below 10%", Share(0.04), "4%"},
