@@ -311,6 +311,38 @@ func TestOpIsAKeyAfterPoolAndGetKeepsItsNames(t *testing.T) {
 	}
 }
 
+// The ops preset measures every op of its database variants and the quick preset get
+// alone, as before ops.
+func TestPresetsExpandTheirOps(t *testing.T) {
+	m := loadRepoMatrix(t)
+	count := func(name string) map[string]int {
+		p, err := m.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, v := range m.Expand(p) {
+			out[v.OpName()]++
+		}
+		return out
+	}
+	if got := count("quick"); len(got) != 1 || got[Get] == 0 {
+		t.Errorf("quick measures ops %v, want get alone", got)
+	}
+	ops := count("ops")
+	for _, op := range m.OpNames() {
+		if ops[op] == 0 {
+			t.Errorf("the ops preset has no variant of op %s: %v", op, ops)
+		}
+	}
+	if ops["update"] <= ops["insert"] {
+		t.Errorf("the ops preset measures update at %d variants, insert at %d: want update at every stmt mode", ops["update"], ops["insert"])
+	}
+	if l := m.Ops["list100"]; l == nil || l.Request != "list" || l.Rows != 100 || m.Ops["list10"].Rows != 10 {
+		t.Errorf("list ops %+v, %+v; want lists of 100 and 10 rows", l, m.Ops["list10"])
+	}
+}
+
 // The commands per request of every op, as go/README.md and php/README.md measured them
 // ("MySQL commands per request, by op"), come out of the rules.
 func TestExpectedCommandsOfEveryOp(t *testing.T) {
