@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/dbtest"
@@ -163,4 +166,82 @@ func TestMismatchNamesEveryDifference(t *testing.T) {
 	if got := Mismatch(res, map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Ping": 1}); got != "" {
 		t.Fatalf("Mismatch on agreeing counts = %q", got)
 	}
+}
+
+// The ops end to end on the real Go target, built with the leak tag and told to lose
+// updates in the orm layer only (DBBENCH_LEAK=lostupdate:1,layer:orm): every list,
+// insert and update variant is verified against the fixtures and the table, counted as
+// the matrix expects, and measured; raw's update keeps every visit, and orm's, which
+// reads the counter without a lock, is caught losing some at 64 clients and marked
+// invalid with the count, its figures never reported.
+func TestOpsEndToEndAndALostUpdateCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binDir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-tags", "leak", "-o", filepath.Join(binDir, "gotarget"), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+		t.Fatalf("build gotarget -tags leak: %v\n%s", err, out)
+	}
+	t.Setenv("DBBENCH_LEAK", "lostupdate:1,layer:orm")
+	m, err := matrix.Load(filepath.Join(root, "runners", "matrix.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Preset("ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	res, err := Run(context.Background(), Options{
+		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: t.TempDir(), KeepAlive: true, Seed: 11,
+		Variants:    regexp.MustCompile(`^lang=go/server=nethttp/layer=(raw|orm)/stmt=interpolate/conn=persistent/pool=64/op=(list100|list10|insert|update)$`),
+		Connections: 64, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Budget: time.Second, Reps: 2, RoundtripRequests: 20,
+		DB: provider.Options{Rows: 1000}, Log: &log,
+	})
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Variants) != 8 {
+		t.Fatalf("%d variants, want raw's and orm's 4 ops", len(res.Variants))
+	}
+	for _, v := range res.Variants {
+		lost, ok, checked := v.LostUpdates()
+		if v.Layer == "orm" && v.Op == "update" {
+			if v.Valid || !strings.Contains(v.InvalidReason, "LOST UPDATES") || lost <= 0 {
+				t.Errorf("the planted lost update was not caught: valid %v, %q, %d lost of %d", v.Valid, v.InvalidReason, lost, ok)
+			}
+			t.Logf("caught: %s", v.InvalidReason)
+			continue
+		}
+		if !v.Valid {
+			t.Errorf("%s invalid: %s", v.Key, v.InvalidReason)
+			continue
+		}
+		if v.Roundtrips == nil || !v.Roundtrips.Match {
+			t.Errorf("%s round trips differ from the matrix: %+v", v.Key, v.Roundtrips)
+		}
+		vf := v.Verification
+		switch v.Op {
+		case "list100", "list10":
+			if vf.Bodies != v.Rows*verifySample/5 || vf.BadID != 400 {
+				t.Errorf("%s verification %+v: want every row of %d pages checked", v.Key, vf, verifySample/5)
+			}
+		case "insert", "update":
+			if vf.ReadBack != insertChecks {
+				t.Errorf("%s verification %+v: want %d rows read back", v.Key, vf, insertChecks)
+			}
+		}
+		if (v.Op == "update") != checked || lost != 0 || (checked && ok == 0) {
+			t.Errorf("%s: %d lost of %d successful updates (checked %v)", v.Key, lost, ok, checked)
+		}
+	}
+	if !slices.ContainsFunc(res.Comparisons, func(c *results.Comparison) bool { return c.Question == questions.Rows }) {
+		t.Error("no list was compared with the shorter one")
+	}
+	dbtest.AssertNoChildren(t)
 }
