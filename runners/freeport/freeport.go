@@ -25,7 +25,10 @@ const lowest = 10000
 
 // Loopback returns a port nobody listens on right now on 127.0.0.1, below the
 // ephemeral range when that leaves room, else one the kernel picks.
-func Loopback() (int, error) {
+func Loopback() (int, error) { return On("127.0.0.1") }
+
+// On is Loopback for another address of this host (a server that other hosts reach).
+func On(ip string) (int, error) {
 	hi := 0
 	if b, err := os.ReadFile(rangeFile); err == nil {
 		hi, _ = below(string(b))
@@ -33,15 +36,15 @@ func Loopback() (int, error) {
 	if hi-lowest >= 1000 {
 		for range 100 {
 			p := lowest + rand.IntN(hi-lowest)
-			if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
+			if l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p))); err == nil {
 				l.Close()
 				return p, nil
 			}
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
-		return 0, fmt.Errorf("find a free loopback port: %w", err)
+		return 0, fmt.Errorf("find a free port on %s: %w", ip, err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
