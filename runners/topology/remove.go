@@ -1,0 +1,192 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// removeNetns removes a whole netns topology of ours.
+func removeNetns(ip string, owner, n int) error {
+	return undo(ip, owner, n, nsRoles, true)
+}
+
+// undo removes the namespaces of roles (every process still in one is killed first),
+// their veth pairs and, with bridge, the bridge: everything a build of subnet n by
+// owner made, or the part it got to. Links and namespaces already gone are no error.
+func undo(ip string, owner, n int, roles []string, bridge bool) error {
+	var errs []error
+	for _, role := range roles {
+		ns := nsName(owner, n, role)
+		killIn(ip, ns)
+		errs = append(errs, gone(ipRun(ip, "link", "del", vethName(n, role))))
+		errs = append(errs, gone(ipRun(ip, "netns", "del", ns)))
+	}
+	if bridge {
+		errs = append(errs, gone(ipRun(ip, "link", "del", bridgeName(n))))
+	}
+	return errors.Join(errs...)
+}
+
+// gone forgives an error that says the thing to remove was not there.
+func gone(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.Contains(s, "Cannot find device") || strings.Contains(s, "No such file") {
+		return nil
+	}
+	return err
+}
+
+// killIn kills every process in namespace ns and waits a little for them to go: a
+// process left in it (its runner killed, a target that ignored SIGTERM) would keep
+// the namespace, and its veth, alive after the name is gone.
+func killIn(ip, ns string) {
+	out, err := exec.Command(ip, "netns", "pids", ns).Output()
+	if err != nil {
+		return
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+			pids = append(pids, pid)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(pids) > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pids = slices.DeleteFunc(pids, func(pid int) bool { return !alive(pid) || zombie(pid) })
+	}
+}
+
+// zombie says whether pid has exited and waits for its parent to reap it (a zombie
+// has left its namespaces already).
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+var (
+	nsPattern   = regexp.MustCompile(`^dbbench-(\d+)-(\d+)-(db|app)$`)
+	linkPattern = regexp.MustCompile(`^dbbench(\d+)(db|app)?$`)
+)
+
+// parseNS reads a namespace name of ours back: its owner's PID and its subnet.
+func parseNS(name string) (owner, n int, role string, ok bool) {
+	m := nsPattern.FindStringSubmatch(name)
+	if m == nil {
+		return 0, 0, "", false
+	}
+	owner, _ = strconv.Atoi(m[1])
+	n, _ = strconv.Atoi(m[2])
+	return owner, n, m[3], true
+}
+
+// alive says whether process pid exists.
+func alive(pid int) bool { return syscall.Kill(pid, 0) != syscall.ESRCH }
+
+// sweepStale removes the topologies of runners that are gone (killed outright, where
+// no cleanup could run): their namespaces, the processes still in them, and every link
+// of a subnet no live runner's namespace names.
+func sweepStale(ip string) {
+	ents, _ := os.ReadDir(netnsDir)
+	live := map[int]bool{}
+	for _, e := range ents {
+		owner, n, role, ok := parseNS(e.Name())
+		if !ok {
+			continue
+		}
+		if alive(owner) {
+			live[n] = true
+			continue
+		}
+		undo(ip, owner, n, []string{role}, false)
+	}
+	links, _ := os.ReadDir("/sys/class/net")
+	for _, l := range links {
+		m := linkPattern.FindStringSubmatch(l.Name())
+		if m == nil {
+			continue
+		}
+		if n, _ := strconv.Atoi(m[1]); !live[n] {
+			gone(ipRun(ip, "link", "del", l.Name()))
+		}
+	}
+}
+
+// freeSubnet picks N for 10.77.N.0/24: one no namespace or link of ours uses and no
+// address or route of this host overlaps. The search starts at a place of owner's, so
+// that runs starting together rarely reach for the same one.
+func freeSubnet(ip string, owner int) (int, error) {
+	used := map[int]bool{}
+	ents, _ := os.ReadDir(netnsDir)
+	for _, e := range ents {
+		if _, n, _, ok := parseNS(e.Name()); ok {
+			used[n] = true
+		}
+	}
+	links, _ := os.ReadDir("/sys/class/net")
+	for _, l := range links {
+		if m := linkPattern.FindStringSubmatch(l.Name()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			used[n] = true
+		}
+	}
+	nets, err := hostNets(ip)
+	if err != nil {
+		return 0, err
+	}
+	for i := range 254 {
+		n := 1 + (owner+i)%254
+		_, sub, _ := net.ParseCIDR(fmt.Sprintf("10.77.%d.0/24", n))
+		if !used[n] && !overlaps(sub, nets) {
+			return n, nil
+		}
+	}
+	return 0, errors.New("topology: no free subnet in 10.77.0.0/16: every /24 is in use")
+}
+
+// hostNets are the IPv4 networks this host's addresses and routes cover.
+func hostNets(ip string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, args := range [][]string{{"-4", "-o", "addr", "show"}, {"-4", "route", "show", "table", "all"}} {
+		b, err := exec.Command(ip, args...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("topology: ip %s: %w", strings.Join(args, " "), err)
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if !strings.Contains(f, ".") {
+				continue
+			}
+			if !strings.Contains(f, "/") {
+				f += "/32"
+			}
+			if _, n, err := net.ParseCIDR(f); err == nil && n.IP.To4() != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+func overlaps(a *net.IPNet, nets []*net.IPNet) bool {
+	for _, b := range nets {
+		if a.Contains(b.IP) || b.Contains(a.IP) {
+			return true
+		}
+	}
+	return false
+}

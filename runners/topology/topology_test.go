@@ -1,0 +1,197 @@
+package topology
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestNames(t *testing.T) {
+	name := nsName(4194304, 254, App)
+	owner, n, role, ok := parseNS(name)
+	if !ok || owner != 4194304 || n != 254 || role != App {
+		t.Fatalf("parseNS(%q) = %d %d %q %v", name, owner, n, role, ok)
+	}
+	// Linux caps interface names at 15 bytes.
+	if l := vethName(254, App); len(l) > 15 {
+		t.Fatalf("veth name %q is %d bytes", l, len(l))
+	}
+	for _, bad := range []string{"dbbench-1-2-web", "dbbench-x-2-db", "other", "dbbench-1-db"} {
+		if _, _, _, ok := parseNS(bad); ok {
+			t.Errorf("parseNS accepted %q", bad)
+		}
+	}
+}
+
+func TestCheckSaysWhatIsMissing(t *testing.T) {
+	defer func(e func() int, l func() (string, error)) { geteuid, lookIP = e, l }(geteuid, lookIP)
+	geteuid = func() int { return 1000 }
+	if err := Check(Netns); err == nil || !strings.Contains(err.Error(), "needs root") {
+		t.Errorf("not root: %v", err)
+	}
+	geteuid = func() int { return 0 }
+	lookIP = func() (string, error) { return "", errors.New("no ip") }
+	if err := Check(Netns); err == nil || !strings.Contains(err.Error(), "iproute2") {
+		t.Errorf("no ip: %v", err)
+	}
+	if err := Check(Loopback); err != nil {
+		t.Errorf("loopback: %v", err)
+	}
+	if err := Check("ring"); err == nil {
+		t.Error("an unknown kind passed")
+	}
+}
+
+func needNetns(t *testing.T) {
+	t.Helper()
+	if err := Check(Netns); err != nil {
+		t.Skip(err)
+	}
+}
+
+// A netns topology: each role reaches the others over the bridge from its own address,
+// a process started in a role's namespace has the PID the caller sees, and Close
+// leaves nothing.
+func TestNetnsRolesTalkOverTheirLinks(t *testing.T) {
+	needNetns(t)
+	topo, err := Start(context.Background(), Netns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topo.Close()
+	l, err := topo.DB.Listen("tcp", net.JoinHostPort(topo.DB.Addr, "3306"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	from := make(chan string, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		from <- c.RemoteAddr().(*net.TCPAddr).IP.String()
+		io.Copy(c, c)
+	}()
+	in0, _, _ := topo.App.Bytes()
+	c, err := topo.App.Dial(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(make([]byte, 100000))
+	io.ReadFull(c, make([]byte, 100000))
+	c.Close()
+	if got := <-from; got != topo.App.Addr {
+		t.Errorf("the database saw the app come from %s, want %s", got, topo.App.Addr)
+	}
+	if in1, _, ok := topo.App.Bytes(); !ok || in1-in0 < 100000 {
+		t.Errorf("the app's veth carried %d bytes in, want 100000 or more (ok %v)", in1-in0, ok)
+	}
+	// A process in the namespace: its own PID, its own network.
+	cmd := topo.App.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Readlink("/proc/self/ns/net")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if got, _ := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/ns/net"); got != want && got != "" {
+			want = ""
+			break
+		}
+	}
+	if want != "" {
+		t.Error("the process started in the app's namespace is not in another network namespace")
+	}
+	// Close kills what is still in a namespace (the sleep) and removes everything.
+	if err := topo.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if left := Left(os.Getpid()); len(left) > 0 {
+		t.Fatalf("left after Close: %v", left)
+	}
+}
+
+// An interrupt at any step of the set-up leaves nothing.
+func TestInterruptAtEveryStepLeavesNothing(t *testing.T) {
+	needNetns(t)
+	for k := 0; ; k++ {
+		ctx := &cancelAfter{Context: context.Background(), left: int32(k)}
+		topo, err := Start(ctx, Netns)
+		if err == nil {
+			topo.Close()
+			if k < 5 {
+				t.Fatalf("set-up took only %d steps", k)
+			}
+			break
+		}
+		if !strings.Contains(err.Error(), "interrupted") {
+			t.Fatalf("step %d: %v", k, err)
+		}
+		if left := Left(os.Getpid()); len(left) > 0 {
+			t.Fatalf("interrupted after %d steps, left: %v", k, left)
+		}
+	}
+}
+
+// cancelAfter is a context whose Err turns to Canceled after left calls.
+type cancelAfter struct {
+	context.Context
+	left int32
+}
+
+func (c *cancelAfter) Err() error {
+	if atomic.AddInt32(&c.left, -1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A topology whose runner was killed is removed by the next Start, the processes in
+// it included.
+func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
+	needNetns(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ip, _ := lookIP()
+	owner := dead.Process.Pid
+	n, err := freeSubnet(ip, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := build(context.Background(), ip, owner, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := stale.App.Command("sleep", "60")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { orphan.Wait(); close(done) }()
+	topo, err := Start(context.Background(), Netns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo.Close()
+	if left := Left(owner); len(left) > 0 {
+		t.Fatalf("the dead runner's topology is still there: %v", left)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the process in the dead runner's namespace still runs")
+	}
+}
