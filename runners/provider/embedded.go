@@ -85,28 +85,31 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 	// The init file creates the benchmark user with the generated password at start-up;
 	// it is 0600 inside our private directory and removed as soon as the server is up.
 	initFile := filepath.Join(dir, "init.sql")
-	initSQL := fmt.Sprintf(`CREATE DATABASE IF NOT EXISTS dbbench CHARACTER SET utf8mb4;
-CREATE USER IF NOT EXISTS 'dbbench'@'127.0.0.1' IDENTIFIED BY '%[1]s';
-CREATE USER IF NOT EXISTS 'dbbench'@'localhost' IDENTIFIED BY '%[1]s';
-GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'127.0.0.1';
-GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
-`, password)
+	initSQL, err := initSQL(password, o.Clients)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(initFile, []byte(initSQL), 0o600); err != nil {
 		return nil, fmt.Errorf("embedded provider: %w", err)
 	}
 
 	// A port picked free can be taken before mariadbd binds it (another dbbench starting at
 	// the same moment): then try again with a new one.
+	place := o.Place
+	if place == nil {
+		place = loopback{}
+	}
 	var srv *server
 	for attempt := 0; ; attempt++ {
-		port, perr := freeport.Loopback()
+		addr, perr := place.FreeAddr()
 		if perr != nil {
 			return nil, fmt.Errorf("embedded provider: %w", perr)
 		}
+		host, port, _ := net.SplitHostPort(addr)
 		args := append([]string{"--no-defaults", "--datadir=" + datadir},
 			append(user,
-				"--bind-address=127.0.0.1",
-				"--port="+strconv.Itoa(port),
+				"--bind-address="+host,
+				"--port="+port,
 				"--socket="+filepath.Join(dir, "mariadbd.sock"),
 				"--tmpdir="+tmpdir,
 				"--pid-file="+filepath.Join(dir, "mariadbd.pid"),
@@ -115,7 +118,7 @@ GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
 				"--max-connections="+strconv.Itoa(o.MaxConnections),
 			)...)
 		args = append(args, EmbeddedSettings...)
-		srv, err = launch(ctx, mariadbd, args, dir, port, password)
+		srv, err = launch(ctx, place.Command(mariadbd, args...), dir, addr, password)
 		if err == nil {
 			break
 		}
@@ -124,7 +127,7 @@ GRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'localhost';
 		}
 	}
 	os.Remove(initFile)
-	fmt.Fprintf(o.Log, "embedded mariadbd pid %d on 127.0.0.1:%d, datadir %s\n", srv.cmd.Process.Pid, srv.port, datadir)
+	fmt.Fprintf(o.Log, "embedded mariadbd pid %d on %s, datadir %s\n", srv.cmd.Process.Pid, srv.addr, datadir)
 	return &DB{
 		Kind:   "embedded",
 		Config: srv.cfg,
@@ -145,13 +148,12 @@ var errPortTaken = errors.New("port taken")
 type server struct {
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when the process has exited
-	port   int
+	addr   string
 	cfg    *mysql.Config
 	errLog string
 }
 
-func launch(ctx context.Context, bin string, args []string, dir string, port int, password string) (*server, error) {
-	cmd := exec.Command(bin, args...)
+func launch(ctx context.Context, cmd *exec.Cmd, dir, addr, password string) (*server, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // a terminal's Ctrl-C reaches us, and we stop the server in order
 		Pdeathsig: syscall.SIGKILL, // if we are killed outright, the server does not outlive us
@@ -159,12 +161,12 @@ func launch(ctx context.Context, bin string, args []string, dir string, port int
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("embedded provider: start mariadbd: %w", err)
 	}
-	s := &server{cmd: cmd, done: make(chan struct{}), port: port, errLog: filepath.Join(dir, "error.log")}
+	s := &server{cmd: cmd, done: make(chan struct{}), addr: addr, errLog: filepath.Join(dir, "error.log")}
 	go func() { cmd.Wait(); close(s.done) }()
 
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd, cfg.DBName = "dbbench", password, "dbbench"
-	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cfg.Net, cfg.Addr = "tcp", addr
 	cfg.Timeout = 5 * time.Second
 	s.cfg = cfg
 
@@ -212,6 +214,27 @@ func (s *server) stop() error {
 		return errors.New("embedded provider: mariadbd ignored SIGTERM for 30s and was killed")
 	}
 }
+
+// initSQL creates the benchmark user, with every right, for this host's loopback and
+// for each host pattern of clients (the other roles' addresses in a topology).
+func initSQL(password string, clients []string) (string, error) {
+	var b strings.Builder
+	b.WriteString("CREATE DATABASE IF NOT EXISTS dbbench CHARACTER SET utf8mb4;\n")
+	for _, host := range append([]string{"127.0.0.1", "localhost"}, clients...) {
+		if strings.ContainsAny(host, "'\\\n") {
+			return "", fmt.Errorf("embedded provider: client host %q holds a quote, backslash or newline", host)
+		}
+		fmt.Fprintf(&b, "CREATE USER IF NOT EXISTS 'dbbench'@'%[1]s' IDENTIFIED BY '%[2]s';\nGRANT ALL PRIVILEGES ON *.* TO 'dbbench'@'%[1]s';\n", host, password)
+	}
+	return b.String(), nil
+}
+
+// loopback is the default place of an embedded server: 127.0.0.1 on this host.
+type loopback struct{}
+
+func (loopback) Command(bin string, args ...string) *exec.Cmd { return exec.Command(bin, args...) }
+
+func (loopback) FreeAddr() (string, error) { return freeport.Addr() }
 
 // sweepStale removes the directories of embedded servers whose owner process is gone
 // (killed with SIGKILL, where no cleanup can run). Their mariadbd died with the owner

@@ -2,13 +2,16 @@ package provider
 
 import (
 	"context"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"dbbench/fixtures"
+	"dbbench/runners/topology"
 )
 
 type testLog struct{ t *testing.T }
@@ -151,5 +154,43 @@ at https://mariadb.org/jira
 	}
 	if got := installCause("mariadbd: unknown option '--bogus'\n"); got != "mariadbd: unknown option '--bogus'" {
 		t.Errorf("installCause of a line with no marker = %q, want the line itself", got)
+	}
+}
+
+// In a network namespace the server binds the namespace's address, its process is the
+// one started there, and the benchmark user reaches it from the clients' addresses.
+func TestEmbeddedInANamespace(t *testing.T) {
+	if err := topology.Check(topology.Netns); err != nil {
+		t.Skip(err)
+	}
+	topo, err := topology.Start(context.Background(), topology.Netns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topo.Close()
+	db, err := Start(context.Background(), Options{Rows: 100, Log: testLog{t}, Place: topo.DB, Clients: []string{topo.Load.Addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, dir := db.PID, db.Dir
+	defer func() {
+		db.Close()
+		assertGone(t, pid, dir)
+	}()
+	if host, _, _ := net.SplitHostPort(db.Config.Addr); host != topo.DB.Addr {
+		t.Fatalf("the server is at %s, want %s", db.Config.Addr, topo.DB.Addr)
+	}
+	pool, err := db.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var host string
+	if err := pool.QueryRow("SELECT SUBSTRING_INDEX(USER(), '@', -1)").Scan(&host); err != nil || host != topo.Load.Addr {
+		t.Fatalf("the runner connects as dbbench@%q (%v), want @%s", host, err, topo.Load.Addr)
+	}
+	own, _ := os.Readlink("/proc/self/ns/net")
+	if ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net"); err != nil || ns == own {
+		t.Fatalf("mariadbd pid %d runs in namespace %q (%v), not in the db role's", pid, ns, err)
 	}
 }

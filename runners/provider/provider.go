@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -34,6 +35,20 @@ type Options struct {
 	// ReplaceTable names a table the user allows to be replaced although it is not
 	// dbbench's (--replace-table users); "" leaves any such table alone and refuses.
 	ReplaceTable string
+	// Place runs the embedded server elsewhere than on this host's 127.0.0.1: in a
+	// network namespace of its own (runners/topology's db role). nil: here.
+	Place Place
+	// Clients are host patterns (10.77.3.%) the benchmark user of an embedded server
+	// may connect from besides this host's loopback: the other roles' addresses.
+	Clients []string
+}
+
+// Place is where an embedded server runs.
+type Place interface {
+	// Command is exec.Command there; the process's PID is this host's.
+	Command(bin string, args ...string) *exec.Cmd
+	// FreeAddr is IP:PORT there that nothing listens on; the server binds it.
+	FreeAddr() (string, error)
 }
 
 // KindName is the provider Start brings up, Kind or "embedded" for "", as results and
