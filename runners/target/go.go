@@ -88,18 +88,18 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("target %s: no Go target at %s (run make build): %w", v.Key(), bin, err)
 	}
-	listen, err := listenAddr(o.Listen)
+	listen, err := listenAddr(o)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", v.Key(), err)
 	}
-	admin, err := FreeAddr()
+	admin, err := o.host().FreeLoopback()
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", v.Key(), err)
 	}
 	args = append(args, "--listen", listen, "--admin-listen", admin)
 
 	out := &tailWriter{prefix: GoBinary + ": ", w: o.Log}
-	cmd := exec.Command(bin, args...)
+	cmd := o.host().Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // a terminal's Ctrl-C reaches the runner, which stops the target in order
@@ -142,12 +142,25 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 		<-exited
 		return nil, fmt.Errorf("target %s: %w; %s said: %s", v.Key(), err, GoBinary, out.tail())
 	}
+	// The admin listener serves pprof on the target's own loopback only: the runner
+	// reaches it through a forward when the target runs elsewhere.
+	adminHere, unforward, err := o.host().Forward(admin)
+	if err != nil {
+		stop()
+		<-exited
+		return nil, fmt.Errorf("target %s: reach the admin listener %s: %w", v.Key(), admin, err)
+	}
+	stopTarget := stop
+	stop = func() error {
+		unforward()
+		return stopTarget()
+	}
 	fmt.Fprintf(o.Log, "%s pid %d serving %s on %s\n", GoBinary, pid, v.Key(), url)
 	return &Target{
 		Variant:  v,
 		URL:      url,
-		AdminURL: "http://" + admin,
-		Runtime:  goRuntime("http://" + admin),
+		AdminURL: "http://" + adminHere,
+		Runtime:  goRuntime("http://" + adminHere),
 		pids: func() []int {
 			select {
 			case <-exited:

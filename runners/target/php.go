@@ -64,6 +64,7 @@ type phpConf struct {
 	Listen       string // nginx's 127.0.0.1:PORT
 	Socket       string // php-fpm's unix socket, which nginx connects to
 	StatusSocket string // php-fpm's status page's own socket (pm.status_listen), beside Socket
+	StatusFrom   string // the runner's address, which the status page admits besides 127.0.0.1; "" for none
 	User         string // "root" when running as root (both servers refuse root otherwise), else ""
 	Pool         int    // pm.max_children
 	Backlog      int
@@ -112,6 +113,9 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		Dir: dir, PHPDir: phpDir, Listen: listen, Pool: v.Pool, Backlog: phpBacklog,
 		Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn,
 	}
+	if o.From != "" && o.From != "127.0.0.1" {
+		conf.StatusFrom = o.From
+	}
 	if os.Geteuid() == 0 {
 		conf.User = "root"
 	}
@@ -150,7 +154,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		fpmArgs = append([]string{"-R"}, fpmArgs...) // php-fpm refuses root without it
 	}
 	fpmEnv := append([]string{phpPath, "PHP_INI_SCAN_DIR="}, dbEnv...)
-	s.fpm, err = startPHPProc(fpmBin, fpmArgs, fpmEnv, filepath.Join(dir, "php-fpm.log"))
+	s.fpm, err = startPHPProc(o.host(), fpmBin, fpmArgs, fpmEnv, filepath.Join(dir, "php-fpm.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		return nil, fmt.Errorf("php target %s: php-fpm: %w; %s", v.Key(), err, s.logTails())
 	}
 	nginxLog := filepath.Join(dir, "nginx-error.log") // -e: never the system's error log, not even at start-up
-	s.nginx, err = startPHPProc(nginxBin, []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", nginxLog},
+	s.nginx, err = startPHPProc(o.host(), nginxBin, []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", nginxLog},
 		[]string{phpPath}, nginxLog)
 	if err != nil {
 		return nil, err
@@ -425,7 +429,7 @@ func setUpPHP(spec matrix.Spec, o Options, bins ...[]string) (phpSetup, error) {
 	if s.phpDir, err = findPHPDir(o.RepoRoot); err != nil {
 		return s, err
 	}
-	if s.listen, err = listenAddr(o.Listen); err != nil {
+	if s.listen, err = listenAddr(o); err != nil {
 		return s, err
 	}
 	s.dir, err = phpRunDir(o.RunDir, s.phpDir)
@@ -665,13 +669,13 @@ type phpProc struct {
 	waitErr error         // how it exited; read only after done is closed
 }
 
-func startPHPProc(bin string, args, env []string, logFile string) (*phpProc, error) {
+func startPHPProc(host Host, bin string, args, env []string, logFile string) (*phpProc, error) {
 	log, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("php target: %w", err)
 	}
 	defer log.Close() // the child has its own copy
-	cmd := exec.Command(bin, args...)
+	cmd := host.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{

@@ -71,7 +71,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	if stacks != nil {
 		env = append(env, profileEnv(conf)...)
 	}
-	if w.master, err = startPHPProc(phpBin, args, env, filepath.Join(dir, "php-worker.log")); err != nil {
+	if w.master, err = startPHPProc(o.host(), phpBin, args, env, filepath.Join(dir, "php-worker.log")); err != nil {
 		return nil, err
 	}
 	url := "http://" + listen

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +34,43 @@ type Options struct {
 	// PHP loads Excimer and samples every process, Target.Profile reads the stacks. Go's
 	// pprof is always on. Never for a measured slice: sampling costs CPU.
 	Profile bool
+	// Host is where the target's processes run and listen; nil: here, on loopback.
+	// (runners/topology's app role in a network namespace is one.)
+	Host Host
+	// From is the address the runner's requests come from, which a PHP target's
+	// status page admits besides 127.0.0.1; "" when the runner is on the same loopback.
+	From string
+}
+
+// Host is where a target runs.
+type Host interface {
+	// Command is exec.Command there; the process's PID is this host's.
+	Command(bin string, args ...string) *exec.Cmd
+	// FreeAddr is IP:PORT there, reachable from the runner, that nothing listens on.
+	FreeAddr() (string, error)
+	// FreeLoopback is 127.0.0.1:PORT there that nothing listens on: for what only the
+	// host itself may reach (a Go target's pprof).
+	FreeLoopback() (string, error)
+	// Forward makes a loopback address there reachable here; stop ends it.
+	Forward(addr string) (local string, stop func() error, err error)
+}
+
+// here is the default Host: this machine's loopback.
+type here struct{}
+
+func (here) Command(bin string, args ...string) *exec.Cmd { return exec.Command(bin, args...) }
+func (here) FreeAddr() (string, error)                    { return FreeAddr() }
+func (here) FreeLoopback() (string, error)                { return FreeAddr() }
+func (here) Forward(addr string) (string, func() error, error) {
+	return addr, func() error { return nil }, nil
+}
+
+// host is o.Host, or here.
+func (o Options) host() Host {
+	if o.Host == nil {
+		return here{}
+	}
+	return o.Host
 }
 
 // Target is one running variant.
@@ -162,11 +200,12 @@ func FreeAddr() (string, error) {
 	return addr, nil
 }
 
-// listenAddr turns "" into a free loopback address and a port of 0 into a free port on
-// the host given. (startGo uses it too.)
-func listenAddr(addr string) (string, error) {
+// listenAddr turns "" into a free address of the target's host and a port of 0 into a
+// free port on the host given. (startGo uses it too.)
+func listenAddr(o Options) (string, error) {
+	addr := o.Listen
 	if addr == "" {
-		return FreeAddr()
+		return o.host().FreeAddr()
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
