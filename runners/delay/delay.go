@@ -5,6 +5,7 @@ package delay
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -120,11 +121,16 @@ var proxyServer = sync.OnceValue(func() *toxiproxy.ApiServer {
 // oneWay to each direction, so a request-response pays 2 × oneWay. With oneWay 0 it
 // still proxies, so every point of a sweep pays the same proxy hop.
 func Start(upstream string, oneWay time.Duration) (*Proxy, error) {
+	return StartOn("127.0.0.1", upstream, oneWay)
+}
+
+// StartOn is Start listening on host, an address of this machine the clients reach.
+func StartOn(host, upstream string, oneWay time.Duration) (*Proxy, error) {
 	if oneWay < 0 {
 		return nil, fmt.Errorf("delay: delay %v is negative", oneWay)
 	}
 	name := fmt.Sprintf("dbbench-delay-%d", time.Now().UnixNano())
-	p := toxiproxy.NewProxy(proxyServer(), name, "127.0.0.1:0", upstream)
+	p := toxiproxy.NewProxy(proxyServer(), name, net.JoinHostPort(host, "0"), upstream)
 	if err := p.Start(); err != nil {
 		return nil, fmt.Errorf("delay: %w", err)
 	}

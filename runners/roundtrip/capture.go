@@ -63,6 +63,8 @@ type Result struct {
 	// Proxy timed them (WithProxy): the time the requests held their connections on the
 	// database and the wire.
 	Waited time.Duration
+	// From is the addresses the Proxy's counted commands came from (WithProxy).
+	From []string
 	// NotQuiet says the server's counters were still moving quietLimit after the last
 	// response: another client was using the server, and Status may count its commands.
 	NotQuiet bool
@@ -163,6 +165,7 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 		res.Wire = o.proxy.Counts()
 		res.ToServer, res.ToClient = o.proxy.Bytes()
 		res.Waited = o.proxy.Waited()
+		res.From = o.proxy.From()
 	}
 	for _, k := range StatusVars {
 		res.Status[k] = (s2[k] - s1[k]) - int64(reads)*(s1[k]-s0[k])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"slices"
 	"sync"
@@ -37,17 +38,24 @@ type Proxy struct {
 	// command's last byte forwarded to the first byte of its answer. One-way commands
 	// (Close stmt, Quit, Long Data) get none.
 	waited time.Duration
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	// from holds the addresses of the clients counted since the last Reset: where the
+	// commands came from (the app's address, on any topology).
+	from  map[string]bool
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
 }
 
 // StartProxy listens on a free loopback port and forwards to upstream (host:port).
-func StartProxy(upstream string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func StartProxy(upstream string) (*Proxy, error) { return StartProxyOn("127.0.0.1", upstream) }
+
+// StartProxyOn listens on a free port of host (an address of this machine the clients
+// reach) and forwards to upstream.
+func StartProxyOn(host, upstream string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("roundtrip proxy: %w", err)
 	}
-	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, from: map[string]bool{}, conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -84,10 +92,19 @@ func (p *Proxy) Waited() time.Duration {
 	return p.waited
 }
 
+// From lists the addresses of the clients whose connections or commands were counted
+// since the last Reset, sorted.
+func (p *Proxy) From() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.from))
+}
+
 // Reset sets every count to zero.
 func (p *Proxy) Reset() {
 	p.mu.Lock()
 	p.counts = map[string]int64{}
+	p.from = map[string]bool{}
 	p.toServer, p.toClient, p.waited = 0, 0, 0
 	p.mu.Unlock()
 }
@@ -104,10 +121,20 @@ func (p *Proxy) Close() error {
 	return err
 }
 
-func (p *Proxy) add(name string) {
+// add counts a command (or a connection) of a client at address from.
+func (p *Proxy) add(name, from string) {
 	p.mu.Lock()
 	p.counts[name]++
+	p.from[from] = true
 	p.mu.Unlock()
+}
+
+// peer is the IP a client connected from.
+func peer(c net.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return c.RemoteAddr().String()
 }
 
 func (p *Proxy) track(c net.Conn, on bool) {
@@ -127,7 +154,7 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return // closed
 		}
-		p.add("Connect")
+		p.add("Connect", peer(client))
 		p.wg.Add(1)
 		go p.serve(client)
 	}
@@ -188,6 +215,7 @@ var OneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true
 // notes when each command that gets an answer was sent (asked).
 func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64) {
 	r := bufio.NewReaderSize(client, 64<<10)
+	from := peer(client)
 	var header [4]byte
 	for {
 		if _, err := io.ReadFull(r, header[:]); err != nil {
@@ -204,7 +232,7 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64) {
 			if !ok {
 				name = fmt.Sprintf("0x%02x", payload[0])
 			}
-			p.add(name)
+			p.add(name, from)
 			command = name
 		}
 		if _, err := server.Write(append(header[:], payload...)); err != nil {
