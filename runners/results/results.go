@@ -43,6 +43,9 @@ type Run struct {
 	Yardstick *Yardstick `json:"yardstick,omitempty"`
 	// Link is the distance between the targets and the database (nil in older runs).
 	Link *Link `json:"link,omitempty"`
+	// Topology is where each role ran and the round trips between them (nil in older
+	// runs: every role on one host's loopback).
+	Topology *Topology `json:"topology,omitempty"`
 	// AB is set when the run measured two revisions of the suite side by side (dbbench
 	// ab): every variant once per revision, and its comparisons are the revision pairs.
 	AB *AB `json:"ab,omitempty"`
@@ -75,14 +78,58 @@ type Rev struct {
 }
 
 // Link is the distance between the targets and the database: the round-trip time added
-// on purpose (--rtt), and a COM_PING's round trip on an idle connection as measured,
-// direct and on the targets' path (through the counting proxy, and the delay proxy
-// when there is one). Seconds; medians of the pings.
+// on purpose (--rtt), and a COM_PING's round trip on an idle connection as measured
+// from the targets' side (their namespace, on netns), direct and on the targets' path
+// (through the counting proxy, and the delay proxy when there is one). Seconds;
+// medians of the pings.
 type Link struct {
 	Added  float64 `json:"added_rtt_s"`
 	Direct float64 `json:"direct_rtt_s"`
 	Path   float64 `json:"path_rtt_s"`
 	Pings  int     `json:"pings"`
+}
+
+// Topology is where the roles ran: all on one host's loopback, or each in a network
+// namespace of its own behind a bridge (runners/topology), and the round trips
+// measured between them.
+type Topology struct {
+	Kind  string      `json:"kind"` // loopback, netns
+	Roles []*Place    `json:"roles"`
+	Links []*RoleLink `json:"links,omitempty"`
+}
+
+// Place is where one role ran: load (the runner, its load generator and its proxies),
+// app (the targets) or db.
+type Place struct {
+	Role  string `json:"role"`
+	Addr  string `json:"addr"`
+	Netns string `json:"netns,omitempty"`
+	// Link is the interface that carried the role's traffic (the root end of its
+	// veth, the bridge for load), and Bytes what it carried to and from the role over
+	// the whole run; none on loopback, which the whole machine shares.
+	Link     string `json:"link,omitempty"`
+	BytesIn  int64  `json:"bytes_in,omitempty"`
+	BytesOut int64  `json:"bytes_out,omitempty"`
+}
+
+// RoleLink is a round trip measured between two roles: the median of Pings on one
+// idle connection, by Probe (COM_PING to the database, a one-byte TCP echo to the
+// app's host), Via a proxy of the runner's or direct.
+type RoleLink struct {
+	From  string  `json:"from"`
+	To    string  `json:"to"`
+	Via   string  `json:"via"`
+	Probe string  `json:"probe"`
+	RTT   float64 `json:"rtt_s"`
+	Pings int     `json:"pings"`
+}
+
+// TopologyKind is the run's topology, "loopback" for runs that did not record one.
+func (r *Run) TopologyKind() string {
+	if r.Topology == nil || r.Topology.Kind == "" {
+		return "loopback"
+	}
+	return r.Topology.Kind
 }
 
 // Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
@@ -302,6 +349,9 @@ type Roundtrips struct {
 	// the proxy (0 in runs made before it counted them).
 	BytesToDB   float64 `json:"bytes_to_db,omitempty"`
 	BytesFromDB float64 `json:"bytes_from_db,omitempty"`
+	// WireFrom is the addresses the counted commands came from, as the counting proxy
+	// saw them: the app's (127.0.0.1 on loopback, its namespace's on netns).
+	WireFrom []string `json:"wire_from,omitempty"`
 	// NotQuiet: the server's counters kept moving after the last response (another
 	// client used it), so Status may count more than this variant's commands.
 	NotQuiet bool `json:"not_quiet,omitempty"`

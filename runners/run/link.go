@@ -4,34 +4,57 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/runners/results"
+	"dbbench/runners/topology"
 )
 
 // linkPings are timed on each path; their median is the link's round trip.
 const linkPings = 50
 
-// measureLink times COM_PING on one idle connection, direct to the database and on the
-// targets' path (the DSN the targets get through the counting proxy), so a report can
-// say how far the database was, and a pool model use the distance as measured.
-func measureLink(ctx context.Context, direct *mysql.Config, path string, added time.Duration) (*results.Link, error) {
-	d, err := pingRTT(ctx, direct)
+// measureLink times the distance between the roles, each on one idle connection:
+// COM_PING from the targets' side (made in the app's namespace on netns) direct to the
+// database and on the targets' path (the DSN they get through the counting proxy),
+// COM_PING from the runner to the database, and a one-byte TCP echo from the runner (the
+// load generator) to the app's host. The first two are the Link a report and a pool
+// model read; all of them go into the topology's links.
+func measureLink(ctx context.Context, topo *topology.Topology, direct *mysql.Config, path string, added time.Duration) (*results.Link, []*results.RoleLink, error) {
+	fromApp := direct.Clone()
+	fromApp.DialFunc = topo.App.Dial
+	d, err := pingRTT(ctx, fromApp)
 	if err != nil {
-		return nil, fmt.Errorf("link: direct: %w", err)
+		return nil, nil, fmt.Errorf("link: app to database: %w", err)
 	}
 	pc, err := mysql.ParseDSN(path)
 	if err != nil {
-		return nil, fmt.Errorf("link: %w", err)
+		return nil, nil, fmt.Errorf("link: %w", err)
 	}
+	pc.DialFunc = topo.App.Dial
 	p, err := pingRTT(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("link: targets' path: %w", err)
+		return nil, nil, fmt.Errorf("link: targets' path: %w", err)
 	}
-	return &results.Link{Added: added.Seconds(), Direct: d, Path: p, Pings: linkPings}, nil
+	l, err := pingRTT(ctx, direct)
+	if err != nil {
+		return nil, nil, fmt.Errorf("link: runner to database: %w", err)
+	}
+	e, err := echoRTT(ctx, topo.App)
+	if err != nil {
+		return nil, nil, fmt.Errorf("link: runner to app: %w", err)
+	}
+	links := []*results.RoleLink{
+		{From: topology.Load, To: topology.App, Via: "direct", Probe: "TCP echo", RTT: e, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: d, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "counting proxy", Probe: "COM_PING", RTT: p, Pings: linkPings},
+		{From: topology.Load, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: l, Pings: linkPings},
+	}
+	return &results.Link{Added: added.Seconds(), Direct: d, Path: p, Pings: linkPings}, links, nil
 }
 
 func pingRTT(ctx context.Context, cfg *mysql.Config) (float64, error) {
@@ -46,15 +69,63 @@ func pingRTT(ctx context.Context, cfg *mysql.Config) (float64, error) {
 		return 0, err
 	}
 	defer conn.Close()
-	rtts := make([]float64, 0, linkPings)
+	return median(func() error { return conn.PingContext(ctx) })
+}
+
+// echoRTT times a one-byte round trip from the runner to an echo server on the app
+// role's address (made in its namespace): the network between the load generator and
+// the targets, without a target's work.
+func echoRTT(ctx context.Context, app *topology.Role) (float64, error) {
+	l, err := app.Listen("tcp", net.JoinHostPort(app.Addr, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 1)
+		for {
+			if _, err := c.Read(b); err != nil {
+				return
+			}
+			if _, err := c.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", l.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	b := []byte{0}
+	return median(func() error {
+		if _, err := c.Write(b); err != nil {
+			return err
+		}
+		_, err := io.ReadFull(c, b)
+		return err
+	})
+}
+
+// median times linkPings+1 calls of once and returns the median of all but the first,
+// which may pay the connection's set-up.
+func median(once func() error) (float64, error) {
+	rtts := make([]float64, 0, linkPings+1)
 	for range linkPings + 1 {
 		t0 := time.Now()
-		if err := conn.PingContext(ctx); err != nil {
+		if err := once(); err != nil {
 			return 0, err
 		}
 		rtts = append(rtts, time.Since(t0).Seconds())
 	}
-	rtts = rtts[1:] // the first may pay the connection's set-up
+	rtts = rtts[1:]
 	slices.Sort(rtts)
 	return rtts[len(rtts)/2], nil
 }

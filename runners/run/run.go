@@ -24,6 +24,7 @@ import (
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/target"
+	"dbbench/runners/topology"
 	"dbbench/runners/yardstick"
 )
 
@@ -75,9 +76,13 @@ type Options struct {
 	MaxErrorRate float64
 	Log          io.Writer
 	// TargetDBAddr, when set, gets the database's host:port once it runs and returns the
-	// address targets dial instead (the rtt sweep's delay proxy). The runner's own
-	// connections stay direct, so sampling the server does not pay the distance.
-	TargetDBAddr func(dbAddr string) (string, error)
+	// address targets dial instead (the rtt sweep's delay proxy), listening on host (an
+	// address of the runner's that the targets reach). The runner's own connections stay
+	// direct, so sampling the server does not pay the distance.
+	TargetDBAddr func(host, dbAddr string) (string, error)
+	// Topology is where the roles run (runners/topology): "" or loopback, all on this
+	// host's 127.0.0.1; netns, each in a network namespace of its own behind a bridge.
+	Topology string
 	// RTT is a round-trip time to add between the targets and the database (half each
 	// way, runners/delay), as a network hop in production would: the distance a pool is
 	// sized for. Ignored when TargetDBAddr is set.
@@ -216,7 +221,8 @@ type runner struct {
 	viaProxy string // through the counting proxy
 	proxy    *roundtrip.Proxy
 	delay    *delay.Proxy // --rtt's, between the targets and the database
-	admin    *sql.DB      // the runner's own connections: round trips, status, liveness
+	topo     *topology.Topology
+	admin    *sql.DB // the runner's own connections: round trips, status, liveness
 	progress *progress
 	writer   *writer
 }
@@ -306,8 +312,11 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	// Teardown first: a provision that fails half way (proxy, TargetDBAddr) must still
-	// stop the database it started.
+	// stop the database it started, and remove the topology.
 	defer r.teardown()
+	if err := r.place(ctx); err != nil {
+		return err
+	}
 	if err := r.provision(ctx); err != nil {
 		return err
 	}
@@ -339,11 +348,35 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
+// place builds the topology the roles run in and records it.
+func (r *runner) place(ctx context.Context) error {
+	if r.o.Topology != "" && r.o.Topology != topology.Loopback && r.o.DB.KindName() != "embedded" {
+		return fmt.Errorf("topology %s places the database itself: it needs the embedded provider, not %s", r.o.Topology, r.o.DB.KindName())
+	}
+	topo, err := topology.Start(ctx, r.o.Topology)
+	if err != nil {
+		return err
+	}
+	r.topo = topo
+	r.res.Topology = &results.Topology{Kind: topo.Kind}
+	for _, role := range topo.Roles() {
+		r.res.Topology.Roles = append(r.res.Topology.Roles, &results.Place{Role: role.Name, Addr: role.Addr, Netns: role.Netns, Link: role.Link})
+	}
+	if topo.Kind != topology.Loopback {
+		fmt.Fprintf(r.o.Log, "topology %s: load %s, app %s (%s), db %s (%s)\n", topo.Kind,
+			topo.Load.Addr, topo.App.Addr, topo.App.Netns, topo.DB.Addr, topo.DB.Netns)
+	}
+	return r.writer.flush()
+}
+
 // provision starts the database and the counting proxy, and writes the two DSN files
 // targets read: both 0600 in a private directory outside the run directory.
 func (r *runner) provision(ctx context.Context) error {
 	opts := r.o.DB
 	opts.MaxConnections = r.maxConnections()
+	if r.topo.DB.Netns != "" {
+		opts.Place, opts.Clients = r.topo.DB, []string{r.topo.Load.Addr, r.topo.App.Addr}
+	}
 	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
 	db, err := provider.Start(ctx, opts)
 	if err != nil {
@@ -361,8 +394,8 @@ func (r *runner) provision(ctx context.Context) error {
 	dsn, upstream := db.DSN(), db.Config.Addr
 	toTargets := r.o.TargetDBAddr
 	if toTargets == nil && r.o.RTT > 0 {
-		toTargets = func(addr string) (string, error) {
-			p, err := delay.Start(addr, r.o.RTT/2)
+		toTargets = func(host, addr string) (string, error) {
+			p, err := delay.StartOn(host, addr, r.o.RTT/2)
 			if err != nil {
 				return "", err
 			}
@@ -371,7 +404,7 @@ func (r *runner) provision(ctx context.Context) error {
 		}
 	}
 	if toTargets != nil {
-		if upstream, err = toTargets(upstream); err != nil {
+		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
 			return err
 		}
 		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
@@ -386,7 +419,7 @@ func (r *runner) provision(ctx context.Context) error {
 	if err := os.WriteFile(r.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
 		return err
 	}
-	if r.proxy, err = roundtrip.StartProxy(upstream); err != nil {
+	if r.proxy, err = roundtrip.StartProxyOn(r.topo.Load.Addr, upstream); err != nil {
 		return err
 	}
 	proxied, err := roundtrip.RewriteDSN(dsn, r.proxy.Addr())
@@ -397,7 +430,7 @@ func (r *runner) provision(ctx context.Context) error {
 	if err := os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600); err != nil {
 		return err
 	}
-	r.res.Link, err = measureLink(ctx, db.Config, proxied, r.o.RTT)
+	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, db.Config, proxied, r.o.RTT)
 	return err
 }
 
@@ -419,10 +452,32 @@ func (r *runner) teardown() {
 			fmt.Fprintf(r.o.Log, "stopping the database: %v\n", err)
 		}
 	}
+	if r.topo != nil {
+		r.recordBytes()
+		if err := r.topo.Close(); err != nil {
+			fmt.Fprintf(r.o.Log, "removing the topology: %v\n", err)
+		}
+	}
+}
+
+// recordBytes records what each role's link carried over the run.
+func (r *runner) recordBytes() {
+	for i, role := range r.topo.Roles() {
+		if in, out, ok := role.Bytes(); ok {
+			r.res.Topology.Roles[i].BytesIn, r.res.Topology.Roles[i].BytesOut = in, out
+		}
+	}
 }
 
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
-	return target.Start(ctx, r.specs[v.Key()], r.o.targetOptions(v.Rev, dsnFile))
+	return target.Start(ctx, r.specs[v.Key()], r.targetOptions(v.Rev, dsnFile))
+}
+
+// targetOptions are Options.targetOptions on the run's app role.
+func (r *runner) targetOptions(rev, dsnFile string) target.Options {
+	o := r.o.targetOptions(rev, dsnFile)
+	o.Host, o.From = r.topo.App, r.topo.Load.Addr
+	return o
 }
 
 // turnSetting is the turn recorded with the run: only the interleave design has turns.

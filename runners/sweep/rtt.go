@@ -108,9 +108,9 @@ func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) err
 		ro.Rate = o.Rate
 	}
 	var proxy *delay.Proxy
-	ro.TargetDBAddr = func(addr string) (string, error) {
+	ro.TargetDBAddr = func(host, addr string) (string, error) {
 		var err error
-		if proxy, err = delay.Start(addr, d); err != nil {
+		if proxy, err = delay.StartOn(host, addr, d); err != nil {
 			return "", err
 		}
 		return proxy.Addr(), nil

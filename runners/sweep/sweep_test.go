@@ -166,7 +166,7 @@ func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
 		Root: root, Matrix: m, DB: provider.Options{Rows: 100, Log: &log}, Log: &log, Out: t.TempDir(),
 		Preset: &matrix.Preset{Name: "test", Connections: 1, Reps: 1, Duration: time.Second},
 		List:   []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}},
-		TargetDBAddr: func(string) (string, error) {
+		TargetDBAddr: func(string, string) (string, error) {
 			return "", errors.New("no proxy today")
 		},
 	})
