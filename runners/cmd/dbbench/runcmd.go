@@ -49,6 +49,7 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	rtt := fs.Duration("rtt", 0, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): a network hop, as in production")
+	topo := topologyFlag(fs)
 	var pn poolNeedFlags
 	pn.register(fs, "pool-")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
@@ -83,6 +84,9 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTopology(fs, *topo, dbo); err != nil {
+		return nil, err
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
@@ -93,7 +97,7 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
+		RTT: *rtt, Topology: *topo, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
 	}}.run, nil
 }
 

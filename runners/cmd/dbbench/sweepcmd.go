@@ -27,6 +27,7 @@ type sweepFlags struct {
 	keepalive, reportOnly *bool
 	warmup, duration      *time.Duration
 	reps                  *int
+	topology              *string
 }
 
 func (f *sweepFlags) register(fs *flagSet, kind string, warmup, duration time.Duration, reps int) {
@@ -40,6 +41,7 @@ func (f *sweepFlags) register(fs *flagSet, kind string, warmup, duration time.Du
 	f.warmup = fs.Duration("warmup", warmup, atLeast0, "load for each target after it starts")
 	f.duration = fs.Duration("duration", duration, above0, "measured time of one slice")
 	f.reps = fs.Int("reps", reps, atLeast(1), "slices per point")
+	f.topology = topologyFlag(fs)
 }
 
 // parse parses args with every flag defined, refuses positional arguments, reads the
@@ -60,6 +62,9 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	if err != nil {
 		return nil, run.Options{}, "", err
 	}
+	if err := checkTopology(fs, *f.topology, dbo); err != nil {
+		return nil, run.Options{}, "", err
+	}
 	dir := *f.out
 	if *f.reportOnly && dir == "" {
 		return nil, run.Options{}, "", fmt.Errorf("%w: %s: --report-only needs --out DIR", errUsage, fs.cmd)
@@ -70,7 +75,7 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	w, d, reps := *f.warmup, *f.duration, *f.reps
 	ro := run.Options{
 		Root: root, Matrix: m, DB: dbo, Warmup: w, Duration: d, Reps: reps,
-		KeepAlive: *f.keepalive, Seed: *f.seed,
+		KeepAlive: *f.keepalive, Seed: *f.seed, Topology: *f.topology,
 		// The preset only fills what the sweep leaves zero, and names the runs.
 		Preset: &matrix.Preset{Name: f.kind + "-sweep", Warmup: w, Duration: d, Reps: reps, Connections: 1},
 	}
