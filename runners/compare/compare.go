@@ -169,8 +169,10 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	}
 	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise}
 	res.Environment = environment(old, new)
-	if note := loadNote(res.Environment.Settings); note != "" {
-		res.Notes = append(res.Notes, note)
+	for _, note := range []string{topologyNote(old, new), loadNote(res.Environment.Settings)} {
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
 	}
 	pair := match(old, new, res)
 	if len(pair.keys) == 0 {

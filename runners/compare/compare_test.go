@@ -302,6 +302,29 @@ func TestEnvironmentDifferences(t *testing.T) {
 	}
 }
 
+// Runs of two topologies differ as two environments do, and a note says what that
+// means; a run that recorded none was on loopback.
+func TestTopologiesDiffer(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(1)
+	new.Topology = &results.Topology{Kind: "netns"}
+	r := run(t, old, new)
+	e := r.Environment
+	if e.Match || len(e.Differences) != 1 || e.Differences[0] != (Difference{"topology", "loopback", "netns"}) {
+		t.Errorf("environment %+v", e)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "the topologies differ (loopback → netns)") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	if !strings.Contains(r.String(), "  topology  loopback  → netns\n") {
+		t.Errorf("environment block:\n%s", r.String()[:600])
+	}
+	old.Topology = &results.Topology{Kind: "loopback"}
+	new.Topology = nil
+	if e := run(t, old, new).Environment; !e.Match {
+		t.Errorf("loopback recorded and loopback by default differ: %+v", e)
+	}
+}
+
 // A yardstick of other work, or of too few trials, is not used, and the notes say why.
 func TestUnusableYardstick(t *testing.T) {
 	old, new := comparetest.Run(1), comparetest.Run(2)

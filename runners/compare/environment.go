@@ -28,11 +28,32 @@ type Difference struct {
 
 func environment(old, new *results.Run) Environment {
 	e := Environment{
-		Differences: diff(old.Environment, new.Environment),
+		Differences: diff(withTopology(old), withTopology(new)),
 		Settings:    diff(flatten(old.Settings), flatten(new.Settings)),
 	}
 	e.Match = len(e.Differences) == 0 && len(e.Settings) == 0
 	return e
+}
+
+// withTopology is a run's environment with its topology as one more key: two runs
+// whose roles talked over other links (loopback, namespaces) differ as two machines do.
+func withTopology(r *results.Run) map[string]string {
+	env := maps.Clone(r.Environment)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["topology"] = r.TopologyKind()
+	return env
+}
+
+// topologyNote says what a change of topology means for the figures, "" if none.
+func topologyNote(old, new *results.Run) string {
+	a, b := old.TopologyKind(), new.TopologyKind()
+	if a == b {
+		return ""
+	}
+	return fmt.Sprintf("the topologies differ (%s → %s): the roles talked over other links, so latencies and absolute figures "+
+		"depend on it and the yardstick does not correct for that; commands per request are counted the same way on both", a, b)
 }
 
 // keysOfBoth is every key of a or b, sorted.
