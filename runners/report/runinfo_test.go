@@ -19,3 +19,23 @@ func TestAlertCountsInvalidVariants(t *testing.T) {
 		}
 	}
 }
+
+// A run on namespaces says where each role was and how far apart; a loopback run says
+// nothing of it.
+func TestTopologyText(t *testing.T) {
+	topo := &results.Topology{Kind: "netns",
+		Roles: []*results.Place{{Role: "load", Addr: "10.77.5.1"}, {Role: "app", Addr: "10.77.5.3"}, {Role: "db", Addr: "10.77.5.2"}},
+		Links: []*results.RoleLink{
+			{From: "load", To: "app", Via: "direct", RTT: 15.3e-6},
+			{From: "app", To: "db", Via: "direct", RTT: 40.8e-6},
+			{From: "app", To: "db", Via: "counting proxy", RTT: 93e-6},
+			{From: "load", To: "db", Via: "direct", RTT: 44e-6},
+		}}
+	want := "netns: load 10.77.5.1, app 10.77.5.3, db 10.77.5.2; round trips load→app 15.3 µs, app→db 40.8 µs"
+	if got := topologyText(topo); got != want {
+		t.Errorf("topologyText = %q\nwant %q", got, want)
+	}
+	if got := topologyText(&results.Topology{Kind: "loopback"}); got != "" {
+		t.Errorf("loopback: %q", got)
+	}
+}
