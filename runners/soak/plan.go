@@ -51,6 +51,8 @@ type Options struct {
 	Seed        uint64
 	Out         string // the soak's directory; created
 	Log         io.Writer
+	// Topology is where the roles run (runners/topology): "" or loopback, or netns.
+	Topology string
 }
 
 // DefaultInterval is a thirtieth of the duration, from 2 s to 10 s: an hour is sampled

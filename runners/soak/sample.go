@@ -112,14 +112,25 @@ func listFDs(pid int) (fds int, sockets []uint64, err error) {
 	return fds, sockets, nil
 }
 
-// dbSocketInodes lists the inodes of TCP sockets (IPv4 and IPv6) whose remote port is
-// port, in any state: a connection the server closed that the client never did
-// (CLOSE_WAIT) leaks as much as an open one. Sockets without a descriptor (TIME_WAIT)
-// have inode 0 and are left out.
-func dbSocketInodes(port int) (map[uint64]bool, error) {
+// netPID is a process in the targets' network namespace, whose /proc/PID/net lists
+// their sockets: one of theirs (in a namespace of their own on netns), else this one.
+func (s *soaker) netPID() string {
+	for _, tg := range s.targets {
+		if pids := tg.PIDs(); len(pids) > 0 {
+			return strconv.Itoa(pids[0])
+		}
+	}
+	return "self"
+}
+
+// dbSocketInodes lists the inodes of TCP sockets (IPv4 and IPv6) in the network
+// namespace of process pid whose remote port is port, in any state: a connection the
+// server closed that the client never did (CLOSE_WAIT) leaks as much as an open one.
+// Sockets without a descriptor (TIME_WAIT) have inode 0 and are left out.
+func dbSocketInodes(pid string, port int) (map[uint64]bool, error) {
 	out := map[uint64]bool{}
 	found := false
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	for _, f := range []string{"/proc/" + pid + "/net/tcp", "/proc/" + pid + "/net/tcp6"} {
 		file, err := os.Open(f)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -281,7 +292,7 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 	for i, tg := range s.targets {
 		trees[i] = sampleTree(tg.PIDs())
 	}
-	toDB, tcpErr := dbSocketInodes(s.dbPort)
+	toDB, tcpErr := dbSocketInodes(s.netPID(), s.dbPort)
 	type goSample struct {
 		metrics map[string]float64
 		pool    *poolStats

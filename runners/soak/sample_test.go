@@ -46,7 +46,7 @@ func TestSampleTreeCountsConnectionsToAPort(t *testing.T) {
 	}
 	defer a.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	toPort, err := dbSocketInodes(port)
+	toPort, err := dbSocketInodes("self", port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestSampleTreeCountsConnectionsToAPort(t *testing.T) {
 		t.Fatalf("sample of this process: %+v; want 1 process, 1 connection to port %d, its descriptors, threads, RSS and ulimit", s, port)
 	}
 	c.Close()
-	toPort, err = dbSocketInodes(port)
+	toPort, err = dbSocketInodes("self", port)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"dbbench/runners/provider"
 	"dbbench/runners/run"
 	"dbbench/runners/target"
+	"dbbench/runners/topology"
 )
 
 // soaker is one soak's state. mu guards file: the sampler and every variant's load
@@ -32,6 +33,7 @@ type soaker struct {
 	dbPort  int
 	secrets string // private directory of the DSN file
 	targets []*target.Target
+	topo    *topology.Topology
 	tlog    *os.File      // the targets' own output
 	waits   map[int]Point // each Go target's last WaitCount
 	started time.Time     // of the soak proper: t = 0 of every series
@@ -104,7 +106,11 @@ func (s *soaker) targetOptions() target.Options {
 	if s.tlog != nil {
 		log = s.tlog
 	}
-	return target.Options{DSNFile: s.dsnFile(), RepoRoot: s.o.Root, BinDir: s.o.BinDir, Log: log}
+	o := target.Options{DSNFile: s.dsnFile(), RepoRoot: s.o.Root, BinDir: s.o.BinDir, Log: log}
+	if s.topo != nil {
+		o.Host, o.From = s.topo.App, s.topo.Load.Addr
+	}
+	return o
 }
 
 func (s *soaker) dsnFile() string {
@@ -201,6 +207,17 @@ func (s *soaker) provision(ctx context.Context) error {
 		sum += v.Pool
 	}
 	opts.MaxConnections = 2*sum + 50
+	topo, err := topology.Start(ctx, s.o.Topology)
+	if err != nil {
+		return err
+	}
+	s.topo = topo
+	s.mu.Lock()
+	s.file.Settings.Topology = topo.Kind
+	s.mu.Unlock()
+	if topo.DB.Netns != "" {
+		opts.Place, opts.Clients = topo.DB, []string{topo.Load.Addr, topo.App.Addr}
+	}
 	fmt.Fprintf(s.o.Log, "soak: provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
 	db, err := provider.Start(ctx, opts)
 	if err != nil {
@@ -274,5 +291,8 @@ func (s *soaker) teardown() {
 	}
 	if s.tlog != nil {
 		s.tlog.Close()
+	}
+	if err := s.topo.Close(); err != nil {
+		fmt.Fprintf(s.o.Log, "soak: removing the topology: %v\n", err)
 	}
 }

@@ -32,6 +32,7 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	seed := fs.Uint64("seed", 1, "seed of the id sequences")
 	out := fs.String("out", "", anything, "soak directory (default reports/runs/<stamp>-soak)")
 	reportOnly := fs.Bool("report-only", false, "measure nothing: judge the soak already in --out and write its report")
+	topo := topologyFlag(fs)
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
@@ -75,7 +76,10 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	if o.DB, err = df.options(0, fs.out); err != nil {
 		return nil, err
 	}
-	o.Root, o.Matrix, o.Out = root, m, *out
+	if err := checkTopology(fs, *topo, o.DB); err != nil {
+		return nil, err
+	}
+	o.Root, o.Matrix, o.Out, o.Topology = root, m, *out, *topo
 	if o.Out == "" {
 		o.Out = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-soak")
 	}
