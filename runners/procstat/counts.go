@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -44,17 +43,20 @@ func (d CountsDelta) Syscalls() int64 { return d.Reads + d.Writes }
 
 // TakeCounts reads the counters of pids (no descendants are added: pass a Tree). A
 // process that no longer exists is skipped.
-func TakeCounts(pids ...int) (*Counts, error) {
+func TakeCounts(pids ...int) (*Counts, error) { return TakeCountsIn(Local, pids...) }
+
+// TakeCountsIn is TakeCounts on the /proc of fsys (another host's, read at once).
+func TakeCountsIn(fsys FS, pids ...int) (*Counts, error) {
 	c := &Counts{At: time.Now(), procs: make(map[procKey]procCounts, len(pids))}
 	for _, pid := range pids {
-		st, err := readStat(pid)
+		st, err := readStatIn(fsys, pid)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		pc, err := readCounts(pid, st)
+		pc, err := readCounts(fsys, pid, st)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -86,28 +88,29 @@ func (c *Counts) Sub(start *Counts) CountsDelta {
 	return d
 }
 
-func readCounts(pid int, st stat) (procCounts, error) {
+func readCounts(fsys FS, pid int, st stat) (procCounts, error) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	var pc procCounts
 	// /proc/PID/io covers the whole process; status and schedstat one thread each.
-	io, err := os.ReadFile(dir + "/io")
+	io, err := fsys.ReadFile(dir + "/io")
 	if err != nil {
 		return pc, err
 	}
 	pc.reads, pc.writes = field(io, "syscr:"), field(io, "syscw:")
-	tasks, err := filepath.Glob(dir + "/task/*")
+	tasks, err := fsys.ReadDir(dir + "/task")
 	if err != nil || len(tasks) == 0 {
 		return pc, os.ErrNotExist
 	}
 	sched := true
-	for _, t := range tasks {
-		status, err := os.ReadFile(t + "/status")
+	for _, name := range tasks {
+		t := dir + "/task/" + name
+		status, err := fsys.ReadFile(t + "/status")
 		if err != nil {
 			continue // a thread that exited while we read
 		}
 		pc.voluntary += field(status, "voluntary_ctxt_switches:")
 		pc.other += field(status, "nonvoluntary_ctxt_switches:")
-		ns, err := schedRun(t)
+		ns, err := schedRun(fsys, t)
 		if err != nil {
 			sched = false
 		}
@@ -120,8 +123,8 @@ func readCounts(pid int, st stat) (procCounts, error) {
 }
 
 // schedRun is the first field of a thread's schedstat: nanoseconds on a CPU.
-func schedRun(task string) (time.Duration, error) {
-	b, err := os.ReadFile(task + "/schedstat")
+func schedRun(fsys FS, task string) (time.Duration, error) {
+	b, err := fsys.ReadFile(task + "/schedstat")
 	if err != nil {
 		return 0, err
 	}

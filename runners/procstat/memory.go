@@ -15,10 +15,13 @@ import (
 // A sum of peaks over-states the tree's real peak twice over: the processes need not
 // peak at the same moment, and pages they share (php-fpm's opcache, the code of a
 // binary) count once per process. It is an upper bound, comparable between runs.
-func PeakRSS(pids ...int) (int64, error) {
+func PeakRSS(pids ...int) (int64, error) { return PeakRSSIn(Local, pids...) }
+
+// PeakRSSIn is PeakRSS on the /proc of fsys (another host's, read at once).
+func PeakRSSIn(fsys FS, pids ...int) (int64, error) {
 	var sum int64
 	for _, pid := range pids {
-		v, err := statusKB(pid, "VmHWM:")
+		v, err := statusKB(fsys, pid, "VmHWM:")
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -47,8 +50,8 @@ func ResetPeakRSS(pids ...int) error {
 }
 
 // statusKB reads one "Name:   N kB" line of /proc/PID/status.
-func statusKB(pid int, name string) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+func statusKB(fsys FS, pid int, name string) (int64, error) {
+	b, err := fsys.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("procstat: process %d: %w", pid, ErrNotFound)
 	}

@@ -52,8 +52,10 @@ func ReadTimes(pid int) (Times, error) {
 	return s.times, err
 }
 
-func readStat(pid int) (stat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func readStat(pid int) (stat, error) { return readStatIn(Local, pid) }
+
+func readStatIn(fsys FS, pid int) (stat, error) {
+	b, err := fsys.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 			return stat{}, fmt.Errorf("procstat: process %d: %w", pid, ErrNotFound)
