@@ -171,7 +171,7 @@ func (b *block) countersBefore(ctx context.Context) error {
 	r := b.p.r
 	for i, v := range b.vs {
 		pids := b.p.targets[v].PIDs()
-		procstat.ResetPeakRSS(pids...)
+		b.p.targets[v].ResetPeakRSS(pids)
 		c, err := r.appCounters(ctx, b.p.targets[v], pids)
 		if err != nil {
 			if ferr := r.failRep(ctx, v, len(v.Reps)+1, "read counters", err); ferr != nil {
@@ -227,7 +227,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 	if err := t.Alive(); err != nil && afterErr == nil {
 		afterErr = err
 	}
-	rss, _ := procstat.PeakRSS(t.PIDs()...)
+	rss, _ := t.PeakRSS(t.PIDs())
 	rep, err := newRepetition(n, b.started, res)
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (r *runner) appCounters(ctx context.Context, t *target.Target, pids []int) 
 	if len(pids) == 0 {
 		return nil, procstat.ErrNotFound
 	}
-	app, err := procstat.TakeCounts(pids...)
+	app, err := t.Counts(pids)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
-	"dbbench/runners/procstat"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 	"dbbench/runners/target"
@@ -33,7 +32,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		}
 	}
 	pids := t.PIDs()
-	procstat.ResetPeakRSS(pids...)
+	t.ResetPeakRSS(pids)
 	before, err := r.counters(ctx, t, pids)
 	if err != nil {
 		return nil, r.failRep(ctx, rv, n, "read counters", err)
@@ -61,7 +60,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if err := t.Alive(); err != nil && afterErr == nil {
 		afterErr = err
 	}
-	rss, _ := procstat.PeakRSS(t.PIDs()...)
+	rss, _ := t.PeakRSS(t.PIDs())
 	rep, err := newRepetition(n, started, res)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"dbbench/runners/loadgen"
-	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
 	"dbbench/runners/results"
 	"dbbench/runners/target"
@@ -116,7 +115,7 @@ func (s *sampled) take(ctx context.Context, t *target.Target, secs int, dir stri
 		time.Sleep(perfAttach)
 	}
 	s.from = monoNow()
-	before, err := procstat.TakeCounts(t.PIDs()...)
+	before, err := t.Counts(t.PIDs())
 	if err != nil {
 		s.err = err
 		return
@@ -126,7 +125,7 @@ func (s *sampled) take(ctx context.Context, t *target.Target, secs int, dir stri
 	} else {
 		s.pprofs, s.err = fetchPprof(ctx, t.AdminURL, secs)
 	}
-	after, err := procstat.TakeCounts(t.PIDs()...)
+	after, err := t.Counts(t.PIDs())
 	s.to = monoNow()
 	if php && s.err == nil {
 		s.stacks, s.err = t.Profile(ctx)

@@ -19,6 +19,7 @@ import (
 
 	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
+	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
 )
 
@@ -97,6 +98,45 @@ type Target struct {
 	pids         func() []int
 	alive        func() error
 	stop         func() error
+	// proc reads the /proc of the target's host for pids at once; nil: this host's.
+	proc func(pids []int) (procstat.FS, error)
+	// resetRSS resets the peak RSS of pids on the target's host; nil: here.
+	resetRSS func(pids []int) error
+}
+
+// Counts reads the counters of the target's processes pids (procstat.TakeCounts) on
+// the host they run on.
+func (t *Target) Counts(pids []int) (*procstat.Counts, error) {
+	fsys, err := t.procFS(pids)
+	if err != nil {
+		return nil, err
+	}
+	return procstat.TakeCountsIn(fsys, pids...)
+}
+
+// PeakRSS is the sum of the peak resident sets of pids (procstat.PeakRSS) on the
+// target's host.
+func (t *Target) PeakRSS(pids []int) (int64, error) {
+	fsys, err := t.procFS(pids)
+	if err != nil {
+		return 0, err
+	}
+	return procstat.PeakRSSIn(fsys, pids...)
+}
+
+// ResetPeakRSS starts the peak resident sets of pids anew (procstat.ResetPeakRSS).
+func (t *Target) ResetPeakRSS(pids []int) error {
+	if t.resetRSS != nil {
+		return t.resetRSS(pids)
+	}
+	return procstat.ResetPeakRSS(pids...)
+}
+
+func (t *Target) procFS(pids []int) (procstat.FS, error) {
+	if t.proc == nil {
+		return procstat.Local, nil
+	}
+	return t.proc(pids)
 }
 
 // RuntimeSample is what a target's runtime says of itself. Cumulative counters (Go's
