@@ -35,7 +35,11 @@ type Config struct {
 	// Describe asks gotarget to print what it serves (its layers and their modes) and
 	// exit, so the runner can check that matrix.yaml and the target agree.
 	Describe bool
-	usesDB   bool
+	// Ping asks gotarget to time this many COM_PINGs on one idle connection to the
+	// database of --dsn-file, print their median in seconds and exit: the round trip
+	// from the app's host to the database, measured where the app runs.
+	Ping   int
+	usesDB bool
 }
 
 // UsesDB says whether the layer reads the database (every layer but hello).
@@ -55,6 +59,7 @@ func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP address")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "loopback address for /debug/dbstats and /debug/pprof/; empty: none")
 	fs.BoolVar(&c.Describe, "describe", false, "print the layers and their modes as JSON, and exit")
+	fs.IntVar(&c.Ping, "ping", 0, "time this many COM_PINGs to the database of --dsn-file on one connection, print their median in seconds, and exit")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -62,6 +67,13 @@ func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 		return Config{}, fmt.Errorf("unexpected argument %q (every setting is a flag; see -h)", fs.Arg(0))
 	}
 	if c.Describe {
+		return c, nil
+	}
+	if c.Ping != 0 {
+		if c.Ping < 1 || c.DSNFile == "" {
+			return Config{}, fmt.Errorf("--ping %d: want a count of 1 or more, and --dsn-file", c.Ping)
+		}
+		c.usesDB = true
 		return c, nil
 	}
 	return c, c.check(cat)

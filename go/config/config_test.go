@@ -26,6 +26,7 @@ func TestParseAcceptsVariants(t *testing.T) {
 			Config{DSNFile: "f", Layer: "gorm", Stmt: "prepared", Conn: "persistent", Pool: 64, Listen: "127.0.0.1:8080", AdminListen: "localhost:0"}},
 		{[]string{"--layer", "raw", "--stmt", "interpolate", "--conn", "per-request", "--pool", "1", "--dsn-file", "f"},
 			Config{DSNFile: "f", Layer: "raw", Stmt: "interpolate", Conn: "per-request", Pool: 1, Listen: "127.0.0.1:8080"}},
+		{[]string{"--ping", "50", "--dsn-file", "f"}, Config{DSNFile: "f", Ping: 50, Listen: "127.0.0.1:8080"}},
 	} {
 		got, err := Parse(tc.args, io.Discard, catalog)
 		if got.UsesDB() != (tc.want.Layer != "hello") {
@@ -63,6 +64,8 @@ func TestParseRefusesNonVariants(t *testing.T) {
 		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--admin-listen", "10.0.0.1:6060"}, db...), "must be a loopback address"},
 		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "now"}, db...), `unexpected argument "now"`},
 		{[]string{"--layer", "raw", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--ping", "5"}, "--ping 5: want a count of 1 or more, and --dsn-file"},
+		{[]string{"--ping", "-1", "--dsn-file", "f"}, "--ping -1"},
 	} {
 		_, err := Parse(tc.args, io.Discard, catalog)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

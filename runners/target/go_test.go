@@ -904,3 +904,14 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 		}
 	}
 }
+
+// gotarget --ping times COM_PINGs to the database and prints their median in seconds:
+// how the runner measures the distance from an app host it reaches over SSH.
+func TestGoPing(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	code, out := runGotarget(t, "--ping", "5", "--dsn-file", dsnFile)
+	rtt, err := strconv.ParseFloat(strings.TrimSpace(out), 64)
+	if code != 0 || err != nil || rtt <= 0 || rtt > 1 {
+		t.Fatalf("gotarget --ping: exit %d, %q", code, out)
+	}
+}

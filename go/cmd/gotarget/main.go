@@ -69,6 +69,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if c.Ping > 0 {
+		if err := ping(ctx, c, stdout); err != nil {
+			fmt.Fprintf(stderr, "gotarget: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if err := serve(ctx, c, stderr); err != nil {
 		fmt.Fprintf(stderr, "gotarget: %v\n", err)
 		return 1
@@ -187,6 +194,35 @@ func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, err
 		return nil, nil, fmt.Errorf("cannot reach the database at %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
 	}
 	return db, cfg, nil
+}
+
+// ping times c.Ping COM_PINGs on one connection (after one that may pay its set-up)
+// and prints their median in seconds: the runner's probe of the distance from the app's
+// host to the database, where the app runs (dbbench run --app-host).
+func ping(ctx context.Context, c config.Config, stdout io.Writer) error {
+	c.Pool = 1
+	db, cfg, err := openPool(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+	}
+	defer conn.Close()
+	rtts := make([]time.Duration, 0, c.Ping+1)
+	for range c.Ping + 1 {
+		t0 := time.Now()
+		if err := conn.PingContext(ctx); err != nil {
+			return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+		}
+		rtts = append(rtts, time.Since(t0))
+	}
+	rtts = rtts[1:]
+	slices.Sort(rtts)
+	_, err = fmt.Fprintf(stdout, "%.9f\n", rtts[len(rtts)/2].Seconds())
+	return err
 }
 
 func listen(flag, addr string) (net.Listener, error) {
