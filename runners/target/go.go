@@ -84,6 +84,9 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 	if err != nil {
 		return nil, err
 	}
+	if o.Remote != nil {
+		return l.startRemote(ctx, s, o, args)
+	}
 	bin := l.binary(o)
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("target %s: no Go target at %s (run make build): %w", v.Key(), bin, err)

@@ -416,6 +416,9 @@ type phpSetup struct {
 func setUpPHP(spec matrix.Spec, o Options, bins ...[]string) (phpSetup, error) {
 	var s phpSetup
 	var err error
+	if o.Remote != nil {
+		return s, fmt.Errorf("php target %s: PHP targets run on this host or in a namespace, not on %s: only Go targets run over SSH", spec.Key(), o.Remote)
+	}
 	if s.dbEnv, err = phpDatabaseEnv(spec, o.DSNFile); err != nil {
 		return s, err
 	}

@@ -21,6 +21,7 @@ import (
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/profile"
+	"dbbench/runners/remote"
 )
 
 // Options say where a target finds what it needs.
@@ -41,6 +42,9 @@ type Options struct {
 	// From is the address the runner's requests come from, which a PHP target's
 	// status page admits besides 127.0.0.1; "" when the runner is on the same loopback.
 	From string
+	// Remote, when set, is the host reached over SSH where a Go target runs (its binary
+	// copied there); Host is then unused. PHP targets do not run there.
+	Remote *remote.Host
 }
 
 // Host is where a target runs.
