@@ -81,9 +81,10 @@ printf '%s\n' "$2" > "$d/run.sh"
 echo "$d"
 echo "$SSH_CONNECTION"
 uname -m
-uname -sr
+uname -r
 nproc 2>/dev/null || echo unknown
-grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- || echo unknown`, owner, runScript)
+m=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-)
+echo "${m:-unknown}"`, owner, runScript)
 	if err != nil {
 		return err
 	}
@@ -97,6 +98,7 @@ grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- || echo unknown`,
 		return fmt.Errorf("remote: %s: $SSH_CONNECTION is %q", h, lines[1])
 	}
 	h.Self, h.Addr = conn[0], conn[2]
+	// Keys as the run's own environment block names them (kernel: the release).
 	h.Env = map[string]string{"arch": lines[2], "kernel": lines[3], "cpu-count": lines[4], "cpu": strings.TrimSpace(lines[5])}
 	h.logf("app host %s: %s, %s cores, %s; scratch %s", h, h.Env["cpu"], h.Env["cpu-count"], h.Env["kernel"], h.Scratch)
 	return nil

@@ -58,18 +58,39 @@ func ParseURL(s string) (user, host string, port int, err error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "ssh" || u.User == nil || u.User.Username() == "" || u.Hostname() == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		return "", "", 0, fmt.Errorf("%q: want ssh://user@host[:port]", s)
+		return "", "", 0, fmt.Errorf("%q: want ssh://user@host[:port]", redacted(s))
 	}
 	if _, hasPass := u.User.Password(); hasPass {
-		return "", "", 0, fmt.Errorf("%q: no password in the URL: the host is reached by key only", s)
+		return "", "", 0, fmt.Errorf("%q: no password in the URL: the host is reached by key only", redacted(s))
 	}
 	port = 22
 	if p := u.Port(); p != "" {
 		if port, err = strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
-			return "", "", 0, fmt.Errorf("%q: port %q is not 1 to 65535", s, p)
+			return "", "", 0, fmt.Errorf("%q: port %q is not 1 to 65535", redacted(s), p)
 		}
 	}
 	return u.User.Username(), u.Hostname(), port, nil
+}
+
+// redacted is s with a password in its user part masked: an error names the URL, and
+// a password typed into it must not reach a log.
+func redacted(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		scheme, rest = "", s
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass {
+		return s
+	}
+	if ok {
+		scheme += "://"
+	}
+	return scheme + user + ":xxxxx" + rest[at:]
 }
 
 // String is the host as the URL names it.
@@ -78,7 +99,7 @@ func (h *Host) String() string { return fmt.Sprintf("ssh://%s@%s:%d", h.User, h.
 // Connect opens the multiplexed connection to rawURL and prepares the scratch
 // directory. An unknown host key or a refused key is ErrHostKey or ErrAuth, in one line
 // that says what to do.
-func Connect(ctx context.Context, rawURL string, o Options) (h *Host, err error) {
+func Connect(ctx context.Context, rawURL string, o Options) (*Host, error) {
 	user, name, port, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -86,19 +107,16 @@ func Connect(ctx context.Context, rawURL string, o Options) (h *Host, err error)
 	if _, err := exec.LookPath("ssh"); err != nil {
 		return nil, errors.New("remote: no ssh on PATH: install OpenSSH's client (apt-get install openssh-client)")
 	}
-	h = &Host{User: user, Name: name, Port: port, o: o, copied: map[string]string{}}
+	h := &Host{User: user, Name: name, Port: port, o: o, copied: map[string]string{}}
 	if h.dir, err = os.MkdirTemp("", "dbbench-ssh-"); err != nil {
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			h.Close()
-		}
-	}()
 	if err := h.startMaster(ctx); err != nil {
+		h.Close() // the control directory, and a master that is still trying
 		return nil, err
 	}
 	if err := h.prepare(ctx); err != nil {
+		h.Close()
 		return nil, err
 	}
 	return h, nil
@@ -160,6 +178,24 @@ func (h *Host) Alive() error {
 	default:
 		return nil
 	}
+}
+
+// Check asks the host to answer (a command's round trip over the connection), for
+// when something failed and the connection may be the reason: an error says the host
+// is gone or does not answer within 10 s.
+func (h *Host) Check(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := h.script(cctx, nil, "true"); err != nil {
+		if aerr := h.Alive(); aerr != nil {
+			return aerr
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s does not answer: %v", h, err)
+	}
+	return nil
 }
 
 // masterSays is the master's last line on stderr.

@@ -1,18 +1,10 @@
 package remote
 
 import (
-	"context"
-	"errors"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"dbbench/runners/procstat"
-	"dbbench/runners/sshtest"
 )
 
 func TestParseURL(t *testing.T) {
@@ -28,6 +20,12 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q) accepted", bad)
 		}
 	}
+	// A password typed into the URL is refused, and the error does not repeat it.
+	for _, bad := range []string{"ssh://app:Sesame4711@host", "ssh://app:Sesame4711@host:x", "app:Sesame4711@host%zz"} {
+		if _, _, _, err := ParseURL(bad); err == nil || strings.Contains(err.Error(), "Sesame4711") {
+			t.Errorf("ParseURL(%q): %v", bad, err)
+		}
+	}
 }
 
 func TestStaleDirs(t *testing.T) {
@@ -35,135 +33,5 @@ func TestStaleDirs(t *testing.T) {
 	listing := "/tmp/dbbench-app-a " + name + " 999999999\n/tmp/dbbench-app-b " + name + " " + strconv.Itoa(os.Getpid()) + "\n/tmp/dbbench-app-c other 999999999\n"
 	if got := staleDirs(listing, ownerTag()); len(got) != 1 || got[0] != "/tmp/dbbench-app-a" {
 		t.Fatalf("staleDirs = %v", got)
-	}
-}
-
-// A host over the multiplexed connection: a process started there has a PID there,
-// its /proc reads, a loopback port of its forwards here, and Close leaves nothing
-// running and no scratch directory.
-func TestHost(t *testing.T) {
-	srv := sshtest.Start(t)
-	ctx := context.Background()
-	// The scratch directory of a runner of this host that is gone: swept at connect.
-	stale, err := os.MkdirTemp("", "dbbench-app-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, _ := os.Hostname()
-	os.WriteFile(stale+"/owner", []byte(name+" 999999999\n"), 0o600)
-	h, err := Connect(ctx, srv.URL, Options{Key: srv.Key, KnownHosts: srv.KnownHosts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("the stale scratch directory %s is still there", stale)
-	}
-	if h.Addr != srv.Topo.App.Addr || h.Self != srv.Topo.Load.Addr {
-		t.Errorf("addresses: host %s, self %s", h.Addr, h.Self)
-	}
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no python3 for a small server there")
-	}
-	admin, err := h.FreeLoopback(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := strings.Cut(admin, ":")
-	var out strings.Builder
-	p, err := h.Start([]string{py, "-m", "http.server", "--bind", "127.0.0.1", port}, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	here, stop, err := h.Forward(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp *http.Response
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if resp, err = http.Get("http://" + here + "/"); err == nil {
-			resp.Body.Close()
-			break
-		}
-	}
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET through the forward: %v; it said: %s", err, out.String())
-	}
-	stop()
-	fsys, err := h.ProcFS(ctx, []int{p.PID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c, err := procstat.TakeCountsIn(fsys, p.PID); err != nil || c == nil {
-		t.Fatalf("counts there: %v", err)
-	}
-	if rss, err := procstat.PeakRSSIn(fsys, p.PID); err != nil || rss <= 0 {
-		t.Fatalf("peak RSS there: %d %v", rss, err)
-	}
-	if killed := p.Stop(); killed {
-		t.Error("the process needed SIGKILL")
-	}
-	if syscall.Kill(p.PID, 0) != syscall.ESRCH { // the same machine: its PID is ours to check
-		t.Errorf("pid %d still runs after Stop", p.PID)
-	}
-	scratch := h.Scratch
-	if err := h.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(scratch); !os.IsNotExist(err) {
-		t.Errorf("scratch %s left: %v", scratch, err)
-	}
-}
-
-// An unknown host and a refused key are refused in one line that says what to do.
-func TestRefusals(t *testing.T) {
-	srv := sshtest.Start(t)
-	for _, c := range []struct {
-		o    Options
-		want error
-		says string
-	}{
-		{Options{Key: srv.Key, KnownHosts: srv.Unknown}, ErrHostKey, "ssh-keyscan -p 2222"},
-		{Options{Key: srv.WrongKey, KnownHosts: srv.KnownHosts}, ErrAuth, "authorized_keys"},
-	} {
-		_, err := Connect(context.Background(), srv.URL, c.o)
-		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%+v: %v, want %v saying %q on one line", c.o, err, c.want, c.says)
-		}
-		t.Log(err)
-	}
-}
-
-// A host that drops: the connection says so, and what ran there stops on its own.
-func TestHostDrops(t *testing.T) {
-	srv := sshtest.Start(t)
-	h, err := Connect(context.Background(), srv.URL, Options{Key: srv.Key, KnownHosts: srv.KnownHosts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	p, err := h.Start([]string{"sleep", "300"}, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Kill()
-	select {
-	case <-p.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session outlived the host's sshd")
-	}
-	for deadline := time.Now().Add(20 * time.Second); h.Alive() == nil; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the connection still says it is up")
-		}
-	}
-	t.Logf("after the drop: %v", h.Alive())
-	// The scratch directory stays until the next connection from this host sweeps it.
-	defer os.RemoveAll(h.Scratch)
-	for deadline := time.Now().Add(20 * time.Second); syscall.Kill(p.PID, 0) != syscall.ESRCH; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d there still runs after the drop", p.PID)
-		}
 	}
 }
