@@ -287,7 +287,10 @@ func (p *Phase) flushNowAndThen() error {
 // appCounters reads the counters of the target alone: those of the database and the
 // generator are read per turn in a block.
 func (r *runner) appCounters(ctx context.Context, t *target.Target, pids []int) (*counterSample, error) {
-	if len(pids) == 0 {
+	if len(pids) == 0 { // every process has exited: say how, where the target knows
+		if err := t.Alive(); err != nil {
+			return nil, fmt.Errorf("%w: %w", procstat.ErrNotFound, err)
+		}
 		return nil, procstat.ErrNotFound
 	}
 	app, err := t.Counts(pids)

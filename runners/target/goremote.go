@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
+	"dbbench/runners/remote"
 )
 
 // dsnFiles numbers the DSN files put on remote hosts.
@@ -102,7 +104,27 @@ func (l goLauncher) startRemote(ctx context.Context, s matrix.Spec, o Options, a
 		},
 		alive:    exited,
 		stop:     stop,
-		proc:     func(pids []int) (procstat.FS, error) { return h.ProcFS(context.Background(), pids) },
+		proc:     func(pids []int) (procstat.FS, error) { return remoteProc(h, p, pids, exited) },
 		resetRSS: func(pids []int) error { return h.ResetPeakRSS(context.Background(), pids) },
 	}, nil
+}
+
+// remoteProc reads pids' /proc on h. When the target's is missing, it gives its
+// session a moment to end, so that the error says the target exited, and how, rather
+// than that a file was not there.
+func remoteProc(h *remote.Host, p *remote.Proc, pids []int, exited func() error) (procstat.FS, error) {
+	fsys, err := h.ProcFS(context.Background(), pids)
+	if err == nil {
+		if _, serr := fsys.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID)); serr == nil {
+			return fsys, nil
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if gone := exited(); gone != nil {
+		return nil, gone
+	}
+	return fsys, err
 }
