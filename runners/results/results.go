@@ -89,11 +89,11 @@ type Link struct {
 	Pings  int     `json:"pings"`
 }
 
-// Topology is where the roles ran: all on one host's loopback, or each in a network
-// namespace of its own behind a bridge (runners/topology), and the round trips
-// measured between them.
+// Topology is where the roles ran: all on one host's loopback, each in a network
+// namespace of its own behind a bridge, or the app on another machine over SSH
+// (runners/topology), and the round trips measured between them.
 type Topology struct {
-	Kind  string      `json:"kind"` // loopback, netns
+	Kind  string      `json:"kind"` // loopback, netns, ssh
 	Roles []*Place    `json:"roles"`
 	Links []*RoleLink `json:"links,omitempty"`
 }
@@ -101,9 +101,14 @@ type Topology struct {
 // Place is where one role ran: load (the runner, its load generator and its proxies),
 // app (the targets) or db.
 type Place struct {
-	Role  string `json:"role"`
+	Role string `json:"role"`
+	// Host is the machine: this one's name, or ssh://user@host:port for an app host.
+	Host  string `json:"host"`
 	Addr  string `json:"addr"`
 	Netns string `json:"netns,omitempty"`
+	// Environment is what another machine is (arch, kernel, cpu, cpu-count); the run's
+	// own Environment is this one's.
+	Environment map[string]string `json:"environment,omitempty"`
 	// Link is the interface that carried the role's traffic (the root end of its
 	// veth, the bridge for load), and Bytes what it carried to and from the role over
 	// the whole run; none on loopback, which the whole machine shares.

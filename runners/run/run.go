@@ -20,6 +20,7 @@ import (
 	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/remote"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
@@ -83,6 +84,11 @@ type Options struct {
 	// Topology is where the roles run (runners/topology): "" or loopback, all on this
 	// host's 127.0.0.1; netns, each in a network namespace of its own behind a bridge.
 	Topology string
+	// AppHost, when set (ssh://user@host[:port]), runs the targets on that machine,
+	// reached with SSH as SSH says; Go targets only. The load generator stays here; the
+	// database is embedded here, at the address the host sees this one at, or a dsn.
+	AppHost string
+	SSH     remote.Options
 	// RTT is a round-trip time to add between the targets and the database (half each
 	// way, runners/delay), as a network hop in production would: the distance a pool is
 	// sized for. Ignored when TargetDBAddr is set.
@@ -241,6 +247,15 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no variant of preset %s matches --variants %v", o.Preset.Name, o.Variants)
 	}
+	if o.AppHost != "" {
+		if err := goOnly(vs); err != nil {
+			return nil, err
+		}
+		if o.Profile { // perf and the profiled slice read this host's processes
+			fmt.Fprintln(o.Log, "note: no profiles with --app-host: the profiler reads this host's processes")
+			o.Profile = false
+		}
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
@@ -291,6 +306,16 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		err = werr
 	}
 	return r.res, err
+}
+
+// goOnly refuses a variant that is not Go: only Go targets run on an app host.
+func goOnly(vs []matrix.Variant) error {
+	for _, v := range vs {
+		if v.Lang != "go" {
+			return fmt.Errorf("--app-host runs Go targets only, and %s is %s: narrow --variants to lang=go", v.Key(), v.Lang)
+		}
+	}
+	return nil
 }
 
 // yardstickTrials per reading: about half a second of fixed CPU work (yardstick.Work).
@@ -349,22 +374,34 @@ func (r *runner) run(ctx context.Context) error {
 }
 
 // place builds the topology the roles run in and records it.
-func (r *runner) place(ctx context.Context) error {
+func (r *runner) place(ctx context.Context) (err error) {
 	if r.o.Topology != "" && r.o.Topology != topology.Loopback && r.o.DB.KindName() != "embedded" {
 		return fmt.Errorf("topology %s places the database itself: it needs the embedded provider, not %s", r.o.Topology, r.o.DB.KindName())
 	}
-	topo, err := topology.Start(ctx, r.o.Topology)
-	if err != nil {
+	if r.o.AppHost != "" {
+		so := r.o.SSH
+		so.Log = cmp.Or(so.Log, r.o.Log) // the host's line: what it is, its scratch directory
+		h, err := remote.Connect(ctx, r.o.AppHost, so)
+		if err != nil {
+			return err
+		}
+		r.topo = topology.OverSSH(h)
+	} else if r.topo, err = topology.Start(ctx, r.o.Topology); err != nil {
 		return err
 	}
-	r.topo = topo
+	topo := r.topo
 	r.res.Topology = &results.Topology{Kind: topo.Kind}
+	here, _ := os.Hostname()
 	for _, role := range topo.Roles() {
-		r.res.Topology.Roles = append(r.res.Topology.Roles, &results.Place{Role: role.Name, Addr: role.Addr, Netns: role.Netns, Link: role.Link})
+		p := &results.Place{Role: role.Name, Host: cmp.Or(role.Host, here), Addr: role.Addr, Netns: role.Netns, Link: role.Link}
+		if role.Host != "" {
+			p.Environment = topo.Remote.Env
+		}
+		r.res.Topology.Roles = append(r.res.Topology.Roles, p)
 	}
 	if topo.Kind != topology.Loopback {
 		fmt.Fprintf(r.o.Log, "topology %s: load %s, app %s (%s), db %s (%s)\n", topo.Kind,
-			topo.Load.Addr, topo.App.Addr, topo.App.Netns, topo.DB.Addr, topo.DB.Netns)
+			topo.Load.Addr, topo.App.Addr, cmp.Or(topo.App.Netns, topo.App.Host), topo.DB.Addr, cmp.Or(topo.DB.Netns, "here"))
 	}
 	return r.writer.flush()
 }
@@ -374,7 +411,7 @@ func (r *runner) place(ctx context.Context) error {
 func (r *runner) provision(ctx context.Context) error {
 	opts := r.o.DB
 	opts.MaxConnections = r.maxConnections()
-	if r.topo.DB.Netns != "" {
+	if r.topo.DB.Addr != "127.0.0.1" { // where the other roles reach it
 		opts.Place, opts.Clients = r.topo.DB, []string{r.topo.Load.Addr, r.topo.App.Addr}
 	}
 	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
@@ -430,6 +467,10 @@ func (r *runner) provision(ctx context.Context) error {
 	if err := os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600); err != nil {
 		return err
 	}
+	if r.topo.Remote != nil {
+		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, db.Config, proxied)
+		return err
+	}
 	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, db.Config, proxied, r.o.RTT)
 	return err
 }
@@ -476,7 +517,7 @@ func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile stri
 // targetOptions are Options.targetOptions on the run's app role.
 func (r *runner) targetOptions(rev, dsnFile string) target.Options {
 	o := r.o.targetOptions(rev, dsnFile)
-	o.Host, o.From = r.topo.App, r.topo.Load.Addr
+	o.Host, o.From, o.Remote = r.topo.App, r.topo.Load.Addr, r.topo.Remote
 	return o
 }
 
@@ -496,6 +537,9 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if aerr := r.databaseAlive(ctx); aerr != nil {
+			return aerr
 		}
 		r.invalidate(rv, "target did not start: "+err.Error())
 		return nil
@@ -532,9 +576,15 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	return nil
 }
 
-// databaseAlive returns an error when the database is gone: then no later variant can
-// be measured, and the run must end rather than mark every variant invalid.
+// databaseAlive returns an error when the database, or the app's host, is gone: then
+// no later variant can be measured, and the run must end rather than mark every
+// variant invalid.
 func (r *runner) databaseAlive(ctx context.Context) error {
+	if h := r.topo.Remote; h != nil {
+		if err := h.Check(ctx); err != nil {
+			return fmt.Errorf("the app host dropped: %w", err)
+		}
+	}
 	if r.db.PID != 0 && syscall.Kill(r.db.PID, 0) == syscall.ESRCH {
 		return fmt.Errorf("the database died (mariadbd pid %d is gone)", r.db.PID)
 	}

@@ -18,6 +18,7 @@ type Role struct {
 	Name  string // load, app, db
 	Addr  string // the IP the other roles reach it at
 	Netns string // its network namespace; "" for this host's own
+	Host  string // another machine the role runs on (ssh://user@host:port); "" for this one
 	// Link is the interface in the root namespace that carries the role's traffic: the
 	// root end of its veth, or the bridge for the load role; "" on loopback, where
 	// every role shares lo with the rest of the machine.

@@ -18,15 +18,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"dbbench/runners/remote"
 )
 
 // Kinds a run may ask for, in the order the CLI shows them.
 const (
 	Loopback = "loopback"
 	Netns    = "netns"
+	// SSH is the app on another machine, reached over SSH (OverSSH): not a --topology
+	// value, --app-host's.
+	SSH = "ssh"
 )
 
-// Kinds lists them for flags.
+// Kinds lists those --topology takes.
 var Kinds = []string{Loopback, Netns}
 
 // Role names.
@@ -40,9 +45,11 @@ const (
 type Topology struct {
 	Kind          string
 	Load, App, DB *Role
-	subnet        int    // N of 10.77.N.0/24; 0 on loopback
-	ip            string // iproute2's ip
-	owner         int    // the PID in the namespaces' names
+	// Remote is the app's host on SSH: the targets run there, the rest here.
+	Remote *remote.Host
+	subnet int    // N of 10.77.N.0/24; 0 on loopback
+	ip     string // iproute2's ip
+	owner  int    // the PID in the namespaces' names
 }
 
 // Roles lists the roles in the order results name them.
@@ -90,9 +97,25 @@ func loopback() *Topology {
 	return t
 }
 
+// OverSSH is the app on h, the load generator and the database here, at the address
+// h sees this host at (so that the targets reach the database and the proxies).
+func OverSSH(h *remote.Host) *Topology {
+	return &Topology{Kind: SSH, Remote: h,
+		Load: &Role{Name: Load, Addr: h.Self},
+		App:  &Role{Name: App, Addr: h.Addr, Host: h.String()},
+		DB:   &Role{Name: DB, Addr: h.Self},
+	}
+}
+
 // Close removes what Start made: every process still in a namespace is killed first.
-// Safe to call twice; a loopback topology has nothing to remove.
+// On SSH it ends what runs on the app's host and the connection. Safe to call twice; a
+// loopback topology has nothing to remove.
 func (t *Topology) Close() error {
+	if t != nil && t.Remote != nil {
+		err := t.Remote.Close()
+		t.Remote = nil
+		return err
+	}
 	if t == nil || t.subnet == 0 {
 		return nil
 	}
