@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dbbench/runners/compare"
+	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
@@ -50,6 +51,8 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	rtt := fs.Duration("rtt", 0, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): a network hop, as in production")
 	topo := topologyFlag(fs)
+	var ah appHostFlags
+	ah.register(fs)
 	var pn poolNeedFlags
 	pn.register(fs, "pool-")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
@@ -84,6 +87,23 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, err
 	}
+	var chosen []matrix.Variant
+	for _, v := range m.Expand(p) {
+		if re == nil || m.Match(re, v) {
+			chosen = append(chosen, v)
+		}
+	}
+	// Before the topology's own check, so that --topology netns with --app-host is
+	// refused for what it is, root or not.
+	ssh, err := ah.check(fs, *topo, chosen)
+	if err != nil {
+		return nil, err
+	}
+	if *ah.url != "" {
+		if err := checkAppHostDB(fs, dbo, *rtt); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkTopology(fs, *topo, dbo); err != nil {
 		return nil, err
 	}
@@ -97,7 +117,7 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, Topology: *topo, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
+		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
 	}}.run, nil
 }
 
@@ -106,6 +126,9 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "results go to %s\n", dir)
 	c.opts.Log, c.opts.DB.Log = stderr, stderr
 	res, err := run.Run(ctx, c.opts)
+	if uerr := hostRefused(err); uerr != nil {
+		return uerr
+	}
 	measured := measuredReps(res)
 	if measured > 0 {
 		printSummary(stdout, res)

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"os"
+	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/remote"
 	"dbbench/runners/topology"
 )
 
@@ -21,6 +29,76 @@ func checkTopology(fs *flagSet, kind string, db provider.Options) error {
 	}
 	if kind == topology.Netns && db.KindName() != "embedded" {
 		return fs.named("topology", fmt.Errorf("netns runs the database in a namespace of its own: it needs --provider embedded, not %s", db.KindName()))
+	}
+	return nil
+}
+
+// appHostFlags are --app-host and how to reach it.
+type appHostFlags struct{ url, key, knownHosts *string }
+
+func (f *appHostFlags) register(fs *flagSet) {
+	f.url = fs.String("app-host", "", anything, "run the targets on this machine, ssh://user@host[:port] (Go targets only; key authentication, the host's key in known_hosts); the load generator stays here, the database is embedded here (at the address the host sees this one at) or --provider dsn")
+	f.key = fs.String("ssh-key", "", anything, "with --app-host: the private key (default: ssh's own, ~/.ssh/id_* or the agent)")
+	f.knownHosts = fs.String("known-hosts", "", anything, "with --app-host: the known_hosts file that holds the host's key (default: ssh's own, ~/.ssh/known_hosts)")
+}
+
+// check refuses by name what cannot work: a malformed URL, a key or known_hosts file
+// that is not there, SSH options without a host, another topology besides, or a
+// variant that is not Go.
+func (f *appHostFlags) check(fs *flagSet, topo string, vs []matrix.Variant) (remote.Options, error) {
+	o := remote.Options{Key: *f.key, KnownHosts: *f.knownHosts}
+	if *f.url == "" {
+		for name, v := range map[string]string{"ssh-key": o.Key, "known-hosts": o.KnownHosts} {
+			if v != "" {
+				return o, fs.named(name, errors.New("needs --app-host"))
+			}
+		}
+		return o, nil
+	}
+	if _, _, _, err := remote.ParseURL(*f.url); err != nil {
+		return o, fs.named("app-host", err)
+	}
+	if topo != topology.Loopback {
+		return o, fs.named("app-host", fmt.Errorf("places the app on another machine: give it or --topology %s, not both", topo))
+	}
+	for name, path := range map[string]string{"ssh-key": o.Key, "known-hosts": o.KnownHosts} {
+		if _, err := os.Stat(path); path != "" && err != nil {
+			return o, fs.named(name, err)
+		}
+	}
+	for _, v := range vs {
+		if v.Lang != "go" {
+			return o, fs.named("app-host", fmt.Errorf("runs Go targets only, and %s is %s: narrow --variants to lang=go", v.Key(), v.Lang))
+		}
+	}
+	return o, nil
+}
+
+// checkAppHostDB refuses a database the app host cannot reach: one on this host's
+// loopback (a container's published port, a dsn at 127.0.0.1), unless --rtt puts a
+// delay proxy, which listens where the host reaches it, in between.
+func checkAppHostDB(fs *flagSet, db provider.Options, rtt time.Duration) error {
+	switch db.KindName() {
+	case "testcontainers":
+		return fs.named("app-host", errors.New("the container's port is on this host's loopback, which the app host cannot reach: use the embedded provider or --provider dsn"))
+	case "dsn":
+		cfg, err := mysql.ParseDSN(db.DSN)
+		if err != nil || rtt > 0 {
+			return nil // the provider says what is wrong with it
+		}
+		host, _, _ := net.SplitHostPort(cfg.Addr)
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			return fs.named("app-host", fmt.Errorf("the database's DSN names %s, this host's loopback, which the app host cannot reach: give an address it reaches", host))
+		}
+	}
+	return nil
+}
+
+// hostRefused makes the app host's refusal (unknown host key, key refused) a usage
+// error: the user fixes it, as a wrong flag.
+func hostRefused(err error) error {
+	if errors.Is(err, remote.ErrHostKey) || errors.Is(err, remote.ErrAuth) {
+		return fmt.Errorf("%w: run: --app-host: %v", errUsage, err)
 	}
 	return nil
 }
