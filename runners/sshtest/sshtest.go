@@ -100,6 +100,9 @@ PrintMotd no
 	return s
 }
 
+// PID is sshd's listener here: a test that counts what a run left keeps it.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // waitListening waits until sshd accepts connections.
 func (s *Server) waitListening(t testing.TB) {
 	t.Helper()

@@ -1,0 +1,176 @@
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"dbbench/runners/sshtest"
+)
+
+// sshArgs are a Go smoke run's arguments with the app on srv.
+func sshArgs(out string, srv *sshtest.Server, key, knownHosts string, extra ...string) []string {
+	return runArgs(out, goRaw, append([]string{"--app-host", srv.URL, "--ssh-key", key, "--known-hosts", knownHosts}, extra...)...)
+}
+
+// leftThere counts what a run left on the app host: processes in sshd's namespace
+// besides sshd itself (the host is this machine), and with dirs scratch directories
+// (a host that dropped keeps its own until the next run from here sweeps it).
+func leftThere(t *testing.T, srv *sshtest.Server, dirs bool) int {
+	t.Helper()
+	n := 0
+	left, _ := filepath.Glob("/tmp/dbbench-app-*")
+	for _, d := range left {
+		if dirs {
+			t.Errorf("left on the app host: %s", d)
+			n++
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, _ := exec.Command("ip", "netns", "pids", srv.Topo.App.Netns).Output()
+		var others []string
+		for _, f := range strings.Fields(string(out)) {
+			comm, _ := os.ReadFile("/proc/" + f + "/comm")
+			if c := strings.TrimSpace(string(comm)); c != "sshd" && c != "" {
+				others = append(others, f+" "+c)
+			}
+		}
+		if len(others) == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("running on the app host: %v", others)
+			return n + len(others)
+		}
+	}
+}
+
+// A Go smoke run with the targets on a host over SSH (sshd in a namespace of its own):
+// the commands per request are the matrix's, counted at the proxy from the host's
+// address; CPU and memory are read there; nothing is left on either side.
+func TestAppHostOverSSH(t *testing.T) {
+	srv := sshtest.Start(t)
+	tmp := newTmp(t)
+	out := filepath.Join(tmp, "run")
+	p := dbbench(t, tmp, sshArgs(out, srv, srv.Key, srv.KnownHosts, "--duration", "300ms")...)
+	if code := p.wait(2 * time.Minute); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.errText())
+	}
+	res, _ := written(t, out)
+	n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
+	if res == nil || res.TopologyKind() != "ssh" {
+		t.Fatalf("results %v", res)
+	}
+	app := place(res, "app")
+	if app.Host != srv.URL || app.Addr != srv.Topo.App.Addr {
+		t.Errorf("app role %+v", app)
+	}
+	for _, k := range []string{"arch", "kernel", "cpu", "cpu-count"} {
+		if app.Environment[k] == "" {
+			t.Errorf("the app host's environment has no %s: %v", k, app.Environment)
+		}
+	}
+	if l := res.Link; l == nil || l.Direct <= 0 || l.Path <= 0 {
+		t.Errorf("link measured from the app host: %+v", l)
+	}
+	v := res.Variants[0]
+	if !v.Valid || v.Roundtrips == nil || !v.Roundtrips.Match || !slices.Equal(v.Roundtrips.WireFrom, []string{app.Addr}) {
+		t.Fatalf("%s: valid %v (%s), round trips %+v", v.Key, v.Valid, v.InvalidReason, v.Roundtrips)
+	}
+	for _, r := range v.Reps {
+		if r.AppCPU <= 0 || r.AppRSS <= 0 {
+			t.Errorf("rep %d: app CPU %g, RSS %d: not read on the host", r.Rep, r.AppCPU, r.AppRSS)
+		}
+	}
+	for _, l := range res.Topology.Links {
+		t.Logf("round trip %s→%s (%s, %s): %.1f µs", l.From, l.To, l.Via, l.Probe, l.RTT*1e6)
+	}
+	table.Add(Row{"app host over ssh", "a Go smoke run, targets on sshd's host", fmt.Sprintf("commands %v from %s", v.Roundtrips.Wire, app.Addr), n, fmt.Sprintf("%d slices", len(v.Reps))})
+}
+
+// A wrong key or an unknown host: one line that says what to do, exit 2, nothing left.
+func TestAppHostRefused(t *testing.T) {
+	srv := sshtest.Start(t)
+	for _, c := range []struct{ name, key, known, says string }{
+		{"wrong key", srv.WrongKey, srv.KnownHosts, `^dbbench: usage: run: --app-host: key refused: .*authorized_keys`},
+		{"unknown host", srv.Key, srv.Unknown, `^dbbench: usage: run: --app-host: host key not known: .*ssh-keyscan -p 2222`},
+	} {
+		tmp := newTmp(t)
+		p := dbbench(t, tmp, sshArgs(filepath.Join(tmp, "run"), srv, c.key, c.known)...)
+		code := p.wait(time.Minute)
+		line := p.oneErrorLine(c.says)
+		n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2", c.name, code)
+		}
+		table.Add(Row{"app host refused", c.name, fmt.Sprintf("exit %d: %s", code, trim(line, 60)), n, "-"})
+	}
+}
+
+// The app host's sshd killed mid-run (as a host that drops), then its target: a clear
+// error, the slices measured kept in a results.json that parses and says the run
+// failed, nothing left running on either side (no gotarget there, no ssh master here).
+// Full form only: make test keeps one SSH run (TestAppHostOverSSH), and runners/remote
+// tests a dropped connection on its own in a second.
+func TestAppHostDrops(t *testing.T) {
+	if !full {
+		t.Skip("CHAOS=full: two runs of about 20 s each")
+	}
+	for _, kill := range []string{"sshd", "gotarget"} {
+		srv := sshtest.Start(t)
+		tmp := newTmp(t)
+		out := filepath.Join(tmp, "run")
+		p := dbbench(t, tmp, sshArgs(out, srv, srv.Key, srv.KnownHosts, "--reps", "6")...)
+		if !p.waitFor(`^\[go slice 2\]`, 90*time.Second) {
+			t.Fatalf("never reached slice 2:\n%s", p.errText())
+		}
+		if kill == "sshd" {
+			srv.Kill()
+		} else if pid := thereNamed(srv, "gotarget"); pid != 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		code := p.wait(2 * time.Minute)
+		res, reps := written(t, out)
+		want := `run failed: the app host dropped: the connection to ssh://`
+		if kill == "gotarget" {
+			want = `variants invalid.*read counters: no such process: gotarget pid \d+ on ssh://\S+ exited`
+		}
+		line := p.oneErrorLine(want)
+		n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, kill != "sshd")
+		if code != 1 || res == nil || reps == 0 {
+			t.Fatalf("%s killed: exit %d, %d slices kept", kill, code, reps)
+		}
+		if kill == "sshd" && (res.Status != "failed" || !strings.Contains(res.Error, "the app host dropped")) {
+			t.Errorf("results.json says %s: %q", res.Status, res.Error)
+		}
+		table.Add(Row{"app host drops", kill + " killed at slice 2", fmt.Sprintf("exit %d: %s", code, trim(cause(line), 60)), n, fmt.Sprintf("%d slices", reps)})
+		os.RemoveAll(glob1("/tmp/dbbench-app-*")) // a dropped host keeps it until the next run sweeps it
+	}
+}
+
+// thereNamed is a process in sshd's namespace named comm, or 0.
+func thereNamed(srv *sshtest.Server, comm string) int {
+	out, _ := exec.Command("ip", "netns", "pids", srv.Topo.App.Netns).Output()
+	for _, f := range strings.Fields(string(out)) {
+		if c, _ := os.ReadFile("/proc/" + f + "/comm"); strings.TrimSpace(string(c)) == comm {
+			pid, _ := strconv.Atoi(f)
+			return pid
+		}
+	}
+	return 0
+}
+
+func glob1(pattern string) string {
+	m, _ := filepath.Glob(pattern)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
+}
