@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,6 +323,16 @@ func TestTopologiesDiffer(t *testing.T) {
 	new.Topology = nil
 	if e := run(t, old, new).Environment; !e.Match {
 		t.Errorf("loopback recorded and loopback by default differ: %+v", e)
+	}
+	// Two runs with the app on other machines differ by those machines' blocks.
+	onHost := func(url, cores string) *results.Topology {
+		return &results.Topology{Kind: "ssh", Roles: []*results.Place{{Role: "load", Host: "here"},
+			{Role: "app", Host: url, Environment: map[string]string{"cpu-count": cores, "kernel": "6.1.0"}}}}
+	}
+	old.Topology, new.Topology = onHost("ssh://a@h1:22", "2"), onHost("ssh://a@h2:22", "8")
+	want := []Difference{{"app-host", "ssh://a@h1:22", "ssh://a@h2:22"}, {"app-host cpu-count", "2", "8"}}
+	if e := run(t, old, new).Environment; !slices.Equal(e.Differences, want) {
+		t.Errorf("two app hosts: %+v, want %+v", e.Differences, want)
 	}
 }
 

@@ -36,13 +36,27 @@ func environment(old, new *results.Run) Environment {
 }
 
 // withTopology is a run's environment with its topology as one more key: two runs
-// whose roles talked over other links (loopback, namespaces) differ as two machines do.
+// whose roles talked over other links (loopback, namespaces, SSH) differ as two
+// machines do.
 func withTopology(r *results.Run) map[string]string {
 	env := maps.Clone(r.Environment)
 	if env == nil {
 		env = map[string]string{}
 	}
 	env["topology"] = r.TopologyKind()
+	if r.Topology != nil {
+		// A role on another machine (--app-host) brings that machine's block: runs on
+		// two app hosts differ as two machines do.
+		for _, p := range r.Topology.Roles {
+			if len(p.Environment) == 0 {
+				continue
+			}
+			env[p.Role+"-host"] = p.Host
+			for k, v := range p.Environment {
+				env[p.Role+"-host "+k] = v
+			}
+		}
+	}
 	return env
 }
 

@@ -52,7 +52,11 @@ func topologyText(t *results.Topology) string {
 	}
 	var roles, rtts []string
 	for _, p := range t.Roles {
-		roles = append(roles, p.Role+" "+p.Addr)
+		r := p.Role + " " + p.Addr
+		if len(p.Environment) > 0 { // on another machine: which, and what it is
+			r += fmt.Sprintf(" (%s, %s cores)", p.Host, p.Environment["cpu-count"])
+		}
+		roles = append(roles, r)
 	}
 	for _, l := range t.Links {
 		if l.Via == "direct" && l.From != "load" || l.To == "app" {

@@ -35,6 +35,11 @@ func TestTopologyText(t *testing.T) {
 	if got := topologyText(topo); got != want {
 		t.Errorf("topologyText = %q\nwant %q", got, want)
 	}
+	topo.Kind, topo.Roles[1].Host, topo.Roles[1].Environment = "ssh", "ssh://app@10.77.5.3:22", map[string]string{"cpu-count": "8"}
+	want = "ssh: load 10.77.5.1, app 10.77.5.3 (ssh://app@10.77.5.3:22, 8 cores), db 10.77.5.2; round trips load→app 15.3 µs, app→db 40.8 µs"
+	if got := topologyText(topo); got != want {
+		t.Errorf("topologyText = %q\nwant %q", got, want)
+	}
 	if got := topologyText(&results.Topology{Kind: "loopback"}); got != "" {
 		t.Errorf("loopback: %q", got)
 	}
