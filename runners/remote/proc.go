@@ -15,12 +15,16 @@ import (
 // the runner keeps stdin open while the target lives, and a runner or a connection
 // that dies closes it. The watcher reads with the shell's own read, so it is one
 // process that the script can end when the program exits first; it reads stdin through
-// fd 3, since a background job's own stdin is /dev/null.
+// fd 3, since a background job's own stdin is /dev/null. After SIGTERM it polls in
+// tenths of a second rather than sleeping 10 s, so that it ends with the program and
+// leaves no sleep behind on the host.
 const runScript = `exec 3<&0
 "$@" >&2 </dev/null 3<&- &
 pid=$!
 echo "pid $pid"
-( while read -r _; do :; done; kill -TERM "$pid" 2>/dev/null; sleep 10; kill -KILL "$pid" 2>/dev/null ) <&3 >/dev/null 2>&1 &
+( while read -r _; do :; done; kill -TERM "$pid" 2>/dev/null
+  n=0; while [ $n -lt 100 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; n=$((n+1)); done
+  kill -KILL "$pid" 2>/dev/null ) <&3 >/dev/null 2>&1 &
 watch=$!
 wait "$pid"
 status=$?
