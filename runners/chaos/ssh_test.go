@@ -174,3 +174,27 @@ func glob1(pattern string) string {
 	}
 	return m[0]
 }
+
+// SIGINT while the app host is being set up, or just after: the run ends as
+// interrupted, the scratch directory there is removed and nothing runs on either side.
+// Full form only, as TestAppHostDrops.
+func TestAppHostInterruptDuringSetUp(t *testing.T) {
+	if !full {
+		t.Skip("CHAOS=full: make test keeps one SSH run")
+	}
+	srv := sshtest.Start(t)
+	for _, at := range []string{`^app host ssh://`, `^provisioning `, `^go: starting `} {
+		tmp := newTmp(t)
+		p := dbbench(t, tmp, sshArgs(filepath.Join(tmp, "run"), srv, srv.Key, srv.KnownHosts)...)
+		if !p.waitFor(at, 90*time.Second) {
+			t.Fatalf("%s: never seen:\n%s", at, p.errText())
+		}
+		p.signal(syscall.SIGINT)
+		code := p.wait(60 * time.Second)
+		n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
+		if code != 0 {
+			p.oneErrorLine(`run interrupted`)
+		}
+		table.Add(Row{"app host interrupted", "SIGINT at " + strings.Trim(at, "^ "), fmt.Sprintf("exit %d", code), n, "-"})
+	}
+}
