@@ -99,12 +99,22 @@ func TestRefusals(t *testing.T) {
 	srv := sshtest.Start(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where Connect makes its control directory
+	// A known_hosts that holds another key for the host: as after a reinstall, or a
+	// man in the middle.
+	pub, err := os.ReadFile(srv.WrongKey + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(pub))
+	changed := filepath.Join(tmp, "changed_hosts")
+	os.WriteFile(changed, []byte("["+srv.Topo.App.Addr+"]:2222 "+f[0]+" "+f[1]+"\n"), 0o600)
 	for _, c := range []struct {
 		o    remote.Options
 		want error
 		says string
 	}{
 		{remote.Options{Key: srv.Key, KnownHosts: srv.Unknown}, remote.ErrHostKey, "ssh-keyscan -p 2222"},
+		{remote.Options{Key: srv.Key, KnownHosts: changed}, remote.ErrHostKey, "ssh-keygen -R"},
 		{remote.Options{Key: srv.WrongKey, KnownHosts: srv.KnownHosts}, remote.ErrAuth, "authorized_keys"},
 	} {
 		_, err := remote.Connect(context.Background(), srv.URL, c.o)
