@@ -49,3 +49,12 @@ func TestAppHostFlagsRefusedByName(t *testing.T) {
 		}
 	}
 }
+
+// The binary itself: a bad --app-host is exit status 2 and one line naming the flag.
+func TestAppHostRefusedExitsTwo(t *testing.T) {
+	code, _, stderr := dbbench(t, nil, "run", "--app-host", "ssh://root@10.0.0.5:2222", "--variants", "lang=php/.*layer=raw")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "dbbench: usage: run: --app-host: runs Go targets only") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
