@@ -80,6 +80,15 @@ func TestAppHostOverSSH(t *testing.T) {
 	if l := res.Link; l == nil || l.Direct <= 0 || l.Path <= 0 {
 		t.Errorf("link measured from the app host: %+v", l)
 	}
+	fromApp := 0
+	for _, l := range res.Topology.Links {
+		if l.From == "app" && l.To == "db" && l.Probe == "COM_PING" && l.RTT > 0 {
+			fromApp++
+		}
+	}
+	if fromApp != 2 { // direct and through the counting proxy
+		t.Errorf("%d app→db round trips measured from the host, want 2: %+v", fromApp, res.Topology.Links)
+	}
 	v := res.Variants[0]
 	if !v.Valid || v.Roundtrips == nil || !v.Roundtrips.Match || !slices.Equal(v.Roundtrips.WireFrom, []string{app.Addr}) {
 		t.Fatalf("%s: valid %v (%s), round trips %+v", v.Key, v.Valid, v.InvalidReason, v.Roundtrips)
