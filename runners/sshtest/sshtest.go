@@ -39,11 +39,14 @@ const port = "2222"
 func Start(t testing.TB) *Server {
 	t.Helper()
 	sshd := "/usr/sbin/sshd"
+	if os.Geteuid() != 0 {
+		t.Skip("sshtest: needs root: the app host is an sshd in a network namespace of its own")
+	}
 	if err := topology.Check(topology.Netns); err != nil {
-		t.Skip(err)
+		t.Skipf("sshtest: the app host is an sshd in a network namespace of its own, and %v", err)
 	}
 	if _, err := os.Stat(sshd); err != nil {
-		t.Skip("no /usr/sbin/sshd: apt-get install openssh-server")
+		t.Skip("sshtest: the app host is Debian's sshd, and there is no /usr/sbin/sshd: apt-get install openssh-server")
 	}
 	me, err := user.Current()
 	if err != nil {
