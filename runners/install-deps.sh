@@ -14,6 +14,8 @@ packages=(
   nginx phpunit wrk
   linux-perf  # Go profiles: perf's cpu-clock samples (Go's own profiler misses some CPU)
   chromium  # the report test opens report.html headless
+  iproute2  # --topology netns: ip netns, veth pairs, a bridge
+  openssh-client openssh-server  # --app-host; the tests' app host is an sshd in a namespace
 )
 
 missing=()
