@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/questions"
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/revcost"
 )
@@ -203,8 +204,8 @@ func rowLabel(v *results.Variant) string {
 }
 
 // abForest is the answer's chart: each variant's app CPU per request, B ÷ A.
-func abForest(a *revcost.Answer) *forestPanel {
-	var rows []forestRow
+func abForest(a *revcost.Answer) *chart.Forest {
+	var rows []chart.ForestRow
 	last := ""
 	for _, v := range a.Variants {
 		i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == revcost.Metrics[0].Unit })
@@ -213,10 +214,10 @@ func abForest(a *revcost.Answer) *forestPanel {
 		}
 		e := v.Estimates[i]
 		if head := langName(v.B.Lang) + " under " + serverName(v.B.Server); head != last {
-			rows = append(rows, forestRow{Label: head, Head: true})
+			rows = append(rows, chart.ForestRow{Label: head, Head: true})
 			last = head
 		}
-		r := forestRow{Label: rowLabel(v.B), Est: e.Ratio,
+		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Ratio,
 			Color: stmtColor(v.B.Stmt), Hollow: hollow(v.B.Conn),
 			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
 		if e.HasInterval() {
@@ -227,7 +228,7 @@ func abForest(a *revcost.Answer) *forestPanel {
 	if len(rows) == 0 {
 		return nil
 	}
-	return &forestPanel{Title: "App CPU per request, B ÷ A", XLabel: "ratio, 95% interval (1 = no change)", Width: answerWidth, Rows: rows}
+	return &chart.Forest{Title: "App CPU per request, B ÷ A", XLabel: "ratio, 95% interval (1 = no change)", Width: answerWidth, Rows: rows}
 }
 
 // FirstAnswer is the report's first answer as one paragraph, for a terminal: the

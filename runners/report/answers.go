@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/questions"
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )
@@ -21,11 +22,11 @@ type answer struct {
 	Groups   []answerGroup
 	// Forest, when set, is the chart itself, for an answer whose findings are not
 	// Groups' QPS ratios (dbbench ab's).
-	Forest *forestPanel
+	Forest *chart.Forest
 }
 
 // chart is the small chart beside the answer, when it has one.
-func (a answer) chart() (panel, bool) {
+func (a answer) chart() (chart.Panel, bool) {
 	switch {
 	case a.Forest != nil:
 		return *a.Forest, true

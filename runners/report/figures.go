@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"dbbench/runners/questions"
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
 
@@ -17,21 +18,21 @@ const (
 
 // answerPanel is the small chart beside an answer: each named finding's QPS ratio
 // with its interval, under its group's heading.
-func answerPanel(a answer) panel {
-	var rows []forestRow
+func answerPanel(a answer) chart.Panel {
+	var rows []chart.ForestRow
 	for _, g := range a.Groups {
-		rows = append(rows, forestRow{Label: g.Heading, Head: true})
+		rows = append(rows, chart.ForestRow{Label: g.Heading, Head: true})
 		for _, f := range g.Findings {
 			rows = append(rows, findingRow(f, shortLibrary(f.Other), f.QPS, "QPS"))
 		}
 	}
-	return forestPanel{Title: a.Chart, XLabel: "QPS ratio, 95% interval (1 = no difference)", Width: answerWidth, Rows: rows}
+	return chart.Forest{Title: a.Chart, XLabel: "QPS ratio, 95% interval (1 = no difference)", Width: answerWidth, Rows: rows}
 }
 
 // findingRow is a finding as a forest row, coloured by its other side's stmt and
 // hollow for a connection per request.
-func findingRow(f finding, label string, e estimate, what string) forestRow {
-	r := forestRow{Label: label, Est: e.Ratio, Color: stmtColor(f.Other.Stmt), Hollow: hollow(f.Other.Conn),
+func findingRow(f finding, label string, e estimate, what string) chart.ForestRow {
+	r := chart.ForestRow{Label: label, Est: e.Ratio, Color: stmtColor(f.Other.Stmt), Hollow: hollow(f.Other.Conn),
 		Tip: fmt.Sprintf("%s vs %s: %s %s, %s, %s", label, sideName(f.Base, f.Question), what, ratioCI(e), e.Decision, pairsText(f))}
 	if e.HasInterval() {
 		r.Lo, r.Hi = e.Lo, e.Hi
@@ -64,19 +65,19 @@ func comparisonFigure(fs []finding, q string) (figure, bool) {
 			name string
 			pick func(finding) estimate
 		}{{"QPS", func(f finding) estimate { return f.QPS }}, {"app CPU per request", func(f finding) estimate { return f.CPU }}} {
-			var rows []forestRow
+			var rows []chart.ForestRow
 			last := ""
 			for _, x := range of {
 				head, label := splitLabel(x, q, servers)
 				if head != last {
-					rows = append(rows, forestRow{Label: head, Head: true})
+					rows = append(rows, chart.ForestRow{Label: head, Head: true})
 					last = head
 				}
 				if e := m.pick(x); e.OK {
 					rows = append(rows, findingRow(x, label, e, m.name))
 				}
 			}
-			f.Panels = append(f.Panels, forestPanel{Title: fmt.Sprintf("%s: %s ratio", langName(lang), m.name),
+			f.Panels = append(f.Panels, chart.Forest{Title: fmt.Sprintf("%s: %s ratio", langName(lang), m.name),
 				XLabel: m.name + " ratio, 95% interval", Width: halfPage, Rows: rows})
 		}
 	}
@@ -111,7 +112,7 @@ func splitLabel(f finding, q string, servers bool) (head, label string) {
 }
 
 // legendOf explains the colours of the findings' other sides.
-func legendOf(fs []finding, line bool) []legendItem {
+func legendOf(fs []finding, line bool) []chart.LegendItem {
 	var stmts, conns []string
 	for _, f := range fs {
 		if !slices.Contains(stmts, f.Other.Stmt) {
@@ -125,7 +126,7 @@ func legendOf(fs []finding, line bool) []legendItem {
 }
 
 // variantsLegend explains the colours of variants.
-func variantsLegend(vs []*results.Variant, line bool) []legendItem {
+func variantsLegend(vs []*results.Variant, line bool) []chart.LegendItem {
 	var stmts, conns []string
 	for _, v := range vs {
 		if !slices.Contains(stmts, v.Stmt) {

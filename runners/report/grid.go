@@ -221,7 +221,7 @@ func estimateLine(name string, e estimate) string {
 	if !e.OK {
 		return name + " not measured"
 	}
-	return fmt.Sprintf("%s %s %s %s", name, ratioText(e.Ratio), halfWidth(e), marks[e.Decision])
+	return fmt.Sprintf("%s %s %s %s", name, units.Ratio(e.Ratio), halfWidth(e), marks[e.Decision])
 }
 
 func signedBytes(b float64) string {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
 
@@ -50,7 +51,7 @@ figure.chart .legend svg { display: inline-block; vertical-align: middle; margin
 `
 
 var funcs = template.FuncMap{
-	"svg":    func(p panel) template.HTML { return template.HTML(p.svg()) }, // every text in it is escaped by canvas
+	"svg":    func(p chart.Panel) template.HTML { return template.HTML(p.SVG()) }, // package chart escapes every text it draws
 	"swatch": swatch,
 	"cell":   cellHTML,
 }
@@ -143,23 +144,8 @@ func cellHTML(c cell) template.HTML {
 	return template.HTML(b.String())
 }
 
-// swatch draws a legend entry's mark: a box, a ring or a line, solid or dashed.
-func swatch(l legendItem) template.HTML {
-	c := newCanvas(22, 12, "")
-	switch {
-	case l.Line:
-		dash := ""
-		if l.Dash {
-			dash = "5 3"
-		}
-		c.line(1, 6, 21, 6, l.Color, 2.5, dash)
-	case l.Hollow:
-		c.rect(2, 1, 18, 10, pale(l.Color), l.Color, "")
-	default:
-		c.rect(2, 1, 18, 10, l.Color, "", "")
-	}
-	return template.HTML(c.String())
-}
+// swatch draws a legend entry's mark (package chart escapes its text).
+func swatch(l chart.LegendItem) template.HTML { return template.HTML(chart.Swatch(l)) }
 
 // HTML renders report.html: one self-contained page (inline CSS, SVG and one small
 // script, under a CSP that forbids every fetch and every other script) with the same
@@ -173,7 +159,7 @@ func HTML(r *results.Run) ([]byte, error) {
 }
 
 func htmlPage(p *page, r *results.Run) ([]byte, error) {
-	var charts []panel
+	var charts []chart.Panel
 	for _, a := range p.Answers {
 		c, _ := a.chart()
 		charts = append(charts, c)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"dbbench/runners/report/chart"
 )
 
 func TestHTMLIsSelfContainedUnderItsCSP(t *testing.T) {
@@ -96,7 +98,7 @@ func TestSpectrumPanelsAreSmall(t *testing.T) {
 		t.Errorf("%d panels, want 9", len(f.Panels))
 	}
 	for _, p := range f.Panels {
-		lp := p.(linePanel)
+		lp := p.(chart.Lines)
 		if len(lp.Series) > 8 || len(lp.Series) < 1 {
 			t.Errorf("panel %q has %d series", lp.Title, len(lp.Series))
 		}

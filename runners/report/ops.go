@@ -256,9 +256,9 @@ func (d *data) opsPointer(layer []finding) string {
 			continue
 		}
 		slices.SortFunc(of, func(a, b finding) int { return cmpFloat(a.QPS.Ratio, b.QPS.Ratio) })
-		r := ratioText(of[0].QPS.Ratio)
+		r := units.Ratio(of[0].QPS.Ratio)
 		if len(of) > 1 {
-			r += " to " + ratioText(of[len(of)-1].QPS.Ratio)
+			r += " to " + units.Ratio(of[len(of)-1].QPS.Ratio)
 		}
 		parts = append(parts, langName(g.lang)+" "+r)
 	}

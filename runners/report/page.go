@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"dbbench/runners/questions"
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
 
@@ -40,8 +41,8 @@ type section struct {
 type figure struct {
 	ID, Title string
 	Note      string
-	Legend    []legendItem
-	Panels    []panel
+	Legend    []chart.LegendItem
+	Panels    []chart.Panel
 	Narrow    bool // panels a third of the page wide rather than half
 }
 

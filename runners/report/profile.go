@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -42,7 +43,7 @@ func (d *data) profileSection(fs []finding) *section {
 	}
 	f := figure{ID: "fig-profile", Title: "App CPU per request by component (µs)"}
 	for i, c := range comps {
-		f.Legend = append(f.Legend, legendItem{Name: c, Color: componentColors[min(i, len(componentColors)-1)]})
+		f.Legend = append(f.Legend, chart.LegendItem{Name: c, Color: chart.Colors[min(i, len(chart.Colors)-1)]})
 	}
 	order, by := servers(profiled)
 	for _, g := range order {
@@ -63,8 +64,8 @@ const profileMethod = "From one profiled slice per variant, run after its measur
 	"Hover a segment for its value, and for what the profiled slice itself measured."
 
 // componentPanel is one group's bars: a layer each, at the group's common setting.
-func (d *data) componentPanel(g group, shown []*results.Variant, at string, comps []string) barPanel {
-	var rows []barRow
+func (d *data) componentPanel(g group, shown []*results.Variant, at string, comps []string) chart.Bars {
+	var rows []chart.BarRow
 	for _, v := range shown {
 		k, _ := d.measuredScale(v)
 		r := componentRow(v, comps, k)
@@ -83,7 +84,7 @@ func (d *data) componentPanel(g group, shown []*results.Variant, at string, comp
 		// php-fpm: Excimer samples wall time, waits for MariaDB and for a core included.
 		xlabel = "wall µs per request (waits included)"
 	}
-	return barPanel{Title: title, XLabel: xlabel, Width: halfPage, Rows: rows}
+	return chart.Bars{Title: title, XLabel: xlabel, Width: halfPage, Rows: rows}
 }
 
 // componentOrder lists components by their total CPU over all profiles, the largest
@@ -120,15 +121,15 @@ func component(p *results.Profile, comps []string, c string) float64 {
 }
 
 // componentRow is v's components, each multiplied by k (measuredScale).
-func componentRow(v *results.Variant, comps []string, k float64) barRow {
-	var r barRow
+func componentRow(v *results.Variant, comps []string, k float64) chart.BarRow {
+	var r chart.BarRow
 	total := 0.0
 	for i, c := range comps {
 		x := component(v.Profile, comps, c)
 		if x <= 0 {
 			continue
 		}
-		r.Segs = append(r.Segs, barSeg{Value: 1e6 * k * x, Color: componentColors[min(i, len(componentColors)-1)],
+		r.Segs = append(r.Segs, chart.BarSeg{Value: 1e6 * k * x, Color: chart.Colors[min(i, len(chart.Colors)-1)],
 			Tip: fmt.Sprintf("%s: %s %s per request (%s in the profiled slice)", label(v), c, units.Seconds(k*x), units.Seconds(x))})
 		total += x
 	}
@@ -188,7 +189,7 @@ func (d *data) flameGrid(vs []*results.Variant) grid {
 func (d *data) profiledCPU(v *results.Variant) string {
 	out := units.Seconds(v.Profile.AppCPU)
 	if med, ok := d.median(v, units.AppCPU); ok && med > 0 {
-		out += fmt.Sprintf(", %s the measured %s", ratioText(v.Profile.AppCPU/med), units.Seconds(med))
+		out += fmt.Sprintf(", %s the measured %s", units.Ratio(v.Profile.AppCPU/med), units.Seconds(med))
 	}
 	return out
 }

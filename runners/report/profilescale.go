@@ -78,10 +78,10 @@ func (d *data) profiledAgainstMeasured(vs []*results.Variant) []string {
 
 // ratioRange is "1.15–1.58×", or "1.20×" for a range of one.
 func ratioRange(lo, hi float64) string {
-	if a, b := ratioText(lo), ratioText(hi); a != b {
+	if a, b := units.Ratio(lo), units.Ratio(hi); a != b {
 		return strings.TrimSuffix(a, "×") + "–" + b
 	}
-	return ratioText(lo)
+	return units.Ratio(lo)
 }
 
 // extraComponents says, for each layer but the baseline, how its measured extra app CPU

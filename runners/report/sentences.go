@@ -51,7 +51,7 @@ func (d *data) findingSentence(f finding) string {
 		a, _ := d.shown(f.Base, units.AppCPU)
 		fmt.Fprintf(&b, "; %s app CPU per request (%.1f against %.1f µs, medians of all slices of each side", units.MicrosDelta(f.ExtraCPU), 1e6*(a+f.ExtraCPU), 1e6*a)
 		if f.Paired && a > 0 { // the estimate above is of the pairs: say what the medians give
-			fmt.Fprintf(&b, ", whose ratio is %s", ratioText((a+f.ExtraCPU)/a))
+			fmt.Fprintf(&b, ", whose ratio is %s", units.Ratio((a+f.ExtraCPU)/a))
 		}
 		b.WriteString(")")
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
 
@@ -154,38 +155,38 @@ func sweepFigure(id string, charts []LineChart) (figure, bool) {
 // panel turns the chart into a line panel with its legend; ok is false when no series
 // has a point. Series with a stmt are coloured as everywhere else when that tells
 // them apart; otherwise each gets a colour of its own.
-func (c LineChart) panel() (linePanel, []legendItem, bool) {
-	p := linePanel{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Width: halfPage, Height: 300}
+func (c LineChart) panel() (chart.Lines, []chart.LegendItem, bool) {
+	p := chart.Lines{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Width: halfPage, Height: 300}
 	byStmt := distinctStmts(c.Series)
-	var legend []legendItem
+	var legend []chart.LegendItem
 	for i, s := range c.Series {
 		if len(s.X) != len(s.Y) || len(s.X) == 0 {
 			continue
 		}
-		color, dash := componentColors[i%len(componentColors)], i >= len(componentColors)
+		color, dash := chart.Colors[i%len(chart.Colors)], i >= len(chart.Colors)
 		if byStmt {
 			color, dash = stmtColor(s.Stmt), hollow(s.Conn)
 		}
-		ls := lineSeries{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly}
+		ls := chart.Series{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly}
 		if !s.LineOnly { // a hover mark per point: not for hundreds of them (the tables have the numbers)
 			ls.Tips = pointTips(c, s)
 		}
 		p.Series = append(p.Series, ls)
-		legend = append(legend, legendItem{Name: s.Name, Color: color, Dash: dash, Line: true})
+		legend = append(legend, chart.LegendItem{Name: s.Name, Color: color, Dash: dash, Line: true})
 	}
 	if len(p.Series) == 0 {
 		return p, nil, false
 	}
-	lo, hi := seriesBounds(p.Series, func(s lineSeries) []float64 { return s.X }, c.LogX)
+	lo, hi := chart.Bounds(p.Series, func(s chart.Series) []float64 { return s.X }, c.LogX)
 	if !c.LogX {
 		lo, hi = xRange(p.Series)
 	}
-	p.X = scale{lo: lo, hi: hi, log: c.LogX}
+	p.X = chart.Scale{Lo: lo, Hi: hi, Log: c.LogX}
 	if c.LogX {
-		p.X.fixTicks = pow2Ticks(lo, hi)
+		p.X.Labels = pow2Ticks(lo, hi)
 	}
-	_, top := seriesBounds(p.Series, func(s lineSeries) []float64 { return s.Y }, false)
-	p.Y = scale{lo: 0, hi: top}
+	_, top := chart.Bounds(p.Series, func(s chart.Series) []float64 { return s.Y }, false)
+	p.Y = chart.Scale{Lo: 0, Hi: top}
 	return p, legend, true
 }
 
@@ -211,7 +212,7 @@ func pointTips(c LineChart, s Series) []string {
 }
 
 // xRange is the data's x extent, a little padded so end points stay inside.
-func xRange(ss []lineSeries) (float64, float64) {
+func xRange(ss []chart.Series) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
 		lo, hi = math.Min(lo, slices.Min(s.X)), math.Max(hi, slices.Max(s.X))
@@ -224,11 +225,11 @@ func xRange(ss []lineSeries) (float64, float64) {
 }
 
 // pow2Ticks label a log axis at powers of two, the pool sizes a sweep visits.
-func pow2Ticks(lo, hi float64) []tick {
-	var out []tick
+func pow2Ticks(lo, hi float64) []chart.Tick {
+	var out []chart.Tick
 	for x := 1.0; x <= hi*1.0001; x *= 2 {
 		if x >= lo*0.9999 {
-			out = append(out, tick{x, fmt.Sprint(x)})
+			out = append(out, chart.Tick{At: x, Label: fmt.Sprint(x)})
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -37,8 +38,8 @@ func servers(vs []*results.Variant) ([]group, map[group][]*results.Variant) {
 
 // layerRows turns variants into bar rows under a heading per layer, each labelled by
 // its stmt and conn (the hello variant by what it is).
-func layerRows(vs []*results.Variant, row func(*results.Variant) barRow) []barRow {
-	var out []barRow
+func layerRows(vs []*results.Variant, row func(*results.Variant) chart.BarRow) []chart.BarRow {
+	var out []chart.BarRow
 	last := ""
 	for _, v := range vs {
 		head := layerName(v)
@@ -46,7 +47,7 @@ func layerRows(vs []*results.Variant, row func(*results.Variant) barRow) []barRo
 			head = v.Layer + ": no database"
 		}
 		if head != last {
-			out = append(out, barRow{Label: head, Head: true})
+			out = append(out, chart.BarRow{Label: head, Head: true})
 			last = head
 		}
 		r := row(v)
@@ -72,12 +73,12 @@ func (d *data) throughputFigure() figure {
 			}
 			db = append(db, v)
 		}
-		rows := layerRows(db, func(v *results.Variant) barRow {
+		rows := layerRows(db, func(v *results.Variant) chart.BarRow {
 			s, ok := d.summary(v, units.QPS)
 			if !ok {
-				return barRow{Value: "–"}
+				return chart.BarRow{Value: "–"}
 			}
-			r := barRow{Segs: []barSeg{{Value: s.Center, Color: stmtColor(v.Stmt), Hollow: hollow(v.Conn)}},
+			r := chart.BarRow{Segs: []chart.BarSeg{{Value: s.Center, Color: stmtColor(v.Stmt), Hollow: hollow(v.Conn)}},
 				Value: fmt.Sprintf("%.0f", s.Center), Tip: fmt.Sprintf("%s: %s req/s", label(v), scaled(s, 1, 0, ""))}
 			if s.HasInterval() {
 				r.Lo, r.Hi = s.Lo, s.Hi
@@ -85,7 +86,7 @@ func (d *data) throughputFigure() figure {
 			return r
 		})
 		if len(rows) > 0 {
-			f.Panels = append(f.Panels, barPanel{Title: title, XLabel: "requests per second", Width: halfPage, Rows: rows})
+			f.Panels = append(f.Panels, chart.Bars{Title: title, XLabel: "requests per second", Width: halfPage, Rows: rows})
 		}
 	}
 	return f
@@ -102,25 +103,25 @@ func (d *data) cpuFigure() figure {
 	roles := []struct{ unit, name string }{{units.AppCPU, "target (app)"}, {units.DBCPU, "database"}, {units.GenCPU, "load generator"}}
 	f := figure{ID: "fig-cpu", Title: "CPU per request by role: medians of the slices"}
 	for i, r := range roles {
-		f.Legend = append(f.Legend, legendItem{Name: r.name, Color: roleColors[i]})
+		f.Legend = append(f.Legend, chart.LegendItem{Name: r.name, Color: roleColors[i]})
 	}
 	order, by := servers(d.valid)
 	for _, g := range order {
-		rows := layerRows(by[g], func(v *results.Variant) barRow {
-			var row barRow
+		rows := layerRows(by[g], func(v *results.Variant) chart.BarRow {
+			var row chart.BarRow
 			total := 0.0
 			for i, r := range roles {
 				s, ok := d.summary(v, r.unit)
 				if !ok {
 					continue
 				}
-				row.Segs = append(row.Segs, barSeg{Value: 1e6 * s.Center, Color: roleColors[i], Tip: fmt.Sprintf("%s: %s %.1f µs per request", label(v), r.name, 1e6*s.Center)})
+				row.Segs = append(row.Segs, chart.BarSeg{Value: 1e6 * s.Center, Color: roleColors[i], Tip: fmt.Sprintf("%s: %s %.1f µs per request", label(v), r.name, 1e6*s.Center)})
 				total += 1e6 * s.Center
 			}
 			row.Value = fmt.Sprintf("%.0f µs", total)
 			return row
 		})
-		f.Panels = append(f.Panels, barPanel{Title: groupTitle(g), XLabel: "CPU µs per request", Width: halfPage, Rows: rows})
+		f.Panels = append(f.Panels, chart.Bars{Title: groupTitle(g), XLabel: "CPU µs per request", Width: halfPage, Rows: rows})
 	}
 	return f
 }
@@ -134,8 +135,8 @@ func (d *data) spectrumFigure() (figure, error) {
 		Legend: variantsLegend(d.valid, true)}
 	order, by := servers(d.valid)
 	for _, g := range order {
-		lines := map[*results.Variant]lineSeries{}
-		var hello *lineSeries
+		lines := map[*results.Variant]chart.Series{}
+		var hello *chart.Series
 		for _, v := range by[g] {
 			s, err := spectrumSeries(v)
 			if err != nil {
@@ -147,18 +148,18 @@ func (d *data) spectrumFigure() (figure, error) {
 				hello = &s
 			}
 		}
-		var all []lineSeries
+		var all []chart.Series
 		for _, s := range lines {
 			all = append(all, s)
 		}
-		lo, hi := seriesBounds(all, func(s lineSeries) []float64 { return s.Y }, true)
+		lo, hi := chart.Bounds(all, func(s chart.Series) []float64 { return s.Y }, true)
 		xhi := 1.0
 		for _, s := range all {
 			xhi = math.Max(xhi, slices.Max(append(s.X, 1)))
 		}
 		for _, layer := range layersOf(by[g]) {
-			p := linePanel{Title: fmt.Sprintf("%s · %s", groupTitle(g), layer), XLabel: "percentile", YLabel: "latency, ms",
-				Width: thirdWidth, Height: 230, X: scale{lo: 1, hi: xhi, log: true, fixTicks: percentileTicks}, Y: scale{lo: lo, hi: hi, log: true}}
+			p := chart.Lines{Title: fmt.Sprintf("%s · %s", groupTitle(g), layer), XLabel: "percentile", YLabel: "latency, ms",
+				Width: thirdWidth, Height: 230, X: chart.Scale{Lo: 1, Hi: xhi, Log: true, Labels: percentileTicks}, Y: chart.Scale{Lo: lo, Hi: hi, Log: true}}
 			if hello != nil {
 				p.Series = append(p.Series, *hello)
 			}
@@ -183,13 +184,14 @@ func layersOf(vs []*results.Variant) []string {
 	return out
 }
 
-var percentileTicks = []tick{{1, "0%"}, {2, "50%"}, {10, "90%"}, {100, "99%"}, {1e3, "99.9%"}, {1e4, "99.99%"}, {1e5, "99.999%"}}
+var percentileTicks = []chart.Tick{{At: 1, Label: "0%"}, {At: 2, Label: "50%"}, {At: 10, Label: "90%"}, {At: 100, Label: "99%"},
+	{At: 1e3, Label: "99.9%"}, {At: 1e4, Label: "99.99%"}, {At: 1e5, Label: "99.999%"}}
 
 // spectrumSeries merges v's latency histograms and reads x = 1/(1-p), y = ms off them,
 // ten points a decade up to the last percentile the sample resolves, with hover text
 // at p50, p90, p99 and p99.9.
-func spectrumSeries(v *results.Variant) (lineSeries, error) {
-	s := lineSeries{Name: label(v), Color: stmtColor(v.Stmt), Dash: hollow(v.Conn)}
+func spectrumSeries(v *results.Variant) (chart.Series, error) {
+	s := chart.Series{Name: label(v), Color: stmtColor(v.Stmt), Dash: hollow(v.Conn)}
 	h, err := v.Latency()
 	if err != nil {
 		return s, fmt.Errorf("report: %s: %w", v.Name, err)

@@ -76,7 +76,7 @@ func ratioCI(e estimate) string {
 	if !e.OK {
 		return "not measured"
 	}
-	return ratioText(e.Ratio) + " " + interval(e)
+	return units.Ratio(e.Ratio) + " " + interval(e)
 }
 
 // halfWidth is "±2%", "±0.6%", or "no interval".

@@ -38,7 +38,7 @@ func Write(dir string) error {
 		if !ok {
 			continue
 		}
-		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.svg() + "\n"
+		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.SVG() + "\n"
 		if err := results.WriteFile(filepath.Join(dir, answerChartFile(a)), []byte(svg)); err != nil {
 			return err
 		}

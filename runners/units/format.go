@@ -80,6 +80,15 @@ func Number(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
+// Ratio prints a ratio with two decimals, "0.95×", "1.50×", and one from 10 on, "12.3×":
+// the report's sentences and its charts' values write a ratio alike.
+func Ratio(r float64) string {
+	if r >= 10 {
+		return fmt.Sprintf("%.1f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
 // Count prints n with its noun, singular for exactly 1: "1 variant", "3 variants",
 // "2.50 commands" (n as Number prints it). The plural adds "s".
 func Count[N int | float64](n N, noun string) string {

@@ -31,6 +31,10 @@ func TestFormats(t *testing.T) {
 		{"WithInterval from 10", WithInterval(96.4, 89.6, 101.2, "B"), "96 B [90, 101]"},
 		{"WithInterval negative, unbounded", WithInterval(-0.3, inf*-1, inf, "µs"), "−0.30 µs [−∞, ∞]"},
 
+		{"Ratio below 1", Ratio(0.954), "0.95×"},
+		{"Ratio", Ratio(1.5), "1.50×"},
+		{"Ratio from 10", Ratio(12.34), "12.3×"},
+
 		{"Share whole", Share(0.42), "42%"},
 		{"Share below 10%", Share(0.042), "4.2%"},
 		{"Share whole below 10%", Share(0.04), "4%"},

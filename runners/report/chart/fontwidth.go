@@ -1,4 +1,4 @@
-package report
+package chart
 
 // Advance widths of DejaVu Sans (regular and bold), in units of 1/2048 em, read from
 // Debian's fonts-dejavu-core 2.37 with golang.org/x/image/font/sfnt. DejaVu Sans (like

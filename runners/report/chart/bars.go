@@ -1,35 +1,38 @@
-package report
+package chart
 
 import (
 	"math"
 )
 
-// barPanel draws horizontal bars from 0, one row each, stacked when a row has several
+// Bars draws horizontal bars from 0, one row each, stacked when a row has several
 // segments, with an optional whisker (a 95% interval) and the value beside the plot.
-type barPanel struct {
+type Bars struct {
 	Title  string
 	XLabel string
 	Width  float64
-	Rows   []barRow
+	Rows   []BarRow
 }
 
-type barRow struct {
+// BarRow is one bar, or a group heading when Head is set.
+type BarRow struct {
 	Label  string
 	Head   bool
-	Segs   []barSeg
+	Segs   []BarSeg
 	Lo, Hi float64 // whisker on the total; 0: none
 	Value  string  // written right of the plot
 	Tip    string
 }
 
-type barSeg struct {
+// BarSeg is one segment of a stacked bar.
+type BarSeg struct {
 	Value  float64
 	Color  string
-	Hollow bool // outlined and pale: the other conn value
+	Hollow bool // outlined and pale
 	Tip    string
 }
 
-func (b barPanel) svg() string {
+// SVG draws the bars, the value axis from 0 to a round value above every total.
+func (b Bars) SVG() string {
 	labels, heads := make([]string, len(b.Rows)), make([]bool, len(b.Rows))
 	top := 0.0
 	for i, r := range b.Rows {
@@ -41,7 +44,7 @@ func (b barPanel) svg() string {
 		top = math.Max(top, math.Max(total, r.Hi))
 	}
 	l := layoutRows(b.Width, b.Title, labels, heads)
-	_, l.plot.hi = niceBounds(0, top, 5)
+	_, l.plot.Hi = niceBounds(0, top, 5)
 	c := newCanvas(b.Width, l.height, b.Title)
 	l.drawFrame(c, b.XLabel, 0)
 	for i, r := range b.Rows {

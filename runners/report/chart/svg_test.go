@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"math"
@@ -44,7 +44,7 @@ func TestTicks(t *testing.T) {
 	}
 	var vals []float64
 	for _, tk := range logTicks(0.2, 60) {
-		vals = append(vals, tk.v)
+		vals = append(vals, tk.At)
 	}
 	if !reflect.DeepEqual(vals, []float64{0.2, 0.5, 1, 2, 5, 10, 20, 50}) {
 		t.Errorf("logTicks(0.2, 60) = %v", vals)
@@ -73,11 +73,11 @@ func TestTicks(t *testing.T) {
 // A forest panel's labels are measured: the label column never takes more than 42%
 // of the width, and a long label wraps onto more lines rather than running under the plot.
 func TestForestPanelWrapsLongLabels(t *testing.T) {
-	p := forestPanel{Title: "t", XLabel: "ratio", Width: 300, Rows: []forestRow{
+	p := Forest{Title: "t", XLabel: "ratio", Width: 300, Rows: []ForestRow{
 		{Label: "Illuminate query builder with a much longer name than fits", Est: 0.5, Lo: 0.4, Hi: 0.6, Color: "#000", Tip: "builder: 0.50×"},
 		{Label: "PDO", Est: 1.2, Color: "#000"},
 	}}
-	svg := p.svg()
+	svg := p.SVG()
 	if strings.Contains(svg, "much longer name than fits<") {
 		t.Errorf("the long label was drawn on one line:\n%s", svg)
 	}

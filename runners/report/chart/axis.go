@@ -1,58 +1,59 @@
-package report
+package chart
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 )
 
-// scale maps data values onto pixels, linearly or on a log scale.
-type scale struct {
-	lo, hi   float64 // data
-	p0, p1   float64 // pixels
-	log      bool
-	fixTicks []tick // drawn instead of computed ticks when set
+// Scale maps data values onto pixels, linearly or on a log scale. A chart sets the
+// data's range; the pixels are the chart's to lay out.
+type Scale struct {
+	Lo, Hi float64 // data
+	Log    bool
+	Labels []Tick  // drawn instead of computed ticks when set
+	p0, p1 float64 // pixels
 }
 
-type tick struct {
-	v     float64
-	label string
+// Tick is a labelled value of an axis.
+type Tick struct {
+	At    float64
+	Label string
 }
 
-func (s scale) pos(v float64) float64 {
+func (s Scale) pos(v float64) float64 {
 	f := func(x float64) float64 { return x }
-	if s.log {
+	if s.Log {
 		f = math.Log10
 	}
-	if s.hi == s.lo {
+	if s.Hi == s.Lo {
 		return (s.p0 + s.p1) / 2
 	}
-	return s.p0 + (f(v)-f(s.lo))/(f(s.hi)-f(s.lo))*(s.p1-s.p0)
+	return s.p0 + (f(v)-f(s.Lo))/(f(s.Hi)-f(s.Lo))*(s.p1-s.p0)
 }
 
 // ticks are the labelled values of the scale: fixed ones, powers of 1, 2 and 5 on a
-// log scale, or about n round values on a linear one.
-func (s scale) ticks(n int) []tick {
-	if s.fixTicks != nil {
-		var out []tick
-		for _, t := range s.fixTicks {
-			if t.v >= s.lo*(1-1e-9) && t.v <= s.hi*(1+1e-9) {
+// log Scale, or about n round values on a linear one.
+func (s Scale) ticks(n int) []Tick {
+	if s.Labels != nil {
+		var out []Tick
+		for _, t := range s.Labels {
+			if t.At >= s.Lo*(1-1e-9) && t.At <= s.Hi*(1+1e-9) {
 				out = append(out, t)
 			}
 		}
 		return out
 	}
-	if s.log {
-		return logTicks(s.lo, s.hi)
+	if s.Log {
+		return logTicks(s.Lo, s.Hi)
 	}
-	var out []tick
-	for _, v := range niceTicks(s.lo, s.hi, n) {
-		out = append(out, tick{v, number(v)})
+	var out []Tick
+	for _, v := range niceTicks(s.Lo, s.Hi, n) {
+		out = append(out, Tick{v, number(v)})
 	}
 	return out
 }
 
-// niceRange widens [lo, hi] to round values and returns it with its step.
+// niceStep is a round step (1, 2, 2.5 or 5 × 10^k) that cuts [lo, hi] into about n.
 func niceStep(lo, hi float64, n int) float64 {
 	span := hi - lo
 	if span <= 0 {
@@ -90,11 +91,11 @@ func niceBounds(lo, hi float64, n int) (float64, float64) {
 // logTicks are 1, 2, 5 × 10^k within [lo, hi]; only the powers of ten when there are
 // more than three decades. A range that is not positive and finite has none: from
 // log10(0) = -Inf the loop below would never end (an empty latency panel did that).
-func logTicks(lo, hi float64) []tick {
+func logTicks(lo, hi float64) []Tick {
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 1) {
 		return nil
 	}
-	var out []tick
+	var out []Tick
 	mults := []float64{1, 2, 5}
 	if hi/lo > 1e3 {
 		mults = []float64{1}
@@ -103,7 +104,7 @@ func logTicks(lo, hi float64) []tick {
 		for _, m := range mults {
 			v := m * math.Pow(10, e)
 			if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
-				out = append(out, tick{v, number(v)})
+				out = append(out, Tick{v, number(v)})
 			}
 		}
 	}
@@ -157,12 +158,4 @@ func trim(v float64) string {
 		return "0"
 	}
 	return s
-}
-
-// ratioText writes a ratio as the report does: 0.95×, 1.50×, 12.3×.
-func ratioText(r float64) string {
-	if r >= 10 {
-		return fmt.Sprintf("%.1f×", r)
-	}
-	return fmt.Sprintf("%.2f×", r)
 }

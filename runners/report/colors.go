@@ -1,8 +1,7 @@
 package report
 
 import (
-	"fmt"
-	"strconv"
+	"dbbench/runners/report/chart"
 )
 
 // Every chart colours a variant by its statement mode, and draws the other connection
@@ -31,50 +30,21 @@ func hollow(conn string) bool { return conn != "persistent" && conn != "none" }
 // roleColors are the CPU chart's roles: target, database, load generator.
 var roleColors = []string{"#56B4E9", "#D55E00", "#b0b0b0"}
 
-// componentColors colour a profile's components in the order of the first profile.
-var componentColors = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-	"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
-
-// pale mixes a #rrggbb colour three parts in four with white: the fill of a hollow bar.
-func pale(c string) string {
-	if len(c) != 7 || c[0] != '#' {
-		return c
-	}
-	out := "#"
-	for i := 1; i < 7; i += 2 {
-		v, err := strconv.ParseUint(c[i:i+2], 16, 8)
-		if err != nil {
-			return c
-		}
-		out += fmt.Sprintf("%02x", 255-(255-v)/4)
-	}
-	return out
-}
-
-// legendItem is one entry of a figure's legend (drawn in HTML, outside the data).
-type legendItem struct {
-	Name   string
-	Color  string
-	Hollow bool // a ring or a pale box
-	Dash   bool // a dashed line
-	Line   bool // a line rather than a box
-}
-
 // stmtLegend explains the stmt colours and the conn drawing of the variants shown.
-func stmtLegend(stmts, conns []string, line bool) []legendItem {
-	var out []legendItem
+func stmtLegend(stmts, conns []string, line bool) []chart.LegendItem {
+	var out []chart.LegendItem
 	for _, s := range stmts {
 		name := "stmt=" + s
 		if s == "none" {
 			name = "no database (hello)"
 		}
-		out = append(out, legendItem{Name: name, Color: stmtColor(s), Line: line})
+		out = append(out, chart.LegendItem{Name: name, Color: stmtColor(s), Line: line})
 	}
 	for _, c := range conns {
 		if c == "none" {
 			continue
 		}
-		out = append(out, legendItem{Name: "conn=" + c, Color: muted, Hollow: hollow(c) && !line, Dash: hollow(c) && line, Line: line})
+		out = append(out, chart.LegendItem{Name: "conn=" + c, Color: chart.Muted, Hollow: hollow(c) && !line, Dash: hollow(c) && line, Line: line})
 	}
 	return out
 }

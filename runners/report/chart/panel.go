@@ -1,19 +1,23 @@
-package report
+// Package chart draws charts as SVG: ratios with their intervals (Forest), stacked
+// bars (Bars) and series of points (Lines). It knows nothing of what the numbers
+// measure: its caller names the rows, picks the colours and writes the hover texts.
+package chart
 
 import (
 	"math"
 )
 
-// A panel is one chart of a figure; figures set several side by side (small multiples)
+// A Panel is one chart of a figure; a page sets several side by side (small multiples)
 // under one caption and one legend, both in HTML outside the data.
-type panel interface {
-	svg() string
+type Panel interface {
+	SVG() string
 }
 
-// Colours and the grey of axes and grid.
+// Colours of text and axes: Muted is the grey of axes, also fit for a legend entry
+// that names a drawing (hollow, dashed) rather than a colour.
 const (
 	ink       = "#222"
-	muted     = "#666666"
+	Muted     = "#666666"
 	gridColor = "#e3e3e3"
 )
 
@@ -35,7 +39,7 @@ type rowLayout struct {
 	top        float64   // y of the first row
 	rowY       []float64 // centre of each row
 	rowH       []float64
-	plot       scale // x
+	plot       Scale // x
 	axisY      float64
 	height     float64
 	axisTitleY float64
@@ -69,7 +73,7 @@ func layoutRows(width float64, title string, labels []string, heads []bool) *row
 	l.axisY = y + 4
 	l.axisTitleY = l.axisY + 16 + 16
 	l.height = l.axisTitleY + 8
-	l.plot = scale{p0: l.labelW, p1: width - valueCol}
+	l.plot = Scale{p0: l.labelW, p1: width - valueCol}
 	return l
 }
 
@@ -82,20 +86,20 @@ func (l *rowLayout) drawFrame(c *canvas, xTitle string, ref float64) {
 	ticks := l.plot.ticks(int((l.plot.p1 - l.plot.p0) / 70))
 	last := math.Inf(-1)
 	for _, t := range ticks {
-		x := l.plot.pos(t.v)
+		x := l.plot.pos(t.At)
 		c.line(x, l.top, x, l.axisY, gridColor, 1, "")
-		w := textWidth(t.label, smallSize, false)
+		w := textWidth(t.Label, smallSize, false)
 		if x-w/2 < math.Max(last+6, 2) || x+w/2 > l.width-2 {
 			continue // a label that would touch its neighbour is left out; its grid line stays
 		}
-		c.text(x, l.axisY+14, "middle", smallSize, false, muted, t.label)
+		c.text(x, l.axisY+14, "middle", smallSize, false, Muted, t.Label)
 		last = x + w/2
 	}
-	c.line(l.plot.p0, l.axisY, l.plot.p1, l.axisY, muted, 1, "")
+	c.line(l.plot.p0, l.axisY, l.plot.p1, l.axisY, Muted, 1, "")
 	centred(c, (l.plot.p0+l.plot.p1)/2, l.axisTitleY, l.width, fit(xTitle, fontSize, l.width-8, false))
 	if ref > 0 {
 		x := l.plot.pos(ref)
-		c.line(x, l.top, x, l.axisY, muted, 1, "4 3")
+		c.line(x, l.top, x, l.axisY, Muted, 1, "4 3")
 	}
 	l.drawLabels(c)
 }

@@ -1,29 +1,32 @@
-package report
+package chart
 
 import (
 	"math"
+
+	"dbbench/runners/units"
 )
 
-// forestPanel draws ratios with their 95% intervals, one row each, against a dashed
+// Forest draws ratios with their 95% intervals, one row each, against a dashed
 // line at 1 (no difference): the chart of a paired comparison.
-type forestPanel struct {
+type Forest struct {
 	Title  string
 	XLabel string
 	Width  float64
-	Rows   []forestRow
+	Rows   []ForestRow
 }
 
-// forestRow is one ratio, or a group heading when Head is set.
-type forestRow struct {
+// ForestRow is one ratio, or a group heading when Head is set.
+type ForestRow struct {
 	Label       string
 	Head        bool
 	Est, Lo, Hi float64 // Lo = Hi = 0: no interval
 	Color       string
-	Hollow      bool   // drawn as a ring: the other conn value
+	Hollow      bool   // drawn as a ring
 	Tip         string // hover text
 }
 
-func (f forestPanel) svg() string {
+// SVG draws the rows, on a linear or a log axis as the ratios' spread asks (ratioBounds).
+func (f Forest) SVG() string {
 	labels, heads := make([]string, len(f.Rows)), make([]bool, len(f.Rows))
 	lo, hi := 1.0, 1.0
 	for i, r := range f.Rows {
@@ -37,9 +40,9 @@ func (f forestPanel) svg() string {
 		}
 	}
 	l := layoutRows(f.Width, f.Title, labels, heads)
-	l.plot.lo, l.plot.hi, l.plot.log = ratioBounds(lo, hi)
-	if l.plot.log {
-		l.plot.fixTicks = ratioTicks
+	l.plot.Lo, l.plot.Hi, l.plot.Log = ratioBounds(lo, hi)
+	if l.plot.Log {
+		l.plot.Labels = ratioTicks
 	}
 	c := newCanvas(f.Width, l.height, f.Title)
 	l.drawFrame(c, f.XLabel, 1)
@@ -57,29 +60,29 @@ func (f forestPanel) svg() string {
 			fill = "#fff"
 		}
 		c.circle(l.plot.pos(r.Est), y, 4.5, fill, r.Color, "")
-		c.text(f.Width-4, y+4, "end", fontSize, false, ink, ratioText(r.Est))
+		c.text(f.Width-4, y+4, "end", fontSize, false, ink, units.Ratio(r.Est))
 		c.end()
 	}
 	return c.String()
 }
 
 // ratioTicks label a log ratio axis.
-var ratioTicks = []tick{{0.05, "0.05"}, {0.1, "0.1"}, {0.2, "0.2"}, {0.3, "0.3"}, {0.5, "0.5"}, {0.7, "0.7"},
+var ratioTicks = []Tick{{0.05, "0.05"}, {0.1, "0.1"}, {0.2, "0.2"}, {0.3, "0.3"}, {0.5, "0.5"}, {0.7, "0.7"},
 	{1, "1"}, {1.5, "1.5"}, {2, "2"}, {3, "3"}, {5, "5"}, {10, "10"}, {20, "20"}}
 
 // ratioBounds pads [lo, hi] a little and rounds it: a linear axis when the ratios stay
 // within a factor of 2.5, else a log axis from one labelled ratio to another.
 func ratioBounds(lo, hi float64) (float64, float64, bool) {
 	if hi/lo > 2.5 {
-		a, b := ratioTicks[0].v, ratioTicks[len(ratioTicks)-1].v
+		a, b := ratioTicks[0].At, ratioTicks[len(ratioTicks)-1].At
 		for _, t := range ratioTicks {
-			if t.v <= lo*0.97 {
-				a = t.v
+			if t.At <= lo*0.97 {
+				a = t.At
 			}
 		}
 		for i := len(ratioTicks) - 1; i >= 0; i-- {
-			if ratioTicks[i].v >= hi*1.03 {
-				b = ratioTicks[i].v
+			if ratioTicks[i].At >= hi*1.03 {
+				b = ratioTicks[i].At
 			}
 		}
 		return a, b, true

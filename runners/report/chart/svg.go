@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"fmt"
