@@ -82,7 +82,7 @@ func TestFarPastCapacity(t *testing.T) {
 		}
 		// A variant that answered everything but only after queueing is valid and
 		// flagged with the saturation verdict its slices earn (runners/saturation).
-		verdict := v.Saturation()
+		verdict := saturation.JudgeAll(v.SaturationSummaries())
 		saturated := slices.ContainsFunc(v.Flags, saturation.IsFlag)
 		if !failing && verdict.Marked() != saturated {
 			t.Errorf("%s: verdict %q, but flags are %q", v.Key, verdict.Flag(), v.Flags)

@@ -53,8 +53,8 @@ func (d *data) findings() []finding {
 			}
 			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Comp: c, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
 			m := d.marginOf(c.Question)
-			f.QPS = paired(d.run.Ratios(c, units.QPS), m)
-			f.CPU = paired(d.run.Ratios(c, units.AppCPU), m)
+			f.QPS = paired(questions.Ratios(d.run, c, units.QPS), m)
+			f.CPU = paired(questions.Ratios(d.run, c, units.AppCPU), m)
 			out = append(out, d.withCounts(f))
 		}
 	} else {

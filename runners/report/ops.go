@@ -166,7 +166,7 @@ func rawLayer(r *results.Run, v *results.Variant) string {
 func (d *data) perRow(f finding, unit string) (stats.ShiftEstimate, bool) {
 	n := float64(f.Other.Rows - f.Base.Rows)
 	if f.Paired && f.Comp != nil {
-		e, err := stats.PairedShift(d.run.Differences(f.Comp, unit))
+		e, err := stats.PairedShift(questions.Differences(d.run, f.Comp, unit))
 		return e.Per(n), err == nil
 	}
 	a, okA := d.median(f.Base, unit)

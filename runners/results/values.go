@@ -1,7 +1,6 @@
 package results
 
 import (
-	"math"
 	"slices"
 	"sort"
 
@@ -119,72 +118,14 @@ func (r *Run) Variant(key string) *Variant {
 	return nil
 }
 
-// Ratios are a comparison's per-pair ratios in unit, Other over Base: for each pair the
-// geometric mean of Other's values over that of Base's. A pair a side of which lacks the
-// unit, or has a value that is not positive, is left out.
-func (r *Run) Ratios(c *Comparison, unit string) []float64 {
-	base, other := r.Variant(c.Base), r.Variant(c.Other)
-	if base == nil || other == nil {
-		return nil
-	}
-	var out []float64
-	for _, p := range c.Pairs {
-		b, okB := geomean(base, p.Base, unit)
-		o, okO := geomean(other, p.Other, unit)
-		if okB && okO {
-			out = append(out, o/b)
-		}
-	}
-	return out
-}
-
-// Differences are a comparison's per-pair differences in unit, Other less Base, each
-// side the geometric mean of its values in the pair (as Ratios takes them): what a
-// figure gained, such as a list's app CPU for 90 more rows.
-func (r *Run) Differences(c *Comparison, unit string) []float64 {
-	base, other := r.Variant(c.Base), r.Variant(c.Other)
-	if base == nil || other == nil {
-		return nil
-	}
-	var out []float64
-	for _, p := range c.Pairs {
-		b, okB := geomean(base, p.Base, unit)
-		o, okO := geomean(other, p.Other, unit)
-		if okB && okO {
-			out = append(out, o-b)
-		}
-	}
-	return out
-}
-
-// geomean is the geometric mean of v's values in unit over the repetitions reps.
-func geomean(v *Variant, reps []int, unit string) (float64, bool) {
-	if len(reps) == 0 {
-		return 0, false
-	}
-	var logSum float64
-	for _, n := range reps {
-		rep := v.Rep(n)
-		if rep == nil {
-			return 0, false
-		}
-		x, ok := v.Value(rep, unit)
-		if !ok || x <= 0 {
-			return 0, false
-		}
-		logSum += math.Log(x)
-	}
-	return math.Exp(logSum / float64(len(reps))), true
-}
-
-// Saturation judges v's slices (package saturation) and combines the verdicts: whether
-// its latency was service time or time in a queue, and why.
-func (v *Variant) Saturation() saturation.Verdict {
-	var vs []saturation.Verdict
+// SaturationSummaries are the load summaries of v's repetitions that have one, in
+// order, for saturation.JudgeAll: the judging is that package's, not the schema's.
+func (v *Variant) SaturationSummaries() []saturation.Summary {
+	var out []saturation.Summary
 	for _, rep := range v.Reps {
 		if rep.Saturation != nil {
-			vs = append(vs, saturation.Judge(*rep.Saturation))
+			out = append(out, *rep.Saturation)
 		}
 	}
-	return saturation.Combine(vs)
+	return out
 }

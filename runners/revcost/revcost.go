@@ -125,7 +125,7 @@ func unpairedReason(v *results.Variant) string {
 
 // estimate is c's figure m, when both sides measured it in at least one pair.
 func estimate(r *results.Run, c *results.Comparison, m Metric, threshold float64) (Estimate, bool) {
-	ratios := r.Ratios(c, m.Unit)
+	ratios := questions.Ratios(r, c, m.Unit)
 	if len(ratios) == 0 {
 		return Estimate{}, false
 	}

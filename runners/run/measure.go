@@ -90,13 +90,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 // judgeSaturation flags a variant whose slices' latency was queueing rather than
 // service time (package saturation), replacing its earlier verdict.
 func (r *runner) judgeSaturation(rv *results.Variant) {
-	var vs []saturation.Verdict
-	for _, rep := range rv.Reps {
-		if rep.Saturation != nil {
-			vs = append(vs, saturation.Judge(*rep.Saturation))
-		}
-	}
-	v := saturation.Combine(vs)
+	v := saturation.JudgeAll(rv.SaturationSummaries())
 	had := slices.ContainsFunc(rv.Flags, saturation.IsFlag)
 	rv.Flags = slices.DeleteFunc(rv.Flags, saturation.IsFlag)
 	if v.Marked() {

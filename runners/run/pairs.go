@@ -235,7 +235,7 @@ func (pl *Pairs) judge() {
 // wider than ± the precision target (a unit not measured does not hold it back).
 func (pl *Pairs) narrow(c *results.Comparison) bool {
 	for _, unit := range []string{units.QPS, units.AppCPU} {
-		ratios := pl.p.r.res.Ratios(c, unit)
+		ratios := questions.Ratios(pl.p.r.res, c, unit)
 		if len(ratios) == 0 && unit == units.AppCPU {
 			continue
 		}

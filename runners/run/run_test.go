@@ -109,8 +109,8 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		t.Errorf("%d comparisons measured, the variants allow %d", len(res.Comparisons), want)
 	}
 	for _, c := range res.Comparisons {
-		if len(c.Pairs) < stats.MinPairs || len(res.Ratios(c, units.QPS)) != len(c.Pairs) {
-			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(res.Ratios(c, units.QPS)))
+		if len(c.Pairs) < stats.MinPairs || len(questions.Ratios(res, c, units.QPS)) != len(c.Pairs) {
+			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(questions.Ratios(res, c, units.QPS)))
 		}
 	}
 	// The smoke preset profiles every variant: components per request, and files that

@@ -6,6 +6,17 @@ import "fmt"
 // behind makes the rest moot, and an open loop past capacity says more than a queue.
 var severity = map[string]int{OK: 0, Queueing: 1, PastCapacity: 2, GeneratorBehind: 3}
 
+// JudgeAll is a variant's verdict from its repetitions' summaries: each judged, then
+// combined. The runner flags a variant with it and the sweep reads it back, so both
+// judge alike.
+func JudgeAll(ss []Summary) Verdict {
+	var vs []Verdict
+	for _, s := range ss {
+		vs = append(vs, Judge(s))
+	}
+	return Combine(vs)
+}
+
 // Combine is a variant's verdict from those of its repetitions. It is marked when any
 // repetition is: the median over repetitions would otherwise hide a point at the edge
 // of capacity. Its state is the one most marked repetitions share (the more severe on

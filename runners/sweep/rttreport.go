@@ -241,7 +241,7 @@ func pastCapacity(r *results.Run, key string) (saturation.Verdict, bool) {
 	}
 	for _, v := range r.Variants {
 		if v.Key == key {
-			verdict := v.Saturation()
+			verdict := saturation.JudgeAll(v.SaturationSummaries())
 			return verdict, verdict.Marked()
 		}
 	}
