@@ -1,7 +1,22 @@
-// Package report turns a run's results.json into report.md and report.html, and
-// compares two runs criterion-style. Every number comes from package stats (benchstat's
-// median, 95% interval and U test); where the sample is too small for an interval or a
-// test, the text says so beside the number.
+// Package report turns a run's results.json into report.md and report.html: the
+// three answers on the first screen, each question's section with its table and
+// charts, the ops and profile sections, the appendix of every
+// comparison in full, and the pages of a sweep. Every number comes from package stats
+// (benchstat's median, 95% interval and U test); where the sample is too small for an
+// interval or a test, the text says so beside the number. Package chart draws the
+// charts; this package says what they show. Two runs are compared by package compare.
+//
+// Where each part of report.md comes from:
+//   - the first screen's answers: firstscreen.go, answer.go; the pool answer:
+//     poolanswer.go; a run of two revisions: abpage.go, abevidence.go;
+//   - each question's section: page.go, its tables tables.go, its charts
+//     questioncharts.go, the figures behind them finding.go;
+//   - the sections "Beyond one row" (opssection.go), profiles (profilesection.go,
+//     profilescale.go) and rounds (rounds.go); the hello servers side by side in
+//     question 3's section (servercontrast.go);
+//   - every variant's tables and charts: varianttables.go, variantcharts.go;
+//   - the run's line and alerts: runinfo.go; the appendix: appendix.go;
+//   - sweep pages: sweeppage.go; the output: markdown.go, html.go, write.go.
 package report
 
 import (

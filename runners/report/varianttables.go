@@ -10,6 +10,9 @@ import (
 	"dbbench/runners/units"
 )
 
+// The tables of every variant on its own: figures with their intervals, counts, round
+// trips, and the environment the run measured in.
+
 // notes numbers the distinct warnings of a table, so a cell carries a short mark beside
 // its number and the warning itself is written once under the table.
 type notes struct{ list []string }

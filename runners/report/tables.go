@@ -11,6 +11,9 @@ import (
 	"dbbench/runners/units"
 )
 
+// The tables under each question: a row per layer, a column per other setting, each
+// cell one comparison; and the grid and cell every table of the page is made of.
+
 // grid is a table of the page: markdown writes a cell's lines joined with " · ", HTML
 // one under the other. A sortable grid's first Keys columns are variant keys, by which
 // the HTML page filters it.

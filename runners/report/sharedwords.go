@@ -11,7 +11,8 @@ import (
 	"dbbench/runners/units"
 )
 
-// The small words the answers, tables and sentences share.
+// The names and phrases the answers, tables and appendix share: a language, a server,
+// a library, a ratio with its interval, the decision marks, a change in commands.
 
 // langName is a language as people write it.
 func langName(lang string) string {

@@ -10,6 +10,9 @@ import (
 	"dbbench/runners/units"
 )
 
+// The charts of every variant on its own: throughput, CPU per request by role and
+// latency by percentile.
+
 // figures are the charts of every variant: throughput, latency spectra, CPU by role.
 func (d *data) figures() ([]figure, error) {
 	if len(d.valid) == 0 {

@@ -9,6 +9,9 @@ import (
 	"dbbench/runners/results"
 )
 
+// The questions' charts: the small chart beside each answer and each question's
+// figure of QPS and app CPU ratios. The colours are colors.go's.
+
 // Panel widths in px: an answer's chart, half the page, a third of it.
 const (
 	answerWidth = 440.0

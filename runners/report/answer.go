@@ -11,6 +11,9 @@ import (
 	"dbbench/runners/stats"
 )
 
+// What every answer of the first screen is made of: the answer with its small chart,
+// the groups of findings it names, and the evidence line under it.
+
 // answer is one of the three questions answered in one sentence, with the findings its
 // small chart shows (grouped under headings) and the section that holds its evidence.
 type answer struct {

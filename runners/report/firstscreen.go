@@ -8,6 +8,10 @@ import (
 	"dbbench/runners/questions"
 )
 
+// The first screen's three answers, in one sentence each: what each layer costs over
+// the raw driver (layerAnswer), what a statement mode is worth (stmtAnswer), what a
+// connection per request costs (connAnswer). answer.go holds what they are made of.
+
 // kinds are the layer kinds in the order an answer names them, with their plurals.
 type kindName struct{ kind, one, many string }
 
