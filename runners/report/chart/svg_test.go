@@ -87,3 +87,20 @@ func TestForestPanelWrapsLongLabels(t *testing.T) {
 		}
 	}
 }
+
+// A legend's swatch draws its entry as the charts draw the series: a pale box outlined
+// in the colour for a hollow entry, a dashed line for a dashed one.
+func TestSwatchDrawsAsTheChartsDo(t *testing.T) {
+	for _, c := range []struct {
+		item LegendItem
+		want string
+	}{
+		{LegendItem{Color: "#0072B2"}, `fill="#0072B2">`},
+		{LegendItem{Color: "#0072B2", Hollow: true}, `fill="#c0dcec" stroke="#0072B2"`},
+		{LegendItem{Color: "#0072B2", Line: true, Dash: true}, `stroke-dasharray="5 3"`},
+	} {
+		if got := Swatch(c.item); !strings.Contains(got, c.want) {
+			t.Errorf("Swatch(%+v) = %s, want it to contain %s", c.item, got, c.want)
+		}
+	}
+}
