@@ -9,6 +9,7 @@ import (
 	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/revcost"
+	"dbbench/runners/units"
 )
 
 // abParts fills the page of a run of two revisions (dbbench ab): the revisions under
@@ -217,7 +218,7 @@ func abForest(a *revcost.Answer) *chart.Forest {
 			rows = append(rows, chart.ForestRow{Label: head, Head: true})
 			last = head
 		}
-		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Ratio,
+		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Ratio, Value: units.Ratio(e.Ratio),
 			Color: stmtColor(v.B.Stmt), Hollow: hollow(v.B.Conn),
 			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
 		if e.HasInterval() {

@@ -7,6 +7,7 @@ import (
 	"dbbench/runners/questions"
 	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // The questions' charts: the small chart beside each answer and each question's
@@ -35,7 +36,7 @@ func answerPanel(a answer) chart.Panel {
 // findingRow is a finding as a forest row, coloured by its other side's stmt and
 // hollow for a connection per request.
 func findingRow(f finding, label string, e estimate, what string) chart.ForestRow {
-	r := chart.ForestRow{Label: label, Est: e.Ratio, Color: stmtColor(f.Other.Stmt), Hollow: hollow(f.Other.Conn),
+	r := chart.ForestRow{Label: label, Est: e.Ratio, Value: units.Ratio(e.Ratio), Color: stmtColor(f.Other.Stmt), Hollow: hollow(f.Other.Conn),
 		Tip: fmt.Sprintf("%s vs %s: %s %s, %s, %s", label, sideName(f.Base, f.Question), what, ratioCI(e), e.Decision, pairsText(f))}
 	if e.HasInterval() {
 		r.Lo, r.Hi = e.Lo, e.Hi

@@ -2,8 +2,6 @@ package chart
 
 import (
 	"math"
-
-	"dbbench/runners/units"
 )
 
 // Forest draws ratios with their 95% intervals, one row each, against a dashed
@@ -20,6 +18,7 @@ type ForestRow struct {
 	Label       string
 	Head        bool
 	Est, Lo, Hi float64 // Lo = Hi = 0: no interval
+	Value       string  // written right of the plot: the caller formats its ratios
 	Color       string
 	Hollow      bool   // drawn as a ring
 	Tip         string // hover text
@@ -60,7 +59,7 @@ func (f Forest) SVG() string {
 			fill = "#fff"
 		}
 		c.circle(l.plot.pos(r.Est), y, 4.5, fill, r.Color, "")
-		c.text(f.Width-4, y+4, "end", fontSize, false, ink, units.Ratio(r.Est))
+		c.text(f.Width-4, y+4, "end", fontSize, false, ink, r.Value)
 		c.end()
 	}
 	return c.String()

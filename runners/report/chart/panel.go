@@ -1,6 +1,7 @@
 // Package chart draws charts as SVG: ratios with their intervals (Forest), stacked
 // bars (Bars) and series of points (Lines). It knows nothing of what the numbers
-// measure: its caller names the rows, picks the colours and writes the hover texts.
+// measure: its caller names the rows, picks the colours, formats the values and writes
+// the hover texts.
 package chart
 
 import (

@@ -74,8 +74,8 @@ func TestTicks(t *testing.T) {
 // of the width, and a long label wraps onto more lines rather than running under the plot.
 func TestForestPanelWrapsLongLabels(t *testing.T) {
 	p := Forest{Title: "t", XLabel: "ratio", Width: 300, Rows: []ForestRow{
-		{Label: "Illuminate query builder with a much longer name than fits", Est: 0.5, Lo: 0.4, Hi: 0.6, Color: "#000", Tip: "builder: 0.50×"},
-		{Label: "PDO", Est: 1.2, Color: "#000"},
+		{Label: "Illuminate query builder with a much longer name than fits", Est: 0.5, Lo: 0.4, Hi: 0.6, Value: "0.50×", Color: "#000", Tip: "builder: 0.50×"},
+		{Label: "PDO", Est: 1.2, Value: "1.20×", Color: "#000"},
 	}}
 	svg := p.SVG()
 	if strings.Contains(svg, "much longer name than fits<") {
