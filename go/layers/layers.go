@@ -1,6 +1,13 @@
 // Package layers is gotarget's list of data-access layers. Adding a layer is a package
 // under go/layers/ and one line in All; runners/matrix.yaml then names it, and a test
 // (runners/target) fails until both agree.
+//
+// Each layer package is its library's idiomatic code, written as that library's users
+// write it, and deliberately self-contained, like TechEmpower's per-framework folders:
+// no helper is shared between layers, so that what a profile or a round-trip count
+// shows is the library's own, and a layer reads whole on one page. Where two layers
+// look alike (the scan loop, the copy into server.User, LastInsertId), a comment says
+// which file each mirrors.
 package layers
 
 import (

@@ -21,29 +21,18 @@ var (
 // is accepted: no sign, no leading zero, no spaces, so every id has exactly one URL and
 // a 10 kB run of zeros cannot be read as a small id. It does not allocate.
 func ParseID(s string) (uint32, error) {
-	if s == "" {
+	n, err := canonical(s, math.MaxUint32, errIDTooLarge)
+	switch {
+	case err == errEmpty:
 		return 0, errEmptyID
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, errNotDigits
-		}
-	}
-	if s[0] == '0' {
-		if len(s) == 1 {
-			return 0, errZeroID
-		}
+	case err == errDigits:
+		return 0, errNotDigits
+	case err == errLeading:
 		return 0, errLeadZero
-	}
-	if len(s) > maxIDDigits {
-		return 0, errIDTooLarge
-	}
-	var n uint64 // 10 digits fit easily; compare with the 32-bit limit at the end
-	for i := 0; i < len(s); i++ {
-		n = n*10 + uint64(s[i]-'0')
-	}
-	if n > math.MaxUint32 {
-		return 0, errIDTooLarge
+	case err != nil:
+		return 0, err // errIDTooLarge
+	case n == 0:
+		return 0, errZeroID
 	}
 	return uint32(n), nil
 }

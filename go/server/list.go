@@ -79,7 +79,8 @@ func ParseListQuery(raw string) (after uint32, limit int, err error) {
 	return after, limit, nil
 }
 
-// canonical reads a number in 0..max written as ParseID wants an id, "0" allowed.
+// canonical reads a number in 0..max in its canonical base-10 spelling (digits only,
+// no leading zero), "0" allowed; ParseID and ParseListQuery both read with it.
 func canonical(s string, max uint64, tooLarge error) (uint64, error) {
 	if s == "" {
 		return 0, errEmpty

@@ -61,6 +61,8 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 // List implements server.Store: "SELECT id, name FROM users WHERE id > ? ORDER BY id
 // LIMIT 100". squirrel writes the limit into the text (Limit takes a number, not an
 // argument), so the statement cache holds one statement per limit.
+//
+// The scan loop is raw.go's on purpose: every layer is self-contained (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	rows, err := sq.Select("id", "name").
 		From("users").
@@ -86,6 +88,8 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 
 // Insert implements server.Store: "INSERT INTO users (name) VALUES (?)", the id from
 // LastInsertId.
+//
+// The LastInsertId tail is raw.go's on purpose: every layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	res, err := sq.Insert("users").
 		Columns("name").

@@ -64,6 +64,9 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 
 // List implements server.Store: Where("id > ?").Order("id").Limit(n).Find, the limit a
 // bound argument (LIMIT ?).
+//
+// The copy into server.User is bun.go's on purpose: every layer is self-contained
+// (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	ms := make([]user, 0, limit)
 	if err := s.db.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&ms).Error; err != nil {
@@ -78,6 +81,8 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 
 // Insert implements server.Store: Create, in GORM's default transaction, sets the
 // model's id from LastInsertId.
+//
+// Its shape is bun.go's on purpose: every layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	m := user{Name: name}
 	if err := s.db.WithContext(ctx).Create(&m).Error; err != nil {

@@ -112,6 +112,9 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 }
 
 // List implements server.Store: SelectContext scans the rows into a slice of structs.
+//
+// The copy into server.User is bun.go's and gorm.go's on purpose: every layer is
+// self-contained (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	users := make([]user, 0, limit)
 	var err error
@@ -131,6 +134,9 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 }
 
 // Insert implements server.Store: NamedExecContext binds the struct's name.
+//
+// The statement-or-query switch and LastInsertId are raw.go's on purpose: every layer is
+// self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	u := user{Name: name}
 	var res sql.Result
