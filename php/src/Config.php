@@ -53,22 +53,8 @@ final class Config
         if (!$declared->db) {
             return; // no database: stmt and conn are "none"
         }
-        if (!in_array($stmt, $declared->stmts, true)) {
-            throw new InvalidArgumentException(sprintf(
-                'DBBENCH_STMT is "%s", layer %s has %s',
-                $stmt,
-                $layer,
-                implode(', ', $declared->stmts)
-            ));
-        }
-        if (!in_array($conn, $declared->conns, true)) {
-            throw new InvalidArgumentException(sprintf(
-                'DBBENCH_CONN is "%s", layer %s has %s',
-                $conn,
-                $layer,
-                implode(', ', $declared->conns)
-            ));
-        }
+        self::checkDeclared('DBBENCH_STMT', $stmt, $layer, $declared->stmts);
+        self::checkDeclared('DBBENCH_CONN', $conn, $layer, $declared->conns);
         if ($host === '' || $database === '' || $username === '') {
             throw new InvalidArgumentException(
                 'DBBENCH_DB_HOST, DBBENCH_DB_NAME and DBBENCH_DB_USER must be set for layer ' . $layer
@@ -139,5 +125,23 @@ final class Config
             PDO::ATTR_EMULATE_PREPARES => $this->stmt === 'interpolate',
             PDO::ATTR_PERSISTENT => $this->keepsConnection() && !$this->resident(),
         ];
+    }
+
+    /**
+     * Refuses a statement or connection mode the layer does not declare.
+     *
+     * @param list<string> $declared
+     */
+    private static function checkDeclared(string $var, string $value, string $layer, array $declared): void
+    {
+        if (!in_array($value, $declared, true)) {
+            throw new InvalidArgumentException(sprintf(
+                '%s is "%s", layer %s has %s',
+                $var,
+                $value,
+                $layer,
+                implode(', ', $declared)
+            ));
+        }
     }
 }

@@ -20,6 +20,9 @@ use PDOException;
  * is new in every request. A resident worker builds it once: conn=persistent keeps its
  * connection, conn=per-request disconnects it after each request, and Laravel connects
  * again (with its statements) on the next query.
+ *
+ * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
+ * mirror Orm.php (the same Capsule).
  */
 final class Builder implements Layer
 {

@@ -34,6 +34,9 @@ use Throwable;
  * A resident worker keeps the Connection (persistent) or close()s it after each
  * request (per-request), after which DBAL connects again on the next query; when the
  * connection it kept was lost it reads once more on a new one (Reconnect).
+ *
+ * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
+ * mirror Raw.php.
  */
 final class Dbal implements Layer
 {

@@ -47,6 +47,9 @@ use Throwable;
  * runs the statement once more on a new one (Reconnect; for update, the begin only). A
  * flush that fails closes the EntityManager (Doctrine's rule): a resident worker then
  * builds a new one.
+ *
+ * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
+ * mirror Dbal.php.
  */
 final class Doctrine implements Layer
 {

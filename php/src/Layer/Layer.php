@@ -17,6 +17,12 @@ namespace DbBench\Layer;
  * means the layer keeps one connection object for the process's life, conn=per-request
  * that it opens one during each request and closes it in endRequest().
  *
+ * Each layer class is self-contained on purpose, like TechEmpower's per-framework
+ * folders: it is its library's idiomatic code, read whole on one page, and no helper is
+ * shared between layers, so a profile shows the library's own frames. The declaration,
+ * constructor and error handling therefore look alike from class to class; each class
+ * says which one it mirrors.
+ *
  * Database failures surface as PDOException (Illuminate's QueryException is one) or,
  * from a library with its own exceptions, as DbBench\DatabaseError. App routes no users
  * endpoint to a layer whose declaration says it has no database.

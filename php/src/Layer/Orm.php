@@ -21,6 +21,9 @@ use PDOException;
  * worker does both once: conn=persistent keeps the connection, conn=per-request
  * disconnects it after each request. Eloquent keeps no identity map: nothing else of a
  * request outlives it.
+ *
+ * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
+ * mirror Builder.php (the same Capsule).
  */
 final class Orm implements Layer
 {

@@ -19,6 +19,9 @@ use Throwable;
  * a statement once more on a new connection when the one it kept was lost (Reconnect);
  * for update only its first statement (the transaction's begin), before which nothing
  * can have been written.
+ *
+ * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
+ * mirror Dbal.php.
  */
 final class Raw implements Layer
 {
