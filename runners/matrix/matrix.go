@@ -1,11 +1,13 @@
 package matrix
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -234,6 +236,32 @@ func (m *Matrix) Resolve(name string) (Variant, error) {
 		v.Server = l.DefaultServer()
 	}
 	return v, m.Check(v)
+}
+
+// ResolveList resolves a comma-separated list of variant keys, in order, skipping blank
+// entries. A key that leaves out its pool gets pool(its lang); its server, as in Resolve.
+// The soak's and the sweeps' --variants flags read their lists with it.
+func (m *Matrix) ResolveList(list string, pool func(lang string) int) ([]Variant, error) {
+	var out []Variant
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/pool=") {
+			lang := strings.TrimPrefix(strings.SplitN(s, "/", 2)[0], "lang=")
+			s += "/pool=" + strconv.Itoa(pool(lang))
+		}
+		v, err := m.Resolve(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no variant given")
+	}
+	return out, nil
 }
 
 // Check says whether v is a variant of the matrix, and if not, why.

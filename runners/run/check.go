@@ -36,11 +36,20 @@ type user struct {
 	Visits *uint32 `json:"visits"`
 }
 
-// CheckUser says whether body is the JSON the contract promises for id.
-func CheckUser(id uint32, body []byte) error {
+// decodeUser reads body as one user object; the Check functions then judge its fields.
+func decodeUser(body []byte) (user, error) {
 	var u user
 	if err := json.Unmarshal(body, &u); err != nil {
-		return fmt.Errorf("body %s is not JSON: %v", truncate(body), err)
+		return u, fmt.Errorf("body %s is not JSON: %w", truncate(body), err)
+	}
+	return u, nil
+}
+
+// CheckUser says whether body is the JSON the contract promises for id.
+func CheckUser(id uint32, body []byte) error {
+	u, err := decodeUser(body)
+	if err != nil {
+		return err
 	}
 	if u.ID == nil || u.Name == nil {
 		return fmt.Errorf("body %s lacks id or name", truncate(body))
@@ -79,9 +88,9 @@ func CheckList(after uint32, limit int, body []byte) error {
 // CheckInserted says whether body is a new user of name with an id above the rows
 // fixture rows, and returns the id.
 func CheckInserted(name string, rows int, body []byte) (uint32, error) {
-	var u user
-	if err := json.Unmarshal(body, &u); err != nil {
-		return 0, fmt.Errorf("body %s is not JSON: %v", truncate(body), err)
+	u, err := decodeUser(body)
+	if err != nil {
+		return 0, err
 	}
 	switch {
 	case u.ID == nil || u.Name == nil:
@@ -97,9 +106,9 @@ func CheckInserted(name string, rows int, body []byte) (uint32, error) {
 // CheckVisit says whether body is user id's counter after a visit (at least 1), and
 // returns it.
 func CheckVisit(id uint32, body []byte) (uint32, error) {
-	var u user
-	if err := json.Unmarshal(body, &u); err != nil {
-		return 0, fmt.Errorf("body %s is not JSON: %v", truncate(body), err)
+	u, err := decodeUser(body)
+	if err != nil {
+		return 0, err
 	}
 	switch {
 	case u.ID == nil || u.Visits == nil:

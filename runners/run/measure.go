@@ -223,16 +223,21 @@ func poolInUse(adminURL string) func(ctx context.Context) (int64, bool) {
 	}
 }
 
-// failRep marks the variant invalid unless the run itself was interrupted or the
-// database is gone, which end the run.
+// failRep marks the variant invalid for a failed slice, as failVariant says.
 func (r *runner) failRep(ctx context.Context, rv *results.Variant, rep int, what string, err error) error {
+	return r.failVariant(ctx, rv, fmt.Sprintf("slice %d: %s: %v", rep, what, err))
+}
+
+// failVariant marks the variant invalid for reason unless the run itself was
+// interrupted or the database is gone, which end the run and are returned.
+func (r *runner) failVariant(ctx context.Context, rv *results.Variant, reason string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if derr := r.databaseAlive(ctx); derr != nil {
-		return derr
+	if err := r.databaseAlive(ctx); err != nil {
+		return err
 	}
-	r.invalidate(rv, fmt.Sprintf("slice %d: %s: %v", rep, what, err))
+	r.invalidate(rv, reason)
 	return nil
 }
 

@@ -535,14 +535,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	rv := r.byKey[v.Key()]
 	t, err := r.startTarget(ctx, v, r.viaProxy)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if aerr := r.databaseAlive(ctx); aerr != nil {
-			return aerr
-		}
-		r.invalidate(rv, "target did not start: "+err.Error())
-		return nil
+		return r.failVariant(ctx, rv, "target did not start: "+err.Error())
 	}
 	defer t.Stop()
 	spec := r.specs[v.Key()]
@@ -560,14 +553,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	}
 	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, spec.Op, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if derr := r.databaseAlive(ctx); derr != nil {
-			return derr
-		}
-		r.invalidate(rv, "round-trip capture failed: "+err.Error())
-		return nil
+		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error())
 	}
 	rv.Roundtrips = rt
 	if !rt.Match {

@@ -185,27 +185,14 @@ func ParsePools(m *matrix.Matrix, s string) (map[string]int, error) {
 // pool (it then gets its language's pool) and its server (the language's first).
 // Every variant must be one the matrix knows; each may be given once.
 func ParseVariants(m *matrix.Matrix, list string, pools map[string]int) ([]matrix.Variant, error) {
-	var out []matrix.Variant
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !strings.Contains(s, "/pool=") {
-			lang := strings.TrimPrefix(strings.SplitN(s, "/", 2)[0], "lang=")
-			s += "/pool=" + strconv.Itoa(max(pools[lang], 1))
-		}
-		v, err := m.Resolve(s)
-		if err != nil {
-			return nil, fmt.Errorf("--variants: %w", err)
-		}
-		if slices.Contains(out, v) {
+	out, err := m.ResolveList(list, func(lang string) int { return max(pools[lang], 1) })
+	if err != nil {
+		return nil, fmt.Errorf("--variants: %w", err)
+	}
+	for i, v := range out {
+		if slices.Contains(out[:i], v) {
 			return nil, fmt.Errorf("--variants: %s is given twice", v.Key())
 		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--variants: no variant given")
 	}
 	return out, nil
 }

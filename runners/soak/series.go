@@ -307,14 +307,10 @@ func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
 // summed: a rate is a fraction of the offered load, not a trend.
 func judgeAchieved(achieved, offered []Point) Verdict {
 	v := Verdict{N: len(achieved)}
-	if len(achieved) == 0 || len(offered) != len(achieved) {
-		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+	got, want, ok := sumWindows(achieved, offered)
+	if !ok {
+		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
-	}
-	var got, want float64
-	for i := range achieved {
-		got += achieved[i].Value
-		want += offered[i].Value
 	}
 	v.Median = stats.Median(values(achieved))
 	v.Ratio = got / want
@@ -330,14 +326,10 @@ func judgeAchieved(achieved, offered []Point) Verdict {
 // judgeErrors divides the failed requests by all requests after the warm-up.
 func judgeErrors(failed, requests []Point) Verdict {
 	v := Verdict{N: len(failed)}
-	if len(failed) == 0 || len(requests) != len(failed) {
-		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+	bad, all, ok := sumWindows(failed, requests)
+	if !ok {
+		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
-	}
-	var bad, all float64
-	for i := range failed {
-		bad += failed[i].Value
-		all += requests[i].Value
 	}
 	v.Median = stats.Median(values(failed))
 	if all > 0 {
@@ -350,6 +342,22 @@ func judgeErrors(failed, requests []Point) Verdict {
 	}
 	v.Verdict, v.Reason = OK, fmt.Sprintf("%.0f of %.0f requests failed", bad, all)
 	return v
+}
+
+// noWindow is the reason given when no window is left after the warm-up.
+const noWindow = "no load window after the warm-up"
+
+// sumWindows sums part and whole over the windows after the warm-up, which judgeAchieved
+// and judgeErrors divide; ok is false when there is none, or the two series disagree.
+func sumWindows(part, whole []Point) (p, w float64, ok bool) {
+	if len(part) == 0 || len(whole) != len(part) {
+		return 0, 0, false
+	}
+	for i := range part {
+		p += part[i].Value
+		w += whole[i].Value
+	}
+	return p, w, true
 }
 
 // Flagged says whether a verdict asks for attention.

@@ -30,25 +30,7 @@ var (
 // pool (lang=go/layer=raw/stmt=interpolate/conn=persistent): it then gets pool. Every
 // variant must be one the matrix knows.
 func ParseVariants(m *matrix.Matrix, list string, pool int) ([]matrix.Variant, error) {
-	var out []matrix.Variant
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !strings.Contains(s, "/pool=") {
-			s += "/pool=" + strconv.Itoa(pool)
-		}
-		v, err := m.Resolve(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no variant given")
-	}
-	return out, nil
+	return m.ResolveList(list, func(string) int { return pool })
 }
 
 // ParseInts reads a comma-separated list of positive integers, named what in errors.

@@ -23,6 +23,16 @@ func Left(owner int) []string {
 			live[n] = true
 		}
 	}
+	for _, l := range orphanLinks(live) {
+		out = append(out, "link "+l)
+	}
+	return out
+}
+
+// orphanLinks names the links of ours whose subnet no namespace in live accounts for:
+// Left reports them, sweepStale deletes them.
+func orphanLinks(live map[int]bool) []string {
+	var out []string
 	links, _ := os.ReadDir("/sys/class/net")
 	for _, l := range links {
 		m := linkPattern.FindStringSubmatch(l.Name())
@@ -30,7 +40,7 @@ func Left(owner int) []string {
 			continue
 		}
 		if n, _ := strconv.Atoi(m[1]); !live[n] {
-			out = append(out, "link "+l.Name())
+			out = append(out, l.Name())
 		}
 	}
 	return out

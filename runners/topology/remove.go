@@ -115,15 +115,8 @@ func sweepStale(ip string) {
 		}
 		undo(ip, owner, n, []string{role}, false)
 	}
-	links, _ := os.ReadDir("/sys/class/net")
-	for _, l := range links {
-		m := linkPattern.FindStringSubmatch(l.Name())
-		if m == nil {
-			continue
-		}
-		if n, _ := strconv.Atoi(m[1]); !live[n] {
-			gone(ipRun(ip, "link", "del", l.Name()))
-		}
+	for _, l := range orphanLinks(live) {
+		gone(ipRun(ip, "link", "del", l))
 	}
 }
 
