@@ -131,7 +131,10 @@ func Ending(ctx context.Context, what string, err error) (string, error) {
 	return "failed", err
 }
 
-func (o *Options) defaults() {
+// Defaults fills the options left at zero: from the preset where it has a value, else
+// from the runner's defaults. It is the one place a run's defaults are decided: Run
+// calls it, and the command's test checks --help against it.
+func (o *Options) Defaults() {
 	p := o.Preset
 	if o.Warmup == 0 {
 		o.Warmup = p.Warmup
@@ -236,7 +239,7 @@ type runner struct {
 // Run performs the run and returns its results. The results are also in o.Out:
 // results.json, bench.txt and histograms, each replaced atomically after every step.
 func Run(ctx context.Context, o Options) (*results.Run, error) {
-	o.defaults()
+	o.Defaults()
 	if o.Design == Interleave && o.Rate > 0 {
 		return nil, fmt.Errorf("run: the interleave design takes turns in closed loop; at a rate of %g req/s use walk or alternate", o.Rate)
 	}

@@ -16,6 +16,7 @@ import (
 	"dbbench/runners/revcost"
 	"dbbench/runners/revision"
 	"dbbench/runners/run"
+	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -43,10 +44,10 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 	df.register(fs)
 	presetName := fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
 	variants := fs.String("variants", "", anything, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
-	threshold := fs.Float("threshold", 3, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
+	threshold := fs.Percent("threshold", 0.03, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
 	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when B broke a variant, sends more MySQL commands per request, or is worse than --threshold in app CPU per request or req/s with its whole 95% interval past it")
-	budget := fs.Duration("budget", 0, above0, "time for all the paired slices (default: the preset's); no comparison stops below 6 pairs")
-	precision := fs.Float("precision", 0, percent, "stop a comparison once its QPS and app CPU ratios are known within ± this many percent (default: the preset's, else 2)")
+	budget := fs.Duration("budget", 0, above0, fmt.Sprintf("time for all the paired slices (default: the preset's); no comparison stops below %d pairs", stats.MinPairs))
+	precision := precisionFlag(fs)
 	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant at each revision into profiles/ (the smoke preset always does; --profile=false stops it)")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>-ab)")
 	pos, err := fs.parseAmong(args)
@@ -79,9 +80,9 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
 	}
 	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
-		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo, Budget: *budget, Precision: *precision / 100,
+		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo, Budget: *budget, Precision: *precision,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, KeepAlive: true, Seed: 1, Out: dir,
-		Threshold: *threshold / 100, Command: fs.command(args),
+		Threshold: *threshold, Command: fs.command(args),
 	}}, nil
 }
 

@@ -24,7 +24,7 @@ type compareConfig struct {
 
 func parseCompare(fs *flagSet, args []string) (action, error) {
 	baseline := fs.String("baseline", "", anything, "compare with the baseline saved under this name (dbbench run --save-baseline NAME)")
-	noise := fs.Float("noise", 100*stats.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
+	noise := fs.Percent("noise", stats.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
 	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
 	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
 	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when a regression survives normalisation or a deterministic count changed")
@@ -39,7 +39,7 @@ func parseCompare(fs *flagSet, args []string) (action, error) {
 		return nil, fmt.Errorf("%w: compare: want (--baseline NAME | OLD_DIR) NEW_DIR, got %d directories", errUsage, fs.NArg())
 	}
 	c := compareConfig{baseline: *baseline, baselines: *baselines, oldDir: fs.Arg(0), newDir: fs.Arg(fs.NArg() - 1),
-		noise: *noise / 100, json: *format == "json", gate: *failOn == "regression"}
+		noise: *noise, json: *format == "json", gate: *failOn == "regression"}
 	return c.run, nil
 }
 

@@ -109,6 +109,45 @@ func (f *flagSet) Bool(name string, def bool, usage string) *bool {
 	return f.FlagSet.Bool(name, def, f.add(name, anything, usage))
 }
 
+// Percent defines a flag typed and shown in percent whose value is a fraction (def too):
+// the user's interface is percent (here and in matrix.yaml); inside dbbench a share is
+// a fraction everywhere, and this is the one conversion. r applies to the percent typed.
+func (f *flagSet) Percent(name string, def float64, r rule, usage string) *float64 {
+	p := new(float64)
+	*p = def
+	f.Var(&percentValue{frac: p}, name, f.add(name, r, usage))
+	return p
+}
+
+// percentValue holds a fraction; it reads it in percent and prints it as typed (the
+// default in percent), so that the rule and the error messages see the user's number.
+type percentValue struct {
+	frac  *float64
+	typed string
+}
+
+func (v *percentValue) String() string {
+	switch {
+	case v.typed != "":
+		return v.typed
+	case v.frac == nil: // the flag package's zero value, to tell a default apart
+		return "0"
+	}
+	return strconv.FormatFloat(100**v.frac, 'g', -1, 64)
+}
+
+func (v *percentValue) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return errors.New("value out of range") // the flag package's words for a float
+		}
+		return errors.New("parse error")
+	}
+	*v.frac, v.typed = x/100, s
+	return nil
+}
+
 // durationValue is a time.Duration flag whose parse error says what is wanted.
 type durationValue time.Duration
 

@@ -94,7 +94,7 @@ func typeParses(fl *flag.Flag, value string) bool {
 	case "*flag.uint64Value":
 		_, err := strconv.ParseUint(value, 0, 64)
 		return err == nil
-	case "*flag.float64Value":
+	case "*flag.float64Value", "*main.percentValue":
 		_, err := strconv.ParseFloat(value, 64)
 		return err == nil
 	case "*flag.boolValue":

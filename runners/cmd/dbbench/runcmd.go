@@ -20,6 +20,12 @@ import (
 	"dbbench/runners/units"
 )
 
+// precisionFlag is --precision of run and ab: 0 leaves it to the preset, else
+// run.DefaultPrecision (run.Options.Defaults decides).
+func precisionFlag(fs *flagSet) *float64 {
+	return fs.Percent("precision", 0, percent, fmt.Sprintf("stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95%% interval) (default: the preset's, else %g)", 100*run.DefaultPrecision))
+}
+
 // runConfig is `dbbench run`: the options of run.Run, as the flags give them (zero
 // where the preset decides), and what to do with the results.
 type runConfig struct {
@@ -28,6 +34,15 @@ type runConfig struct {
 }
 
 func parseRun(fs *flagSet, args []string) (action, error) {
+	c, err := readRun(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return c.run, nil
+}
+
+// readRun is parseRun's reading of the command line, apart so that tests can see it.
+func readRun(fs *flagSet, args []string) (runConfig, error) {
 	var df dbFlags
 	df.register(fs)
 	presetName := fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
@@ -35,10 +50,10 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	matrixFile := fs.String("matrix", "", anything, "variant matrix (default runners/matrix.yaml)")
 	duration := fs.Duration("duration", 0, above0, "measured time of one slice (default: the preset's)")
 	warmup := fs.Duration("warmup", 0, above0, "load for each target after it starts (default: the preset's)")
-	leadIn := fs.Duration("lead-in", 0, above0, "load before each slice, not measured (default 150ms)")
+	leadIn := fs.Duration("lead-in", 0, above0, fmt.Sprintf("load before each slice, not measured (default %v)", run.DefaultLeadIn))
 	reps := fs.Int("reps", 0, atLeast(1), "slices of a variant in no comparison, such as hello (default: the preset's)")
 	budget := fs.Duration("budget", 0, above0, "time for all the paired slices (default: the preset's); no comparison stops below --min-pairs")
-	precision := fs.Float("precision", 0, percent, fmt.Sprintf("stop a comparison once its QPS and app CPU ratios are known within ± this many percent (95%% interval) (default: the preset's, else %g)", 100*run.DefaultPrecision))
+	precision := precisionFlag(fs)
 	design := fs.String("design", "", oneOf("", run.Interleave, run.Walk, run.Alternate), "pairing: interleave (the variants take turns within blocks; the default in closed loop), walk (each slice pairs with its neighbours; the default with --rate) or alternate (two fresh slices a pair)")
 	turn := fs.Duration("turn", 0, above0, fmt.Sprintf("interleave: the shortest turn of a variant in a block (default %v; a slow variant's is %d× its median latency)", run.DefaultTurn, run.TurnsPerLatency))
 	minPairs := fs.Int("min-pairs", 0, atLeast(stats.MinPairs), fmt.Sprintf("pairs per comparison before it may stop (default %d, the fewest with a 95%% interval)", stats.MinPairs))
@@ -58,34 +73,34 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
 	saveBaseline := fs.String("save-baseline", "", anything, "also save the run as a named baseline for 'dbbench compare --baseline NAME'")
 	if err := fs.parse(args); err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	if err := fs.noArgs(); err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	if *design == run.Interleave && *rate > 0 {
-		return nil, fmt.Errorf("%w: run: --design interleave takes turns in closed loop; with --rate use --design walk or alternate", errUsage)
+		return runConfig{}, fmt.Errorf("%w: run: --design interleave takes turns in closed loop; with --rate use --design walk or alternate", errUsage)
 	}
 	if *maxPairs > 0 && *maxPairs < *minPairs {
-		return nil, fmt.Errorf("%w: run: --max-pairs %d is below --min-pairs %d", errUsage, *maxPairs, *minPairs)
+		return runConfig{}, fmt.Errorf("%w: run: --max-pairs %d is below --min-pairs %d", errUsage, *maxPairs, *minPairs)
 	}
 	root, m, err := loadMatrix(*matrixFile)
 	if err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	p, err := preset(m, *presetName)
 	if err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	var re *regexp.Regexp
 	if *variants != "" {
 		if re, err = regexp.Compile(*variants); err != nil {
-			return nil, fmt.Errorf("%w: run: --variants: %v", errUsage, err)
+			return runConfig{}, fmt.Errorf("%w: run: --variants: %v", errUsage, err)
 		}
 	}
 	dbo, err := df.options(0, fs.out)
 	if err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	var chosen []matrix.Variant
 	for _, v := range m.Expand(p) {
@@ -97,15 +112,15 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	// refused for what it is, root or not.
 	ssh, err := ah.check(fs, *topo, chosen)
 	if err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	if *ah.url != "" {
 		if err := checkAppHostDB(fs, dbo, *rtt); err != nil {
-			return nil, err
+			return runConfig{}, err
 		}
 	}
 	if err := checkTopology(fs, *topo, dbo); err != nil {
-		return nil, err
+		return runConfig{}, err
 	}
 	dir := *out
 	if dir == "" {
@@ -114,11 +129,11 @@ func parseRun(fs *flagSet, args []string) (action, error) {
 	return runConfig{saveBaseline: *saveBaseline, opts: run.Options{
 		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
-		Budget: *budget, Precision: *precision / 100, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
+		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
 		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
-	}}.run, nil
+	}}, nil
 }
 
 func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
