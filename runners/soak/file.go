@@ -63,6 +63,8 @@ type Role struct {
 }
 
 // Variant is one soaked variant: its target's series and its load.
+// Its first fields name the variant as results.Variant's do (runners/results): on
+// purpose, since soak.json is a file format of its own and changes apart from results.json.
 type Variant struct {
 	Key         string    `json:"key"`
 	Lang        string    `json:"lang"`
