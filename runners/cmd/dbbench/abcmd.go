@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -57,19 +56,9 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 	if len(pos) != 2 {
 		return abConfig{}, fmt.Errorf("%w: ab: want two revisions, A and B (a commit, branch or tag, or %s for the working tree as it is), got %d", errUsage, revision.Worktree, len(pos))
 	}
-	root, m, err := loadMatrix("")
+	root, m, p, re, err := loadPreset("", *presetName, "ab: --variants", *variants)
 	if err != nil {
 		return abConfig{}, err
-	}
-	p, err := preset(m, *presetName)
-	if err != nil {
-		return abConfig{}, err
-	}
-	var re *regexp.Regexp
-	if *variants != "" {
-		if re, err = regexp.Compile(*variants); err != nil {
-			return abConfig{}, fmt.Errorf("%w: ab: --variants: %v", errUsage, err)
-		}
 	}
 	dbo, err := df.options(0, fs.out)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"regexp"
 	"text/tabwriter"
 	"time"
 
@@ -84,19 +83,9 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	if *maxPairs > 0 && *maxPairs < *minPairs {
 		return runConfig{}, fmt.Errorf("%w: run: --max-pairs %d is below --min-pairs %d", errUsage, *maxPairs, *minPairs)
 	}
-	root, m, err := loadMatrix(*matrixFile)
+	root, m, p, re, err := loadPreset(*matrixFile, *presetName, "run: --variants", *variants)
 	if err != nil {
 		return runConfig{}, err
-	}
-	p, err := preset(m, *presetName)
-	if err != nil {
-		return runConfig{}, err
-	}
-	var re *regexp.Regexp
-	if *variants != "" {
-		if re, err = regexp.Compile(*variants); err != nil {
-			return runConfig{}, fmt.Errorf("%w: run: --variants: %v", errUsage, err)
-		}
 	}
 	dbo, err := df.options(0, fs.out)
 	if err != nil {

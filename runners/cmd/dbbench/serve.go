@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/target"
@@ -85,6 +86,27 @@ func loadMatrix(file string) (root string, m *matrix.Matrix, err error) {
 }
 
 // preset is the matrix's preset name, given with --preset.
+// loadPreset loads the matrix and its preset presetName, and compiles pattern (""
+// keeps every variant), a usage error named what when it does not compile: run and ab
+// read their --matrix, --preset and --variants so.
+func loadPreset(matrixFile, presetName, what, pattern string) (string, *matrix.Matrix, *matrix.Preset, *regexp.Regexp, error) {
+	root, m, err := loadMatrix(matrixFile)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	p, err := preset(m, presetName)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	var re *regexp.Regexp
+	if pattern != "" {
+		if re, err = regexp.Compile(pattern); err != nil {
+			return "", nil, nil, nil, fmt.Errorf("%w: %s: %v", errUsage, what, err)
+		}
+	}
+	return root, m, p, re, nil
+}
+
 func preset(m *matrix.Matrix, name string) (*matrix.Preset, error) {
 	p, err := m.Preset(name)
 	if err != nil {
