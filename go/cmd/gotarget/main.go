@@ -235,8 +235,13 @@ func listen(flag, addr string) (net.Listener, error) {
 
 func newServer(h http.Handler, logger *log.Logger) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second, // a client that never finishes its headers does not hold a goroutine forever
+		Handler: h,
+		// A client that never finishes its headers does not hold a goroutine forever. Not
+		// less: net/http counts it from accept for a connection's first request, and a
+		// block parks every variant's connections before its first turn (runners/run/
+		// block.go), which comes a round of turns later: at 10 s, the ops preset's 39 Go
+		// variants lost each connection of the later ones (64 EOFs per variant).
+		ReadHeaderTimeout: 2 * time.Minute,
 		ErrorLog:          logger,
 	}
 }
