@@ -42,6 +42,16 @@ test-go:
 	# machine's speed (a test that does is a bug), so they share the two cores.
 	go test -count=1 -p 2 -timeout 30m $(GO_MODULES)
 
+# The packages whose tests import runners/internal/golden: only these define -update, and
+# go test fails a package on a flag it does not define, so not `go test ./... -update`.
+GOLDEN_PKGS = $$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' $(GO_MODULES) \
+	| awk '{for (i = 2; i <= NF; i++) if ($$i == "dbbench/runners/internal/golden") { print $$1; break }}')
+
+# Rewrites every golden file from what the code renders now; `git diff` then shows what
+# a reader will see change.
+golden:
+	go test -count=1 -run Golden $(GOLDEN_PKGS) -update
+
 test-php:
 	cd php && phpunit --colors=never
 

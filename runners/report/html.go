@@ -22,6 +22,7 @@ p.rev { margin: 0 0 2px; font-size: 14px; }
 .answer h2 { font-size: 16px; margin: 6px 0 2px; }
 .answer p { margin: 0 0 4px; font-size: 14px; line-height: 1.4; }
 .answer p.evidence { color: #555; font-size: 12.5px; }
+.answer figure { margin: 4px 0 0; } /* tight under the answer: the four fit 1366×768 */
 @media (min-width: 1200px) { .answers { grid-template-columns: repeat(3, minmax(0, 1fr)); grid-template-rows: auto 1fr; }
   /* The first answer, the longest, spans two rows; the fourth, which has no chart,
      sits under the second and third, so the four fit the first screen. */
