@@ -157,16 +157,33 @@ func (d *data) whyFaster(c contrast) string {
 	}
 	ceil := func(v *results.Variant) float64 { return float64(cores) / d.roleCPU(v) }
 	served := func(v *results.Variant) float64 { q, _ := d.median(v, units.QPS); return q / ceil(v) }
+	bunches := "" // fewer wake-ups of the generator per request: answers arriving together
+	if d.lessOrMore(f, s, units.Switches("gen")) == "less" {
+		bunches = ": that suggests the answers reach it in bunches rather than one at a time"
+	}
 	return head + fmt.Sprintf(" The target, the load generator and the database share this machine's %d cores, and all three are counted: "+
 		"per request they spend %s µs on %s and %s µs on %s, which caps the cores at %s and %s req/s; "+
 		"the runs reached %s and %s of those caps, so throughput here follows CPU per request. "+
-		"%s spends less in the app (%s against %s µs), and the load generator (dbbench's, in Go, the same for both) spends less against it too "+
-		"(%s against %s µs) and sleeps less per request (%s against %s voluntary context switches): that suggests the answers reach it in bunches "+
-		"rather than one at a time. What each server does per request:",
+		"%s spends %s in the app (%s against %s µs); the load generator (dbbench's, in Go, the same for both) spends %s against it "+
+		"(%s against %s µs) and sleeps %s per request (%s against %s voluntary context switches)%s. What each server does per request:",
 		cores, asColumn(units.AppCPU, d.roleCPU(f)), label(f), asColumn(units.AppCPU, d.roleCPU(s)), label(s), units.Number(math.Round(ceil(f))), units.Number(math.Round(ceil(s))),
 		units.Share(served(f)), units.Share(served(s)), groupTitle(groupOf(f)),
-		d.shownText(f, units.AppCPU), d.shownText(s, units.AppCPU), d.shownText(f, units.GenCPU), d.shownText(s, units.GenCPU),
-		d.shownText(f, units.Switches("gen")), d.shownText(s, units.Switches("gen")))
+		d.lessOrMore(f, s, units.AppCPU), d.shownText(f, units.AppCPU), d.shownText(s, units.AppCPU),
+		d.lessOrMore(f, s, units.GenCPU), d.shownText(f, units.GenCPU), d.shownText(s, units.GenCPU),
+		d.lessOrMore(f, s, units.Switches("gen")), d.shownText(f, units.Switches("gen")), d.shownText(s, units.Switches("gen")), bunches)
+}
+
+// lessOrMore compares f's median of unit with s's, as the sentence's verb says it.
+func (d *data) lessOrMore(f, s *results.Variant, unit string) string {
+	a, okA := d.median(f, unit)
+	b, okB := d.median(s, unit)
+	switch {
+	case !okA || !okB || a == b:
+		return "as much"
+	case a < b:
+		return "less"
+	}
+	return "more"
 }
 
 // serverWork says what each HTTP server does per request, from its code, and what the
