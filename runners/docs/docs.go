@@ -96,7 +96,7 @@ var (
 func fold(s string) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
-		lines = append(lines, strings.TrimPrefix(strings.TrimSpace(l), "> "))
+		lines = append(lines, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), ">"))) // ">" alone is a quote's blank line
 	}
 	s = emphasis.ReplaceAllString(strings.Join(lines, " "), "")
 	return space.ReplaceAllString(s, " ")
