@@ -22,9 +22,27 @@ type Counts struct {
 }
 
 type procCounts struct {
-	run              time.Duration // on CPU, every thread; clock ticks when schedstat is missing
-	reads, writes    int64         // syscr, syscw
+	reads, writes int64 // syscr, syscw: the whole process, exited threads included
+	// threads by TID: a thread that exits takes its counts with it, so a difference is
+	// taken thread by thread (a sum over threads could fall); ticks, when the kernel has
+	// no schedstat, is the process's own CPU in clock ticks, exited threads included.
+	threads map[string]threadCounts
+	ticks   time.Duration
+	sched   bool
+}
+
+type threadCounts struct {
+	run              time.Duration // on CPU (schedstat)
 	voluntary, other int64         // context switches: waits, and preemptions
+}
+
+// since is what t did after s, the same thread earlier; a TID that was reused (its
+// counts smaller than before) counts as a new thread.
+func (t threadCounts) since(s threadCounts) threadCounts {
+	if t.run < s.run || t.voluntary < s.voluntary || t.other < s.other {
+		return t
+	}
+	return threadCounts{t.run - s.run, t.voluntary - s.voluntary, t.other - s.other}
 }
 
 // CountsDelta is what a tree did between two Counts.
@@ -74,11 +92,17 @@ func (c *Counts) Sub(start *Counts) CountsDelta {
 	var d CountsDelta
 	for k, end := range c.procs {
 		s := start.procs[k] // zero for a process that started in between
-		d.Run += end.run - s.run
 		d.Reads += end.reads - s.reads
 		d.Writes += end.writes - s.writes
-		d.Voluntary += end.voluntary - s.voluntary
-		d.Forced += end.other - s.other
+		for tid, t := range end.threads { // a thread that exited in between adds nothing
+			t = t.since(s.threads[tid])
+			d.Run += t.run
+			d.Voluntary += t.voluntary
+			d.Forced += t.other
+		}
+		if !end.sched {
+			d.Run += end.ticks - s.ticks
+		}
 	}
 	for k := range start.procs {
 		if _, ok := c.procs[k]; !ok {
@@ -101,23 +125,25 @@ func readCounts(fsys FS, pid int, st stat) (procCounts, error) {
 	if err != nil || len(tasks) == 0 {
 		return pc, os.ErrNotExist
 	}
-	sched := true
+	pc.threads, pc.sched = make(map[string]threadCounts, len(tasks)), true
 	for _, name := range tasks {
 		t := dir + "/task/" + name
 		status, err := fsys.ReadFile(t + "/status")
 		if err != nil {
 			continue // a thread that exited while we read
 		}
-		pc.voluntary += field(status, "voluntary_ctxt_switches:")
-		pc.other += field(status, "nonvoluntary_ctxt_switches:")
-		ns, err := schedRun(fsys, t)
-		if err != nil {
-			sched = false
+		tc := threadCounts{voluntary: field(status, "voluntary_ctxt_switches:"), other: field(status, "nonvoluntary_ctxt_switches:")}
+		if tc.run, err = schedRun(fsys, t); err != nil {
+			pc.sched = false
 		}
-		pc.run += ns
+		pc.threads[name] = tc
 	}
-	if !sched {
-		pc.run = st.times.Own() // no schedstat in this kernel: clock ticks
+	if !pc.sched { // no schedstat in this kernel: clock ticks of the whole process
+		pc.ticks = st.times.Own()
+		for name, tc := range pc.threads {
+			tc.run = 0
+			pc.threads[name] = tc
+		}
 	}
 	return pc, nil
 }

@@ -1,12 +1,15 @@
 package procstat
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -402,5 +405,48 @@ func TestCountsOfThisProcess(t *testing.T) {
 	gone, err := TakeCounts(1 << 30)
 	if err != nil || len(gone.procs) != 0 {
 		t.Errorf("a PID that does not exist: %v, %d processes", err, len(gone.procs))
+	}
+}
+
+// A thread that exits between two readings takes its counts with it; the difference is
+// taken thread by thread, so it never falls below zero (a sum over threads did, and
+// made the database's CPU per request negative in a run). The second reading is the
+// first less its busiest thread, as a /proc read after that thread exited would be.
+func TestAThreadThatExitsDoesNotMakeADifferenceNegative(t *testing.T) {
+	pid := strconv.Itoa(os.Getpid())
+	out, err := exec.Command("sh", "-c", DumpScript, "sh", pid).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ReadDump(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := TakeCountsIn(files, os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	busiest, most := "", time.Duration(-1)
+	tasks, _ := files.ReadDir("/proc/" + pid + "/task")
+	for _, tid := range tasks {
+		if run, err := schedRun(files, "/proc/"+pid+"/task/"+tid); err == nil && run > most {
+			busiest, most = tid, run
+		}
+	}
+	if most <= 0 {
+		t.Skip("no thread with CPU time in schedstat")
+	}
+	after := Files{}
+	for name, b := range files {
+		if !strings.HasPrefix(name, "/proc/"+pid+"/task/"+busiest+"/") {
+			after[name] = b
+		}
+	}
+	end, err := TakeCountsIn(after, os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := end.Sub(start); d.Run < 0 || d.Voluntary < 0 || d.Forced < 0 {
+		t.Errorf("after thread %s (%v on CPU) exited: %+v, want no negative count", busiest, most, d)
 	}
 }
