@@ -157,8 +157,9 @@ func (d *data) whyFaster(c contrast) string {
 	}
 	ceil := func(v *results.Variant) float64 { return float64(cores) / d.roleCPU(v) }
 	served := func(v *results.Variant) float64 { q, _ := d.median(v, units.QPS); return q / ceil(v) }
+	sleeps := d.lessOrMore(f, s, units.Switches("gen"))
 	bunches := "" // fewer wake-ups of the generator per request: answers arriving together
-	if d.lessOrMore(f, s, units.Switches("gen")) == "less" {
+	if sleeps == "less" {
 		bunches = ": that suggests the answers reach it in bunches rather than one at a time"
 	}
 	return head + fmt.Sprintf(" The target, the load generator and the database share this machine's %d cores, and all three are counted: "+
@@ -170,7 +171,7 @@ func (d *data) whyFaster(c contrast) string {
 		units.Share(served(f)), units.Share(served(s)), groupTitle(groupOf(f)),
 		d.lessOrMore(f, s, units.AppCPU), d.shownText(f, units.AppCPU), d.shownText(s, units.AppCPU),
 		d.lessOrMore(f, s, units.GenCPU), d.shownText(f, units.GenCPU), d.shownText(s, units.GenCPU),
-		d.lessOrMore(f, s, units.Switches("gen")), d.shownText(f, units.Switches("gen")), d.shownText(s, units.Switches("gen")), bunches)
+		sleeps, d.shownText(f, units.Switches("gen")), d.shownText(s, units.Switches("gen")), bunches)
 }
 
 // lessOrMore compares f's median of unit with s's, as the sentence's verb says it.
