@@ -15,9 +15,14 @@ import (
 	"dbbench/runners/results"
 )
 
-// GoTarget is the Go target's package and the name of its binary in a build's BinDir.
+// The Go target is its own module, go/, built as one (GOWORK=off): its go.mod alone
+// decides its dependencies and its toolchain, as an application's would. In the
+// workspace (go.work) the runners' requirements would win: with go/go.mod at
+// go-sql-driver/mysql v1.8.1 and runners/go.mod at v1.10.1, a workspace build links
+// v1.10.1, and an upgrade measured so compares a build with itself.
 const (
-	GoTarget = "./go/cmd/gotarget"
+	goModule = "go"
+	GoTarget = "./cmd/gotarget"
 	binary   = "gotarget"
 )
 
@@ -94,17 +99,17 @@ func prepare(ctx context.Context, repo, dir string, r *results.Rev, log io.Write
 	return b, nil
 }
 
-// toolchainIgnored says when the workspace of root asks for a Go toolchain (go.work's
-// toolchain line: in workspace mode go.mod's is not read) that did not build bin: the
-// go command switches only when GOTOOLCHAIN lets it, and it is "local" on many a
-// machine. "" when there is nothing to say.
+// toolchainIgnored says when the Go target's go.mod under root asks for a Go toolchain
+// (its toolchain line) that did not build bin: the go command switches only when
+// GOTOOLCHAIN lets it, and it is "local" on many a machine. "" when there is nothing
+// to say.
 func toolchainIgnored(root, bin string) string {
-	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	mod, err := os.ReadFile(filepath.Join(root, goModule, "go.mod"))
 	if err != nil {
 		return ""
 	}
 	var asked string
-	for _, l := range strings.Split(string(work), "\n") {
+	for _, l := range strings.Split(string(mod), "\n") {
 		if f := strings.Fields(l); len(f) == 2 && f[0] == "toolchain" {
 			asked = f[1]
 		}
@@ -113,7 +118,7 @@ func toolchainIgnored(root, bin string) string {
 	if asked == "" || err != nil || info.GoVersion == asked {
 		return ""
 	}
-	return fmt.Sprintf("go.work asks for toolchain %s, but %s built it (GOTOOLCHAIN=%s; GOTOOLCHAIN=auto lets the go command fetch the toolchain through the module proxy)",
+	return fmt.Sprintf("go/go.mod asks for toolchain %s, but %s built it (GOTOOLCHAIN=%s; GOTOOLCHAIN=auto lets the go command fetch the toolchain through the module proxy)",
 		asked, info.GoVersion, goEnv("GOTOOLCHAIN"))
 }
 
@@ -156,7 +161,7 @@ func export(ctx context.Context, repo, commit, dir string) error {
 // logTail is how many lines of a failed build's log its error quotes.
 const logTail = 15
 
-// buildGo builds the Go target of the tree at root into out, its output in dir's
+// buildGo builds the Go target of the tree at root, as its own module, into out, its output in dir's
 // build.log. The go command and the compilers it starts are one process group, ended
 // together when ctx is (an interrupt must leave no compiler running), and its own
 // temporary files are in dir, which goes with the builds (a killed go command cannot
@@ -167,8 +172,8 @@ func buildGo(ctx context.Context, root, out, dir string) error {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, GoTarget)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+	cmd.Dir = filepath.Join(root, goModule)
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -181,7 +186,7 @@ func buildGo(ctx context.Context, root, out, dir string) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		return fmt.Errorf("go build %s: %v; the last lines of its log:\n%s", GoTarget, err, tail(buf.String(), logTail))
+		return fmt.Errorf("go build %s (in %s/): %v; the last lines of its log:\n%s", GoTarget, goModule, err, tail(buf.String(), logTail))
 	}
 	return nil
 }

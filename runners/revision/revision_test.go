@@ -16,7 +16,8 @@ import (
 func repo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	write(t, dir, "go.mod", "module example.com/ab\n\ngo 1.21\n")
+	write(t, dir, "go.work", "go 1.21\n\nuse ./go\n")
+	write(t, dir, "go/go.mod", "module example.com/ab\n\ngo 1.21\n")
 	write(t, dir, "go/cmd/gotarget/main.go", "package main\n\nfunc main() {}\n")
 	write(t, dir, "schema/schema.sql", "create table users (id int);\n")
 	write(t, dir, "fixtures/rows.go", "package fixtures\n")
@@ -160,8 +161,8 @@ func TestPrepareBuildsEachSideAndRemoveLeavesNothing(t *testing.T) {
 	}
 }
 
-// A workspace that asks for another toolchain than the one that built its target gets
-// a warning: the go command ignores the request under GOTOOLCHAIN=local.
+// A target whose go.mod asks for another toolchain than the one that built it gets a
+// warning: the go command ignores the request under GOTOOLCHAIN=local.
 func TestToolchainIgnoredIsSaid(t *testing.T) {
 	ctx, dir := context.Background(), repo(t)
 	head, _ := Resolve(ctx, dir, "HEAD")
@@ -172,10 +173,24 @@ func TestToolchainIgnoredIsSaid(t *testing.T) {
 	defer bs.Remove()
 	bin := filepath.Join(bs.A.BinDir, "gotarget")
 	if w := toolchainIgnored(bs.A.Root, bin); w != "" {
-		t.Errorf("no go.work, yet: %s", w)
+		t.Errorf("no toolchain line, yet: %s", w)
 	}
-	write(t, bs.A.Root, "go.work", "go 1.21\n\ntoolchain go1.0.1\n\nuse .\n")
-	if w := toolchainIgnored(bs.A.Root, bin); !strings.Contains(w, "asks for toolchain go1.0.1, but go1.") {
-		t.Errorf("go.work asks for go1.0.1: %q", w)
+	write(t, bs.A.Root, "go/go.mod", "module example.com/ab\n\ngo 1.21\n\ntoolchain go1.0.1\n")
+	if w := toolchainIgnored(bs.A.Root, bin); !strings.Contains(w, "go/go.mod asks for toolchain go1.0.1, but go1.") {
+		t.Errorf("go/go.mod asks for go1.0.1: %q", w)
 	}
+}
+
+// The target is built as its own module: a workspace whose other modules would change
+// its dependencies (here, one that is not there at all) does not reach its build.
+func TestTheTargetIsBuiltAsItsOwnModule(t *testing.T) {
+	ctx, dir := context.Background(), repo(t)
+	write(t, dir, "go.work", "go 1.21\n\nuse (\n\t./go\n\t./absent\n)\n")
+	commit(t, dir, "a workspace with a module that is not there")
+	head, _ := Resolve(ctx, dir, "HEAD")
+	bs, err := Prepare(ctx, dir, t.TempDir(), head, head, io.Discard)
+	if err != nil {
+		t.Fatalf("the workspace reached the target's build: %v", err)
+	}
+	bs.Remove()
 }
