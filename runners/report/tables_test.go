@@ -58,3 +58,33 @@ func TestExtraCountsAgreeWithTheColumns(t *testing.T) {
 	}
 	t.Fatal("no gorm finding")
 }
+
+// A difference of bytes is of the whole bytes the columns print, 7551 − 4301 = 3250 B,
+// and its tie rounds as the reader would, to +3.3 kB (the medians differ by 3250.95 B),
+// not to the even +3.2 kB.
+func TestExtraBytesRoundAsTheReaderWould(t *testing.T) {
+	r := pairedRun(t)
+	for _, v := range r.Variants {
+		for _, rep := range v.Reps {
+			switch {
+			case v.Layer == "gorm":
+				rep.Counts[units.AllocBytes] = 7551.46
+			case v.Layer == "raw" && v.Lang == "go" && v.Stmt == "interpolate" && v.Conn == "persistent":
+				rep.Counts[units.AllocBytes] = 4300.51
+			}
+		}
+	}
+	d, err := load(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.findings() {
+		if f.Other.Layer == "gorm" && f.Question == questions.Layer {
+			if got := signedBytes(f.ExtraBytes); got != "+3.3 kB" {
+				t.Errorf("gorm: extra bytes %q (%v B), want +3.3 kB", got, f.ExtraBytes)
+			}
+			return
+		}
+	}
+	t.Fatal("no gorm finding")
+}

@@ -177,17 +177,22 @@ func WithInterval(x, lo, hi float64, unit string) string {
 }
 
 // DecimalBytes prints a size in powers of 1000 with one decimal: "312 B", "4.6 kB",
-// "1.2 MB" (negative sizes too, "-4.6 kB").
+// "1.2 MB" (negative sizes too, "-4.6 kB"). Halves round away from zero, as a reader
+// rounds: a difference of whole bytes, 7551 − 4301 = 3250 B, is "3.3 kB" (fmt alone
+// would round the tie to even, "3.2 kB", off the 3250.95 B the medians differ by).
 func DecimalBytes(b float64) string {
 	a := math.Abs(b)
 	switch {
 	case a >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
+		return fmt.Sprintf("%.1f MB", roundTenths(b/1e6))
 	case a >= 1e3:
-		return fmt.Sprintf("%.1f kB", b/1e3)
+		return fmt.Sprintf("%.1f kB", roundTenths(b/1e3))
 	}
-	return fmt.Sprintf("%.0f B", b)
+	return fmt.Sprintf("%.0f B", math.Round(b))
 }
+
+// roundTenths is x rounded to one decimal, halves away from zero.
+func roundTenths(x float64) float64 { return math.Round(x*10) / 10 }
 
 // Nanos prints a duration in nanoseconds at its scale with two decimals, "1.50 s",
 // "12.35 ms", "3.10 µs", and below a microsecond as a whole, "850 ns".

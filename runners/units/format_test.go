@@ -85,6 +85,8 @@ func TestFormats(t *testing.T) {
 		{"DecimalBytes B", DecimalBytes(312), "312 B"},
 		{"DecimalBytes kB", DecimalBytes(4600), "4.6 kB"},
 		{"DecimalBytes MB", DecimalBytes(1.2e6), "1.2 MB"},
+		{"DecimalBytes a tie rounds away from zero", DecimalBytes(3250), "3.3 kB"},
+		{"DecimalBytes a negative tie", DecimalBytes(-3250), "-3.3 kB"},
 		{"DecimalBytes negative", DecimalBytes(-4600), "-4.6 kB"},
 
 		{"Nanos s", Nanos(1_500_000_000), "1.50 s"},
