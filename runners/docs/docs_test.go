@@ -29,6 +29,9 @@ func TestREADMEsQuoteTheSamples(t *testing.T) {
 			t.Error(err)
 			continue
 		}
+		if len(ps) > 0 {
+			t.Logf("%s: %d marked passages", r, len(ps))
+		}
 		for _, p := range ps {
 			checked++
 			for _, m := range Check(root, p) {
@@ -65,5 +68,31 @@ func TestCheckCatchesAChangedFigure(t *testing.T) {
 	}
 	if m := Check(root, ps[1]); len(m) == 0 {
 		t.Errorf("a changed figure went unseen")
+	}
+}
+
+// A marker inside a paragraph checks the text between the markers and nothing else of
+// its lines: the figure before it need not be the sample's.
+func TestInlineMarkers(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "sample.md"), []byte("GORM 0.81× [0.78, 0.83]; Run took 8m46s.\n"), 0o644)
+	readme := "Measured elsewhere: 1.7×; in the sample GORM kept\n<!-- x --> not a marker\n" +
+		"on 2 cores <!-- figures sample.md -->0.81× [0.78,\n0.83]<!-- /figures --> and took <!-- figures sample.md -->8m46s<!-- /figures -->.\n"
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	ps, err := Passages(root, "README.md")
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("Passages = %v, %v", ps, err)
+	}
+	if ps[0].Line != 3 || ps[0].Text != "0.81× [0.78,\n0.83]" || ps[1].Line != 4 || ps[1].Text != "8m46s" {
+		t.Errorf("passages: %+v", ps)
+	}
+	for _, p := range ps {
+		if m := Check(root, p); len(m) != 0 {
+			t.Errorf("line %d: %v missing from a sample that holds it", p.Line, m)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("a <!-- figures sample.md -->1.7×\n"), 0o644)
+	if _, err := Passages(root, "README.md"); err == nil || !strings.Contains(err.Error(), "README.md:1: no <!-- /figures -->") {
+		t.Errorf("an unclosed marker: %v", err)
 	}
 }
