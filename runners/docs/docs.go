@@ -69,6 +69,38 @@ func Passages(root, readme string) ([]Passage, error) {
 	}
 }
 
+// Misplaced says where a marker would not stay invisible in the rendered README. In
+// CommonMark a line that starts with "<!--" opens an HTML block, which ends a paragraph
+// and runs to the end of the line: so a marker that starts a line must be alone on it,
+// with a blank line before it if it opens a passage and after it if it closes one.
+// Anywhere else in a line a marker is inline HTML and shows nothing.
+func Misplaced(root, readme string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, readme))
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(b), "\n")
+	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+	var out []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		m := marker.FindStringIndex(t)
+		opening := m != nil && m[0] == 0
+		closing := strings.HasPrefix(t, "<!-- /quote -->") || strings.HasPrefix(t, "<!-- /figures -->")
+		alone := opening && m[1] == len(t) || t == "<!-- /quote -->" || t == "<!-- /figures -->"
+		switch {
+		case !opening && !closing:
+		case !alone:
+			out = append(out, fmt.Sprintf("%s:%d: a marker that starts a line must be alone on it", readme, i+1))
+		case opening && !blank(i-1):
+			out = append(out, fmt.Sprintf("%s:%d: a marker alone on its line must follow a blank line", readme, i+1))
+		case closing && !blank(i+1):
+			out = append(out, fmt.Sprintf("%s:%d: a closing marker alone on its line must be followed by a blank line", readme, i+1))
+		}
+	}
+	return out, nil
+}
+
 // Check says what of a passage its sample does not hold; nil when all of it does.
 func Check(root string, p Passage) []string {
 	b, err := os.ReadFile(filepath.Join(root, p.Sample))

@@ -32,6 +32,10 @@ func TestREADMEsQuoteTheSamples(t *testing.T) {
 		if len(ps) > 0 {
 			t.Logf("%s: %d marked passages", r, len(ps))
 		}
+		bad, _ := Misplaced(root, r)
+		for _, b := range bad {
+			t.Error(b)
+		}
 		for _, p := range ps {
 			checked++
 			for _, m := range Check(root, p) {
@@ -94,5 +98,29 @@ func TestInlineMarkers(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "README.md"), []byte("a <!-- figures sample.md -->1.7×\n"), 0o644)
 	if _, err := Passages(root, "README.md"); err == nil || !strings.Contains(err.Error(), "README.md:1: no <!-- /figures -->") {
 		t.Errorf("an unclosed marker: %v", err)
+	}
+}
+
+// A marker that starts a line would end the paragraph it stands in, or show its text.
+func TestMisplacedMarkers(t *testing.T) {
+	root := t.TempDir()
+	readme := "text\n<!-- figures s.md -->1.7×<!-- /figures --> more\n\n" + // 2: starts a line, not alone
+		"text\n<!-- figures s.md -->\nmore text\n<!-- /figures -->\n\n" + // 5: splits the paragraph
+		"<!-- quote s.md -->\n> quoted\n<!-- /quote -->\nnext\n\n" + // 11: runs into the next paragraph
+		"fine <!-- figures s.md -->1.7×\n2.5<!-- /figures --> fine\n\n" +
+		"<!-- figures s.md -->\n| a |\n|---|\n| 1 |\n<!-- /figures -->\n"
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	bad, err := Misplaced(root, "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"README.md:2:", "README.md:5:", "README.md:11:"}
+	if len(bad) != len(want) {
+		t.Fatalf("Misplaced = %q, want lines %v", bad, want)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(bad[i], w) {
+			t.Errorf("Misplaced[%d] = %q, want %s…", i, bad[i], w)
+		}
 	}
 }
