@@ -29,6 +29,13 @@ func TestREADMEsQuoteTheSamples(t *testing.T) {
 			t.Error(err)
 			continue
 		}
+		if len(ps) > 0 {
+			t.Logf("%s: %d marked passages", r, len(ps))
+		}
+		bad, _ := Misplaced(root, r)
+		for _, b := range bad {
+			t.Error(b)
+		}
 		for _, p := range ps {
 			checked++
 			for _, m := range Check(root, p) {
@@ -65,5 +72,55 @@ func TestCheckCatchesAChangedFigure(t *testing.T) {
 	}
 	if m := Check(root, ps[1]); len(m) == 0 {
 		t.Errorf("a changed figure went unseen")
+	}
+}
+
+// A marker inside a paragraph checks the text between the markers and nothing else of
+// its lines: the figure before it need not be the sample's.
+func TestInlineMarkers(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "sample.md"), []byte("GORM 0.81× [0.78, 0.83]; Run took 8m46s.\n"), 0o644)
+	readme := "Measured elsewhere: 1.7×; in the sample GORM kept\n<!-- x --> not a marker\n" +
+		"on 2 cores <!-- figures sample.md -->0.81× [0.78,\n0.83]<!-- /figures --> and took <!-- figures sample.md -->8m46s<!-- /figures -->.\n"
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	ps, err := Passages(root, "README.md")
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("Passages = %v, %v", ps, err)
+	}
+	if ps[0].Line != 3 || ps[0].Text != "0.81× [0.78,\n0.83]" || ps[1].Line != 4 || ps[1].Text != "8m46s" {
+		t.Errorf("passages: %+v", ps)
+	}
+	for _, p := range ps {
+		if m := Check(root, p); len(m) != 0 {
+			t.Errorf("line %d: %v missing from a sample that holds it", p.Line, m)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("a <!-- figures sample.md -->1.7×\n"), 0o644)
+	if _, err := Passages(root, "README.md"); err == nil || !strings.Contains(err.Error(), "README.md:1: no <!-- /figures -->") {
+		t.Errorf("an unclosed marker: %v", err)
+	}
+}
+
+// A marker that starts a line would end the paragraph it stands in, or show its text.
+func TestMisplacedMarkers(t *testing.T) {
+	root := t.TempDir()
+	readme := "text\n<!-- figures s.md -->1.7×<!-- /figures --> more\n\n" + // 2: starts a line, not alone
+		"text\n<!-- figures s.md -->\nmore text\n<!-- /figures -->\n\n" + // 5: splits the paragraph
+		"<!-- quote s.md -->\n> quoted\n<!-- /quote -->\nnext\n\n" + // 11: runs into the next paragraph
+		"fine <!-- figures s.md -->1.7×\n2.5<!-- /figures --> fine\n\n" +
+		"<!-- figures s.md -->\n| a |\n|---|\n| 1 |\n<!-- /figures -->\n"
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	bad, err := Misplaced(root, "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"README.md:2:", "README.md:5:", "README.md:11:"}
+	if len(bad) != len(want) {
+		t.Fatalf("Misplaced = %q, want lines %v", bad, want)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(bad[i], w) {
+			t.Errorf("Misplaced[%d] = %q, want %s…", i, bad[i], w)
+		}
 	}
 }
