@@ -306,13 +306,10 @@ func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
 // judgeAchieved compares what was delivered with what was offered, window by window
 // summed: a rate is a fraction of the offered load, not a trend.
 func judgeAchieved(achieved, offered []Point) Verdict {
-	v := Verdict{N: len(achieved)}
-	got, want, ok := sumWindows(achieved, offered)
+	v, got, want, ok := windowShare(achieved, offered)
 	if !ok {
-		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
 	}
-	v.Median = stats.Median(values(achieved))
 	v.Ratio = got / want
 	if v.Ratio < MinAchieved {
 		v.Verdict = Short
@@ -325,13 +322,10 @@ func judgeAchieved(achieved, offered []Point) Verdict {
 
 // judgeErrors divides the failed requests by all requests after the warm-up.
 func judgeErrors(failed, requests []Point) Verdict {
-	v := Verdict{N: len(failed)}
-	bad, all, ok := sumWindows(failed, requests)
+	v, bad, all, ok := windowShare(failed, requests)
 	if !ok {
-		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
 	}
-	v.Median = stats.Median(values(failed))
 	if all > 0 {
 		v.Ratio = bad / all
 	}
@@ -344,20 +338,22 @@ func judgeErrors(failed, requests []Point) Verdict {
 	return v
 }
 
-// noWindow is the reason given when no window is left after the warm-up.
-const noWindow = "no load window after the warm-up"
-
-// sumWindows sums part and whole over the windows after the warm-up, which judgeAchieved
-// and judgeErrors divide; ok is false when there is none, or the two series disagree.
-func sumWindows(part, whole []Point) (p, w float64, ok bool) {
+// windowShare starts the verdict on part as a share of whole, which judgeAchieved and
+// judgeErrors finish: N and the median of part, and both summed over the windows after
+// the warm-up. ok is false, and v says NotEnough, when there is no window or the two
+// series disagree.
+func windowShare(part, whole []Point) (v Verdict, p, w float64, ok bool) {
+	v = Verdict{N: len(part)}
 	if len(part) == 0 || len(whole) != len(part) {
-		return 0, 0, false
+		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+		return v, 0, 0, false
 	}
 	for i := range part {
 		p += part[i].Value
 		w += whole[i].Value
 	}
-	return p, w, true
+	v.Median = stats.Median(values(part))
+	return v, p, w, true
 }
 
 // Flagged says whether a verdict asks for attention.
