@@ -324,42 +324,14 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 }
 
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		return p.errorf(n, "exclude must be a list")
-	}
-	for _, c := range n.Content {
-		e, err := p.mapping(c, "an exclude entry", "match", "why")
-		if err != nil {
-			return err
-		}
-		if err := p.required(c, e, "match", "why"); err != nil {
-			return err
-		}
-		re, err := p.regexp(e["match"], "match")
-		if err != nil {
-			return err
-		}
+	return p.matchList(n, "exclude", "an exclude entry", "why", func(re *regexp.Regexp, e map[string]*yaml.Node) error {
 		m.Exclude = append(m.Exclude, Exclusion{Match: re, Why: e["why"].Value})
-	}
-	return nil
+		return nil
+	})
 }
 
 func (p parser) rules(m *Matrix, n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		return p.errorf(n, "roundtrips must be a list")
-	}
-	for _, c := range n.Content {
-		r, err := p.mapping(c, "a roundtrips rule", "match", "commands")
-		if err != nil {
-			return err
-		}
-		if err := p.required(c, r, "match", "commands"); err != nil {
-			return err
-		}
-		re, err := p.regexp(r["match"], "match")
-		if err != nil {
-			return err
-		}
+	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", func(re *regexp.Regexp, r map[string]*yaml.Node) error {
 		cmds, err := p.mapping(r["commands"], "commands", Commands...)
 		if err != nil {
 			return err
@@ -373,6 +345,32 @@ func (p parser) rules(m *Matrix, n *yaml.Node) error {
 			rule.Commands[k] = n
 		}
 		m.Rules = append(m.Rules, rule)
+		return nil
+	})
+}
+
+// matchList reads list, the exclude or roundtrips list: entries that each hold a
+// pattern under match and the key other (exclude's why, a rule's commands), both
+// required. add takes each entry with its pattern compiled.
+func (p parser) matchList(n *yaml.Node, list, entry, other string, add func(*regexp.Regexp, map[string]*yaml.Node) error) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errorf(n, "%s must be a list", list)
+	}
+	for _, c := range n.Content {
+		f, err := p.mapping(c, entry, "match", other)
+		if err != nil {
+			return err
+		}
+		if err := p.required(c, f, "match", other); err != nil {
+			return err
+		}
+		re, err := p.regexp(f["match"], "match")
+		if err != nil {
+			return err
+		}
+		if err := add(re, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
