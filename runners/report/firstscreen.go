@@ -130,12 +130,7 @@ func stmtAnswer(all []finding) answer {
 
 // stmtsOf lists the other stmt values of fs: interpolate, prepared, then any other.
 func stmtsOf(fs []finding) []string {
-	var out []string
-	for _, f := range fs {
-		if !slices.Contains(out, f.Other.Stmt) {
-			out = append(out, f.Other.Stmt)
-		}
-	}
+	out := distinct(fs, func(f finding) string { return f.Other.Stmt })
 	rank := func(s string) int {
 		return map[string]int{"interpolate": 0, "prepared": 1}[s] + boolInt(s != "interpolate" && s != "prepared")*2
 	}
@@ -194,12 +189,7 @@ func connAnswer(all []finding) answer {
 	return a
 }
 
+// langsOf lists the languages fs measured, in order of appearance.
 func langsOf(fs []finding) []string {
-	var out []string
-	for _, f := range fs {
-		if !slices.Contains(out, f.Other.Lang) {
-			out = append(out, f.Other.Lang)
-		}
-	}
-	return out
+	return distinct(fs, func(f finding) string { return f.Other.Lang })
 }
