@@ -132,7 +132,11 @@ final class App
         return Response::json(201, $user, ['Location' => self::USERS . '/' . $user['id']]);
     }
 
-    /** POST /users/{id}/visits: op update; a request body, if any, is ignored. */
+    /**
+     * POST /users/{id}/visits: op update; a request body, if any, is ignored. It is
+     * user()'s twin on purpose, as go/server's visit is user's: each handler reads whole,
+     * with no shared closure per request on the measured path.
+     */
     private function visit(string $segment): Response
     {
         try {
