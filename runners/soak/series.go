@@ -243,13 +243,20 @@ func Judge(s *Series, warmup float64) Verdict {
 
 // threshold is the 24-hour growth a series must pass to grow.
 func threshold(s *Series, median float64) float64 {
+	return bySize(s, median, MemoryGrowthPerDay, LevelGrowthPerDay, CountGrowthPerHour*24)
+}
+
+// bySize is what threshold and resolution share: memory's part of the median, a
+// level's part of its median or its floor, whichever is larger, and count itself for a
+// count, whose limits are absolute.
+func bySize(s *Series, median, memory, level, count float64) float64 {
 	switch s.Kind {
 	case Memory:
-		return MemoryGrowthPerDay * math.Abs(median)
+		return memory * math.Abs(median)
 	case Level:
-		return LevelGrowthPerDay * math.Max(math.Abs(median), s.Floor)
+		return level * math.Max(math.Abs(median), s.Floor)
 	default:
-		return CountGrowthPerHour * 24
+		return count
 	}
 }
 
@@ -264,14 +271,7 @@ func scatter(pts []Point, tr stats.Trend) float64 {
 
 // resolution is the least rise over the judged span that a series must show to grow.
 func resolution(s *Series, median float64) float64 {
-	switch s.Kind {
-	case Memory:
-		return MemoryResolution * math.Abs(median)
-	case Level:
-		return LevelResolution * math.Max(math.Abs(median), s.Floor)
-	default:
-		return CountResolution
-	}
+	return bySize(s, median, MemoryResolution, LevelResolution, CountResolution)
 }
 
 // lateTrend fits the last half of the points (by time), at LateConfidence: a series
