@@ -208,6 +208,14 @@ func sentence(clauses []string) string {
 	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
+// sentenceOr is sentence(clauses), or none when there is no clause.
+func sentenceOr(clauses []string, none string) string {
+	if len(clauses) == 0 {
+		return none
+	}
+	return sentence(clauses)
+}
+
 // firstBaseline puts the findings of the language's baseline layer first, keeps n.
 func firstBaseline(fs []finding, n int) []finding {
 	out := slices.Clone(fs)

@@ -120,11 +120,7 @@ func stmtAnswer(all []finding) answer {
 		}
 		clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(chunks, "; "))
 	}
-	if len(clauses) == 0 {
-		a.Sentence = "No interpolate or prepared variant was measured against a prepare variant."
-		return a
-	}
-	a.Sentence = sentence(clauses)
+	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
 	return a
 }
 
@@ -181,11 +177,7 @@ func connAnswer(all []finding) answer {
 		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}
-	if len(clauses) == 0 {
-		a.Sentence = "No per-request variant was measured against a persistent one, and no second server against the first."
-		return a
-	}
-	a.Sentence = sentence(clauses)
+	a.Sentence = sentenceOr(clauses, "No per-request variant was measured against a persistent one, and no second server against the first.")
 	return a
 }
 
