@@ -10,19 +10,15 @@ import (
 // MaxLimit is the most users one GET /users returns.
 const MaxLimit = 1000
 
-// Reasons ParseListQuery gives; the 400 body is one of them, or one of the number
-// reasons below, naming the parameter.
+// Reasons ParseListQuery gives; the 400 body is one of them, naming the parameter.
 var (
 	errBadQuery   = errors.New("bad query string: a parameter is not percent-encoded properly")
 	errNoLimit    = errors.New("bad limit: limit is required (1..1000)")
 	errTwiceAfter = errors.New("bad after: after is given more than once")
 	errTwiceLimit = errors.New("bad limit: limit is given more than once")
 	errLimitRange = errors.New("must be at most 1000")
-)
-
-// Reasons a number is refused, said of a parameter here and of the id by ParseID:
-// canonical's, and the bounds of an id.
-var (
+	// The number reasons, which ParseID says of the id (ofID): canonical's, and the
+	// bounds of an id.
 	errEmpty      = errors.New("is empty")
 	errDigits     = errors.New("must contain only the digits 0-9")
 	errLeading    = errors.New("must not have a leading zero")
