@@ -29,13 +29,8 @@ type abConfig struct {
 	tmp  string // where the builds go; "" is the system's temporary directory
 }
 
-func parseAB(fs *flagSet, args []string) (action, error) {
-	c, err := readAB(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	return c.run, nil
-}
+// parseAB is `dbbench ab`: readAB, then its run.
+var parseAB = actionOf(readAB)
 
 // readAB is parseAB's reading of the command line, apart so that tests can see it.
 func readAB(fs *flagSet, args []string) (abConfig, error) {

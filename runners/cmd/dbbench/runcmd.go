@@ -32,13 +32,8 @@ type runConfig struct {
 	saveBaseline string
 }
 
-func parseRun(fs *flagSet, args []string) (action, error) {
-	c, err := readRun(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	return c.run, nil
-}
+// parseRun is `dbbench run`: readRun, then its run.
+var parseRun = actionOf(readRun)
 
 // readRun is parseRun's reading of the command line, apart so that tests can see it.
 func readRun(fs *flagSet, args []string) (runConfig, error) {
