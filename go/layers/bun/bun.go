@@ -68,6 +68,9 @@ func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 }
 
 // Find implements server.Finder. Scan returns sql.ErrNoRows for a missing row.
+//
+// gorm.go's, sqlx.go's and ent.go's Find map a missing row the same way on purpose:
+// every layer is self-contained (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	m := user{ID: id}
 	if err := s.db.NewSelect().Model(&m).WherePK().Scan(ctx); err != nil {
