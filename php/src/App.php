@@ -15,6 +15,10 @@ use PDOException;
  * (insert) and POST /users/{id}/visits (update). 400 for bad input, 404 for an unknown id
  * or path, 405 for another method, 503 when the database fails. Errors are JSON and
  * never carry internals: those go to the php-fpm log.
+ *
+ * The four handlers (user, list, insert, visit) parse, call the layer and answer alike
+ * on purpose, as go/server's do: each reads whole, with no closure shared per request
+ * on the measured path.
  */
 final class App
 {
@@ -132,11 +136,7 @@ final class App
         return Response::json(201, $user, ['Location' => self::USERS . '/' . $user['id']]);
     }
 
-    /**
-     * POST /users/{id}/visits: op update; a request body, if any, is ignored. It is
-     * user()'s twin on purpose, as go/server's visit is user's: each handler reads whole,
-     * with no shared closure per request on the measured path.
-     */
+    /** POST /users/{id}/visits: op update; a request body, if any, is ignored. */
     private function visit(string $segment): Response
     {
         try {
