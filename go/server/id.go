@@ -8,14 +8,18 @@ import (
 // maxIDDigits is the length of math.MaxUint32 (4294967295).
 const maxIDDigits = 10
 
-// Reasons ParseID gives; the 400 body names the one that applied.
+// Reasons ParseID gives, the number reasons (list.go) said of the id; the 400 body
+// names the one that applied.
 var (
-	errEmptyID    = errors.New("id is empty")
-	errNotDigits  = errors.New("id must contain only the digits 0-9")
-	errZeroID     = errors.New("id must be at least 1")
-	errLeadZero   = errors.New("id must not have a leading zero")
-	errIDTooLarge = errors.New("id must be at most 4294967295")
+	errEmptyID    = ofID(errEmpty)
+	errNotDigits  = ofID(errDigits)
+	errZeroID     = ofID(errZero)
+	errLeadZero   = ofID(errLeading)
+	errIDTooLarge = ofID(errOverUint32)
 )
+
+// ofID says a number reason of the id: "id must be at least 1".
+func ofID(reason error) error { return errors.New("id " + reason.Error()) }
 
 // ParseID reads a user id from a path segment. Only the canonical spelling of 1..4294967295
 // is accepted: no sign, no leading zero, no spaces, so every id has exactly one URL and

@@ -16,12 +16,14 @@ var (
 	errNoLimit    = errors.New("bad limit: limit is required (1..1000)")
 	errTwiceAfter = errors.New("bad after: after is given more than once")
 	errTwiceLimit = errors.New("bad limit: limit is given more than once")
+	errLimitRange = errors.New("must be at most 1000")
+	// The number reasons, which ParseID says of the id (ofID): canonical's, and the
+	// bounds of an id.
 	errEmpty      = errors.New("is empty")
 	errDigits     = errors.New("must contain only the digits 0-9")
 	errLeading    = errors.New("must not have a leading zero")
-	errAfterRange = errors.New("must be at most 4294967295")
-	errLimitZero  = errors.New("must be at least 1")
-	errLimitRange = errors.New("must be at most 1000")
+	errOverUint32 = errors.New("must be at most 4294967295")
+	errZero       = errors.New("must be at least 1")
 )
 
 // ParseListQuery reads GET /users's query string: after (optional, default 0: from the
@@ -53,7 +55,7 @@ func ParseListQuery(raw string) (after uint32, limit int, err error) {
 				return 0, 0, errTwiceAfter
 			}
 			sawAfter = true
-			n, err := canonical(value, math.MaxUint32, errAfterRange)
+			n, err := canonical(value, math.MaxUint32, errOverUint32)
 			if err != nil {
 				return 0, 0, errors.New("bad after: after " + err.Error())
 			}
@@ -66,7 +68,7 @@ func ParseListQuery(raw string) (after uint32, limit int, err error) {
 		sawLimit = true
 		n, err := canonical(value, MaxLimit, errLimitRange)
 		if err == nil && n == 0 {
-			err = errLimitZero
+			err = errZero
 		}
 		if err != nil {
 			return 0, 0, errors.New("bad limit: limit " + err.Error())

@@ -15,6 +15,10 @@ use PDOException;
  * (insert) and POST /users/{id}/visits (update). 400 for bad input, 404 for an unknown id
  * or path, 405 for another method, 503 when the database fails. Errors are JSON and
  * never carry internals: those go to the php-fpm log.
+ *
+ * The four handlers (user, list, insert, visit) parse, call the layer and answer alike
+ * on purpose, as go/server's do: each reads whole, with no closure shared per request
+ * on the measured path.
  */
 final class App
 {

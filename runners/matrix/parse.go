@@ -220,23 +220,41 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 }
 
 func (p parser) servers(l *Lang, n *yaml.Node) error {
-	servers, err := p.mapping(n, "servers of "+l.Name)
+	fields := []string{"launcher", "pool"}
+	err := p.eachEntry(n, "servers of "+l.Name, "server", fields, fields, func(k, _ *yaml.Node, f map[string]*yaml.Node) error {
+		l.Servers[k.Value] = &Server{Name: k.Value, Launcher: f["launcher"].Value, Pool: f["pool"].Value}
+		l.servers = append(l.servers, k.Value)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(l.servers) == 0 {
+		return p.errorf(n, "lang %s has no server", l.Name)
+	}
+	return nil
+}
+
+// eachEntry reads n, the mapping what of named entries (servers, ops, presets), and
+// hands each to add in file order: its key, its node and its fields, a mapping (called
+// kind and its name) of allowed keys that holds the required ones.
+func (p parser) eachEntry(n *yaml.Node, what, kind string, allowed, required []string, add func(k, v *yaml.Node, f map[string]*yaml.Node) error) error {
+	all, err := p.mapping(n, what)
 	if err != nil {
 		return err
 	}
 	for _, k := range keys(n) {
-		f, err := p.mapping(servers[k.Value], "server "+k.Value, "launcher", "pool")
+		v := all[k.Value]
+		f, err := p.mapping(v, kind+" "+k.Value, allowed...)
 		if err != nil {
 			return err
 		}
-		if err := p.required(servers[k.Value], f, "launcher", "pool"); err != nil {
+		if err := p.required(v, f, required...); err != nil {
 			return err
 		}
-		l.Servers[k.Value] = &Server{Name: k.Value, Launcher: f["launcher"].Value, Pool: f["pool"].Value}
-		l.servers = append(l.servers, k.Value)
-	}
-	if len(l.servers) == 0 {
-		return p.errorf(n, "lang %s has no server", l.Name)
+		if err := add(k, v, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -287,18 +305,7 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 		m.Ops[Get], m.opOrder = &Op{Name: Get, Request: "get"}, []string{Get}
 		return nil
 	}
-	ops, err := p.mapping(n, "ops")
-	if err != nil {
-		return err
-	}
-	for _, k := range keys(n) {
-		f, err := p.mapping(ops[k.Value], "op "+k.Value, "request", "rows")
-		if err != nil {
-			return err
-		}
-		if err := p.required(ops[k.Value], f, "request"); err != nil {
-			return err
-		}
+	err := p.eachEntry(n, "ops", "op", []string{"request", "rows"}, []string{"request"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if k.Value == "" || strings.ContainsAny(k.Value, "/= ") {
 			return p.errorf(k, "op name %q: want a word without '/', '=' or spaces", k.Value)
 		}
@@ -307,15 +314,20 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 			return p.errorf(f["request"], "unknown request %q (allowed: %s)", op.Request, strings.Join(Requests, ", "))
 		}
 		if (op.Request == "list") != (f["rows"] != nil) {
-			return p.errorf(ops[k.Value], "op %s: a list takes rows (its limit), and only a list", k.Value)
+			return p.errorf(v, "op %s: a list takes rows (its limit), and only a list", k.Value)
 		}
 		if r := f["rows"]; r != nil {
+			var err error
 			if op.Rows, err = p.positive(r, "rows"); err != nil {
 				return err
 			}
 		}
 		m.Ops[op.Name] = op
 		m.opOrder = append(m.opOrder, op.Name)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if g := m.Ops[Get]; g == nil || g.Request != "get" {
 		return p.errorf(n, "ops: want %s, the request get (a name without op= means it)", Get)
@@ -324,42 +336,14 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 }
 
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		return p.errorf(n, "exclude must be a list")
-	}
-	for _, c := range n.Content {
-		e, err := p.mapping(c, "an exclude entry", "match", "why")
-		if err != nil {
-			return err
-		}
-		if err := p.required(c, e, "match", "why"); err != nil {
-			return err
-		}
-		re, err := p.regexp(e["match"], "match")
-		if err != nil {
-			return err
-		}
+	return p.matchList(n, "exclude", "an exclude entry", "why", func(re *regexp.Regexp, e map[string]*yaml.Node) error {
 		m.Exclude = append(m.Exclude, Exclusion{Match: re, Why: e["why"].Value})
-	}
-	return nil
+		return nil
+	})
 }
 
 func (p parser) rules(m *Matrix, n *yaml.Node) error {
-	if n.Kind != yaml.SequenceNode {
-		return p.errorf(n, "roundtrips must be a list")
-	}
-	for _, c := range n.Content {
-		r, err := p.mapping(c, "a roundtrips rule", "match", "commands")
-		if err != nil {
-			return err
-		}
-		if err := p.required(c, r, "match", "commands"); err != nil {
-			return err
-		}
-		re, err := p.regexp(r["match"], "match")
-		if err != nil {
-			return err
-		}
+	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", func(re *regexp.Regexp, r map[string]*yaml.Node) error {
 		cmds, err := p.mapping(r["commands"], "commands", Commands...)
 		if err != nil {
 			return err
@@ -373,83 +357,107 @@ func (p parser) rules(m *Matrix, n *yaml.Node) error {
 			rule.Commands[k] = n
 		}
 		m.Rules = append(m.Rules, rule)
+		return nil
+	})
+}
+
+// matchList reads list, the exclude or roundtrips list: entries that each hold a
+// pattern under match and the key other (exclude's why, a rule's commands), both
+// required. add takes each entry with its pattern compiled.
+func (p parser) matchList(n *yaml.Node, list, entry, other string, add func(*regexp.Regexp, map[string]*yaml.Node) error) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errorf(n, "%s must be a list", list)
+	}
+	for _, c := range n.Content {
+		f, err := p.mapping(c, entry, "match", other)
+		if err != nil {
+			return err
+		}
+		if err := p.required(c, f, "match", other); err != nil {
+			return err
+		}
+		re, err := p.regexp(f["match"], "match")
+		if err != nil {
+			return err
+		}
+		if err := add(re, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 func (p parser) presets(m *Matrix, n *yaml.Node) error {
-	presets, err := p.mapping(n, "presets")
-	if err != nil {
-		return err
-	}
-	for _, k := range keys(n) {
-		pn := presets[k.Value]
-		f, err := p.mapping(pn, "preset "+k.Value,
-			"about", "include", "pools", "ops", "connections", "warmup", "duration", "reps", "budget", "precision", "profile")
+	allowed := []string{"about", "include", "pools", "ops", "connections", "warmup", "duration", "reps", "budget", "precision", "profile"}
+	required := []string{"include", "pools", "connections", "warmup", "duration", "reps", "budget"}
+	return p.eachEntry(n, "presets", "preset", allowed, required, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+		ps, err := p.preset(m, k.Value, f)
 		if err != nil {
 			return err
-		}
-		if err := p.required(pn, f, "include", "pools", "connections", "warmup", "duration", "reps", "budget"); err != nil {
-			return err
-		}
-		ps := &Preset{Name: k.Value, Pools: map[string][]int{}}
-		if a := f["about"]; a != nil {
-			ps.About = a.Value
-		}
-		if _, err := p.strings(f["include"], "include", nil); err != nil {
-			return err
-		}
-		for _, c := range f["include"].Content {
-			re, err := p.regexp(c, "include")
-			if err != nil {
-				return err
-			}
-			ps.Include = append(ps.Include, re)
-		}
-		pools, err := p.mapping(f["pools"], "pools", m.order...)
-		if err != nil {
-			return err
-		}
-		for ln, pn := range pools {
-			if ps.Pools[ln], err = p.ints(pn, "pools of "+ln); err != nil {
-				return err
-			}
-		}
-		ps.Ops = []string{Get}
-		if n := f["ops"]; n != nil {
-			if ps.Ops, err = p.strings(n, "op", m.opOrder); err != nil {
-				return err
-			}
-		}
-		if ps.Connections, err = p.positive(f["connections"], "connections"); err != nil {
-			return err
-		}
-		if ps.Reps, err = p.positive(f["reps"], "reps"); err != nil {
-			return err
-		}
-		if ps.Warmup, err = p.duration(f["warmup"], "warmup"); err != nil {
-			return err
-		}
-		if ps.Duration, err = p.duration(f["duration"], "duration"); err != nil {
-			return err
-		}
-		if ps.Budget, err = p.duration(f["budget"], "budget"); err != nil {
-			return err
-		}
-		if n := f["precision"]; n != nil {
-			if ps.Precision, err = p.percent(n, "precision"); err != nil {
-				return err
-			}
-		}
-		if n := f["profile"]; n != nil {
-			if ps.Profile, err = p.duration(n, "profile"); err != nil {
-				return err
-			}
 		}
 		if len(m.Expand(ps)) == 0 {
-			return p.errorf(pn, "preset %s selects no variant", k.Value)
+			return p.errorf(v, "preset %s selects no variant", k.Value)
 		}
 		m.Presets[k.Value] = ps
+		return nil
+	})
+}
+
+// preset reads the fields of the preset name.
+func (p parser) preset(m *Matrix, name string, f map[string]*yaml.Node) (*Preset, error) {
+	ps := &Preset{Name: name, Pools: map[string][]int{}}
+	if a := f["about"]; a != nil {
+		ps.About = a.Value
 	}
-	return nil
+	if _, err := p.strings(f["include"], "include", nil); err != nil {
+		return nil, err
+	}
+	for _, c := range f["include"].Content {
+		re, err := p.regexp(c, "include")
+		if err != nil {
+			return nil, err
+		}
+		ps.Include = append(ps.Include, re)
+	}
+	pools, err := p.mapping(f["pools"], "pools", m.order...)
+	if err != nil {
+		return nil, err
+	}
+	for ln, pn := range pools {
+		if ps.Pools[ln], err = p.ints(pn, "pools of "+ln); err != nil {
+			return nil, err
+		}
+	}
+	ps.Ops = []string{Get}
+	if n := f["ops"]; n != nil {
+		if ps.Ops, err = p.strings(n, "op", m.opOrder); err != nil {
+			return nil, err
+		}
+	}
+	if ps.Connections, err = p.positive(f["connections"], "connections"); err != nil {
+		return nil, err
+	}
+	if ps.Reps, err = p.positive(f["reps"], "reps"); err != nil {
+		return nil, err
+	}
+	if ps.Warmup, err = p.duration(f["warmup"], "warmup"); err != nil {
+		return nil, err
+	}
+	if ps.Duration, err = p.duration(f["duration"], "duration"); err != nil {
+		return nil, err
+	}
+	if ps.Budget, err = p.duration(f["budget"], "budget"); err != nil {
+		return nil, err
+	}
+	if n := f["precision"]; n != nil {
+		if ps.Precision, err = p.percent(n, "precision"); err != nil {
+			return nil, err
+		}
+	}
+	if n := f["profile"]; n != nil {
+		if ps.Profile, err = p.duration(n, "profile"); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
 }

@@ -51,10 +51,15 @@ func groupOf(v *results.Variant) group { return group{v.Lang, v.Server} }
 
 // groupsOf lists the groups of fs in order of appearance.
 func groupsOf(fs []finding) []group {
-	var out []group
+	return distinct(fs, func(f finding) group { return groupOf(f.Other) })
+}
+
+// distinct lists key of each finding of fs once, in order of appearance.
+func distinct[K comparable](fs []finding, key func(finding) K) []K {
+	var out []K
 	for _, f := range fs {
-		if g := groupOf(f.Other); !slices.Contains(out, g) {
-			out = append(out, g)
+		if k := key(f); !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	return out
@@ -201,6 +206,14 @@ func sentence(clauses []string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// sentenceOr is sentence(clauses), or none when there is no clause.
+func sentenceOr(clauses []string, none string) string {
+	if len(clauses) == 0 {
+		return none
+	}
+	return sentence(clauses)
 }
 
 // firstBaseline puts the findings of the language's baseline layer first, keeps n.

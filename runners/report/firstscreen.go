@@ -120,22 +120,13 @@ func stmtAnswer(all []finding) answer {
 		}
 		clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(chunks, "; "))
 	}
-	if len(clauses) == 0 {
-		a.Sentence = "No interpolate or prepared variant was measured against a prepare variant."
-		return a
-	}
-	a.Sentence = sentence(clauses)
+	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
 	return a
 }
 
 // stmtsOf lists the other stmt values of fs: interpolate, prepared, then any other.
 func stmtsOf(fs []finding) []string {
-	var out []string
-	for _, f := range fs {
-		if !slices.Contains(out, f.Other.Stmt) {
-			out = append(out, f.Other.Stmt)
-		}
-	}
+	out := distinct(fs, func(f finding) string { return f.Other.Stmt })
 	rank := func(s string) int {
 		return map[string]int{"interpolate": 0, "prepared": 1}[s] + boolInt(s != "interpolate" && s != "prepared")*2
 	}
@@ -186,20 +177,11 @@ func connAnswer(all []finding) answer {
 		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}
-	if len(clauses) == 0 {
-		a.Sentence = "No per-request variant was measured against a persistent one, and no second server against the first."
-		return a
-	}
-	a.Sentence = sentence(clauses)
+	a.Sentence = sentenceOr(clauses, "No per-request variant was measured against a persistent one, and no second server against the first.")
 	return a
 }
 
+// langsOf lists the languages fs measured, in order of appearance.
 func langsOf(fs []finding) []string {
-	var out []string
-	for _, f := range fs {
-		if !slices.Contains(out, f.Other.Lang) {
-			out = append(out, f.Other.Lang)
-		}
-	}
-	return out
+	return distinct(fs, func(f finding) string { return f.Other.Lang })
 }

@@ -173,18 +173,8 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if err := restore(); err != nil {
 		return nil, err
 	}
-	rows, err := conn.QueryContext(ctx,
-		"SELECT command_type, CAST(argument AS CHAR) FROM mysql.general_log WHERE event_time >= ? AND thread_id <> ?", since, self)
-	if err != nil {
-		return nil, fmt.Errorf("roundtrip: read general log: %w", err)
-	}
-	defer rows.Close()
 	seen := map[string]bool{}
-	for rows.Next() {
-		var cmd, arg string
-		if err := rows.Scan(&cmd, &arg); err != nil {
-			return nil, fmt.Errorf("roundtrip: read general log: %w", err)
-		}
+	err = eachPair(ctx, conn, "read general log", func(cmd, arg string) {
 		res.Log[cmd]++
 		if cmd == "Query" || cmd == "Prepare" {
 			q := cmd + ": " + numbers.ReplaceAllString(arg, "?")
@@ -193,9 +183,9 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 				res.Queries = append(res.Queries, q)
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("roundtrip: read general log: %w", err)
+	}, "SELECT command_type, CAST(argument AS CHAR) FROM mysql.general_log WHERE event_time >= ? AND thread_id <> ?", since, self)
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(res.Queries)
 	return res, nil
@@ -287,21 +277,37 @@ func quiesce(ctx context.Context, conn *sql.Conn, proxy *Proxy) (last map[string
 	}
 }
 
+// status reads the server's numeric status variables.
 func status(ctx context.Context, conn *sql.Conn) (map[string]int64, error) {
-	rows, err := conn.QueryContext(ctx, "SHOW GLOBAL STATUS")
-	if err != nil {
-		return nil, fmt.Errorf("roundtrip: show global status: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]int64{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("roundtrip: show global status: %w", err)
-		}
+	err := eachPair(ctx, conn, "show global status", func(k, v string) {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			out[k] = n
 		}
+	}, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// eachPair runs query with args and hands each row's two columns, as text, to each;
+// an error says what was being read.
+func eachPair(ctx context.Context, conn *sql.Conn, what string, each func(a, b string), query string, args ...any) error {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("roundtrip: %s: %w", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			return fmt.Errorf("roundtrip: %s: %w", what, err)
+		}
+		each(a, b)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("roundtrip: %s: %w", what, err)
+	}
+	return nil
 }

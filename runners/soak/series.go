@@ -243,13 +243,20 @@ func Judge(s *Series, warmup float64) Verdict {
 
 // threshold is the 24-hour growth a series must pass to grow.
 func threshold(s *Series, median float64) float64 {
+	return bySize(s, median, MemoryGrowthPerDay, LevelGrowthPerDay, CountGrowthPerHour*24)
+}
+
+// bySize is what threshold and resolution share: memory's part of the median, a
+// level's part of its median or its floor, whichever is larger, and count itself for a
+// count, whose limits are absolute.
+func bySize(s *Series, median, memory, level, count float64) float64 {
 	switch s.Kind {
 	case Memory:
-		return MemoryGrowthPerDay * math.Abs(median)
+		return memory * math.Abs(median)
 	case Level:
-		return LevelGrowthPerDay * math.Max(math.Abs(median), s.Floor)
+		return level * math.Max(math.Abs(median), s.Floor)
 	default:
-		return CountGrowthPerHour * 24
+		return count
 	}
 }
 
@@ -264,14 +271,7 @@ func scatter(pts []Point, tr stats.Trend) float64 {
 
 // resolution is the least rise over the judged span that a series must show to grow.
 func resolution(s *Series, median float64) float64 {
-	switch s.Kind {
-	case Memory:
-		return MemoryResolution * math.Abs(median)
-	case Level:
-		return LevelResolution * math.Max(math.Abs(median), s.Floor)
-	default:
-		return CountResolution
-	}
+	return bySize(s, median, MemoryResolution, LevelResolution, CountResolution)
 }
 
 // lateTrend fits the last half of the points (by time), at LateConfidence: a series
@@ -306,13 +306,10 @@ func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
 // judgeAchieved compares what was delivered with what was offered, window by window
 // summed: a rate is a fraction of the offered load, not a trend.
 func judgeAchieved(achieved, offered []Point) Verdict {
-	v := Verdict{N: len(achieved)}
-	got, want, ok := sumWindows(achieved, offered)
+	v, got, want, ok := windowShare(achieved, offered)
 	if !ok {
-		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
 	}
-	v.Median = stats.Median(values(achieved))
 	v.Ratio = got / want
 	if v.Ratio < MinAchieved {
 		v.Verdict = Short
@@ -325,13 +322,10 @@ func judgeAchieved(achieved, offered []Point) Verdict {
 
 // judgeErrors divides the failed requests by all requests after the warm-up.
 func judgeErrors(failed, requests []Point) Verdict {
-	v := Verdict{N: len(failed)}
-	bad, all, ok := sumWindows(failed, requests)
+	v, bad, all, ok := windowShare(failed, requests)
 	if !ok {
-		v.Verdict, v.Reason = NotEnough, noWindow
 		return v
 	}
-	v.Median = stats.Median(values(failed))
 	if all > 0 {
 		v.Ratio = bad / all
 	}
@@ -344,20 +338,22 @@ func judgeErrors(failed, requests []Point) Verdict {
 	return v
 }
 
-// noWindow is the reason given when no window is left after the warm-up.
-const noWindow = "no load window after the warm-up"
-
-// sumWindows sums part and whole over the windows after the warm-up, which judgeAchieved
-// and judgeErrors divide; ok is false when there is none, or the two series disagree.
-func sumWindows(part, whole []Point) (p, w float64, ok bool) {
+// windowShare starts the verdict on part as a share of whole, which judgeAchieved and
+// judgeErrors finish: N and the median of part, and both summed over the windows after
+// the warm-up. ok is false, and v says NotEnough, when there is no window or the two
+// series disagree.
+func windowShare(part, whole []Point) (v Verdict, p, w float64, ok bool) {
+	v = Verdict{N: len(part)}
 	if len(part) == 0 || len(whole) != len(part) {
-		return 0, 0, false
+		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+		return v, 0, 0, false
 	}
 	for i := range part {
 		p += part[i].Value
 		w += whole[i].Value
 	}
-	return p, w, true
+	v.Median = stats.Median(values(part))
+	return v, p, w, true
 }
 
 // Flagged says whether a verdict asks for attention.

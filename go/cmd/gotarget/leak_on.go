@@ -40,6 +40,7 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		return s, nil
 	}
 	l := &leaky{Store: s, db: db, log: logger}
+	every := map[string]*int64{"stmt": &l.stmtEvery, "fd": &l.fdEvery, "query": &l.queryEvery, "lostupdate": &l.lostEvery}
 	only := ""
 	for _, part := range strings.Split(spec, ",") {
 		what, arg, ok := strings.Cut(strings.TrimSpace(part), ":")
@@ -51,18 +52,11 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		if !ok || err != nil || n < 1 {
 			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, and optionally layer:NAME", leakVar, spec)
 		}
-		switch what {
-		case "stmt":
-			l.stmtEvery = n
-		case "fd":
-			l.fdEvery = n
-		case "query":
-			l.queryEvery = n
-		case "lostupdate":
-			l.lostEvery = n
-		default:
+		p := every[what]
+		if p == nil {
 			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate or layer)", leakVar, spec, what)
 		}
+		*p = n
 	}
 	if only != "" && only != layer {
 		return s, nil

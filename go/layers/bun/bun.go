@@ -68,6 +68,9 @@ func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 }
 
 // Find implements server.Finder. Scan returns sql.ErrNoRows for a missing row.
+//
+// gorm.go's, sqlx.go's and ent.go's Find map a missing row the same way on purpose:
+// every layer is self-contained (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	m := user{ID: id}
 	if err := s.db.NewSelect().Model(&m).WherePK().Scan(ctx); err != nil {
@@ -81,6 +84,9 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 
 // List implements server.Store: the models scanned into a slice (no rows: an empty one,
 // not sql.ErrNoRows, for a slice model).
+//
+// gorm.go, sqlx.go and ent.go copy their models into server.User this way on purpose:
+// every layer is self-contained (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	ms := make([]user, 0, limit)
 	err := s.db.NewSelect().Model(&ms).Where("id > ?", after).Order("id").Limit(int64(limit)).Scan(ctx)
@@ -96,6 +102,8 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 
 // Insert implements server.Store: NewInsert().Model writes DEFAULT for the
 // auto-increment key and sets it from LastInsertId.
+//
+// gorm.go's Insert has this shape on purpose: every layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	m := user{Name: name}
 	if _, err := s.db.NewInsert().Model(&m).Exec(ctx); err != nil {

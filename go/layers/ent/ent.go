@@ -58,6 +58,9 @@ func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 }
 
 // Find implements server.Finder. Get returns an *entdb.NotFoundError for a missing row.
+//
+// The not-found mapping is bun.go's on purpose: every layer is self-contained
+// (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	u, err := s.client.User.Get(ctx, id)
 	if err != nil {
@@ -71,6 +74,9 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 
 // List implements server.Store: the entities in id order (ent writes the limit into the
 // text).
+//
+// The copy into server.User is bun.go's on purpose: every layer is self-contained
+// (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	us, err := s.client.User.Query().
 		Where(user.IDGT(after)).

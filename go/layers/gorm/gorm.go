@@ -51,6 +51,9 @@ func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
 }
 
 // Find implements server.Finder.
+//
+// The not-found mapping and the copy into server.User are bun.go's on purpose: every
+// layer is self-contained (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var m user
 	if err := s.db.WithContext(ctx).First(&m, id).Error; err != nil {

@@ -75,6 +75,9 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 }
 
 // List implements server.Store.
+//
+// builder.go's List scans the rows with this loop on purpose: every layer is
+// self-contained (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
 	var rows *sql.Rows
 	var err error
@@ -99,6 +102,9 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 }
 
 // Insert implements server.Store: one INSERT in autocommit, the id from LastInsertId.
+//
+// builder.go and sqlx.go end their Insert with this LastInsertId tail on purpose: every
+// layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	var res sql.Result
 	var err error

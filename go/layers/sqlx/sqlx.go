@@ -94,6 +94,9 @@ func New(ctx context.Context, db *sql.DB, prepared bool) (*Store, error) {
 }
 
 // Find implements server.Finder. GetContext returns sql.ErrNoRows for a missing row.
+//
+// The not-found mapping is bun.go's on purpose: every layer is self-contained
+// (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var u user
 	var err error

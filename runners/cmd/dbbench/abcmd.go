@@ -29,20 +29,13 @@ type abConfig struct {
 	tmp  string // where the builds go; "" is the system's temporary directory
 }
 
-func parseAB(fs *flagSet, args []string) (action, error) {
-	c, err := readAB(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	return c.run, nil
-}
+// parseAB is `dbbench ab`: readAB, then its run.
+var parseAB = actionOf(readAB)
 
 // readAB is parseAB's reading of the command line, apart so that tests can see it.
 func readAB(fs *flagSet, args []string) (abConfig, error) {
-	var df dbFlags
-	df.register(fs)
-	presetName := fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
-	variants := fs.String("variants", "", anything, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
+	var pf presetFlags
+	pf.register(fs, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
 	threshold := fs.Percent("threshold", 0.03, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
 	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when B broke a variant, sends more MySQL commands per request, or is worse than --threshold in app CPU per request or req/s with its whole 95% interval past it")
 	budget := fs.Duration("budget", 0, above0, fmt.Sprintf("time for all the paired slices (default: the preset's); no comparison stops below %d pairs", stats.MinPairs))
@@ -56,20 +49,16 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 	if len(pos) != 2 {
 		return abConfig{}, fmt.Errorf("%w: ab: want two revisions, A and B (a commit, branch or tag, or %s for the working tree as it is), got %d", errUsage, revision.Worktree, len(pos))
 	}
-	root, m, p, re, err := loadPreset("", *presetName, "ab: --variants", *variants)
-	if err != nil {
-		return abConfig{}, err
-	}
-	dbo, err := df.options(0, fs.out)
+	sel, err := pf.load(fs, "")
 	if err != nil {
 		return abConfig{}, err
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
+		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
 	}
 	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
-		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo, Budget: *budget, Precision: *precision,
+		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, Budget: *budget, Precision: *precision,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, KeepAlive: true, Seed: 1, Out: dir,
 		Threshold: *threshold, Command: fs.command(args),
 	}}, nil

@@ -29,6 +29,20 @@ type command struct {
 
 type action func(ctx context.Context, stdout, stderr io.Writer) error
 
+// actionOf makes a command's parse step of read, its reading of the command line into a
+// config whose run is the action (run and ab read apart so that tests can see the config).
+func actionOf[C interface {
+	run(ctx context.Context, stdout, stderr io.Writer) error
+}](read func(*flagSet, []string) (C, error)) func(*flagSet, []string) (action, error) {
+	return func(fs *flagSet, args []string) (action, error) {
+		c, err := read(fs, args)
+		if err != nil {
+			return nil, err
+		}
+		return c.run, nil
+	}
+}
+
 var commands = []command{
 	{"db up", "start (or attach to) a database, load the fixtures, wait until interrupted", parseDBUp},
 	{"serve", "start one target for a variant, wait until interrupted", parseServe},

@@ -85,6 +85,8 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"no mariadbd on PATH", []string{"PATH=" + t.TempDir()}, []string{"db", "up", "--rows", "10"}, "no mariadbd on PATH"},
 		{"unknown provider", nil, []string{"db", "up", "--provider", "docker"}, "--provider docker: must be one of embedded, dsn, testcontainers"},
 		{"unknown preset", nil, []string{"run", "--preset", "quik"}, `unknown preset "quik"`},
+		{"bad variants pattern", nil, []string{"run", "--variants", "("}, "run: --variants: error parsing regexp: missing closing )"},
+		{"bad variants pattern of ab", nil, []string{"ab", "HEAD", "HEAD", "--variants", "("}, "ab: --variants: error parsing regexp: missing closing )"},
 		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request)`},
 		{"unknown flag", nil, []string{"run", "--durration", "1s"}, "flag provided but not defined: -durration"},
 		{"unknown command", nil, []string{"bench"}, `unknown command "bench"`},

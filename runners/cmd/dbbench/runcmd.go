@@ -32,20 +32,13 @@ type runConfig struct {
 	saveBaseline string
 }
 
-func parseRun(fs *flagSet, args []string) (action, error) {
-	c, err := readRun(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	return c.run, nil
-}
+// parseRun is `dbbench run`: readRun, then its run.
+var parseRun = actionOf(readRun)
 
 // readRun is parseRun's reading of the command line, apart so that tests can see it.
 func readRun(fs *flagSet, args []string) (runConfig, error) {
-	var df dbFlags
-	df.register(fs)
-	presetName := fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
-	variants := fs.String("variants", "", anything, "keep only variants whose key matches this regular expression")
+	var pf presetFlags
+	pf.register(fs, "keep only variants whose key matches this regular expression")
 	matrixFile := fs.String("matrix", "", anything, "variant matrix (default runners/matrix.yaml)")
 	duration := fs.Duration("duration", 0, above0, "measured time of one slice (default: the preset's)")
 	warmup := fs.Duration("warmup", 0, above0, "load for each target after it starts (default: the preset's)")
@@ -83,17 +76,13 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	if *maxPairs > 0 && *maxPairs < *minPairs {
 		return runConfig{}, fmt.Errorf("%w: run: --max-pairs %d is below --min-pairs %d", errUsage, *maxPairs, *minPairs)
 	}
-	root, m, p, re, err := loadPreset(*matrixFile, *presetName, "run: --variants", *variants)
-	if err != nil {
-		return runConfig{}, err
-	}
-	dbo, err := df.options(0, fs.out)
+	sel, err := pf.load(fs, *matrixFile)
 	if err != nil {
 		return runConfig{}, err
 	}
 	var chosen []matrix.Variant
-	for _, v := range m.Expand(p) {
-		if re == nil || m.Match(re, v) {
+	for _, v := range sel.m.Expand(sel.preset) {
+		if sel.pattern == nil || sel.m.Match(sel.pattern, v) {
 			chosen = append(chosen, v)
 		}
 	}
@@ -104,19 +93,19 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		return runConfig{}, err
 	}
 	if *ah.url != "" {
-		if err := checkAppHostDB(fs, dbo, *rtt); err != nil {
+		if err := checkAppHostDB(fs, sel.db, *rtt); err != nil {
 			return runConfig{}, err
 		}
 	}
-	if err := checkTopology(fs, *topo, dbo); err != nil {
+	if err := checkTopology(fs, *topo, sel.db); err != nil {
 		return runConfig{}, err
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
+		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runConfig{saveBaseline: *saveBaseline, opts: run.Options{
-		Root: root, Matrix: m, Preset: p, Variants: re, DB: dbo,
+		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,

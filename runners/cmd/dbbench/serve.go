@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
 	"dbbench/runners/target"
 )
 
@@ -85,28 +86,53 @@ func loadMatrix(file string) (root string, m *matrix.Matrix, err error) {
 	return root, m, nil
 }
 
-// preset is the matrix's preset name, given with --preset.
-// loadPreset loads the matrix and its preset presetName, and compiles pattern (""
-// keeps every variant), a usage error named what when it does not compile: run and ab
-// read their --matrix, --preset and --variants so.
-func loadPreset(matrixFile, presetName, what, pattern string) (string, *matrix.Matrix, *matrix.Preset, *regexp.Regexp, error) {
-	root, m, err := loadMatrix(matrixFile)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	p, err := preset(m, presetName)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	var re *regexp.Regexp
-	if pattern != "" {
-		if re, err = regexp.Compile(pattern); err != nil {
-			return "", nil, nil, nil, fmt.Errorf("%w: %s: %v", errUsage, what, err)
-		}
-	}
-	return root, m, p, re, nil
+// presetFlags are how run and ab choose what to measure: the database flags, --preset
+// and --variants, whose help each command words.
+type presetFlags struct {
+	db               dbFlags
+	preset, variants *string
 }
 
+func (f *presetFlags) register(fs *flagSet, variantsHelp string) {
+	f.db.register(fs)
+	f.preset = fs.String("preset", "quick", anything, "preset from the matrix: smoke, quick, full")
+	f.variants = fs.String("variants", "", anything, variantsHelp)
+}
+
+// selection is what presetFlags load: the checkout's root, the matrix, the preset, the
+// --variants pattern (nil keeps every variant) and the database options.
+type selection struct {
+	root    string
+	m       *matrix.Matrix
+	preset  *matrix.Preset
+	pattern *regexp.Regexp
+	db      provider.Options
+}
+
+// load reads matrixFile ("": the default), the preset and the --variants pattern (a
+// usage error when it does not compile), then the database options: run and ab in the
+// same order, with the same messages.
+func (f *presetFlags) load(fs *flagSet, matrixFile string) (selection, error) {
+	root, m, err := loadMatrix(matrixFile)
+	if err != nil {
+		return selection{}, err
+	}
+	sel := selection{root: root, m: m}
+	if sel.preset, err = preset(m, *f.preset); err != nil {
+		return selection{}, err
+	}
+	if *f.variants != "" {
+		if sel.pattern, err = regexp.Compile(*f.variants); err != nil {
+			return selection{}, fmt.Errorf("%w: %s: --variants: %v", errUsage, fs.cmd, err)
+		}
+	}
+	if sel.db, err = f.db.options(0, fs.out); err != nil {
+		return selection{}, err
+	}
+	return sel, nil
+}
+
+// preset is the matrix's preset name, given with --preset.
 func preset(m *matrix.Matrix, name string) (*matrix.Preset, error) {
 	p, err := m.Preset(name)
 	if err != nil {

@@ -3,7 +3,8 @@ package chart
 // Advance widths of DejaVu Sans (regular and bold), in units of 1/2048 em, read from
 // Debian's fonts-dejavu-core 2.37 with golang.org/x/image/font/sfnt. DejaVu Sans (like
 // Bitstream Vera and Verdana, whose metrics it shares) is among the widest sans-serif
-// faces, so text measured with it and drawn in a narrower fallback still fits.
+// faces, so text measured with it and drawn in a narrower fallback still fits. The two
+// tables list the same runes, one table per weight, as the font files give them.
 
 var dejavuWidths = map[rune]uint16{
 	' ': 651, '!': 821, '"': 942, '#': 1716, '$': 1303, '%': 1946, '&': 1597, '\'': 563,

@@ -1,0 +1,40 @@
+//go:build leak
+
+package main
+
+import (
+	"io"
+	"log"
+	"strings"
+	"testing"
+)
+
+// plantLeak reads every plant into its own counter, and names what it refuses.
+func TestPlantLeakReadsTheSpec(t *testing.T) {
+	logger := log.New(io.Discard, "", 0)
+	t.Setenv(leakVar, "stmt:500, fd:2,query:1,lostupdate:3,layer:raw")
+	s, err := plantLeak(nil, nil, "raw", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := s.(*leaky)
+	if !ok {
+		t.Fatalf("plantLeak gave %T, want *leaky", s)
+	}
+	if l.stmtEvery != 500 || l.fdEvery != 2 || l.queryEvery != 1 || l.lostEvery != 3 {
+		t.Errorf("every: stmt %d, fd %d, query %d, lostupdate %d; want 500, 2, 1, 3", l.stmtEvery, l.fdEvery, l.queryEvery, l.lostEvery)
+	}
+	if s, err := plantLeak(nil, nil, "gorm", logger); err != nil || s != nil {
+		t.Errorf("another layer: got %v, %v; want the store unchanged (nil)", s, err)
+	}
+	for spec, want := range map[string]string{
+		"stmt:0":  "want stmt:N, fd:N, query:N or lostupdate:N",
+		"fd":      "want stmt:N, fd:N, query:N or lostupdate:N",
+		"heap:10": `unknown plant "heap"`,
+	} {
+		t.Setenv(leakVar, spec)
+		if _, err := plantLeak(nil, nil, "raw", logger); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=%q: got %v, want an error with %q", leakVar, spec, err, want)
+		}
+	}
+}
