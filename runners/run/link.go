@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 	"dbbench/runners/topology"
 )
 
@@ -69,7 +69,7 @@ func pingRTT(ctx context.Context, cfg *mysql.Config) (float64, error) {
 		return 0, err
 	}
 	defer conn.Close()
-	return median(func() error { return conn.PingContext(ctx) })
+	return timedMedian(func() error { return conn.PingContext(ctx) })
 }
 
 // echoRTT times a one-byte round trip from the runner to an echo server on the app
@@ -105,7 +105,7 @@ func echoRTT(ctx context.Context, app *topology.Role) (float64, error) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	b := []byte{0}
-	return median(func() error {
+	return timedMedian(func() error {
 		if _, err := c.Write(b); err != nil {
 			return err
 		}
@@ -114,9 +114,9 @@ func echoRTT(ctx context.Context, app *topology.Role) (float64, error) {
 	})
 }
 
-// median times linkPings+1 calls of once and returns the median of all but the first,
-// which may pay the connection's set-up.
-func median(once func() error) (float64, error) {
+// timedMedian times linkPings+1 calls of once and returns the median of all but the
+// first, which may pay the connection's set-up.
+func timedMedian(once func() error) (float64, error) {
 	rtts := make([]float64, 0, linkPings+1)
 	for range linkPings + 1 {
 		t0 := time.Now()
@@ -125,7 +125,5 @@ func median(once func() error) (float64, error) {
 		}
 		rtts = append(rtts, time.Since(t0).Seconds())
 	}
-	rtts = rtts[1:]
-	slices.Sort(rtts)
-	return rtts[len(rtts)/2], nil
+	return stats.Median(rtts[1:]), nil
 }

@@ -88,11 +88,11 @@ func handshakeRTT(ctx context.Context, h *remote.Host) (float64, string, error) 
 		return err
 	}
 	if refused() == nil {
-		rtt, err := median(refused)
+		rtt, err := timedMedian(refused)
 		return rtt, "TCP SYN/RST", err
 	}
 	sshd := net.JoinHostPort(h.Name, strconv.Itoa(h.Port))
-	rtt, err := median(func() error {
+	rtt, err := timedMedian(func() error {
 		c, err := d.DialContext(ctx, "tcp", sshd)
 		if err == nil {
 			c.Close()
