@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"regexp"
 	"strings"
 
 	"dbbench/runners/report/chart"
@@ -55,6 +56,16 @@ var funcs = template.FuncMap{
 	"svg":    func(p chart.Panel) template.HTML { return template.HTML(p.SVG()) }, // package chart escapes every text it draws
 	"swatch": swatch,
 	"cell":   cellHTML,
+	"prose":  prose,
+}
+
+// codeSpan is a markdown code span in a sentence the markdown report prints as it is.
+var codeSpan = regexp.MustCompile("`([^`]+)`")
+
+// prose is a sentence written for report.md, escaped, with its code spans as <code>:
+// "`make pool-sweep` measures it" shows no backticks in the HTML.
+func prose(s string) template.HTML {
+	return template.HTML(codeSpan.ReplaceAllString(template.HTMLEscapeString(s), "<code>$1</code>"))
 }
 
 // pageHead opens every dbbench page up to its title; the page gives .CSP.
@@ -77,7 +88,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pag
 {{range .P.Alerts}}<p class="warn"><strong>{{.}}</strong></p>
 {{end}}<section class="answers">
 {{range $i, $a := .P.Answers}}<div class="answer" id="answer-{{$a.ID}}">
-<div class="say"><h2>{{$a.Title}}</h2><p class="sentence">{{$a.Sentence}}</p><p class="evidence">{{$a.Evidence}} <a href="#{{$a.ID}}">Evidence ↓</a></p></div>
+<div class="say"><h2>{{$a.Title}}</h2><p class="sentence">{{prose $a.Sentence}}</p><p class="evidence">{{prose $a.Evidence}} <a href="#{{$a.ID}}">Evidence ↓</a></p></div>
 {{with index $.Charts $i}}<figure class="chart answer-chart" id="chart-answer-{{$a.ID}}">{{svg .}}</figure>{{end}}
 </div>
 {{end}}</section>
@@ -109,8 +120,8 @@ var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pag
 </body>
 </html>
 {{define "section"}}<h2 id="{{.ID}}">{{.Title}}</h2>
-{{if .Empty}}<p>{{.Empty}}</p>{{end}}{{range .Intro}}<p class="note">{{.}}</p>
-{{end}}{{range .Grids}}{{template "grid" .}}{{end}}{{range .Paragraphs}}<p>{{.}}</p>
+{{if .Empty}}<p>{{.Empty}}</p>{{end}}{{range .Intro}}<p class="note">{{prose .}}</p>
+{{end}}{{range .Grids}}{{template "grid" .}}{{end}}{{range .Paragraphs}}<p>{{prose .}}</p>
 {{end}}{{range .Figures}}{{template "figure" .}}{{end}}{{end}}
 {{define "figure"}}<figure class="chart" id="{{.ID}}"><figcaption>{{.Title}}</figcaption>
 {{if .Legend}}<div class="legend">{{range .Legend}}<span>{{swatch .}}{{.Name}}</span>{{end}}</div>{{end}}

@@ -104,3 +104,13 @@ func TestSpectrumPanelsAreSmall(t *testing.T) {
 		}
 	}
 }
+
+// A sentence written for report.md shows its code spans as code in the HTML, and
+// everything else escaped: no backticks on the page.
+func TestProseShowsCodeSpansAsCode(t *testing.T) {
+	got := string(prose("`make pool-sweep` measures <it> & `a<b`"))
+	want := "<code>make pool-sweep</code> measures &lt;it&gt; &amp; <code>a&lt;b</code>"
+	if got != want {
+		t.Errorf("prose: %q, want %q", got, want)
+	}
+}
