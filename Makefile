@@ -25,11 +25,11 @@ help:
 deps:
 	@bash runners/install-deps.sh
 
+# The target is its own module: go/go.mod alone decides its dependencies, as an
+# application's would (runners/revision/build.go says why).
 build: deps
 	go build -o $(BIN)/dbbench ./runners/cmd/dbbench
-	# The target is its own module: go/go.mod alone decides its dependencies, as an
-	# application's would (runners/revision/build.go says why).
-	cd go && GOWORK=off go build -o $(BIN)/gotarget ./cmd/gotarget
+	cd go && GOWORK=off go build -o $(abspath $(BIN))/gotarget ./cmd/gotarget
 
 vet:
 	@test -z "$$(gofmt -l fixtures schema runners go)" || { gofmt -l fixtures schema runners go; echo "gofmt needed"; exit 1; }
@@ -43,6 +43,8 @@ test-go:
 	# minute, a sweep's slices) more than they use the cores, and none may depend on the
 	# machine's speed (a test that does is a bug), so they share the two cores.
 	go test -count=1 -p 2 -timeout 30m $(GO_MODULES)
+	# The leak build's own test (its plants are read as before).
+	cd go && GOWORK=off go test -count=1 -tags leak ./cmd/gotarget
 
 # The packages whose tests import runners/internal/golden: only these define -update, and
 # go test fails a package on a flag it does not define, so not `go test ./... -update`.

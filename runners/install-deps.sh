@@ -46,10 +46,12 @@ fi
 
 command -v go >/dev/null || { echo "dbbench needs Go 1.26 or later on PATH (https://go.dev/dl/)" >&2; exit 1; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-# Module downloads are cached: a no-op after the first time.
-for m in fixtures schema runners go; do
+# Module downloads are cached: a no-op after the first time. The Go target is built as
+# its own module (GOWORK=off, see the Makefile), so its versions are fetched as such too.
+for m in fixtures schema runners; do
   (cd "$root/$m" && go mod download)
 done
+(cd "$root/go" && GOWORK=off go mod download)
 
 # benchstat, pinned to the golang.org/x/perf version runners/ builds with, so the
 # statistics in our reports and in `benchstat bench.txt` come from the same code.

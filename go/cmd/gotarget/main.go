@@ -221,7 +221,13 @@ func ping(ctx context.Context, c config.Config, stdout io.Writer) error {
 	}
 	rtts = rtts[1:]
 	slices.Sort(rtts)
-	_, err = fmt.Fprintf(stdout, "%.9f\n", rtts[len(rtts)/2].Seconds())
+	// The median as runners/stats takes it (the target cannot import the runners):
+	// the mean of the two middles of an even count, as the links measured here are.
+	mid := rtts[len(rtts)/2]
+	if len(rtts)%2 == 0 {
+		mid = (rtts[len(rtts)/2-1] + mid) / 2
+	}
+	_, err = fmt.Fprintf(stdout, "%.9f\n", mid.Seconds())
 	return err
 }
 
