@@ -181,6 +181,10 @@ func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { orphan.Wait(); close(done) }()
+	// `ip netns exec` enters the namespace, then execs sleep in the same process: until
+	// then the namespace lists no process, and a sweep finds nothing to kill (make test
+	// from a fresh clone once swept in that gap and left sleep running).
+	waitExec(t, orphan.Process.Pid, "sleep")
 	topo, err := Start(context.Background(), Netns)
 	if err != nil {
 		t.Fatal(err)
@@ -194,4 +198,16 @@ func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the process in the dead runner's namespace still runs")
 	}
+}
+
+// waitExec waits until process pid runs program name: after `ip netns exec` has
+// entered the namespace and exec'ed it.
+func waitExec(t *testing.T, pid int, name string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && strings.TrimSpace(string(b)) == name {
+			return
+		}
+	}
+	t.Fatalf("process %d never became %s", pid, name)
 }
