@@ -36,10 +36,16 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 				continue // a figure of 0 has no relative change
 			}
 			asIs, _ := fromTwoSample(e)
-			cands = append(cands, absCand{k, unit, stats.Median(a), stats.Median(b), asIs, normalise(asIs, unit, n)})
+			cands = append(cands, absCand{k, unit, !o.DB, stats.Median(a), stats.Median(b), asIs, normalise(asIs, unit, n)})
 		}
 	}
 	spread := betweenRunSpread(cands, res)
+	res.Yardstick.Hello = hellos(p, n, noise, spread[units.QPS])
+	n.contradicted = contradicted(res.Yardstick.Hello, n)
+	res.Yardstick.Contradicted = n.contradicted
+	if note := helloNote(res.Yardstick.Hello, n); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	rows := make([]Row, 0, len(cands))
 	for _, c := range cands {
 		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit]))
@@ -50,6 +56,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 // absCand is one absolute figure of one variant, before its verdict.
 type absCand struct {
 	key, unit    string
+	hello        bool // a variant without a database: the yardstick's check
 	old, new     float64
 	asIs, judged est // judged: relative to the yardstick when there is one
 }
@@ -87,7 +94,15 @@ func absoluteRow(c absCand, n norm, noise, spread float64) Row {
 			row.Labels = append(row.Labels, LatencyApprox)
 		}
 	}
-	row.Gate = n.on && row.Verdict == Regressed
+	if n.contradicted {
+		row.Labels = append(row.Labels, YardstickContradicted)
+	}
+	// A hello variant checks the yardstick and holds no database code; a change of the
+	// HTTP stack it measures shows in every variant of its server, which are gated.
+	if c.hello && row.Verdict != Unchanged {
+		row.Labels = append(row.Labels, HelloNotGated)
+	}
+	row.Gate = n.on && !n.contradicted && !c.hello && row.Verdict == Regressed
 	return row
 }
 

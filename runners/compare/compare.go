@@ -65,6 +65,12 @@ const (
 	// WithinSpread: an absolute figure whose change lies beyond the noise on its own
 	// runs' intervals, but not once the between-run spread is added (spread.go).
 	WithinSpread = "within the between-run spread"
+	// YardstickContradicted: most hello variants disagree with the yardstick beyond the
+	// between-run spread (machine.go, contradicted); the row does not count for the gate.
+	YardstickContradicted = "yardstick contradicted by hello"
+	// HelloNotGated: a hello variant's figure, the yardstick's check rather than code
+	// under test; shown, never gated.
+	HelloNotGated = "hello, not gated"
 )
 
 // Options of a comparison.
@@ -178,7 +184,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if len(pair.keys) == 0 {
 		res.Notes = append(res.Notes, "no variant is valid and measured in both runs: there is nothing to compare")
 	}
-	m := machine(old, new, pair, o.Noise, res)
+	m := machine(old, new, o.Noise, res)
 	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Noise, res)...)
 	res.Rows = append(res.Rows, countRows(old, new, pair, res)...)
 	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Noise, res)...)

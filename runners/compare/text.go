@@ -104,6 +104,9 @@ func (r *Result) yardstickText(b *strings.Builder) {
 			how = "QPS new/old, as they are"
 		}
 		fmt.Fprintf(b, "  hello variants (the HTTP stack alone, %s): %s\n", how, strings.Join(parts, "; "))
+		if y.Contradicted {
+			b.WriteString("  most hello variants disagree beyond the between-run spread: absolute figures do not count for --fail-on regression\n")
+		}
 	}
 	b.WriteString("\n")
 }
