@@ -18,6 +18,7 @@ import (
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/results"
+	"dbbench/runners/revision"
 )
 
 // The scenarios run the binaries built here, from the working tree, into a private root
@@ -87,14 +88,12 @@ func buildRoot() (string, error) {
 			return "", err
 		}
 	}
-	for _, b := range []struct{ out, pkg string }{
-		{"bin/dbbench", "./runners/cmd/dbbench"},
-		{"bin/gotarget", "./go/cmd/gotarget"},
-	} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
-		cmd.Dir = repo
+	dbbench := exec.Command("go", "build", "-o", filepath.Join(dir, "bin/dbbench"), "./runners/cmd/dbbench")
+	dbbench.Dir = repo
+	gotarget := revision.GoBuild(context.Background(), repo, filepath.Join(dir, "bin/gotarget"))
+	for _, cmd := range []*exec.Cmd{dbbench, gotarget} {
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+			return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 		}
 	}
 	return dir, nil

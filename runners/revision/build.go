@@ -171,9 +171,8 @@ func buildGo(ctx context.Context, root, out, dir string) error {
 	if err := os.MkdirAll(gotmp, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, GoTarget)
-	cmd.Dir = filepath.Join(root, goModule)
-	cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
+	cmd := GoBuild(ctx, root, out)
+	cmd.Env = append(cmd.Env, "GOTMPDIR="+gotmp)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -189,6 +188,21 @@ func buildGo(ctx context.Context, root, out, dir string) error {
 		return fmt.Errorf("go build %s (in %s/): %v; the last lines of its log:\n%s", GoTarget, goModule, err, tail(buf.String(), logTail))
 	}
 	return nil
+}
+
+// GoBuild is the command that builds the Go target of the tree at root into out, as
+// `make build` does: in go/, as its own module. Every test that builds a gotarget uses
+// it, so the tests link the dependency versions the shipped binary links. tags (such as
+// "leak", the test build) are passed to go build.
+func GoBuild(ctx context.Context, root, out string, tags ...string) *exec.Cmd {
+	args := []string{"build", "-o", out}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, GoTarget)...)
+	cmd.Dir = filepath.Join(root, goModule)
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	return cmd
 }
 
 // tail is the last n lines of s.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"dbbench/runners/provider"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
+	"dbbench/runners/revision"
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
@@ -37,7 +37,7 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "gotarget"), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+	if out, err := revision.GoBuild(context.Background(), root, filepath.Join(binDir, "gotarget")).CombinedOutput(); err != nil {
 		t.Fatalf("build gotarget: %v\n%s", err, out)
 	}
 	m, err := matrix.Load(filepath.Join(root, "runners", "matrix.yaml"))
@@ -183,7 +183,7 @@ func TestOpsEndToEndAndALostUpdateCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-tags", "leak", "-o", filepath.Join(binDir, "gotarget"), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+	if out, err := revision.GoBuild(context.Background(), root, filepath.Join(binDir, "gotarget"), "leak").CombinedOutput(); err != nil {
 		t.Fatalf("build gotarget -tags leak: %v\n%s", err, out)
 	}
 	t.Setenv("DBBENCH_LEAK", "lostupdate:1,layer:orm")

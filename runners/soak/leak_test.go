@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"dbbench/runners/dbtest"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/revision"
 )
 
 // leakSpec is what the planted-leak soak asks the test build to leak: one prepared
@@ -30,14 +30,13 @@ const leakSpec = "stmt:200,fd:200"
 func buildTarget(t *testing.T, tags string) string {
 	t.Helper()
 	dir := t.TempDir()
-	args := []string{"build", "-o", filepath.Join(dir, "gotarget")}
+	var tagList []string
 	if tags != "" {
-		args = append(args, "-tags", tags)
+		tagList = []string{tags}
 	}
-	cmd := exec.Command("go", append(args, "./cmd/gotarget")...)
-	cmd.Dir = "../../go"
+	cmd := revision.GoBuild(context.Background(), "../..", filepath.Join(dir, "gotarget"), tagList...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
 	return dir
 }

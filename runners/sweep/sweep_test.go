@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"dbbench/runners/poolsize"
 	"dbbench/runners/provider"
 	"dbbench/runners/report"
+	"dbbench/runners/revision"
 	"dbbench/runners/run"
 )
 
@@ -30,7 +30,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "gotarget"), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+	if out, err := revision.GoBuild(context.Background(), root, filepath.Join(binDir, "gotarget")).CombinedOutput(); err != nil {
 		t.Fatalf("build gotarget: %v\n%s", err, out)
 	}
 	m := loadMatrix(t)

@@ -24,6 +24,7 @@ import (
 	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/revision"
 	"dbbench/runners/roundtrip"
 )
 
@@ -64,7 +65,7 @@ func goBinDir(t *testing.T) string {
 			return
 		}
 		goBuild.dir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, GoBinary), "dbbench/go/cmd/gotarget")
+		cmd := revision.GoBuild(context.Background(), "../..", filepath.Join(dir, GoBinary))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			goBuild.err = fmt.Errorf("go build gotarget: %v\n%s", err, out)
 		}

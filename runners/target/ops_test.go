@@ -16,7 +16,6 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -27,6 +26,7 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/matrix"
+	"dbbench/runners/revision"
 	"dbbench/runners/roundtrip"
 )
 
@@ -473,7 +473,7 @@ func TestGoOps(t *testing.T) {
 func TestGoLostUpdateIsCaught(t *testing.T) {
 	_, dsnFile, admin := sharedDB(t)
 	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-tags", "leak", "-o", filepath.Join(dir, GoBinary), "dbbench/go/cmd/gotarget").CombinedOutput(); err != nil {
+	if out, err := revision.GoBuild(context.Background(), "../..", filepath.Join(dir, GoBinary), "leak").CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags leak: %v\n%s", err, out)
 	}
 	t.Setenv("DBBENCH_LEAK", "lostupdate:1")
