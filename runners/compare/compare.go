@@ -158,12 +158,16 @@ type KindSummary struct {
 }
 
 // Gate is what `--fail-on regression` fails on: regressions that survive normalisation
-// (within-run ratios, and absolute figures judged relative to a yardstick) and changes
-// of deterministic counts.
+// (within-run ratios, and absolute figures of variants with a database judged relative
+// to a yardstick that most hello variants do not contradict) and changes of
+// deterministic counts.
 type Gate struct {
 	Regressions  int  `json:"regressions"`
 	CountChanges int  `json:"count_changes"`
 	Fails        bool `json:"fails"`
+	// NotGated: absolute regressions left out of the gate, a hello variant's own
+	// (HelloNotGated) or judged on a contradicted yardstick (YardstickContradicted).
+	NotGated int `json:"not_gated"`
 	// Variants are the keys of the variants those rows belong to, in row order.
 	Variants []string `json:"variants,omitempty"`
 }

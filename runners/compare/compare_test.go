@@ -226,8 +226,9 @@ func TestOldRunWithoutYardstick(t *testing.T) {
 			}
 		}
 	}
-	if r.Gate.Fails || r.Yardstick.Normalised {
-		t.Errorf("gate %+v, normalised %v", r.Gate, r.Yardstick.Normalised)
+	// Without a yardstick no hello variant agrees with one, and none contradicts it.
+	if r.Gate.Fails || r.Yardstick.Normalised || r.Yardstick.Contradicted {
+		t.Errorf("gate %+v, normalised %v, contradicted %v", r.Gate, r.Yardstick.Normalised, r.Yardstick.Contradicted)
 	}
 	if s := r.String(); !strings.Contains(s, "yardstick: the old run has none: absolute figures are compared as they are (not normalised)") {
 		t.Errorf("summary does not say what is not normalised:\n%s", s[:1000])
@@ -314,6 +315,9 @@ func TestDisturbedYardstickIsNotGated(t *testing.T) {
 	if regressed == 0 {
 		t.Errorf("no absolute row regressed relative to the disturbed yardstick: the test tests nothing")
 	}
+	if r.Gate.NotGated != regressed || !strings.Contains(r.String(), "absolute regressions not gated") {
+		t.Errorf("gate %+v, %d regressed; the summary should count them as not gated", r.Gate, regressed)
+	}
 }
 
 // A hello variant off on its own, the machine and every other variant the same (Go's
@@ -339,6 +343,26 @@ func TestAHelloVariantIsNotGated(t *testing.T) {
 		if v == hello {
 			t.Errorf("gate names the hello variant: %v", r.Gate.Variants)
 		}
+	}
+	// The only hello variant in the runs, off on its own: still a variant, not the machine.
+	onlyGo := func(run *results.Run) {
+		var keep []*results.Variant
+		for _, v := range run.Variants {
+			if v.DB || v.Key == hello {
+				keep = append(keep, v)
+			}
+		}
+		run.Variants = keep
+	}
+	old := comparetest.Run(1)
+	onlyGo(old)
+	onlyGo(new)
+	r = run(t, old, new)
+	if len(r.Yardstick.Hello) != 1 || r.Yardstick.Hello[0].Agrees || r.Yardstick.Contradicted {
+		t.Errorf("one hello variant, off: %+v, contradicted %v; want it to disagree and not contradict", r.Yardstick.Hello, r.Yardstick.Contradicted)
+	}
+	if row := find(r, Absolute, comparetest.Gorm, units.QPS); row == nil || !row.Gate {
+		t.Errorf("one hello variant: gorm QPS %+v, want gated", row)
 	}
 }
 
@@ -479,6 +503,16 @@ func TestRunEffectsAreWithinTheSpread(t *testing.T) {
 	}
 	if within == 0 {
 		t.Errorf("no row labelled %q: the test's run effects are too small to test anything", WithinSpread)
+	}
+	// The hello variants move by their run effects too (Go's by +11%): within the spread
+	// they agree with the yardstick.
+	for _, h := range r.Yardstick.Hello {
+		if !h.Agrees {
+			t.Errorf("hello %s %+v disagrees; within the between-run spread it should agree", h.Variant, h.Ratio)
+		}
+	}
+	if r.Yardstick.Contradicted {
+		t.Errorf("run effects alone contradicted the yardstick")
 	}
 	if s := r.Spread[units.QPS]; s < 0.08 || s > 0.3 {
 		t.Errorf("QPS spread ±%.1f%%, want the run effects' ±8–30%%", 100*s)

@@ -146,10 +146,11 @@ func hellos(p pairing, n norm, noise, tau float64) []Hello {
 	return out
 }
 
-// contradicted reports whether more than half of the hello variants disagree with the
-// yardstick. One hello variant off is a variant (Go's hello, at 17 µs of CPU a request,
-// moved 23% between two runs of one commit); most of them off means the fixed work's
-// reading is in doubt (a trial disturbed by a build made 17 unchanged figures "slower").
+// contradicted reports whether at least two hello variants, and more than half of them,
+// disagree with the yardstick. One hello variant off is a variant (Go's hello, at 17 µs
+// of CPU a request, moved 23% between two runs of one commit), also when it is the only
+// one; most of them off means the fixed work's reading is in doubt (a trial disturbed by
+// a build made 17 unchanged figures "slower").
 func contradicted(hs []Hello, n norm) bool {
 	off := 0
 	for _, h := range hs {
@@ -157,7 +158,7 @@ func contradicted(hs []Hello, n norm) bool {
 			off++
 		}
 	}
-	return n.on && 2*off > len(hs)
+	return n.on && off >= 2 && 2*off > len(hs)
 }
 
 // helloNote says when the hello variants disagree with the yardstick, or, without one,
@@ -174,7 +175,7 @@ func helloNote(hs []Hello, n norm) string {
 	}
 	if n.contradicted {
 		return fmt.Sprintf("most hello variants (the HTTP stack alone) disagree with the yardstick beyond the between-run spread: %s, where the fixed work says %s. "+
-			"The machine changed in a way the CPU work does not capture (kernel, network stack, a neighbour busy during the readings) "+
+			"A reading of the fixed work was disturbed (a build or a neighbour busy during it), the machine changed in a way the CPU work does not capture (kernel, network stack) "+
 			"or the HTTP stack itself changed: absolute figures are judged relative to the yardstick but do not count for --fail-on regression", strings.Join(parts, ", "), times(n.speed))
 	}
 	if n.on {

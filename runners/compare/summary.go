@@ -38,6 +38,9 @@ func (r *Result) summarise() {
 		if slices.Contains(row.Labels, WithinSpread) {
 			s.WithinSpread++
 		}
+		if row.Verdict == Regressed && !row.Gate && (slices.Contains(row.Labels, HelloNotGated) || slices.Contains(row.Labels, YardstickContradicted)) {
+			r.Gate.NotGated++
+		}
 		if row.Gate {
 			if !slices.Contains(r.Gate.Variants, row.Variant) {
 				r.Gate.Variants = append(r.Gate.Variants, row.Variant)

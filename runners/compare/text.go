@@ -152,6 +152,10 @@ func (r *Result) verdictsText(b *strings.Builder) {
 	} else {
 		b.WriteString("gate: no regression survives normalisation and no count changed: --fail-on regression passes\n")
 	}
+	if g.NotGated > 0 {
+		fmt.Fprintf(b, "  %d absolute %s not gated: a hello variant's own (%q) or judged on a yardstick most hello variants contradict (%q)\n",
+			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated, YardstickContradicted)
+	}
 	b.WriteString("\n")
 }
 

@@ -15,7 +15,8 @@ import (
 // compareConfig is `dbbench compare [--noise PCT] [--format text|json] [--fail-on
 // regression] (--baseline NAME | OLD_DIR) NEW_DIR`. Without --fail-on its exit status
 // says only whether the comparison could be made; with --fail-on regression it is 3
-// when a regression survives normalisation or a deterministic count changed.
+// when a regression survives normalisation or a deterministic count changed (which
+// absolute figures count: runners/compare/README.md, "Output").
 type compareConfig struct {
 	baseline, baselines, oldDir, newDir string
 	noise                               float64 // a fraction
@@ -27,7 +28,7 @@ func parseCompare(fs *flagSet, args []string) (action, error) {
 	noise := fs.Percent("noise", stats.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
 	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
 	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
-	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when a regression survives normalisation or a deterministic count changed")
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when a regression survives normalisation (a hello variant's own figures, and absolute figures on a yardstick most hello variants contradict, do not count) or a deterministic count changed")
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
