@@ -195,6 +195,9 @@ func buildGo(ctx context.Context, root, out, dir string) error {
 // it, so the tests link the dependency versions the shipped binary links. tags (such as
 // "leak", the test build) are passed to go build.
 func GoBuild(ctx context.Context, root, out string, tags ...string) *exec.Cmd {
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs // the command runs in go/, and out is the caller's
+	}
 	args := []string{"build", "-o", out}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
