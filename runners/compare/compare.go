@@ -62,8 +62,9 @@ const (
 	// LatencyApprox: a latency normalised as if it scaled with the machine's speed, which
 	// it does only in part.
 	LatencyApprox = "latency not purely CPU-bound"
-	// WithinSpread: an absolute figure whose change lies beyond the noise on its own
-	// runs' intervals, but not once the between-run spread is added (spread.go).
+	// WithinSpread: an absolute figure or a within-run ratio whose change lies beyond
+	// the noise on its own runs' intervals, but not once the between-run spread is added
+	// (spread.go).
 	WithinSpread = "within the between-run spread"
 	// YardstickContradicted: most hello variants disagree with the yardstick beyond the
 	// between-run spread (machine.go, contradicted); the row does not count for the gate.
@@ -91,15 +92,17 @@ type Result struct {
 	Yardstick   Yardstick   `json:"yardstick"`
 	// Spread is the between-run spread of each absolute unit (spread.go): the 95%
 	// half-width added to every interval of that unit, a fraction (0.09 = ±9%).
-	Spread  map[string]float64 `json:"between_run_spread,omitempty"`
-	Summary []KindSummary      `json:"summary"`
-	Largest []Row              `json:"largest"` // up to 10 rows with a verdict other than unchanged, largest first
-	Rows    []Row              `json:"rows"`    // every row, by kind, then in the old run's variant order
-	OnlyOld []string           `json:"only_old,omitempty"`
-	OnlyNew []string           `json:"only_new,omitempty"`
-	Invalid []string           `json:"invalid,omitempty"` // "key: reason (old|new run)"
-	Notes   []string           `json:"notes,omitempty"`   // what could not be compared or normalised, and why
-	Gate    Gate               `json:"gate"`
+	Spread map[string]float64 `json:"between_run_spread,omitempty"`
+	// RatioSpread is the same for the within-run ratios, by unit (ratios.go).
+	RatioSpread map[string]float64 `json:"ratio_between_run_spread,omitempty"`
+	Summary     []KindSummary      `json:"summary"`
+	Largest     []Row              `json:"largest"` // up to 10 rows with a verdict other than unchanged, largest first
+	Rows        []Row              `json:"rows"`    // every row, by kind, then in the old run's variant order
+	OnlyOld     []string           `json:"only_old,omitempty"`
+	OnlyNew     []string           `json:"only_new,omitempty"`
+	Invalid     []string           `json:"invalid,omitempty"` // "key: reason (old|new run)"
+	Notes       []string           `json:"notes,omitempty"`   // what could not be compared or normalised, and why
+	Gate        Gate               `json:"gate"`
 }
 
 // RunInfo identifies a run.

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -476,9 +477,47 @@ func slicesContain(xs []string, x string) bool {
 
 // scatter gives every variant of r a run effect of its own, as two runs of the same
 // code on this kind of machine show: factors spread from 0.88 to 1.12 (sd about 8%).
-func scatter(r *results.Run) {
+func scatter(r *results.Run) { scatterBy(r, 0.12) }
+
+// scatterBy gives every variant of r a run effect of up to ±amp on the log scale.
+func scatterBy(r *results.Run, amp float64) {
 	for i, v := range r.Variants {
-		comparetest.Slow(r, v.Key, math.Exp(0.12*math.Sin(float64(3*i+1))))
+		comparetest.Slow(r, v.Key, math.Exp(amp*math.Sin(float64(3*i+1))))
+	}
+}
+
+// A within-run ratio is free of the machine's speed but not of the run: the
+// worker-over-php-fpm CPU ratio was 0.249 over 20 pairs of one run and 0.269 over 6 of
+// another of the same commit. Every variant off by a run effect of its own (normal, sd
+// 3%) moves the ratios beyond their own runs' intervals; within the spread of the
+// comparisons none is gated, over 20 pairs of synthetic runs. Without the spread, the
+// rows labelled within it that regressed would have failed the gate.
+func TestRatioRunEffectsAreWithinTheSpread(t *testing.T) {
+	within := 0
+	for seed := uint64(2); seed < 22; seed++ {
+		new := comparetest.Run(seed)
+		rng := rand.New(rand.NewPCG(seed, 99))
+		for _, v := range new.Variants {
+			comparetest.Slow(new, v.Key, math.Exp(0.03*rng.NormFloat64()))
+		}
+		r := run(t, comparetest.Run(1), new)
+		for _, row := range r.Rows {
+			if row.Kind != Ratio {
+				continue
+			}
+			if row.Gate {
+				t.Errorf("seed %d: %s vs %s %s: %s %+v; run effects alone should not fail the gate", seed, row.Variant, row.Versus, row.Unit, row.Verdict, row.Judged)
+			}
+			if slicesContain(row.Labels, WithinSpread) {
+				within++
+			}
+		}
+		if out := r.String(); len(r.RatioSpread) != 2 || !strings.Contains(out, "the scatter of the comparisons' changes") {
+			t.Errorf("seed %d: ratio spread %v; output:\n%s", seed, r.RatioSpread, out[:min(len(out), 1500)])
+		}
+	}
+	if within == 0 {
+		t.Errorf("no ratio labelled %q: the run effects are too small to test anything", WithinSpread)
 	}
 }
 
@@ -514,6 +553,7 @@ func TestRunEffectsAreWithinTheSpread(t *testing.T) {
 	if r.Yardstick.Contradicted {
 		t.Errorf("run effects alone contradicted the yardstick")
 	}
+
 	if s := r.Spread[units.QPS]; s < 0.08 || s > 0.3 {
 		t.Errorf("QPS spread ±%.1f%%, want the run effects' ±8–30%%", 100*s)
 	}
@@ -536,6 +576,9 @@ func TestRegressionStandsOutOfTheSpread(t *testing.T) {
 	}
 	if row := find(r, Absolute, comparetest.Gorm, units.QPS); row.Verdict != Regressed || !row.Gate {
 		t.Errorf("gorm QPS %+v, want regressed and gated", row)
+	}
+	if row := find(r, Ratio, comparetest.Gorm, units.QPS); row == nil || row.Verdict != Regressed || !row.Gate {
+		t.Errorf("gorm's QPS ratio to raw %+v, want regressed and gated beyond the comparisons' spread", row)
 	}
 }
 

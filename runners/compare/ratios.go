@@ -3,7 +3,9 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
@@ -60,7 +62,8 @@ func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, uni
 
 // ratioRows compares each comparison present in both runs, as it is: the ratio of two
 // variants measured in the same run carries no machine speed. Changed only when the
-// two runs' intervals do not overlap (quotient) and the change lies beyond the noise.
+// change, its interval the two runs' (quotient) widened by the between-run spread of
+// the comparisons (judgeRatios), lies beyond the noise.
 func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []Row {
 	oc, nc := comparisons(old, p.old), comparisons(new, p.new)
 	if !res.Old.Paired && len(oc) > 0 {
@@ -70,6 +73,7 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 		res.Notes = append(res.Notes, "new run has no paired comparisons: its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
 	}
 	var rows []Row
+	var qs []est
 	for _, other := range p.keys {
 		for _, key := range sortedKeys(oc, other) {
 			o, n := oc[key], nc[key]
@@ -77,27 +81,57 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 				continue // not in the new run, or its reference is not valid in both
 			}
 			for _, unit := range ratioUnits {
-				row, ok := ratioRow(old, new, p, o, n, unit, noise)
+				row, q, ok := ratioRow(old, new, p, o, n, unit)
 				if ok {
-					rows = append(rows, row)
+					rows, qs = append(rows, row), append(qs, q)
 				}
 			}
 		}
 	}
+	judgeRatios(rows, qs, noise, res)
 	return rows
 }
 
-func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string, noise float64) (Row, bool) {
+// judgeRatios gives each ratio row its verdict, its change q widened by the between-run
+// spread of its unit. A within-run ratio is free of the machine's speed, not of the run:
+// compare A/A on fresh clones of one commit found the worker-over-php-fpm CPU ratio at
+// 0.249 over 20 pairs of one run and at 0.269 over 6 pairs of another
+// (runners/compare/README.md, "The between-run spread").
+func judgeRatios(rows []Row, qs []est, noise float64, res *Result) {
+	byUnit := map[string][]float64{}
+	for i, row := range rows {
+		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].ratio))
+	}
+	tau, shown, few := spreadOf(byUnit, ratioUnits)
+	res.RatioSpread = shown
+	if len(few) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("within-run ratios of %s: fewer than %d comparisons, too few to estimate the between-run spread; their intervals cover the drift within each run only",
+			strings.Join(few, ", "), minSpreadVariants))
+	}
+	for i := range rows {
+		row, dir := &rows[i], units.Better(rows[i].Unit)
+		judged := widen(qs[i], tau[row.Unit])
+		row.Judged, row.Verdict = change(judged), judge(judged, dir, noise)
+		if judge(qs[i], dir, noise) != Unchanged && row.Verdict == Unchanged {
+			row.Labels = append(row.Labels, WithinSpread)
+		}
+		row.Gate = row.Verdict == Regressed
+	}
+}
+
+// ratioRow is the row of one comparison in unit, before its verdict, and its change q:
+// new over old, its interval the quotient's (the two runs' intervals do not overlap
+// when it excludes 1).
+func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (Row, est, bool) {
 	oe, oj, err1 := o.ratio(old, p.old, unit)
 	ne, nj, err2 := n.ratio(new, p.new, unit)
 	if err1 != nil || err2 != nil {
-		return Row{}, false // the unit was not measured (CPU of a remote target)
+		return Row{}, est{}, false // the unit was not measured (CPU of a remote target)
 	}
 	q := quotient(ne, oe)
 	row := Row{
 		Kind: Ratio, Variant: o.other, Question: o.question, Versus: o.base, Unit: unit,
-		Old: Num(oe.ratio), New: Num(ne.ratio), OldRatio: &oj, NewRatio: &nj,
-		AsIs: change(q), Judged: change(q), Verdict: judge(q, units.Better(unit), noise),
+		Old: Num(oe.ratio), New: Num(ne.ratio), OldRatio: &oj, NewRatio: &nj, AsIs: change(q),
 	}
 	switch {
 	case o.measured == nil && n.measured == nil:
@@ -113,8 +147,7 @@ func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string, no
 	for _, w := range nj.Warnings {
 		row.Warnings = append(row.Warnings, "new: "+w)
 	}
-	row.Gate = row.Verdict == Regressed
-	return row, true
+	return row, q, true
 }
 
 // sortedKeys are the comparisons of cs whose Other is other, by question in the order

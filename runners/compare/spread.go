@@ -38,9 +38,21 @@ func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
 	for _, c := range cands {
 		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.ratio))
 	}
-	tau := map[string]float64{}
-	var few []string
-	for _, unit := range absoluteUnits {
+	tau, shown, few := spreadOf(byUnit, absoluteUnits)
+	res.Spread = shown
+	if len(few) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("absolute figures of %s: fewer than %d variants, too few to estimate the between-run spread; their intervals cover the drift within each run only",
+			strings.Join(few, ", "), minSpreadVariants))
+	}
+	return tau
+}
+
+// spreadOf is τ of each unit in order from its log changes, the same as the 95%
+// half-width people read (1.96 τ as a fraction, nil when no unit has one), and the
+// units with changes but too few of them for τ.
+func spreadOf(byUnit map[string][]float64, order []string) (tau, shown map[string]float64, few []string) {
+	tau = map[string]float64{}
+	for _, unit := range order {
 		logs := byUnit[unit]
 		if len(logs) == 0 {
 			continue
@@ -50,16 +62,12 @@ func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
 			continue
 		}
 		tau[unit] = stats.RobustSD(logs)
-		if res.Spread == nil {
-			res.Spread = map[string]float64{}
+		if shown == nil {
+			shown = map[string]float64{}
 		}
-		res.Spread[unit] = math.Exp(1.96*tau[unit]) - 1
+		shown[unit] = math.Exp(1.96*tau[unit]) - 1
 	}
-	if len(few) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("absolute figures of %s: fewer than %d variants, too few to estimate the between-run spread; their intervals cover the drift within each run only",
-			strings.Join(few, ", "), minSpreadVariants))
-	}
-	return tau
+	return tau, shown, few
 }
 
 // widen adds the between-run spread tau (a standard deviation of log changes) to e's
@@ -74,9 +82,9 @@ func widen(e est, tau float64) est {
 }
 
 // spreadText is the spread of each unit as people read it: "req/s ±9.4%, …".
-func spreadText(spread map[string]float64) string {
+func spreadText(spread map[string]float64, order []string) string {
 	var parts []string
-	for _, unit := range absoluteUnits {
+	for _, unit := range order {
 		if s, ok := spread[unit]; ok {
 			parts = append(parts, fmt.Sprintf("%s ±%.1f%%", unit, 100*s))
 		}

@@ -116,7 +116,14 @@ func (r *Result) verdictsText(b *strings.Builder) {
 	for _, s := range r.Summary {
 		switch s.Kind {
 		case Ratio:
-			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (ratios inside each run, compared as they are)\n", "within-run ratios", s.Regressed, s.Improved, s.Unchanged)
+			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (ratios inside each run, compared as they are)", "within-run ratios", s.Regressed, s.Improved, s.Unchanged)
+			if s.WithinSpread > 0 {
+				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
+			}
+			if len(r.RatioSpread) > 0 {
+				fmt.Fprintf(b, "\n  %-21s the scatter of the comparisons' changes, added to every interval: %s", "between-run spread", spreadText(r.RatioSpread, ratioUnits))
+			}
+			b.WriteString("\n")
 		case Count:
 			fmt.Fprintf(b, "  %-21s %d changed (%d up, %d down), %d unchanged (any change beyond a count's exactness, whatever the noise)\n", "deterministic counts", s.Changed, s.Up, s.Down, s.Unchanged)
 		case Absolute:
@@ -135,7 +142,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
 			}
 			if len(r.Spread) > 0 {
-				fmt.Fprintf(b, "\n  %-21s the scatter of the variants' changes, added to every interval: %s", "between-run spread", spreadText(r.Spread))
+				fmt.Fprintf(b, "\n  %-21s the scatter of the variants' changes, added to every interval: %s", "between-run spread", spreadText(r.Spread, absoluteUnits))
 			}
 			b.WriteString("\n")
 		}
