@@ -171,3 +171,32 @@ func TestPlannedSamplesAndProgress(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// A sample is taken on time or a little late, never between two windows nor after the
+// soak's end: the last ten samples of a busy 90-s soak were once taken in one burst
+// after the load stopped, and the planted leak's descriptors read flat across them.
+func TestALateSampleIsSkipped(t *testing.T) {
+	start, iv := time.Unix(1000, 0), 3*time.Second
+	end := start.Add(90 * time.Second)
+	at := start.Add(sampleAt(10, iv)) // 31.5 s, the middle of window 10 (30 s to 32.85 s)
+	for _, c := range []struct {
+		now  time.Time
+		want bool
+		why  string
+	}{
+		{at, true, "on time"},
+		{at.Add(iv / 4), true, "a quarter interval late: still inside its window"},
+		{at.Add(iv/4 + time.Millisecond), false, "later: near the gap between windows"},
+		{at.Add(2 * iv), false, "two intervals late: in another window"},
+		{end, false, "at the end: the load has stopped"},
+	} {
+		if got := sampleDue(at, c.now, end, iv); got != c.want {
+			t.Errorf("%s: sampleDue = %v, want %v", c.why, got, c.want)
+		}
+	}
+	// The last sample's time, late by a second, is past the end: not taken.
+	last := start.Add(sampleAt(plannedSamples(90*time.Second, iv)-1, iv))
+	if sampleDue(last, last.Add(time.Second), end, iv) {
+		t.Errorf("the last sample, a second late at %v, is taken after the end at %v", last.Add(time.Second).Sub(start), end.Sub(start))
+	}
+}
