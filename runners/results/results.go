@@ -292,7 +292,10 @@ type Probe struct {
 	Rep    int     `json:"rep"`
 	Search int     `json:"search,omitempty"`
 	Pass   bool    `json:"pass"`
-	Why    string  `json:"why,omitempty"` // what failed
+	// Inconclusive: the generator fell behind, so the probe said nothing about the
+	// target and was measured again (runners/sweep/capacity.go).
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Why          string `json:"why,omitempty"` // what failed
 }
 
 // Profile is where a variant's CPU goes: one profiled slice, its stacks folded into

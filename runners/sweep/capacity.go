@@ -10,6 +10,7 @@ import (
 
 	"dbbench/runners/results"
 	"dbbench/runners/run"
+	"dbbench/runners/saturation"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -45,6 +46,11 @@ const (
 	DefaultProbes      = 4
 	DefaultCeilingReps = 2
 )
+
+// Retries is how many times a probe is measured again at the same rate when its
+// generator fell behind: such a probe says nothing about the target (runners/saturation),
+// and counting it as a failure pulled whole searches to 0 on a busy machine.
+const Retries = 2
 
 // Slices is how many slices the plan measures over points, for the progress line's ETA.
 func (pl *PoolPlan) Slices(points int) int {
@@ -82,10 +88,31 @@ func (pl *PoolPlan) ceiling(ctx context.Context, p *run.Phase, points []*results
 
 // search is one bisection of one point's capacity.
 type search struct {
-	v      *results.Variant
-	n      int // from 1
-	lo, hi float64
-	best   float64 // the highest rate that passed
+	v       *results.Variant
+	n       int // from 1
+	lo, hi  float64
+	best    float64 // the highest rate that passed
+	decided bool    // a probe held or failed: the search has something to say
+}
+
+// outcome is what one probe says about the target.
+type outcome int
+
+const (
+	held         outcome = iota
+	failed               // p99, errors, or past capacity
+	inconclusive         // the generator fell behind: nothing about the target
+)
+
+// record moves the search's bracket by a probe's outcome; an inconclusive probe leaves
+// it where it was.
+func (s *search) record(rate float64, o outcome) {
+	switch o {
+	case held:
+		s.lo, s.best, s.decided = rate, rate, true
+	case failed:
+		s.hi, s.decided = rate, true
+	}
 }
 
 // capacity runs every point's searches, one probe of each per round.
@@ -121,30 +148,32 @@ func (pl *PoolPlan) capacity(ctx context.Context, p *run.Phase, points []*result
 	return nil
 }
 
-// probe measures one search's next rate and halves its bracket.
+// probe measures one search's next rate and halves its bracket. A probe whose generator
+// fell behind is measured again, up to Retries times; if it never keeps its schedule,
+// the bracket stays.
 func (pl *PoolPlan) probe(ctx context.Context, p *run.Phase, s *search) error {
 	rate := (s.lo + s.hi) / 2
-	rep, err := p.Slice(ctx, s.v, run.Load{Rate: rate, Connections: pl.OpenConnections})
-	if err != nil {
-		return err
-	}
 	c := s.v.Capacity
-	if rep == nil { // the variant failed outright: no more probes
-		c.Probes = append(c.Probes, results.Probe{Rate: rate, Search: s.n, Why: s.v.InvalidReason})
-		return nil
+	for try := 0; ; try++ {
+		rep, err := p.Slice(ctx, s.v, run.Load{Rate: rate, Connections: pl.OpenConnections})
+		if err != nil {
+			return err
+		}
+		if rep == nil { // the variant failed outright: no more probes
+			c.Probes = append(c.Probes, results.Probe{Rate: rate, Search: s.n, Why: s.v.InvalidReason})
+			return nil
+		}
+		o, why := pl.judge(s.v, rep, p.Options().MaxErrorRate)
+		c.Probes = append(c.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Search: s.n, Pass: o == held, Inconclusive: o == inconclusive, Why: why})
+		if o != inconclusive || try == Retries {
+			s.record(rate, o)
+			return nil
+		}
 	}
-	pass, why := pl.judge(s.v, rep, p.Options().MaxErrorRate)
-	c.Probes = append(c.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Search: s.n, Pass: pass, Why: why})
-	if pass {
-		s.lo, s.best = rate, rate
-	} else {
-		s.hi = rate
-	}
-	return nil
 }
 
-// settle sets a point's capacity from its searches: their median, with the 95%
-// interval of the median, and the highest rate any probe passed for the table.
+// settle sets a point's capacity from its decided searches (a search whose every probe
+// was inconclusive is left out): their median, with the 95% interval of the median.
 func settle(c *results.Capacity, all []*search) {
 	if c == nil {
 		return
@@ -152,7 +181,7 @@ func settle(c *results.Capacity, all []*search) {
 	var v *results.Variant
 	c.Searches = nil
 	for _, s := range all {
-		if s.v.Capacity == c {
+		if s.v.Capacity == c && s.decided {
 			v = s.v
 			c.Searches = append(c.Searches, s.best)
 		}
@@ -170,21 +199,26 @@ func settle(c *results.Capacity, all []*search) {
 	}
 }
 
-// judge says whether a probe held: p99 within the SLO, errors within the threshold, and
-// the rate kept (not past capacity, nor a generator that fell behind).
-func (pl *PoolPlan) judge(v *results.Variant, rep *results.Repetition, maxErrors float64) (bool, string) {
+// judge says what a probe tells of the target: held (p99 within the SLO, errors within
+// the threshold, the rate kept), failed (past capacity), or inconclusive (the generator
+// did not keep its own schedule).
+func (pl *PoolPlan) judge(v *results.Variant, rep *results.Repetition, maxErrors float64) (outcome, string) {
 	if rep.P99 > pl.SLO.Seconds() {
-		return false, fmt.Sprintf("p99 %.1f ms above %v", 1e3*rep.P99, pl.SLO)
+		return failed, fmt.Sprintf("p99 %.1f ms above %v", 1e3*rep.P99, pl.SLO)
 	}
 	if e, _ := v.Value(rep, units.Errors); e > maxErrors {
-		return false, fmt.Sprintf("%.2f%% errors", 100*e)
+		return failed, fmt.Sprintf("%.2f%% errors", 100*e)
 	}
 	if rep.Saturation != nil {
-		if verdict := saturationOf(rep); verdict.Marked() {
-			return false, verdict.Flag()
+		verdict := saturationOf(rep)
+		switch {
+		case verdict.State == saturation.GeneratorBehind:
+			return inconclusive, verdict.Flag()
+		case verdict.Marked():
+			return failed, verdict.Flag()
 		}
 	}
-	return true, ""
+	return held, ""
 }
 
 // closedCeiling is the median closed-loop QPS of v at the highest concurrency it ran

@@ -150,7 +150,9 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 		chart.Series = append(chart.Series, measured, model)
 	}
 	sec.Paragraphs = []string{
-		"A probe holds a rate for one slice and fails on its p99, its errors, or a shortfall or growing backlog (past capacity). Searches lists each bisection's highest rate that held. " +
+		"A probe holds a rate for one slice and fails on its p99, its errors, or a shortfall or growing backlog (past capacity). " +
+			"A probe whose load generator fell behind says nothing about the target: it is measured again, up to twice, and a search none of whose probes decided is left out. " +
+			"Searches lists each bisection's highest rate that held. " +
 			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99; " +
 			"predicted is that limit or the most any pool of the family held here, whichever is lower: the model sizes the pool, and the host's CPU caps every pool alike.",
 		modelVerdict(curves, need),
@@ -207,8 +209,11 @@ func probes(c *results.Capacity) string {
 	var out []string
 	for _, p := range sorted {
 		mark := "✗"
-		if p.Pass {
+		switch {
+		case p.Pass:
 			mark = "✓"
+		case p.Inconclusive:
+			mark = "?"
 		}
 		out = append(out, fmt.Sprintf("%.0f%s", p.Rate, mark))
 	}

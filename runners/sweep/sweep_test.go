@@ -3,9 +3,9 @@ package sweep
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"dbbench/runners/poolsize"
 	"dbbench/runners/provider"
 	"dbbench/runners/report"
+	"dbbench/runners/results"
 	"dbbench/runners/revision"
 	"dbbench/runners/run"
 )
@@ -80,11 +81,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 				if p.Invalid != "" || p.Ceiling <= 0 {
 					t.Fatalf("%s pool %d: %+v", cv.Family, p.Pool, p)
 				}
-				// Six searches of one probe each, at half of 1.25× the ceiling (spread by
-				// a few percent); at a p99 target of a second, most hold.
-				if c := p.Capacity; c == nil || len(c.Probes) != 6 || len(c.Searches) != 6 || c.Rate <= 0 || math.IsInf(c.Lo, 0) {
-					t.Fatalf("%s pool %d: capacity %+v", cv.Family, p.Pool, p.Capacity)
-				}
+				checkSearches(t, cv.Family, p.Pool, p.Capacity, 6)
 			}
 			// A request one round trip away holds at least that round trip.
 			h, ok := cv.Hold()
@@ -174,4 +171,46 @@ func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
 		t.Fatalf("err = %v, want the hook's error", err)
 	}
 	dbtest.AssertNoChildren(t)
+}
+
+// checkSearches asserts, for searches of one probe each, what the capacity step
+// guarantees whatever the machine's speed:
+// every search probed once, a probe whose generator fell behind measured again at the
+// same rate (at most Retries times), every failure with its reason, and the capacity the
+// median of the searches that decided. Whether a probe holds depends on the machine (on
+// a busy one the generator falls behind: CI, stop 36), so no test asserts that it does.
+func checkSearches(t *testing.T, family string, pool int, c *results.Capacity, searches int) {
+	t.Helper()
+	if c == nil {
+		t.Fatalf("%s pool %d: no capacity", family, pool)
+	}
+	tries := map[int][]results.Probe{}
+	for _, pr := range c.Probes {
+		if !pr.Pass && pr.Why == "" {
+			t.Fatalf("%s pool %d: probe %+v failed without a reason", family, pool, pr)
+		}
+		tries[pr.Search] = append(tries[pr.Search], pr)
+	}
+	decided := 0
+	for n := 1; n <= searches; n++ {
+		ps := tries[n]
+		if len(ps) == 0 || len(ps) > 1+Retries {
+			t.Fatalf("%s pool %d search %d: %d probes, want 1 to %d", family, pool, n, len(ps), 1+Retries)
+		}
+		for i, pr := range ps {
+			last := i == len(ps)-1
+			if pr.Rate != ps[0].Rate || !last && !pr.Inconclusive || last && len(ps) <= Retries && pr.Inconclusive {
+				t.Fatalf("%s pool %d search %d: probes %+v: only an inconclusive probe is measured again, at its rate", family, pool, n, ps)
+			}
+		}
+		if !ps[len(ps)-1].Inconclusive {
+			decided++
+		}
+	}
+	if len(c.Searches) != decided {
+		t.Fatalf("%s pool %d: %d searches in the capacity, want the %d that decided: %+v", family, pool, len(c.Searches), decided, c)
+	}
+	if decided > 0 && (c.Rate < slices.Min(c.Searches) || c.Rate > slices.Max(c.Searches)) {
+		t.Fatalf("%s pool %d: capacity %.0f outside its searches %v", family, pool, c.Rate, c.Searches)
+	}
 }
