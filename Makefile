@@ -22,7 +22,7 @@ help:
 	@echo "make golden     rewrite the golden files (report.md, compare, sweep and soak reports) after a change meant to alter them"
 	@echo "make pool-sweep how large a pool: each pool's capacity at a p99 target 0.5 ms from the database, measured and modelled (~15 min; POOL_ARGS='--rtt 1ms --rate 1500')"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
-	@echo "make soak       the variants most at risk at 80% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
+	@echo "make soak       the variants most at risk at 70% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
 
 deps:
 	@bash runners/install-deps.sh

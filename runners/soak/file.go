@@ -30,6 +30,8 @@ type File struct {
 	Samples  int        `json:"samples"`
 	Database *Role      `json:"database"`
 	Variants []*Variant `json:"variants"`
+	// waits is each Go target's last pool WaitCount, for the next sample's rate.
+	waits map[int]Point
 }
 
 // Settings are the options a soak ran with.

@@ -39,10 +39,8 @@ var specs = map[string]spec{
 
 // series returns the role's series of that name, made from the catalogue on first use.
 func (r *Role) series(name string) *Series {
-	for _, s := range r.Series {
-		if s.Name == name {
-			return s
-		}
+	if s := r.find(name); s != nil {
+		return s
 	}
 	sp, ok := specs[name]
 	if !ok {

@@ -279,7 +279,11 @@ func dbLimits(ctx context.Context, db *sql.DB) (maxConns, maxStmts float64, err 
 // (over ten thousand lines under a soak's load, a few tenths of a second to read). So a
 // connection is counted when it lived across that moment: a leaked one always does; a
 // per-request one that lives milliseconds seldom does.
-func (s *soaker) sample(ctx context.Context, t float64) {
+func (s *soaker) sample(ctx context.Context, t float64) { s.sampleInto(ctx, s.file, t) }
+
+// sampleInto samples every role into the series of into: the soak's file, or the
+// scratch copy the sample at rest is taken in (rest.go).
+func (s *soaker) sampleInto(ctx context.Context, into *File, t float64) {
 	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	defer cancel()
 	began := time.Now()
@@ -319,7 +323,7 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.file
+	f := into
 	f.Samples++
 	db := f.Database
 	maxConns, maxStmts := f.Settings.MaxConnections, f.Settings.MaxPreparedStmtCount
@@ -361,10 +365,13 @@ func (s *soaker) sample(ctx context.Context, t float64) {
 			v.add("pool_open", t, float64(g.pool.OpenConnections))
 			v.add("pool_in_use", t, float64(g.pool.InUse))
 			waits := Point{T: t, Value: float64(g.pool.WaitCount)}
-			if prev, ok := s.waits[i]; ok && t > prev.T {
+			if prev, ok := f.waits[i]; ok && t > prev.T {
 				v.add("pool_waits", t, (waits.Value-prev.Value)/(t-prev.T))
 			}
-			s.waits[i] = waits
+			if f.waits == nil {
+				f.waits = map[int]Point{}
+			}
+			f.waits[i] = waits
 		}
 	}
 }

@@ -95,6 +95,10 @@ const (
 	// Unresolved: it rose, but the judged window is too short (MinNoisySpan), or its last
 	// half has too few samples, to tell growth from settling.
 	Unresolved = "unresolved"
+	// InFlight: a count rose, but more than half the rise was gone once the load had
+	// stopped (Series.Rest): statements or connections held by requests in flight, which
+	// a queue at the end of a soak raises; a leak keeps what it took.
+	InFlight = "in flight"
 	// Falls: the slope's interval is below 0 (no projection: nothing falls for a day).
 	Falls = "falls"
 	// Flat: the slope's interval holds 0.
@@ -135,6 +139,10 @@ type Series struct {
 	// requests finished in each window (Errors only): what the verdict divides by.
 	Offered  []Point `json:"offered,omitempty"`
 	Requests []Point `json:"requests,omitempty"`
+	// Rest is the value once the load had stopped and its requests were done (counts
+	// only; nil in soaks before it, or when that sample failed): a leak keeps what it
+	// took, a request in flight does not (rest.go).
+	Rest *Point `json:"rest,omitempty"`
 	// Verdict is set when the soak ends (and again by --report-only).
 	Verdict *Verdict `json:"verdict,omitempty"`
 }
@@ -226,6 +234,10 @@ func Judge(s *Series, warmup float64) Verdict {
 			v.Verdict = Settling
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half's slope [%s, %s] includes 0: settling, not growing; a longer soak tells",
 				FormatValue(rise, u), judged, perHour(tr.Slope, u), perHour(late.Lo, u), perHour(late.Hi, u))
+		case s.Kind == Count && s.Rest != nil && s.Rest.Value < tr.Intercept+tr.Slope*pts[0].T+rise/2:
+			v.Verdict = InFlight
+			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but read %s once the load had stopped, against %s at the start: held by requests in flight, not kept; a leak keeps what it took",
+				FormatValue(rise, u), judged, perHour(tr.Slope, u), FormatValue(s.Rest.Value, u), FormatValue(tr.Intercept+tr.Slope*pts[0].T, u))
 		}
 	}
 	switch {

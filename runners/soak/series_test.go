@@ -313,3 +313,26 @@ func TestCleanSeriesAreRarelyFlagged(t *testing.T) {
 		}
 	}
 }
+
+// A count that rose with the requests in flight (a queue at the end of a 90-s soak:
+// statements in flight rose from about 5 to 72 in its last 30 s) has lost its rise once the
+// load stopped: in flight, not flagged. The same rise kept at rest is a leak, and
+// without a sample at rest (soaks before it) the verdict is what the trend says.
+func TestACountThatFallsAtRestIsInFlight(t *testing.T) {
+	queue := func(rest *Point) *Series {
+		s := &Series{Name: "prepared_stmt_count", Kind: Count, Unit: "count", Rest: rest}
+		for i, v := range []float64{2, 4, 3, 5, 6, 4, 7, 9, 8, 12, 16, 20, 26, 34, 43, 50, 60, 72} {
+			s.Add(float64(3*i), v)
+		}
+		return s
+	}
+	if v := Judge(queue(nil), 0); v.Verdict != Grows {
+		t.Fatalf("no sample at rest: %s (%s), want grows", v.Verdict, v.Reason)
+	}
+	if v := Judge(queue(&Point{T: 56, Value: 1}), 0); v.Verdict != InFlight || v.Flagged() || !strings.Contains(v.Reason, "once the load had stopped") {
+		t.Fatalf("1 at rest: %s (%s), want in flight, not flagged", v.Verdict, v.Reason)
+	}
+	if v := Judge(queue(&Point{T: 56, Value: 55}), 0); v.Verdict != Grows {
+		t.Fatalf("55 kept at rest: %s (%s), want grows", v.Verdict, v.Reason)
+	}
+}

@@ -34,9 +34,8 @@ type soaker struct {
 	secrets string // private directory of the DSN file
 	targets []*target.Target
 	topo    *topology.Topology
-	tlog    *os.File      // the targets' own output
-	waits   map[int]Point // each Go target's last WaitCount
-	started time.Time     // of the soak proper: t = 0 of every series
+	tlog    *os.File  // the targets' own output
+	started time.Time // of the soak proper: t = 0 of every series
 }
 
 // Run performs the soak: provision the database, start every variant's target, measure
@@ -54,7 +53,7 @@ func Run(ctx context.Context, o Options) (*File, error) {
 	if o.BinDir == "" {
 		o.BinDir = filepath.Join(o.Root, "bin")
 	}
-	s := &soaker{o: o, waits: map[int]Point{}}
+	s := &soaker{o: o}
 	if err := s.resolve(); err != nil {
 		return nil, err
 	}
@@ -193,7 +192,11 @@ func (s *soaker) run(ctx context.Context) error {
 	if err := s.write(); err != nil {
 		return err
 	}
-	return s.soak(ctx)
+	if err := s.soak(ctx); err != nil {
+		return err
+	}
+	s.sampleAtRest(ctx)
+	return nil
 }
 
 // provision starts the database and writes the DSN file targets read (0600, in a
