@@ -75,7 +75,7 @@ func intro(f *File) []string {
 		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts. Over the rest, a series *grows* when "+
 			"(1) the %g%% interval of its Theil–Sen slope is above 0, widened for samples that wander together (lag-1 autocorrelation); "+
 			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling*, as a heap that fills and stops does; "+
-				"a count must also keep at least half its rise in a sample taken %v after the load stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
+			"a count must also keep at least half its rise in a sample taken %v after the load stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
 			"(3) it rose by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels), and by twice its own scatter, else it *creeps*; "+
 			"(4) projected over 24 h it passes a threshold: memory (RSS, heap) %.0f%% of its median, "+
 			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour, "+
