@@ -118,6 +118,10 @@ func TestPlantedLeakIsCaught(t *testing.T) {
 		if s.Verdict.Verdict != Grows {
 			t.Errorf("leaky build: %s is %s, want grows (%s)", key, s.Verdict.Verdict, s.Verdict.Reason)
 		}
+		// What it leaked, it keeps with no load running.
+		if s.RestBefore == nil || s.RestAfter == nil || s.RestAfter.Value <= s.RestBefore.Value {
+			t.Errorf("leaky build: %s at rest before %+v and after %+v: want more after", key, s.RestBefore, s.RestAfter)
+		}
 		if s.Limit == nil || s.Verdict.ToLimit == nil || *s.Verdict.ToLimit <= 0 {
 			t.Errorf("leaky build: %s grows but has no time to its limit", key)
 		} else {

@@ -75,7 +75,7 @@ func intro(f *File) []string {
 		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts. Over the rest, a series *grows* when "+
 			"(1) the %g%% interval of its Theil–Sen slope is above 0, widened for samples that wander together (lag-1 autocorrelation); "+
 			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling*, as a heap that fills and stops does; "+
-			"a count must also keep at least half its rise in a sample taken %v after the load stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
+			"a count must also keep at least half its rise between two samples with no load running, %v before the load began and %v after it stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
 			"(3) it rose by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels), and by twice its own scatter, else it *creeps*; "+
 			"(4) projected over 24 h it passes a threshold: memory (RSS, heap) %.0f%% of its median, "+
 			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour, "+
@@ -85,7 +85,7 @@ func intro(f *File) []string {
 			"So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
 			"A load is short when it achieved less than %.0f%% of its offered rate, and has errors when more than %.1f%% of its requests failed. "+
 			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
-			st.Warmup, 100*TrendConfidence, 100*LateConfidence, RestDelay,
+			st.Warmup, 100*TrendConfidence, 100*LateConfidence, RestDelay, RestDelay,
 			100*MemoryResolution, CountResolution, 100*LevelResolution,
 			100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay, MinNoisySpan,
 			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,

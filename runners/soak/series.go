@@ -95,9 +95,9 @@ const (
 	// Unresolved: it rose, but the judged window is too short (MinNoisySpan), or its last
 	// half has too few samples, to tell growth from settling.
 	Unresolved = "unresolved"
-	// InFlight: a count rose, but more than half the rise was gone once the load had
-	// stopped (Series.Rest): statements or connections held by requests in flight, which
-	// a queue at the end of a soak raises; a leak keeps what it took.
+	// InFlight: a count rose, but with no load running it kept less than half the rise
+	// (Series.RestBefore, RestAfter): statements or connections held by requests in
+	// flight, which a queue at the end of a soak raises; a leak keeps what it took.
 	InFlight = "in flight"
 	// Falls: the slope's interval is below 0 (no projection: nothing falls for a day).
 	Falls = "falls"
@@ -139,10 +139,11 @@ type Series struct {
 	// requests finished in each window (Errors only): what the verdict divides by.
 	Offered  []Point `json:"offered,omitempty"`
 	Requests []Point `json:"requests,omitempty"`
-	// Rest is the value once the load had stopped and its requests were done (counts
-	// only; nil in soaks before it, or when that sample failed): a leak keeps what it
-	// took, a request in flight does not (rest.go).
-	Rest *Point `json:"rest,omitempty"`
+	// RestBefore and RestAfter are its values with no load running, a second before the
+	// soak's load began and a second after it stopped (rest.go; nil in soaks before
+	// them): a leak keeps what it took between the two, requests in flight do not.
+	RestBefore *Point `json:"rest_before,omitempty"`
+	RestAfter  *Point `json:"rest_after,omitempty"`
 	// Verdict is set when the soak ends (and again by --report-only).
 	Verdict *Verdict `json:"verdict,omitempty"`
 }
@@ -234,10 +235,10 @@ func Judge(s *Series, warmup float64) Verdict {
 			v.Verdict = Settling
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half's slope [%s, %s] includes 0: settling, not growing; a longer soak tells",
 				FormatValue(rise, u), judged, perHour(tr.Slope, u), perHour(late.Lo, u), perHour(late.Hi, u))
-		case s.Kind == Count && s.Rest != nil && s.Rest.Value < tr.Intercept+tr.Slope*pts[0].T+rise/2:
+		case s.Kind == Count && s.RestBefore != nil && s.RestAfter != nil && s.RestAfter.Value-s.RestBefore.Value < rise/2:
 			v.Verdict = InFlight
-			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but read %s once the load had stopped, against %s at the start: held by requests in flight, not kept; a leak keeps what it took",
-				FormatValue(rise, u), judged, perHour(tr.Slope, u), FormatValue(s.Rest.Value, u), FormatValue(tr.Intercept+tr.Slope*pts[0].T, u))
+			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but with no load running it read %s before and %s after: held by requests in flight, not kept; a leak keeps what it took",
+				FormatValue(rise, u), judged, perHour(tr.Slope, u), FormatValue(s.RestBefore.Value, u), FormatValue(s.RestAfter.Value, u))
 		}
 	}
 	switch {

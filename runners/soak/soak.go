@@ -192,10 +192,13 @@ func (s *soaker) run(ctx context.Context) error {
 	if err := s.write(); err != nil {
 		return err
 	}
+	before, beforeAt, ok := s.restSample(ctx)
 	if err := s.soak(ctx); err != nil {
 		return err
 	}
-	s.sampleAtRest(ctx)
+	if after, afterAt, ok2 := s.restSample(ctx); ok && ok2 {
+		s.keepRest(before, after, beforeAt, afterAt)
+	}
 	return nil
 }
 
