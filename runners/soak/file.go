@@ -118,7 +118,8 @@ func (f *File) Roles() (names []string, roles []*Role) {
 	return names, roles
 }
 
-// Judge sets every series' verdict.
+// Judge sets every series' verdict, then judges the loads against each other
+// (judgeLoadsTogether).
 func (f *File) Judge() {
 	_, roles := f.Roles()
 	for _, r := range roles {
@@ -127,6 +128,7 @@ func (f *File) Judge() {
 			s.Verdict = &v
 		}
 	}
+	f.judgeLoadsTogether()
 }
 
 // Write replaces dir/soak.json atomically. Compact: an hour of series is a few MB.

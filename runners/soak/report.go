@@ -61,10 +61,17 @@ func intro(f *File) []string {
 			}
 		}
 	}
-	if flagged == 0 {
+	together := f.withOthers()
+	switch {
+	case flagged == 0 && together != "":
+		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged.", total), together)
+	case flagged == 0:
 		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged, and every load achieved its rate without errors.", total))
-	} else {
+	default:
 		out = append(out, fmt.Sprintf("%d of %d series are flagged (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
+		if together != "" {
+			out = append(out, together)
+		}
 	}
 	out = append(out,
 		fmt.Sprintf("How: every variant is served at once, each by its own target and its own open-loop generator, for the whole %s. "+
@@ -83,13 +90,13 @@ func intro(f *File) []string {
 			"Memory and levels are judged only over %s or more, since a process's memory settles, and a p99 wanders, for that long: a shorter soak calls them *unresolved* (counts are exact and judged in any soak). "+
 			"A slope whose interval is below 0 *falls* and is not projected; one whose interval holds 0 is *flat*. "+
 			"So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
-			"A load is short when it achieved less than %.0f%% of its offered rate, and has errors when more than %.1f%% of its requests failed. "+
+			"A load is short when it achieved less than %.0f%% of its offered rate (with %d variants or more, and less than %.0f%% of the median load's share too: else the machine gave every variant less, and it is *short with the others*, not flagged), and has errors when more than %.1f%% of its requests failed. "+
 			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
 			st.Warmup, 100*TrendConfidence, 100*LateConfidence, RestDelay, RestDelay,
 			100*MemoryResolution, CountResolution, 100*LevelResolution,
 			100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay, MinNoisySpan,
 			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,
-			100*MinAchieved, 100*MaxErrorRate,
+			100*MinAchieved, MinLoadsCompared, 100*MinOfOthers, 100*MaxErrorRate,
 			st.MaxPreparedStmtCount, st.MaxConnections),
 		"The database's series are global: every variant's connections and statements together. "+
 			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
