@@ -55,8 +55,8 @@ func (s *soaker) measureCapacity(ctx context.Context) error {
 
 // whileSampling runs measure while every role is sampled every Interval into a scratch
 // file, as the soak will sample: the sampler's own CPU (every process tree's /proc, the
-// TCP table) is then inside the capacity the rate is a fraction of. Without it, clean
-// 90-s soaks sampled every 3 s fell short of their rate in 3 of 10.
+// TCP table), a large share of the machine at a 90-s soak's 3-s interval, is then inside
+// the capacity the rate is a fraction of, as it is inside the soak.
 func (s *soaker) whileSampling(ctx context.Context, measure func() ([]*loadgen.Result, error)) ([]*loadgen.Result, error) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup

@@ -281,9 +281,9 @@ func dbLimits(ctx context.Context, db *sql.DB) (maxConns, maxStmts float64, err 
 // per-request one that lives milliseconds seldom does.
 func (s *soaker) sample(ctx context.Context, t float64) { s.sampleInto(ctx, s.file, t) }
 
-// sampleInto samples every role into the series of into: the soak's file, or the
-// scratch copy the sample at rest is taken in (rest.go).
-func (s *soaker) sampleInto(ctx context.Context, into *File, t float64) {
+// sampleInto samples every role into the series of f: the soak's file, or a scratch
+// file (rest.go) for the samples at rest and those of the capacity phase.
+func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	defer cancel()
 	began := time.Now()
@@ -323,7 +323,6 @@ func (s *soaker) sampleInto(ctx context.Context, into *File, t float64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := into
 	f.Samples++
 	db := f.Database
 	maxConns, maxStmts := f.Settings.MaxConnections, f.Settings.MaxPreparedStmtCount
