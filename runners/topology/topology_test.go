@@ -32,6 +32,46 @@ func TestNames(t *testing.T) {
 	}
 }
 
+// Removing a topology, whole or the part a build got to, never leaves a link of ours
+// without a namespace of its run, at any step: another runner looking meanwhile must
+// not take it for an orphan (and delete it, or report it left behind).
+func TestUndoNeverLeavesALinkWithoutANamespace(t *testing.T) {
+	const owner, n = 4242, 77
+	for _, c := range []struct {
+		roles  []string
+		bridge bool
+	}{{nsRoles, true}, {[]string{DB}, true}, {nsRoles, false}, {[]string{DB}, false}} {
+		exists := map[string]bool{} // what build made: namespaces, then the bridge, then veths
+		for _, role := range c.roles {
+			exists[nsName(owner, n, role)] = true
+		}
+		if c.bridge {
+			exists[bridgeName(n)] = true
+			for _, role := range c.roles {
+				exists[vethName(n, role)] = true
+			}
+		}
+		for i, args := range undoSteps(owner, n, c.roles, c.bridge) {
+			delete(exists, args[len(args)-1])
+			links, namespaces := 0, 0
+			for name := range exists {
+				if _, _, _, ok := parseNS(name); ok {
+					namespaces++
+				} else if linkSubnet(name) == n {
+					links++
+				}
+			}
+			if links > 0 && namespaces == 0 {
+				t.Errorf("%v bridge %v: after step %d (ip %s), links without a namespace: %v",
+					c.roles, c.bridge, i, strings.Join(args, " "), exists)
+			}
+		}
+		if len(exists) > 0 {
+			t.Errorf("%v bridge %v: left %v", c.roles, c.bridge, exists)
+		}
+	}
+}
+
 func TestCheckSaysWhatIsMissing(t *testing.T) {
 	defer func(e func() int, l func() (string, error)) { geteuid, lookIP = e, l }(geteuid, lookIP)
 	geteuid = func() int { return 1000 }
