@@ -200,12 +200,16 @@ func (c *cancelAfter) Err() error {
 // it included.
 func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
 	needNetns(t)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
+	// The runner lives until its topology is made, with a process in it, and dies only
+	// then: a sweep by any other run (another package's test) while we made it would
+	// otherwise remove it from under us.
+	runner := exec.Command("sleep", "600")
+	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer runner.Process.Kill()
 	ip, _ := lookIP()
-	owner := dead.Process.Pid
+	owner := runner.Process.Pid
 	n, err := freeSubnet(ip, owner)
 	if err != nil {
 		t.Fatal(err)
@@ -223,8 +227,11 @@ func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
 	go func() { orphan.Wait(); close(done) }()
 	// `ip netns exec` enters the namespace, then execs sleep in the same process: until
 	// then the namespace lists no process, and a sweep finds nothing to kill (make test
-	// from a fresh clone once swept in that gap and left sleep running).
+	// from a fresh clone once swept in that gap, while the runner was already dead, and
+	// left sleep running).
 	waitExec(t, orphan.Process.Pid, "sleep")
+	runner.Process.Kill()
+	runner.Wait()
 	topo, err := Start(context.Background(), Netns)
 	if err != nil {
 		t.Fatal(err)
