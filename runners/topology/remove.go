@@ -37,15 +37,19 @@ func undo(ip string, owner, n int, roles []string, bridge bool) error {
 // and its namespace. No link of ours is then ever left without a namespace of its run,
 // so another runner's sweep, or Left, looking while we remove, never takes one of our
 // links for an orphan (a check in make test once did, when the bridge went last).
+// Without the bridge no link is deleted: a build makes its veths only once it holds the
+// bridge, and veth names carry no owner, so those of subnet n would be the run's that
+// won the subnet (a dead owner's go with its namespace, or with the sweep's orphans).
 func undoSteps(owner, n int, roles []string, bridge bool) [][]string {
 	var out [][]string
 	if bridge {
 		out = append(out, []string{"link", "del", bridgeName(n)})
 	}
 	for _, role := range roles {
-		out = append(out,
-			[]string{"link", "del", vethName(n, role)},
-			[]string{"netns", "del", nsName(owner, n, role)})
+		if bridge {
+			out = append(out, []string{"link", "del", vethName(n, role)})
+		}
+		out = append(out, []string{"netns", "del", nsName(owner, n, role)})
 	}
 	return out
 }
