@@ -26,7 +26,7 @@ func sshArgs(out string, srv *sshtest.Server, key, knownHosts string, extra ...s
 func leftThere(t *testing.T, srv *sshtest.Server, dirs bool) int {
 	t.Helper()
 	n := 0
-	left, _ := filepath.Glob("/tmp/dbbench-app-*")
+	left, _ := filepath.Glob(filepath.Join(srv.Tmp, "dbbench-app-*"))
 	for _, d := range left {
 		if dirs {
 			t.Errorf("left on the app host: %s", d)
@@ -160,7 +160,7 @@ func TestAppHostDrops(t *testing.T) {
 			t.Errorf("results.json says %s: %q", res.Status, res.Error)
 		}
 		table.Add(Row{"app host drops", kill + " killed at slice 2", fmt.Sprintf("exit %d: %s", code, trim(cause(line), 60)), n, fmt.Sprintf("%d slices", reps)})
-		os.RemoveAll(glob1("/tmp/dbbench-app-*")) // a dropped host keeps it until the next run sweeps it
+		os.RemoveAll(glob1(filepath.Join(srv.Tmp, "dbbench-app-*"))) // a dropped host keeps it until the next run sweeps it
 	}
 }
 

@@ -23,7 +23,7 @@ func TestHost(t *testing.T) {
 	srv := sshtest.Start(t)
 	ctx := context.Background()
 	// The scratch directory of a runner of this host that is gone: swept at connect.
-	stale, err := os.MkdirTemp("", "dbbench-app-")
+	stale, err := os.MkdirTemp(srv.Tmp, "dbbench-app-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +86,9 @@ func TestHost(t *testing.T) {
 		t.Errorf("pid %d still runs after Stop", p.PID)
 	}
 	scratch := h.Scratch
+	if filepath.Dir(scratch) != srv.Tmp { // where tests that count what a run left look
+		t.Errorf("scratch %s is not in the sessions' TMPDIR %s", scratch, srv.Tmp)
+	}
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ type Server struct {
 	WrongKey   string // one it does not know
 	KnownHosts string // holds the server's host key
 	Unknown    string // a known_hosts file that does not
+	Tmp        string // the sessions' TMPDIR, where runs make their scratch directories
 	Topo       *topology.Topology
 	cmd        *exec.Cmd
 	done       chan struct{}
@@ -64,6 +65,7 @@ func Start(t testing.TB) *Server {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	s := &Server{Topo: topo, Key: filepath.Join(dir, "id"), WrongKey: filepath.Join(dir, "wrong"),
 		KnownHosts: filepath.Join(dir, "known_hosts"), Unknown: filepath.Join(dir, "unknown_hosts"),
+		Tmp: filepath.Join(dir, "tmp"),
 		URL: "ssh://" + me.Username + "@" + net.JoinHostPort(topo.App.Addr, port)}
 	for _, k := range []string{"host", "id", "wrong"} {
 		keygen(t, filepath.Join(dir, k))
@@ -74,6 +76,12 @@ func Start(t testing.TB) *Server {
 	entry := fmt.Sprintf("[%s]:%s %s %s\n", topo.App.Addr, port, f[0], f[1])
 	write(t, s.KnownHosts, entry)
 	write(t, s.Unknown, "")
+	// Each server's sessions get a TMPDIR of their own: a test that counts the scratch
+	// directories a run left on the host must not count another package's, made at the
+	// same time through its own server.
+	if err := os.Mkdir(s.Tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	conf := filepath.Join(dir, "sshd_config")
 	write(t, conf, fmt.Sprintf(`Port %s
 ListenAddress %s
@@ -88,7 +96,8 @@ UsePAM no
 StrictModes no
 AllowTcpForwarding yes
 PrintMotd no
-`, port, topo.App.Addr, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys")))
+SetEnv TMPDIR=%s
+`, port, topo.App.Addr, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), s.Tmp))
 	os.MkdirAll("/run/sshd", 0o755) // sshd's privilege separation directory
 	s.cmd = topo.App.Command(sshd, "-D", "-e", "-f", conf)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
