@@ -1,13 +1,15 @@
 // Package poolsize answers "how large a pool?" from what a run measures exactly: the
 // time a request holds its pooled resource (a database connection in Go, a php-fpm child
 // or a resident worker in PHP) with no other request in the way, and the round trips
-// to the database each request makes. Moved to a production distance, the hold grows by
-// one round-trip time per round trip; an M/M/c queue (Erlang C, runners/stats) then
-// gives the smallest pool that keeps a request's wait for it within the p99 target.
+// to the database each request makes, and the CPU each request costs the app and the
+// database. Moved to a production distance, the hold grows by one round-trip time per
+// round trip; near a host's capacity its CPU work stretches too (cpu.go). An M/M/c queue
+// (Erlang C, runners/stats) on that hold then gives the smallest pool that keeps a
+// request's wait for it within the p99 target.
 //
-// The model sizes the pool, not the host: it assumes the app and the database have the
-// CPU to serve the rate. `dbbench sweep pool` measures both at once, and prints the
-// model's capacity beside the measured one (README.md, "How large a pool?").
+// The same model predicts this machine (every role sharing its cores, Hosts.Shared),
+// which `dbbench run` checks by measurement (runners/sweep/check.go) and `dbbench sweep
+// pool` measures point by point, and sizes production's hosts (--app-cores, --db-cores).
 package poolsize
 
 import (
@@ -16,7 +18,6 @@ import (
 	"time"
 
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 )
 
 // Tail is the share of requests the model lets wait longer than the budget: the
@@ -33,7 +34,15 @@ type Need struct {
 	RTT            time.Duration // round trip from the app to the database in production
 	Instances      int           // app instances sharing the database
 	MaxConnections int           // the database server's
+	// AppCores and DBCores are production's hosts: the app instance's and the
+	// database's cores. Zero in runs before the CPU was modelled.
+	AppCores, DBCores int
+	// Current is the pool the user runs today, to say what it does at the rate; 0: none given.
+	Current int
 }
+
+// Hosts is production's layout: the app and the database on hosts of their own.
+func (n Need) Hosts() Hosts { return Hosts{AppCores: n.AppCores, DBCores: n.DBCores} }
 
 // NeedOf reads a run's stored need; ok is false when the run has none or it does not parse.
 func NeedOf(n *results.PoolNeed) (Need, bool) {
@@ -45,12 +54,14 @@ func NeedOf(n *results.PoolNeed) (Need, bool) {
 	if err1 != nil || err2 != nil {
 		return Need{}, false
 	}
-	return Need{Rate: n.Rate, P99: p99, RTT: rtt, Instances: n.Instances, MaxConnections: n.MaxConnections}, true
+	return Need{Rate: n.Rate, P99: p99, RTT: rtt, Instances: n.Instances, MaxConnections: n.MaxConnections,
+		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current}, true
 }
 
 // Stored is the need as results keeps it.
 func (n Need) Stored() *results.PoolNeed {
-	return &results.PoolNeed{Rate: n.Rate, P99: n.P99.String(), RTT: n.RTT.String(), Instances: n.Instances, MaxConnections: n.MaxConnections}
+	return &results.PoolNeed{Rate: n.Rate, P99: n.P99.String(), RTT: n.RTT.String(), Instances: n.Instances, MaxConnections: n.MaxConnections,
+		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current}
 }
 
 // Hold is what one request costs a pooled resource, measured alone.
@@ -60,6 +71,7 @@ type Hold struct {
 	RTT             float64 // the round-trip time it was measured at
 	RoundTrips      float64 // per request: each adds one round-trip time to the hold
 	Resource        string  // what is held: "connection", "php-fpm child", "worker"
+	CPU             CPU     // per request, measured under load (not alone)
 }
 
 // Of is the hold of a variant measured by its round-trip count: a Go request holds its
@@ -73,7 +85,7 @@ func Of(v *results.Variant, link float64) (Hold, bool) {
 	}
 	z := rt.ZeroLoad
 	_, trips := rt.Commands()
-	h := Hold{P99: z.LatencyP99, RTT: link, RoundTrips: trips}
+	h := Hold{P99: z.LatencyP99, RTT: link, RoundTrips: trips, CPU: CPUOf(v)}
 	switch {
 	case v.Lang == "go":
 		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, "connection"
@@ -93,25 +105,43 @@ func (h Hold) At(rtt time.Duration) Hold {
 	return h
 }
 
-// Advice is the pool one family needs.
+// Headroom is the utilisation a recommended pool and host stay within at the rate:
+// room for a surge of 1/0.7 = 1.43× before either is full.
+const Headroom = 0.7
+
+// Advice is the pool one family needs on production's hosts.
 type Advice struct {
 	Need Need
 	Hold Hold // at Need.RTT
 	// Budget is how long a request may wait for the resource: the p99 target less a
 	// request's own p99 alone at that distance. None when it is not positive.
 	Budget float64
-	// Pool is the smallest pool that holds the rate with the hold's upper bound; Model
-	// is the model's own answer before the floor of 2.
-	Pool, Model int
+	// Pool is the smallest pool that holds the rate with the hold's upper bound (at
+	// least 2); Model is the model's own answer before that floor. Recommended is the
+	// smallest pool that also keeps its own utilisation within Headroom; Upper the most
+	// each instance may open, max_connections ÷ instances.
+	Pool, Model, Recommended, Upper int
 	// Capacity of Pool at the target, req/s, at the mean hold, with the interval the
 	// hold's interval gives.
 	Capacity, CapLo, CapHi float64
-	Why                    string // when no pool holds
+	// AppUse and DBUse are the hosts' CPU utilisations at the rate (0: not modelled).
+	AppUse, DBUse float64
+	Why           string // when no pool holds
 }
 
-// Size gives the pool h needs for n.
+// Size gives the pool h needs for n on production's hosts (n.Hosts).
 func Size(h Hold, n Need) Advice {
-	a := Advice{Need: n, Hold: h.At(n.RTT)}
+	return SizeOn(h, n, n.Hosts())
+}
+
+// SizeOn gives the pool h needs for n on the given hosts: production's, or this
+// machine's to predict what a check here will measure.
+func SizeOn(h Hold, n Need, hosts Hosts) Advice {
+	m := ModelOf(h, n, hosts)
+	a := Advice{Need: n, Hold: m.Hold, Upper: n.MaxConnections / max(1, n.Instances)}
+	if m.CPU.Known() {
+		a.AppUse, a.DBUse = hosts.Use(m.CPU, n.Rate)
+	}
 	a.Budget = n.P99.Seconds() - a.Hold.P99
 	switch {
 	case a.Budget <= 0:
@@ -120,29 +150,42 @@ func Size(h Hold, n Need) Advice {
 	case n.Rate <= 0:
 		a.Why = "no rate to size for"
 		return a
+	case a.AppUse >= 1 || a.DBUse >= 1:
+		a.Why = fmt.Sprintf("the CPU is short: %.0f req/s would need %.0f%% of the app host's cores and %.0f%% of the database's", n.Rate, 100*a.AppUse, 100*a.DBUse)
+		return a
 	}
-	// The upper end of the hold's interval: a pool sized on it holds whatever the hold
-	// truly is within the interval.
-	a.Model = stats.MinServers(n.Rate, max(a.Hold.Hi, a.Hold.Seconds), a.Budget, Tail, Limit)
+	a.Model = m.MinPool(n.Rate, Limit)
 	if a.Model == 0 {
 		a.Why = fmt.Sprintf("no pool up to %d holds %.0f req/s", Limit, n.Rate)
 		return a
 	}
 	a.Pool = max(2, a.Model)
-	a.Capacity = stats.MaxRate(a.Pool, a.Hold.Seconds, a.Budget, Tail)
-	a.CapLo = stats.MaxRate(a.Pool, max(a.Hold.Hi, a.Hold.Seconds), a.Budget, Tail)
-	a.CapHi = stats.MaxRate(a.Pool, max(a.Hold.Lo, 1e-9), a.Budget, Tail)
+	a.Capacity, a.CapLo, a.CapHi = m.Capacity(a.Pool)
+	a.Recommended = a.Pool
+	for a.Recommended < Limit && m.Busy(a.Recommended, n.Rate) > Headroom {
+		a.Recommended++
+	}
 	return a
 }
 
-// CapacityOf is the model's capacity of a pool of c at the target and distance of n,
-// with the interval of the hold: what the pool sweep prints beside its measurement.
-func CapacityOf(h Hold, c int, n Need) (mean, lo, hi float64) {
-	h = h.At(n.RTT)
-	budget := n.P99.Seconds() - h.P99
-	return stats.MaxRate(c, h.Seconds, budget, Tail),
-		stats.MaxRate(c, max(h.Hi, h.Seconds), budget, Tail),
-		stats.MaxRate(c, max(h.Lo, 1e-9), budget, Tail)
+// CapacityOf is the model's capacity of a pool of c at the target and distance of n on
+// hosts, with the interval of the hold: what the pool sweep prints beside its
+// measurement.
+func CapacityOf(h Hold, c int, n Need, hosts Hosts) (mean, lo, hi float64) {
+	return ModelOf(h, n, hosts).Capacity(c)
+}
+
+// Verdict is what a pool of c does at the need's rate: it holds (within the target),
+// queues (requests wait past it), or its instances together open more connections
+// than the server allows.
+func (a Advice) Verdict(c int) string {
+	if c*max(1, a.Need.Instances) > a.Need.MaxConnections && a.Need.MaxConnections > 0 {
+		return "exceeds max_connections"
+	}
+	if a.Model > 0 && c >= a.Model {
+		return "holds"
+	}
+	return "queues"
 }
 
 // Total is the connections every instance's pool holds together, and whether the
@@ -150,4 +193,18 @@ func CapacityOf(h Hold, c int, n Need) (mean, lo, hi float64) {
 func (a Advice) Total() (int, bool) {
 	t := a.Pool * max(1, a.Need.Instances)
 	return t, a.Need.MaxConnections <= 0 || t <= a.Need.MaxConnections
+}
+
+// CommonStmt is the stmt mode most of a family's variants share, in their order the
+// first to reach that count: the mode the fourth answer names and its check measures.
+func CommonStmt(stmts []string) string {
+	count := map[string]int{}
+	best := ""
+	for _, s := range stmts {
+		count[s]++
+		if count[s] > count[best] {
+			best = s
+		}
+	}
+	return best
 }

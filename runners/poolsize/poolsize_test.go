@@ -1,6 +1,7 @@
 package poolsize
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,89 @@ func TestPHPAndNoPool(t *testing.T) {
 	none := Size(h, Need{Rate: 1000, P99: 3 * time.Millisecond, Instances: 1, MaxConnections: 151})
 	if none.Pool != 0 || !strings.Contains(none.Sentence("PHP"), "no pool holds") {
 		t.Errorf("a target under a request's own p99: %+v", none)
+	}
+}
+
+// goHold is a Go request 1 ms from the database: one round trip on the wire and 100 µs
+// of the database's work, 300 µs of CPU in all (app 150, database 50, the rest 100).
+func goHold() Hold {
+	return Hold{Seconds: 1.1e-3, Lo: 1.08e-3, Hi: 1.12e-3, P99: 2e-3, RTT: 1e-3, RoundTrips: 1, Resource: "connection",
+		CPU: CPU{App: 150e-6, DB: 50e-6, Other: 100e-6}}
+}
+
+// On this machine's 2 shared cores the CPU fills at 2 / 300 µs = 6667 req/s: a large
+// pool's capacity stops short of it, however large, while without the CPU it grows
+// with the pool. At a low rate the CPU moves nothing.
+func TestTheCPUCapsEveryPool(t *testing.T) {
+	n := Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: time.Millisecond}
+	here := ModelOf(goHold(), n, Hosts{Shared: true, AppCores: 2})
+	endless := ModelOf(goHold(), n, Hosts{})
+	for _, c := range []int{16, 64, 256} {
+		got, _, _ := here.Capacity(c)
+		if got >= 6667 || got < 0.8*6667 {
+			t.Errorf("pool %d on 2 shared cores: %g req/s, want under 6667 and near it", c, got)
+		}
+		if e, _, _ := endless.Capacity(c); e < float64(c)*0.5/1.1e-3 {
+			t.Errorf("pool %d without CPU: %g req/s, want the pool's own limit", c, e)
+		}
+	}
+	low, _, _ := here.Capacity(1)
+	if e, _, _ := endless.Capacity(1); low > e || low < 0.95*e {
+		t.Errorf("pool 1: %g with CPU against %g without: the CPU is 5%% busy there and should barely matter", low, e)
+	}
+	// Production's hosts, apart: the app's 150 µs on 2 cores, the database's 50 on 2,
+	// and no load generator: far more than here.
+	prod := ModelOf(goHold(), n, Hosts{AppCores: 2, DBCores: 2})
+	if p, _, _ := prod.Capacity(64); p <= 6667 {
+		t.Errorf("pool 64 on hosts of their own: %g req/s, want more than the shared host's 6667", p)
+	}
+}
+
+// The advice names the smallest pool that holds, a larger one that keeps it ≤ 70% busy,
+// the hosts' CPU at the rate, the upper bound, and what a present pool does.
+func TestAdviceHasHeadroomAndBounds(t *testing.T) {
+	n := Need{Rate: 3000, P99: 50 * time.Millisecond, RTT: time.Millisecond, Instances: 4, MaxConnections: 151, AppCores: 2, DBCores: 2}
+	a := Size(goHold(), n)
+	if a.Pool < 4 || a.Recommended <= a.Pool || a.Upper != 37 {
+		t.Fatalf("3000 req/s × 1.1 ms = 3.3 connections busy: %+v", a)
+	}
+	m := ModelOf(goHold(), n, n.Hosts())
+	if b := m.Busy(a.Recommended, n.Rate); b > Headroom {
+		t.Errorf("recommended %d is %.2f busy, over %.2f", a.Recommended, b, Headroom)
+	}
+	if b := m.Busy(a.Recommended-1, n.Rate); b <= Headroom {
+		t.Errorf("%d is %.2f busy already: the recommendation is not the smallest with headroom", a.Recommended-1, b)
+	}
+	if want := 3000 * 150e-6 / 2; math.Abs(a.AppUse-want) > 1e-12 {
+		t.Errorf("app host %.3f busy, want %.3f", a.AppUse, want)
+	}
+	s := a.Sentence("Go")
+	for _, want := range []string{"recommended", "app host's CPU is 22% busy", "more than 37 per instance"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("sentence lacks %q:\n%s", want, s)
+		}
+	}
+	if v := a.Verdict(a.Pool); v != "holds" {
+		t.Errorf("the smallest pool that holds: %q", v)
+	}
+	if v := a.Verdict(a.Model - 1); v != "queues" {
+		t.Errorf("one below the model: %q", v)
+	}
+	if v := a.Verdict(40); v != "exceeds max_connections" {
+		t.Errorf("4 × 40 = 160 over 151: %q", v)
+	}
+	// The CPU short: 20000 req/s × 150 µs is 1.5 app hosts.
+	short := Size(goHold(), Need{Rate: 20000, P99: 50 * time.Millisecond, RTT: time.Millisecond, Instances: 1, MaxConnections: 151, AppCores: 2, DBCores: 2})
+	if short.Pool != 0 || !strings.Contains(short.Why, "CPU is short") {
+		t.Errorf("20000 req/s on 2 app cores: %+v", short)
+	}
+}
+
+// A need survives results.json: its cores and present pool too.
+func TestNeedRoundTrips(t *testing.T) {
+	n := Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151, AppCores: 8, DBCores: 16, Current: 20}
+	got, ok := NeedOf(n.Stored())
+	if !ok || got != n {
+		t.Errorf("NeedOf(Stored) = %+v, want %+v", got, n)
 	}
 }

@@ -8,8 +8,12 @@ import (
 
 // Assumptions is the clause every recommendation states: what it was sized for.
 func (n Need) Assumptions() string {
-	return fmt.Sprintf("at %.0f req/s per app instance, p99 ≤ %v, %v to the database, %d instances, max_connections %d",
+	s := fmt.Sprintf("at %.0f req/s per app instance, p99 ≤ %v, %v to the database, %d instances, max_connections %d",
 		n.Rate, n.P99, rttText(n), n.Instances, n.MaxConnections)
+	if n.AppCores > 0 {
+		s += fmt.Sprintf(", app hosts of %d cores and a database host of %d", n.AppCores, n.DBCores)
+	}
+	return s
 }
 
 func rttText(n Need) string {
@@ -34,6 +38,21 @@ func (a Advice) Sentence(family string) string {
 		trim(h.RoundTrips), tripWord(h.RoundTrips), a.Pool, a.Capacity, a.CapLo, a.CapHi, units.Seconds(a.Budget))
 	if a.Model < 2 {
 		b.WriteString(" The model alone needs 1; 2 are advised: with one, a single slow query holds up every request.")
+	}
+	if a.Recommended > a.Pool {
+		fmt.Fprintf(&b, " **%d** keep the pool within %.0f%% busy at the rate, room for a surge of %.2g×: recommended.", a.Recommended, 100*Headroom, 1/Headroom)
+	}
+	if a.AppUse > 0 {
+		fmt.Fprintf(&b, " At the rate the app host's CPU is %.0f%% busy and the database's %.0f%%", 100*a.AppUse, 100*a.DBUse)
+		if max(a.AppUse, a.DBUse) > Headroom {
+			fmt.Fprintf(&b, ", over %.0f%%: more cores or instances before a larger pool", 100*Headroom)
+		}
+		b.WriteString(".")
+	} else {
+		b.WriteString(" The CPU is not modelled (the run measured none, or no host's cores were given).")
+	}
+	if a.Upper > 0 {
+		fmt.Fprintf(&b, " Too large costs too: more than %d per instance (max_connections ÷ instances) and the server refuses connections; each idle connection holds a server thread and its buffers.", a.Upper)
 	}
 	b.WriteString(" " + a.Settings())
 	return b.String()

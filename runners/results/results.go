@@ -49,6 +49,46 @@ type Run struct {
 	// AB is set when the run measured two revisions of the suite side by side (dbbench
 	// ab): every variant once per revision, and its comparisons are the revision pairs.
 	AB *AB `json:"ab,omitempty"`
+	// PoolCheck is the fourth answer checked by measurement after the run: each family
+	// at the pool the model predicts for this machine and its neighbours, at the need's
+	// rate and distance (runners/sweep/check.go). Nil when it did not run.
+	PoolCheck *PoolCheck `json:"pool_check,omitempty"`
+}
+
+// PoolCheck is a check of the pool answer on this machine: open-loop probes at Rate
+// with RTT added between the targets and the database.
+type PoolCheck struct {
+	Rate float64 `json:"rate"`    // req/s offered to each point
+	SLO  float64 `json:"slo_p99"` // seconds
+	RTT  string  `json:"rtt"`     // added, as asked
+	// Path is the round trip the targets measured to the database, RTT included.
+	Path   float64 `json:"path_rtt_s"`
+	Probes int     `json:"probes"` // per point
+	Dir    string  `json:"dir"`    // the check's own run, relative to this run's directory
+	// Skipped says why the check did not measure (a database the run may not load, a
+	// remote app host): the answer is modelled, not checked.
+	Skipped  string           `json:"skipped,omitempty"`
+	Error    string           `json:"error,omitempty"`
+	Families []*CheckedFamily `json:"families,omitempty"`
+}
+
+// CheckedFamily is one family's check: Model is the pool the model predicted for this
+// machine (every role sharing its cores), Points the pools probed.
+type CheckedFamily struct {
+	Family string          `json:"family"` // the key without its pool
+	Model  int             `json:"model"`
+	Points []*CheckedPoint `json:"points"`
+}
+
+// CheckedPoint is one pool probed: Held when every probe that decided held (and at
+// least one did); the p99 of each probe, in the order measured.
+type CheckedPoint struct {
+	Pool   int       `json:"pool"`
+	Held   bool      `json:"held"`
+	P99s   []float64 `json:"p99s"`
+	Rates  []float64 `json:"achieved"`      // req/s each probe completed
+	Why    string    `json:"why,omitempty"` // the first failure
+	Probes []Probe   `json:"probes"`
 }
 
 // AB is a run of two revisions: every variant served by A's build and by B's, at once,
@@ -220,6 +260,10 @@ type PoolNeed struct {
 	RTT            string  `json:"rtt"`
 	Instances      int     `json:"instances"`
 	MaxConnections int     `json:"max_connections"`
+	// Production's hosts (cores) and the user's present pool; absent in older runs.
+	AppCores int `json:"app_cores,omitempty"`
+	DBCores  int `json:"db_cores,omitempty"`
+	Current  int `json:"current,omitempty"`
 }
 
 // Pairing is the design of the paired measurement (runners/run/README.md).

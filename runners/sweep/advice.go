@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"slices"
+	"strconv"
 
 	"dbbench/runners/poolsize"
 	"dbbench/runners/results"
@@ -11,6 +12,9 @@ import (
 type Curve struct {
 	Family, Lang string
 	Points       []Point
+	// Cores is the machine's, which every role of the sweep shared (0 when the run did
+	// not say: the model then knows no CPU).
+	Cores int
 }
 
 // Point is one pool size of one family.
@@ -26,6 +30,8 @@ type Point struct {
 	// requests, runners/poolsize); HasHold is false in sweeps before it was measured.
 	Hold    poolsize.Hold
 	HasHold bool
+	// closed is the variant with only its closed-loop (ceiling) slices, for its CPU.
+	closed *results.Variant
 }
 
 // Curves groups a sweep's variants by family (in the run's order), points by pool.
@@ -36,13 +42,14 @@ func Curves(r *results.Run) []Curve {
 	if r.Link != nil {
 		link = r.Link.Path
 	}
+	cores, _ := strconv.Atoi(r.Environment["cpu-count"])
 	for _, v := range r.Variants {
 		fam := familyOf(v)
 		i, ok := idx[fam]
 		if !ok {
 			i = len(out)
 			idx[fam] = i
-			out = append(out, Curve{Family: fam, Lang: v.Lang})
+			out = append(out, Curve{Family: fam, Lang: v.Lang, Cores: cores})
 		}
 		out[i].Points = append(out[i].Points, point(v, link))
 	}
@@ -55,6 +62,11 @@ func Curves(r *results.Run) []Curve {
 func point(v *results.Variant, link float64) Point {
 	p := Point{Pool: v.Pool, Invalid: v.InvalidReason, Capacity: v.Capacity, Ceiling: closedCeiling(v)}
 	p.Hold, p.HasHold = poolsize.Of(v, link)
+	c := *v
+	c.Reps = slices.DeleteFunc(slices.Clone(v.Reps), func(r *results.Repetition) bool { return r.Saturation == nil || r.Saturation.Offered > 0 })
+	if len(c.Reps) > 0 {
+		p.closed = &c
+	}
 	for _, rep := range v.Reps {
 		s := rep.Saturation
 		if s != nil && s.Offered > 0 && p.Capacity != nil && p.Capacity.Rate > 0 && s.Offered == best(p.Capacity) {
@@ -142,23 +154,32 @@ func Advise(cv Curve, need poolsize.Need) Advice {
 	return a
 }
 
+// CPU is the family's CPU per request at its highest closed-loop rate: the ceiling
+// slices of its largest valid pool, where the idle wake-ups of a lightly loaded target
+// weigh least, as near a capacity.
+func (cv Curve) CPU() poolsize.CPU {
+	for i := len(cv.Points) - 1; i >= 0; i-- {
+		p := cv.Points[i]
+		if p.Invalid != "" || p.closed == nil {
+			continue
+		}
+		return poolsize.CPUOf(p.closed)
+	}
+	return poolsize.CPU{}
+}
+
 // Predicted is the model's capacity of one point at the sweep's own distance and
-// target: the pool's limit from the family's hold, capped by the most the machine
-// served at the target with any pool (the largest pool's measured capacity), since the
-// model sizes the pool and not the host.
+// target on this machine, every role sharing its cores (pred), and the pool's limit
+// alone, as if the CPU were endless (poolLimit).
 func Predicted(cv Curve, p Point, need poolsize.Need) (pred, poolLimit float64, ok bool) {
 	h, ok := cv.Hold()
 	if !ok {
 		return 0, 0, false
 	}
+	h.CPU = cv.CPU()
 	at := need
 	at.RTT = secondsToDuration(h.RTT) // this sweep's own distance: no move
-	poolLimit, _, _ = poolsize.CapacityOf(h, p.Pool, at)
-	machine := 0.0
-	for _, q := range cv.Points {
-		if q.Capacity != nil && q.Invalid == "" {
-			machine = max(machine, q.Capacity.Rate)
-		}
-	}
-	return min(poolLimit, machine), poolLimit, true
+	pred, _, _ = poolsize.CapacityOf(h, p.Pool, at, poolsize.Hosts{Shared: true, AppCores: cv.Cores})
+	poolLimit, _, _ = poolsize.CapacityOf(h, p.Pool, at, poolsize.Hosts{})
+	return pred, poolLimit, true
 }

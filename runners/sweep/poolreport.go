@@ -153,8 +153,9 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 		"A probe holds a rate for one slice and fails on its p99, its errors, or a shortfall or growing backlog (past capacity). " +
 			"A probe whose load generator fell behind says nothing about the target: it is measured again, up to twice, and a search none of whose probes decided is left out. " +
 			"Searches lists each bisection's highest rate that held. " +
-			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99; " +
-			"predicted is that limit or the most any pool of the family held here, whichever is lower: the model sizes the pool, and the host's CPU caps every pool alike.",
+			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99, as if the CPU were endless; " +
+			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the family's largest pool's ceiling slices) " +
+			"fills them, and a hold's work stretches as they fill (runners/poolsize/cpu.go). It is the model the first screen sizes with, and `dbbench run` checks.",
 		modelVerdict(curves, need),
 	}
 	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}
@@ -163,7 +164,7 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 
 // modelVerdict counts the points whose prediction is within Within of the measurement.
 func modelVerdict(curves []Curve, need poolsize.Need) string {
-	in, all := 0, 0
+	in, inInterval, all := 0, 0, 0
 	for _, cv := range curves {
 		for _, p := range cv.Points {
 			pred, _, ok := Predicted(cv, p, need)
@@ -174,12 +175,15 @@ func modelVerdict(curves []Curve, need poolsize.Need) string {
 			if r := pred / p.Capacity.Rate; r >= 1-Within && r <= 1+Within {
 				in++
 			}
+			if c := p.Capacity; c.Hi > 0 && pred >= (1-Within)*c.Lo && pred <= (1+Within)*c.Hi {
+				inInterval++
+			}
 		}
 	}
 	if all == 0 {
 		return "No point has both a measured capacity and a model's."
 	}
-	return fmt.Sprintf("The model is within ±%.0f%% of the measured capacity at %d of %d points.", 100*Within, in, all)
+	return fmt.Sprintf("The model is within ±%.0f%% of the measured capacity at %d of %d points, and within ±%.0f%% of its 95%% interval at %d.", 100*Within, in, all, 100*Within, inInterval)
 }
 
 func capacityText(c *results.Capacity) string {
