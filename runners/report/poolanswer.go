@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"dbbench/runners/units"
 	"fmt"
 	"slices"
@@ -37,7 +38,8 @@ func (d *data) pools() (poolsize.Need, []sized) {
 }
 
 // poolAnswer answers "how large a pool?" per language and server: the pool of its raw
-// driver and the range over its other layers, at the stmt mode most of them share.
+// driver and the range over its other layers, at the stmt mode most of them share,
+// sized for production's hosts, then what the check measured here.
 func (d *data) poolAnswer() answer {
 	a := answer{ID: "q-pool", Title: "4. How large a pool"}
 	need, all := d.pools()
@@ -50,9 +52,126 @@ func (d *data) poolAnswer() answer {
 		of := atCommonStmt(g)
 		chunks = append(chunks, poolChunk(of))
 	}
-	a.Sentence = fmt.Sprintf("Sized %s: %s.", need.Assumptions(), strings.Join(chunks, "; "))
-	a.Evidence = "From each variant's " + term("hold time", "hold-time") + " alone and an " + term("M/M/c", "mmc") + " model; `make pool-sweep` measures it."
+	a.Sentence = fmt.Sprintf("Sized %s: %s.", needText(need), strings.Join(chunks, "; "))
+	if cur := currentText(need, all); cur != "" {
+		a.Sentence += " " + cur
+	}
+	a.Sentence += " " + checkText(d.run.PoolCheck)
+	a.Evidence = "Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
+		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
+}
+
+// needText echoes what the pools are sized for, each with the flag that changes it.
+func needText(n poolsize.Need) string {
+	rtt := n.RTT.String()
+	if n.RTT == 0 {
+		rtt = "0 ms"
+	}
+	s := fmt.Sprintf("for %.0f req/s per app instance (`--pool-rate`), p99 ≤ %v (`--pool-p99`), %s to the database (`--pool-rtt`), "+
+		"%d instances (`--app-instances`), max_connections %d (`--max-connections`)", n.Rate, n.P99, rtt, n.Instances, n.MaxConnections)
+	if n.AppCores > 0 {
+		s += fmt.Sprintf(", an app host of %d cores (`--app-cores`) and a database host of %d (`--db-cores`)", n.AppCores, n.DBCores)
+	}
+	return s
+}
+
+// currentText says what the user's present pool does at the rate, per family's raw
+// driver (--pool-current).
+func currentText(n poolsize.Need, all []sized) string {
+	if n.Current <= 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range poolGroups(all) {
+		for _, s := range atCommonStmt(g) {
+			if s.v.Kind == "raw" && s.v.Layer == "raw" {
+				parts = append(parts, fmt.Sprintf("%s %s", familyHead(s.v), s.advice.Verdict(n.Current)))
+			}
+		}
+	}
+	return fmt.Sprintf("Your pool of %d (`--pool-current`): %s.", n.Current, strings.Join(parts, "; "))
+}
+
+// checkText says what the check measured on this machine, or why it did not run.
+func checkText(pc *results.PoolCheck) string {
+	switch {
+	case pc == nil:
+		return "Modelled, not checked (runs before the check)."
+	case pc.Skipped != "":
+		return "Modelled, not checked: " + pc.Skipped + "."
+	case len(pc.Families) == 0 || pc.Error != "" && len(pc.Families[0].Points) == 0:
+		return "The check measured nothing: " + cmp.Or(pc.Error, "no family") + "."
+	}
+	var parts []string
+	for _, f := range pc.Families {
+		parts = append(parts, checkedFamily(pc, f))
+	}
+	return fmt.Sprintf("Checked here, every role on this machine's cores, open loop at %.0f req/s with %s to the database (%s measured): %s.",
+		pc.Rate, pc.RTT, units.Seconds(pc.Path), strings.Join(parts, "; "))
+}
+
+// checkedFamily is "Go raw: pool 2 held (p99 4.1 ms), 1 did not (p99 120 ms)", and when
+// the model's pool failed, how far it was short.
+func checkedFamily(pc *results.PoolCheck, f *results.CheckedFamily) string {
+	name := familyShort(f.Family)
+	var model, below, first *results.CheckedPoint
+	for _, p := range f.Points {
+		switch {
+		case p.Pool == f.Model:
+			model = p
+		case p.Pool < f.Model:
+			below = p
+		}
+		if p.Held && first == nil {
+			first = p
+		}
+	}
+	if model == nil {
+		return name + ": not measured"
+	}
+	s := fmt.Sprintf("%s at the model's pool for this machine, %d, %s (p99 %s)", name, model.Pool, heldWord(model), p99s(model))
+	if below != nil {
+		s += fmt.Sprintf(", %d %s (p99 %s)", below.Pool, heldWord(below), p99s(below))
+	}
+	switch {
+	case model.Held:
+	case first != nil:
+		s += fmt.Sprintf("; %d held (p99 %s): the model was short by %d", first.Pool, p99s(first), first.Pool-f.Model)
+	default:
+		s += fmt.Sprintf("; none up to %d held: the model was short by more than %d", f.Points[len(f.Points)-1].Pool, f.Points[len(f.Points)-1].Pool-f.Model)
+	}
+	return s
+}
+
+func heldWord(p *results.CheckedPoint) string {
+	if p.Held {
+		return "held"
+	}
+	return "did not"
+}
+
+// p99s is each probe's p99 in ms, "4.1/3.9/5.0".
+func p99s(p *results.CheckedPoint) string {
+	var out []string
+	for _, x := range p.P99s {
+		out = append(out, fmt.Sprintf("%.1f", 1e3*x))
+	}
+	if len(out) == 0 {
+		return "none measured"
+	}
+	return strings.Join(out, "/") + " ms"
+}
+
+// familyShort is "go/nethttp/raw/interpolate" of a family key.
+func familyShort(fam string) string {
+	var parts []string
+	for _, part := range strings.Split(fam, "/") {
+		if k, v, ok := strings.Cut(part, "="); ok && k != "conn" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // poolGroups splits the sized variants by language and server, in run order.
@@ -73,24 +192,26 @@ func poolGroups(all []sized) [][]sized {
 
 // atCommonStmt keeps the variants at the stmt mode most of the group has.
 func atCommonStmt(g []sized) []sized {
-	count := map[string]int{}
-	best := ""
+	var stmts []string
 	for _, s := range g {
-		count[s.v.Stmt]++
-		if count[s.v.Stmt] > count[best] {
-			best = s.v.Stmt
-		}
+		stmts = append(stmts, s.v.Stmt)
 	}
+	best := poolsize.CommonStmt(stmts)
 	return slices.DeleteFunc(slices.Clone(g), func(s sized) bool { return s.v.Stmt != best })
 }
 
-// poolChunk is "Go (interpolate): database/sql **2** connections, ORMs 2–3".
+// familyHead is "Go (interpolate)" or "php-fpm (interpolate)".
+func familyHead(v *results.Variant) string {
+	if v.Server != "" && v.Lang == "php" {
+		return fmt.Sprintf("%s (%s)", serverName(v.Server), v.Stmt)
+	}
+	return fmt.Sprintf("%s (%s)", langName(v.Lang), v.Stmt)
+}
+
+// poolChunk is "Go (interpolate): database/sql 2 → 3 connections, its other layers 2 → 3".
 func poolChunk(of []sized) string {
 	v := of[0].v
-	head := fmt.Sprintf("%s (%s)", langName(v.Lang), v.Stmt)
-	if v.Server != "" && v.Lang == "php" {
-		head = fmt.Sprintf("%s (%s)", serverName(v.Server), v.Stmt)
-	}
+	head := familyHead(v)
 	var raw, rest []sized
 	for _, s := range of {
 		if s.v.Kind == "raw" && s.v.Layer == "raw" {
@@ -122,9 +243,13 @@ func poolChunk(of []sized) string {
 	return head + ": " + strings.Join(parts, ", ")
 }
 
+// poolText is the smallest pool that holds, and the one with headroom when larger.
 func poolText(a poolsize.Advice) string {
 	if a.Pool == 0 {
 		return "none holds"
+	}
+	if a.Recommended > a.Pool {
+		return fmt.Sprintf("%d → %d", a.Pool, a.Recommended)
 	}
 	return fmt.Sprint(a.Pool)
 }

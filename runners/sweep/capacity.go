@@ -163,7 +163,7 @@ func (pl *PoolPlan) probe(ctx context.Context, p *run.Phase, s *search) error {
 			c.Probes = append(c.Probes, results.Probe{Rate: rate, Search: s.n, Why: s.v.InvalidReason})
 			return nil
 		}
-		o, why := pl.judge(s.v, rep, p.Options().MaxErrorRate)
+		o, why := judge(pl.SLO, s.v, rep, p.Options().MaxErrorRate)
 		c.Probes = append(c.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Search: s.n, Pass: o == held, Inconclusive: o == inconclusive, Why: why})
 		if o != inconclusive || try == Retries {
 			s.record(rate, o)
@@ -202,9 +202,9 @@ func settle(c *results.Capacity, all []*search) {
 // judge says what a probe tells of the target: held (p99 within the SLO, errors within
 // the threshold, the rate kept), failed (past capacity), or inconclusive (the generator
 // did not keep its own schedule).
-func (pl *PoolPlan) judge(v *results.Variant, rep *results.Repetition, maxErrors float64) (outcome, string) {
-	if rep.P99 > pl.SLO.Seconds() {
-		return failed, fmt.Sprintf("p99 %.1f ms above %v", 1e3*rep.P99, pl.SLO)
+func judge(slo time.Duration, v *results.Variant, rep *results.Repetition, maxErrors float64) (outcome, string) {
+	if rep.P99 > slo.Seconds() {
+		return failed, fmt.Sprintf("p99 %.1f ms above %v", 1e3*rep.P99, slo)
 	}
 	if e, _ := v.Value(rep, units.Errors); e > maxErrors {
 		return failed, fmt.Sprintf("%.2f%% errors", 100*e)

@@ -58,16 +58,15 @@ func TestAnInconclusiveProbeMovesNoBracket(t *testing.T) {
 }
 
 func TestGeneratorBehindIsInconclusive(t *testing.T) {
-	pl := PoolPlan{SLO: time.Second}
 	v := &results.Variant{}
 	behind := &results.Repetition{P99: 0.002, Saturation: &saturation.Summary{
 		Mode: saturation.Open, Connections: 16, Offered: 400, Window: 1, Elapsed: 1,
 		Scheduled: 400, Completed: 400, LateGenerator: 80, LateAfter: 0.001, P99: 0.002}}
-	if o, why := pl.judge(v, behind, 0.01); o != inconclusive || !strings.HasPrefix(why, saturation.GeneratorBehind) {
+	if o, why := judge(time.Second, v, behind, 0.01); o != inconclusive || !strings.HasPrefix(why, saturation.GeneratorBehind) {
 		t.Fatalf("generator 20%% late: %v %q, want inconclusive", o, why)
 	}
 	slow := &results.Repetition{P99: 1.5}
-	if o, _ := pl.judge(v, slow, 0.01); o != failed {
+	if o, _ := judge(time.Second, v, slow, 0.01); o != failed {
 		t.Fatalf("p99 1.5 s against 1 s: %v, want failed", o)
 	}
 }

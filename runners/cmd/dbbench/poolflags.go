@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"time"
 
 	"dbbench/runners/poolsize"
@@ -22,6 +23,8 @@ type poolNeedFlags struct {
 	rate               *float64
 	p99, rtt           *time.Duration
 	instances, maxConn *int
+	appCores, dbCores  *int
+	current            *int
 }
 
 func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
@@ -30,6 +33,14 @@ func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
 	f.rtt = fs.Duration(prefix+"rtt", 0, atLeast0, "size pools for this round trip to the production database (default "+defaultPoolRTTText+")")
 	f.instances = fs.Int("app-instances", defaultInstances, atLeast(1), "app instances sharing the database, for the max_connections advice")
 	f.maxConn = fs.Int("max-connections", defaultMaxConns, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
+	f.appCores = fs.Int("app-cores", runtime.NumCPU(), atLeast(1), "cores of a production app instance's host, for the CPU the pool answer models (default: this host's)")
+	f.current = fs.Int(prefix+"current", 0, atLeast0, "the pool you run today: the answer says whether it holds, queues or exceeds max_connections at the rate")
+}
+
+// registerDBCores is --db-cores, apart because the pool sweep had a flag of that name
+// before it meant anything: it registers its own.
+func (f *poolNeedFlags) registerDBCores(fs *flagSet) {
+	f.dbCores = fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "cores of the production database's host, for the CPU the pool answer models (default: this host's)")
 }
 
 // need resolves the flags: the sizing distance is --pool-rtt when given, else the
@@ -42,5 +53,10 @@ func (f *poolNeedFlags) need(fs *flagSet, measuredAt time.Duration) poolsize.Nee
 			rtt = measuredAt
 		}
 	}
-	return poolsize.Need{Rate: *f.rate, P99: *f.p99, RTT: rtt, Instances: *f.instances, MaxConnections: *f.maxConn}
+	n := poolsize.Need{Rate: *f.rate, P99: *f.p99, RTT: rtt, Instances: *f.instances, MaxConnections: *f.maxConn,
+		AppCores: *f.appCores, Current: *f.current}
+	if f.dbCores != nil {
+		n.DBCores = *f.dbCores
+	}
+	return n
 }

@@ -7,15 +7,18 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"text/tabwriter"
 	"time"
 
 	"dbbench/runners/compare"
 	"dbbench/runners/matrix"
+	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
 	"dbbench/runners/stats"
+	"dbbench/runners/sweep"
 	"dbbench/runners/units"
 )
 
@@ -30,6 +33,11 @@ func precisionFlag(fs *flagSet) *float64 {
 type runConfig struct {
 	opts         run.Options
 	saveBaseline string
+	// poolCheck measures the fourth answer after the run (runners/sweep/check.go);
+	// need is what it checks.
+	poolCheck   bool
+	checkProbes int
+	need        poolsize.Need
 }
 
 // parseRun is `dbbench run`: readRun, then its run.
@@ -62,6 +70,9 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	ah.register(fs)
 	var pn poolNeedFlags
 	pn.register(fs, "pool-")
+	pn.registerDBCores(fs)
+	poolCheck := fs.Bool("pool-check", true, "after the run, measure the fourth answer here: each family at the pool the model predicts and its neighbours, open loop at --pool-rate with --pool-rtt added (about a minute); false: modelled, not checked")
+	checkProbes := fs.Int("pool-check-probes", sweep.DefaultCheckProbes, atLeast(1), "probes of each pool the check measures, interleaved")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
 	saveBaseline := fs.String("save-baseline", "", anything, "also save the run as a named baseline for 'dbbench compare --baseline NAME'")
 	if err := fs.parse(args); err != nil {
@@ -104,13 +115,14 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	if dir == "" {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
 	}
-	return runConfig{saveBaseline: *saveBaseline, opts: run.Options{
+	need := pn.need(fs, *rtt)
+	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, need: need, opts: run.Options{
 		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
+		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: need.Stored(), Command: fs.command(args),
 	}}, nil
 }
 
@@ -123,6 +135,9 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return uerr
 	}
 	measured := measuredReps(res)
+	if err == nil && res != nil {
+		c.checkPools(ctx, res, stderr)
+	}
 	if measured > 0 {
 		printSummary(stdout, res)
 		// The report is written whatever happened: an interrupted run's report says so.
@@ -163,6 +178,33 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			len(invalid), len(res.Variants), filepath.Join(dir, "report.md"), invalid[0])
 	}
 	return nil
+}
+
+// checkPools measures the fourth answer on this machine and keeps what it found in
+// the run's results.json; where it may not run, it says why. It never fails the run:
+// what the check could not do is in its result.
+func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writer) {
+	if res.Settings.PoolNeed == nil {
+		return
+	}
+	pc := &results.PoolCheck{Rate: c.need.Rate, SLO: c.need.P99.Seconds(), RTT: c.need.RTT.String()}
+	switch {
+	case !c.poolCheck:
+		pc.Skipped = "--pool-check=false"
+	case c.opts.DB.Kind != "" && c.opts.DB.Kind != "embedded":
+		pc.Skipped = "the database is yours (--provider " + c.opts.DB.Kind + "): dbbench loads only the server it starts"
+	case c.opts.AppHost != "":
+		pc.Skipped = "the app runs on another host (--app-host)"
+	case c.opts.Topology != "" && c.opts.Topology != "loopback":
+		pc.Skipped = "the roles run apart (--topology " + c.opts.Topology + ")"
+	default:
+		o := sweep.CheckOptions{Run: c.opts, Need: c.need, Cores: runtime.NumCPU(), Probes: c.checkProbes, Dir: c.opts.Out}
+		pc = sweep.Check(ctx, o, sweep.CheckTargets(res, c.need, o.Cores))
+	}
+	res.PoolCheck = pc
+	if err := results.WriteJSON(filepath.Join(c.opts.Out, "results.json"), res); err != nil {
+		fmt.Fprintf(log, "pool check: %v\n", err)
+	}
 }
 
 // printSummary is the table a person reads at the end of a run: medians over the
