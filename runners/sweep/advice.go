@@ -149,6 +149,7 @@ func Advise(cv Curve, need poolsize.Need) Advice {
 		}
 	}
 	if h, ok := cv.Hold(); ok {
+		h.CPU = cv.CPU()
 		a.Model, a.HasModel = poolsize.Size(h, need), true
 	}
 	return a

@@ -99,9 +99,12 @@ func adviceSentence(cv Curve, a Advice) string {
 		m := a.Model
 		switch {
 		case m.Pool == a.Pool:
-			s += fmt.Sprintf(" The model agrees: a request holds its %s %s alone here, so %d carry %.0f req/s.", m.Hold.Resource, units.Seconds(m.Hold.Seconds), m.Pool, m.Capacity)
+			s += fmt.Sprintf(" The first screen's model agrees: a request holds its %s %s alone here, so %d carry %.0f req/s.", m.Hold.Resource, units.Seconds(m.Hold.Seconds), m.Pool, m.Capacity)
 		case m.Pool > 0:
-			s += fmt.Sprintf(" The model, from a hold of %s per request, says %d.", units.Seconds(m.Hold.Seconds), m.Pool)
+			s += fmt.Sprintf(" The first screen's model, from a hold of %s per request, says %d.", units.Seconds(m.Hold.Seconds), m.Pool)
+			if d := m.Pool - a.Pool; d > 1 || d < -1 {
+				s += " " + whyApart(cv, a)
+			}
 		}
 		if a.Pool < 2 {
 			s += " A pool of 1 is a risk: one slow query holds up every request; 2 are advised."
@@ -111,6 +114,23 @@ func adviceSentence(cv Curve, a Advice) string {
 		s += " " + adv.Settings()
 	}
 	return s
+}
+
+// whyApart says why the model's answer and the measured one are more than a size
+// apart: the model sizes production's hosts, the sweep measured this machine, where
+// every role shares the cores; the same model on those predicts what it should have.
+func whyApart(cv Curve, a Advice) string {
+	h, ok := cv.Hold()
+	if !ok || cv.Cores == 0 {
+		return "More than one size apart; the model knows no CPU for this sweep (it recorded no cores)."
+	}
+	h.CPU = cv.CPU()
+	n := a.Need
+	n.RTT = secondsToDuration(h.RTT)
+	here := poolsize.SizeOn(h, n, poolsize.Hosts{Shared: true, AppCores: cv.Cores})
+	return fmt.Sprintf("More than one size apart: the model sizes an app host of %d cores and a database host of %d, "+
+		"while here every role (and the load generator and delay proxy) shared %d cores; on those the same model says %d.",
+		n.AppCores, n.DBCores, cv.Cores, here.Pool)
 }
 
 // capacitySection tables each point's capacity with its interval, the model's beside

@@ -96,9 +96,10 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	openConns := fs.Int("open-connections", 256, atLeast(1), "connections of the open-loop generator in the capacity search: enough for the rate times the p99")
 	appInstances := fs.Int("app-instances", defaultInstances, atLeast(1), "app instances sharing the database, for the max_connections advice")
 	maxConns := fs.Int("max-connections", defaultMaxConns, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
-	// Kept so that older command lines still run: the rule of thumb they fed is no
+	appCores := fs.Int("app-cores", runtime.NumCPU(), atLeast(1), "cores of a production app instance's host, for the CPU the model's answer knows (default: this host's)")
+	dbCores := fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "cores of the production database's host, for the CPU the model's answer knows (default: this host's)")
+	// Kept so that older command lines still run: the rule of thumb it fed is no
 	// longer part of the advice, which the measured capacities and the model give.
-	fs.Int("db-cores", runtime.NumCPU(), atLeast(1), "ignored (the rule of thumb it fed is no longer part of the advice)")
 	fs.Int("spindles", 1, atLeast0, "ignored (the rule of thumb it fed is no longer part of the advice)")
 	m, ro, dir, err := sf.parse(fs, args)
 	if err != nil {
@@ -116,7 +117,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, fs.named("pools", err)
 	}
-	need := poolsize.Need{Rate: *rate, P99: *slo, RTT: *rtt, Instances: *appInstances, MaxConnections: *maxConns}
+	need := poolsize.Need{Rate: *rate, P99: *slo, RTT: *rtt, Instances: *appInstances, MaxConnections: *maxConns, AppCores: *appCores, DBCores: *dbCores}
 	// The hold a pool is sized from is measured by the round-trip count's requests,
 	// one at a time: enough of them for a mean with a narrow interval.
 	ro.RoundtripRequests, ro.RTT, ro.PoolNeed, ro.Command = 50, *rtt, need.Stored(), fs.command(args)
