@@ -281,7 +281,8 @@ func (d *data) poolSection(a answer) section {
 			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
 			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5) then gives the smallest pool in which at most 1% of requests wait longer than the target " +
 			"less a request's own p99 at that distance, using the upper end of the hold's 95% interval. " +
-			"The model sizes the pool, not the host: it assumes the app and the database have the CPU for the rate. `make pool-sweep` measures capacities at a distance and prints the model beside them."}
+			"Each request's CPU, measured in this run, fills its host's cores (production's: --app-cores and --db-cores), and the work in a hold stretches as they fill (runners/poolsize/cpu.go). " +
+			"After the run the answer is checked here by measurement (runners/sweep/check.go); `make pool-sweep` measures capacities at a distance and prints the model beside them."}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",
 		Head: []string{"variant", "holds", "round trips", "hold here [95%]", "hold there", "p99 alone there", "pool", "its capacity [95%]"}}
 	for _, x := range all {
