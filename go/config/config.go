@@ -25,8 +25,12 @@ const none = "none"
 
 // Config is one variant and where to serve it.
 type Config struct {
-	DSNFile     string
-	Layer       string
+	DSNFile string
+	// RemoveDSNFile removes the DSN file once it is read, so that no copy of the
+	// password outlives the start on a host the user may not watch (dbbench sets it on
+	// a remote app host).
+	RemoveDSNFile bool
+	Layer         string
 	Stmt        string // "" for hello
 	Conn        string // "" for hello
 	Pool        int    // 0 for hello
@@ -52,6 +56,7 @@ func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 	fs := flag.NewFlagSet("gotarget", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&c.DSNFile, "dsn-file", "", "file holding one line user:password@tcp(host:port)/database (layers that read the database)")
+	fs.BoolVar(&c.RemoveDSNFile, "dsn-file-remove", false, "remove the --dsn-file once read: no copy of the password stays on disk")
 	fs.StringVar(&c.Layer, "layer", "", "one of "+strings.Join(cat.names(), ", "))
 	fs.StringVar(&c.Stmt, "stmt", "", "the layer's statement mode: prepare, prepared or interpolate (see --describe)")
 	fs.StringVar(&c.Conn, "conn", "", "one of "+strings.Join(Conns, ", ")+" (layers that read the database)")
@@ -65,6 +70,9 @@ func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (every setting is a flag; see -h)", fs.Arg(0))
+	}
+	if c.RemoveDSNFile && c.DSNFile == "" {
+		return Config{}, fmt.Errorf("--dsn-file-remove: no --dsn-file to remove")
 	}
 	if c.Describe {
 		return c, nil

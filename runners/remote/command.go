@@ -70,8 +70,15 @@ done; true`)
 		return err
 	}
 	if stale := staleDirs(string(out), owner); len(stale) > 0 {
-		if _, err := h.script(ctx, nil, `rm -rf "$@"`, stale...); err != nil {
+		var dirs []string
+		for _, d := range stale {
+			dirs = append(dirs, d.dir)
+		}
+		if _, err := h.script(ctx, nil, `rm -rf "$@"`, dirs...); err != nil {
 			return err
+		}
+		for _, d := range stale {
+			h.logf("app host %s: removed %s, left by a run from %s that is gone (its reaper did not run: the host went down with it)", h, d.dir, d.owner)
 		}
 	}
 	out, err = h.script(ctx, nil, `set -e
@@ -93,6 +100,9 @@ echo "${m:-unknown}"`, owner, runScript)
 		return fmt.Errorf("remote: %s: unexpected answer to the set-up: %q", h, out)
 	}
 	h.Scratch = lines[0]
+	if err := h.startReaper(); err != nil {
+		return err
+	}
 	conn := strings.Fields(lines[1]) // client-ip client-port server-ip server-port
 	if len(conn) != 4 {
 		return fmt.Errorf("remote: %s: $SSH_CONNECTION is %q", h, lines[1])
@@ -110,21 +120,66 @@ func ownerTag() string {
 	return name + " " + strconv.Itoa(os.Getpid())
 }
 
+// staleDir is a scratch directory whose runner is gone, and the runner ("HOSTNAME PID").
+type staleDir struct{ dir, owner string }
+
 // staleDirs picks the directories of listing ("DIR HOSTNAME PID" lines) whose owner ran
 // on this host and is gone.
-func staleDirs(listing, owner string) []string {
+func staleDirs(listing, owner string) []staleDir {
 	self, _, _ := strings.Cut(owner, " ")
-	var out []string
+	var out []staleDir
 	for _, l := range strings.Split(listing, "\n") {
 		f := strings.Fields(l)
 		if len(f) != 3 || f[1] != self {
 			continue
 		}
 		if pid, err := strconv.Atoi(f[2]); err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
-			out = append(out, f[0])
+			out = append(out, staleDir{f[0], f[1] + " pid " + f[2]})
 		}
 	}
 	return out
+}
+
+// reapScript waits for its standard input to close, then removes the scratch
+// directory ($1). The runner holds the input open for the connection's life: a runner
+// killed outright or a connection that drops closes it, and the host removes what the
+// runner put there (the target's binary, its DSN files) at once, with no next run
+// needed. It ignores the hang-up and termination a dying session may send.
+const reapScript = `trap '' HUP TERM PIPE
+cat >/dev/null 2>&1
+rm -rf "$1"`
+
+// startReaper starts the session that removes the scratch directory when the
+// connection goes (reapScript).
+func (h *Host) startReaper() error {
+	cmd := h.command("sh", "-c", reapScript, "sh", h.Scratch)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	h.reaper, h.reaperIn = cmd, in
+	return nil
+}
+
+// stopReaper closes the reaper's input, which makes it remove the scratch directory
+// (if Close has not), and waits for it a few seconds.
+func (h *Host) stopReaper() {
+	if h.reaper == nil {
+		return
+	}
+	h.reaperIn.Close()
+	done := make(chan struct{})
+	go func() { h.reaper.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		h.reaper.Process.Kill()
+		<-done
+	}
+	h.reaper = nil
 }
 
 // Close stops every process started there, removes the scratch directory, ends the
@@ -148,6 +203,7 @@ func (h *Host) Close() error {
 		}
 		cancel()
 	}
+	h.stopReaper()
 	if h.master != nil {
 		exec.Command("ssh", append([]string{"-S", h.sock(), "-O", "exit"}, h.target()...)...).Run()
 		select {

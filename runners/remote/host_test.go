@@ -131,7 +131,8 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// A host that drops: the connection says so, and what ran there stops on its own.
+// A host that drops: the connection says so, what ran there stops on its own, and the
+// scratch directory with its DSN file is removed there.
 func TestHostDrops(t *testing.T) {
 	srv := sshtest.Start(t)
 	h, err := remote.Connect(context.Background(), srv.URL, remote.Options{Key: srv.Key, KnownHosts: srv.KnownHosts})
@@ -143,7 +144,11 @@ func TestHostDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.Put(context.Background(), "dsn-1", []byte("u:Sesame4711@tcp(127.0.0.1:3306)/dbbench\n")); err != nil {
+		t.Fatal(err)
+	}
 	srv.Kill()
+	dropped := time.Now()
 	select {
 	case <-p.Done():
 	case <-time.After(20 * time.Second):
@@ -155,8 +160,18 @@ func TestHostDrops(t *testing.T) {
 		}
 	}
 	t.Logf("after the drop: %v", h.Alive())
-	// The scratch directory stays until the next connection from this host sweeps it.
-	defer os.RemoveAll(h.Scratch)
+	// The host removes the scratch directory, DSN file and all, when the connection
+	// goes: no next run is needed.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(h.Scratch); os.IsNotExist(err) {
+			t.Logf("scratch gone %v after the drop", time.Since(dropped).Round(time.Millisecond))
+			break
+		}
+		if time.Now().After(deadline) {
+			os.RemoveAll(h.Scratch)
+			t.Fatalf("scratch %s still there 20 s after the drop", h.Scratch)
+		}
+	}
 	for deadline := time.Now().Add(20 * time.Second); syscall.Kill(p.PID, 0) != syscall.ESRCH; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("pid %d there still runs after the drop", p.PID)

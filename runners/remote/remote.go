@@ -3,8 +3,9 @@
 // (ControlMaster, its socket in a private directory of ours) carries every command;
 // the host's key must be in known_hosts (an unknown host is refused, never added), and
 // only key authentication is tried. Files go to a scratch directory there, removed at
-// Close; a process started there ends when its session does, so a runner or a
-// connection that dies leaves nothing running on the host.
+// Close, or by the host itself when the connection goes; a process started there ends
+// when its session does, so a runner or a connection that dies leaves nothing running
+// on the host, and no file (a DSN file is removed by the target that reads it).
 package remote
 
 import (
@@ -51,6 +52,10 @@ type Host struct {
 	mu     sync.Mutex
 	procs  []*Proc
 	copied map[string]string // local path -> path there
+	// reaper is the session that removes Scratch when the connection goes
+	// (reapScript); closing reaperIn ends it.
+	reaper   *exec.Cmd
+	reaperIn io.WriteCloser
 }
 
 // ParseURL reads ssh://user@host[:port].

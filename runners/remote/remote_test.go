@@ -31,7 +31,7 @@ func TestParseURL(t *testing.T) {
 func TestStaleDirs(t *testing.T) {
 	name, _ := os.Hostname()
 	listing := "/tmp/dbbench-app-a " + name + " 999999999\n/tmp/dbbench-app-b " + name + " " + strconv.Itoa(os.Getpid()) + "\n/tmp/dbbench-app-c other 999999999\n"
-	if got := staleDirs(listing, ownerTag()); len(got) != 1 || got[0] != "/tmp/dbbench-app-a" {
+	if got := staleDirs(listing, ownerTag()); len(got) != 1 || got[0].dir != "/tmp/dbbench-app-a" {
 		t.Fatalf("staleDirs = %v", got)
 	}
 }

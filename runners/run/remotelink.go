@@ -60,7 +60,7 @@ func remotePing(ctx context.Context, h *remote.Host, bin, dsn string) (float64, 
 		return 0, err
 	}
 	defer h.Remove(context.Background(), f)
-	out, err := h.Output(ctx, bin, "--ping", strconv.Itoa(linkPings), "--dsn-file", f)
+	out, err := h.Output(ctx, bin, "--ping", strconv.Itoa(linkPings), "--dsn-file", f, "--dsn-file-remove")
 	if err != nil {
 		return 0, err
 	}

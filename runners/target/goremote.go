@@ -16,7 +16,7 @@ import (
 var dsnFiles atomic.Int64
 
 // startRemote runs gotarget on o.Remote with args (goArgs'): the binary copied there
-// once, the DSN file put there (0600) for the target's life, the admin listener on the
+// once, the DSN file put there (0600) until the target has read it, the admin listener on the
 // host's loopback brought here through the connection, and /proc read there.
 func (l goLauncher) startRemote(ctx context.Context, s matrix.Spec, o Options, args []string) (_ *Target, err error) {
 	v, h := s.Variant, o.Remote
@@ -43,7 +43,9 @@ func (l goLauncher) startRemote(ctx context.Context, s matrix.Spec, o Options, a
 			return nil, fail(err)
 		}
 		cleanup = append(cleanup, func() { h.Remove(context.Background(), there) })
-		args[n-1] = there
+		// The target removes it once read, before its first request: no copy of the
+		// password stays on a host the user may not watch (remote.go).
+		args = append(args[:n-1], there, "--dsn-file-remove")
 	}
 	listen, err := h.FreeAddr(ctx)
 	if err != nil {

@@ -166,10 +166,22 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	return nil
 }
 
+// readDSN reads the DSN file, and removes it when asked to, before any connection is
+// made: a start that fails leaves no copy of the password behind either.
+func readDSN(c config.Config) (*mysql.Config, error) {
+	cfg, err := dsn.Read(c.DSNFile)
+	if c.RemoveDSNFile {
+		if rerr := os.Remove(c.DSNFile); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove DSN file: %w", rerr)
+		}
+	}
+	return cfg, err
+}
+
 // openPool opens the database/sql pool the way the variant says and checks that the
 // database answers, so a wrong DSN fails at start rather than as 503s.
 func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, error) {
-	cfg, err := dsn.Read(c.DSNFile)
+	cfg, err := readDSN(c)
 	if err != nil {
 		return nil, nil, err
 	}
