@@ -31,11 +31,11 @@ type Config struct {
 	// a remote app host).
 	RemoveDSNFile bool
 	Layer         string
-	Stmt        string // "" for hello
-	Conn        string // "" for hello
-	Pool        int    // 0 for hello
-	Listen      string
-	AdminListen string // "" means no admin listener
+	Stmt          string // "" for hello
+	Conn          string // "" for hello
+	Pool          int    // 0 for hello
+	Listen        string
+	AdminListen   string // "" means no admin listener
 	// Describe asks gotarget to print what it serves (its layers and their modes) and
 	// exit, so the runner can check that matrix.yaml and the target agree.
 	Describe bool
