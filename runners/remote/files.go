@@ -114,28 +114,44 @@ func listening(tcp string) map[int]bool {
 // Forward makes addr, an address only the host reaches, reachable on a loopback
 // address here, through the connection (ssh -O forward -L); stop ends it.
 func (h *Host) Forward(addr string) (string, func() error, error) {
-	here, err := freeport.Addr()
-	if err != nil {
-		return "", nil, err
-	}
-	spec := here + ":" + addr
-	mux := func(op string) error {
-		out, err := exec.Command("ssh", append([]string{"-S", h.sock(), "-O", op, "-L", spec}, h.target()...)...).CombinedOutput()
+	var last error
+	for range forwardTries {
+		here, err := pickPort()
 		if err != nil {
-			return fmt.Errorf("remote: %s: ssh -O %s -L %s: %v: %s", h, op, spec, err, strings.TrimSpace(string(out)))
+			return "", nil, err
 		}
-		return nil
-	}
-	if err := mux("forward"); err != nil {
-		return "", nil, err
-	}
-	return here, func() error {
-		if h.Alive() != nil {
-			return nil // gone with the connection
+		spec := here + ":" + addr
+		mux := func(op string) error {
+			out, err := exec.Command("ssh", append([]string{"-S", h.sock(), "-O", op, "-L", spec}, h.target()...)...).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("remote: %s: ssh -O %s -L %s: %v: %s", h, op, spec, err, strings.TrimSpace(string(out)))
+			}
+			return nil
 		}
-		return mux("cancel")
-	}, nil
+		// ssh binds the port here itself and says so: a port another process took
+		// between its pick and ssh's bind fails the forward, and another is picked.
+		if last = mux("forward"); last != nil {
+			if h.Alive() != nil {
+				return "", nil, h.Alive()
+			}
+			continue
+		}
+		return here, func() error {
+			if h.Alive() != nil {
+				return nil // gone with the connection
+			}
+			return mux("cancel")
+		}, nil
+	}
+	return "", nil, last
 }
+
+// forwardTries is how many ports Forward tries: a lost race for one is rare, three in
+// a row is something else, reported.
+const forwardTries = 3
+
+// pickPort is where Forward picks a port here; tests make it lose the race.
+var pickPort = freeport.Addr
 
 // ProcFS reads there, in one command, the /proc files of pids that procstat reads.
 func (h *Host) ProcFS(ctx context.Context, pids []int) (procstat.FS, error) {

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"dbbench/fixtures"
-	"dbbench/runners/freeport"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/revision"
@@ -497,68 +496,69 @@ func assertCounts(t *testing.T, what string, got map[string]int64, want counts) 
 	}
 }
 
-// switchProxy forwards TCP to the database and can be switched off (listener closed,
-// every connection cut: what clients see when the server dies), on again at the same
-// address, or made to hold new connections until released.
+// switchProxy forwards TCP to the database and can be switched off (every connection
+// cut, and new ones reset as soon as they are accepted: what clients see when the
+// server dies), on again, or made to hold new connections until released. It keeps its
+// listener while down, so no other process can take the port in between.
 type switchProxy struct {
 	upstream, addr string
 	mu             sync.Mutex
 	ln             net.Listener
+	isDown         bool
 	conns          map[net.Conn]bool
 	gate           chan struct{} // new connections wait until it is closed
 	held           int           // connections waiting at the gate
 	wg             sync.WaitGroup
 }
 
-// The proxy's port is below the kernel's ephemeral range (package freeport): it is
-// listened on again after each down, and in between an outgoing connection could take a
-// port from that range as its own.
 func startSwitchProxy(t *testing.T, upstream string) *switchProxy {
 	t.Helper()
-	var ln net.Listener
-	for attempt := 1; ; attempt++ {
-		addr, err := freeport.Addr()
-		if err == nil {
-			if ln, err = net.Listen("tcp", addr); err == nil {
-				break
-			}
-		}
-		if attempt == 5 { // another listener took each port between its pick and here
-			t.Fatalf("proxy: %v", err)
-		}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
 	}
 	open := make(chan struct{})
 	close(open)
-	p := &switchProxy{upstream: upstream, addr: ln.Addr().String(), conns: map[net.Conn]bool{}, gate: open}
-	p.serve(ln)
+	p := &switchProxy{upstream: upstream, addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]bool{}, gate: open}
+	p.wg.Add(1)
+	go p.serve()
 	t.Cleanup(func() {
 		p.down()
 		p.release()
+		ln.Close()
 		p.wg.Wait()
 	})
 	return p
 }
 
-func (p *switchProxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			p.conns[c] = true
-			gate := p.gate
-			p.mu.Unlock()
-			p.wg.Add(1)
-			go p.pipe(c, gate)
+func (p *switchProxy) serve() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
 		}
-	}()
+		p.mu.Lock()
+		if p.isDown {
+			p.mu.Unlock()
+			reset(c)
+			continue
+		}
+		p.conns[c] = true
+		gate := p.gate
+		p.mu.Unlock()
+		p.wg.Add(1)
+		go p.pipe(c, gate)
+	}
+}
+
+// reset closes c with an RST (linger 0): the client's read or write fails at once, as
+// against a server that died.
+func reset(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	c.Close()
 }
 
 func (p *switchProxy) pipe(c net.Conn, gate chan struct{}) {
@@ -570,7 +570,11 @@ func (p *switchProxy) pipe(c net.Conn, gate chan struct{}) {
 	<-gate
 	p.mu.Lock()
 	p.held--
+	down := p.isDown
 	p.mu.Unlock()
+	if down {
+		return
+	}
 	s, err := net.Dial("tcp", p.upstream)
 	if err != nil {
 		return
@@ -593,35 +597,22 @@ func (p *switchProxy) forget(c net.Conn) {
 	p.mu.Unlock()
 }
 
-// down closes the listener (connection refused from now on) and cuts every connection.
+// down cuts every connection and resets new ones from now on; the listener stays.
 func (p *switchProxy) down() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
+	p.isDown = true
 	for c := range p.conns {
-		c.Close()
+		reset(c)
 	}
 }
 
-// up listens again on the same address. Nothing but a listener can hold a port below
-// the ephemeral range, and none should: a retry only covers one going away, for 30 s.
+// up forwards new connections again, on the listener it never gave up.
 func (p *switchProxy) up(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ln, err := net.Listen("tcp", p.addr)
-		if err == nil {
-			p.serve(ln)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("proxy up again on %s: %v", p.addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isDown = false
 }
 
 func (p *switchProxy) hold() {
@@ -915,4 +906,28 @@ func TestGoPing(t *testing.T) {
 	if code != 0 || err != nil || rtt <= 0 || rtt > 1 {
 		t.Fatalf("gotarget --ping: exit %d, %q", code, out)
 	}
+}
+
+// While down the proxy keeps its port: another process cannot listen there (the old
+// proxy closed its listener for the outage, and a stranger could take the port), and a
+// client is reset at once rather than refused.
+func TestSwitchProxyKeepsItsPort(t *testing.T) {
+	p := startSwitchProxy(t, "127.0.0.1:1")
+	p.down()
+	for range 20 {
+		if ln, err := net.Listen("tcp", p.addr); err == nil {
+			ln.Close()
+			t.Fatalf("a stranger listened on %s while the proxy was down", p.addr)
+		}
+	}
+	c, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatalf("dial while down: %v, want a connection the proxy resets", err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Error("read while down: want the proxy's reset or end, got data")
+	}
+	c.Close()
+	p.up(t)
 }
