@@ -151,16 +151,37 @@ func heldWord(p *results.CheckedPoint) string {
 	return "did not"
 }
 
-// p99s is each probe's p99 in ms, "4.1/3.9/5.0".
+// p99s is each probe's p99 in ms with its outcome, "4.1 ✓, 3.9 ✓, 32.1 ✗ (past
+// capacity)": a probe can fail on its rate or backlog with a p99 under the target.
 func p99s(p *results.CheckedPoint) string {
 	var out []string
-	for _, x := range p.P99s {
-		out = append(out, fmt.Sprintf("%.1f", 1e3*x))
+	cause := ""
+	i := 0
+	for _, pr := range p.Probes {
+		if pr.Rep <= 0 || i >= len(p.P99s) {
+			continue
+		}
+		mark := "✓"
+		switch {
+		case pr.Inconclusive:
+			mark = "?"
+		case !pr.Pass:
+			mark = "✗"
+			if cause == "" {
+				cause, _, _ = strings.Cut(pr.Why, ":")
+			}
+		}
+		out = append(out, fmt.Sprintf("%.1f %s", 1e3*p.P99s[i], mark))
+		i++
 	}
 	if len(out) == 0 {
 		return "none measured"
 	}
-	return strings.Join(out, "/") + " ms"
+	s := strings.Join(out, ", ") + " ms"
+	if cause != "" && !strings.HasPrefix(cause, "p99 ") {
+		s += ", " + cause
+	}
+	return s
 }
 
 // familyShort is "go/nethttp/raw/interpolate" of a family key.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,7 +13,15 @@ import (
 // model was short; when it did not run, why.
 func TestCheckText(t *testing.T) {
 	pt := func(pool int, held bool, p99s ...float64) *results.CheckedPoint {
-		return &results.CheckedPoint{Pool: pool, Held: held, P99s: p99s}
+		p := &results.CheckedPoint{Pool: pool, Held: held, P99s: p99s}
+		for i, x := range p99s {
+			pr := results.Probe{Rep: i + 1, Pass: x < 0.05}
+			if !pr.Pass {
+				pr.Why = fmt.Sprintf("p99 %.1f ms above 50ms", 1e3*x)
+			}
+			p.Probes = append(p.Probes, pr)
+		}
+		return p
 	}
 	fam := "lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent"
 	pc := &results.PoolCheck{Rate: 1000, RTT: "1ms", Path: 0.00121, Families: []*results.CheckedFamily{
@@ -20,10 +29,13 @@ func TestCheckText(t *testing.T) {
 			Points: []*results.CheckedPoint{pt(1, false, 0.120), pt(2, true, 0.0041, 0.0039), pt(3, true, 0.003), pt(4, true, 0.003)}},
 		{Family: fam, Model: 4, Points: []*results.CheckedPoint{pt(3, false, 0.5), pt(4, false, 0.689), pt(5, true, 0.0079), pt(8, true, 0.005)}},
 	}}
+	// A probe that failed on its backlog with its p99 under the target says why.
+	pc.Families[0].Points[0].Probes[0].Why = "past capacity: achieved 977 of 1000 req/s offered"
+	pc.Families[0].Points[0].P99s[0] = 0.0321
 	s := checkText(pc)
 	for _, want := range []string{"open loop at 1000 req/s with 1ms to the database (1.21 ms measured)",
-		"go/nethttp/raw/interpolate at the model's pool for this machine, 2, held (p99 4.1/3.9 ms), 1 did not (p99 120.0 ms)",
-		"php/fpm/raw/interpolate at the model's pool for this machine, 4, did not (p99 689.0 ms), 3 did not (p99 500.0 ms); 5 held (p99 7.9 ms): the model was short by 1"} {
+		"go/nethttp/raw/interpolate at the model's pool for this machine, 2, held (p99 4.1 ✓, 3.9 ✓ ms), 1 did not (p99 32.1 ✗ ms, past capacity)",
+		"php/fpm/raw/interpolate at the model's pool for this machine, 4, did not (p99 689.0 ✗ ms), 3 did not (p99 500.0 ✗ ms); 5 held (p99 7.9 ✓ ms): the model was short by 1"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("check text lacks %q:\n%s", want, s)
 		}

@@ -49,7 +49,8 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 			"found by independent bisections interleaved across the points, a probe being one slice of %s after a %s lead-in; "+
 			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the M/M/c queue of runners/poolsize on the hold a request of the family has alone.",
 			link, need.P99, 100*s.MaxErrorRate, units.OrDash(pairingSlice(s)), units.OrDash(pairingLeadIn(s))),
-		"**The database, the app and the load generator share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. The pools these sentences recommend are set by the distance and the rate, which the model and the measurement agree on; a production host's CPU is its own.",
+		"**The database, the app, the load generator and the delay proxy share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. "+
+			"The first screen's model sizes production's hosts (`--app-cores`, `--db-cores`), where the app and the database each have their own; the table's prediction is the same model on this machine's shared cores.",
 	)
 }
 
@@ -80,7 +81,7 @@ func adviceSentence(cv Curve, a Advice) string {
 		}
 		s := fmt.Sprintf("%s: %s, no pool holds on this machine (the most any held: %.0f req/s)", cv.Family, n.Assumptions(), best)
 		if a.HasModel && a.Model.Pool > 0 {
-			s += fmt.Sprintf("; the model, which sizes the pool and not the host, needs %d", a.Model.Pool)
+			s += fmt.Sprintf("; the first screen's model, for an app host of %d cores and a database host of %d, needs %d", n.AppCores, n.DBCores, a.Model.Pool)
 		}
 		return s + "; spread the load over more instances or a larger host."
 	}
