@@ -30,8 +30,9 @@ type Point struct {
 	// requests, runners/poolsize); HasHold is false in sweeps before it was measured.
 	Hold    poolsize.Hold
 	HasHold bool
-	// closed is the variant with only its closed-loop (ceiling) slices, for its CPU.
-	closed *results.Variant
+	// closed is the variant with only its closed-loop (ceiling) slices, held with only
+	// the open-loop slices of the probes that held: for its CPU (Curve.CPU).
+	closed, held *results.Variant
 }
 
 // Curves groups a sweep's variants by family (in the run's order), points by pool.
@@ -62,10 +63,13 @@ func Curves(r *results.Run) []Curve {
 func point(v *results.Variant, link float64) Point {
 	p := Point{Pool: v.Pool, Invalid: v.InvalidReason, Capacity: v.Capacity, Ceiling: closedCeiling(v)}
 	p.Hold, p.HasHold = poolsize.Of(v, link)
-	c := *v
-	c.Reps = slices.DeleteFunc(slices.Clone(v.Reps), func(r *results.Repetition) bool { return r.Saturation == nil || r.Saturation.Offered > 0 })
-	if len(c.Reps) > 0 {
-		p.closed = &c
+	p.closed = withReps(v, func(r *results.Repetition) bool { return r.Saturation != nil && r.Saturation.Offered == 0 })
+	if v.Capacity != nil {
+		passed := map[int]bool{}
+		for _, pr := range v.Capacity.Probes {
+			passed[pr.Rep] = pr.Pass
+		}
+		p.held = withReps(v, func(r *results.Repetition) bool { return passed[r.Rep] })
 	}
 	for _, rep := range v.Reps {
 		s := rep.Saturation
@@ -74,6 +78,16 @@ func point(v *results.Variant, link float64) Point {
 		}
 	}
 	return p
+}
+
+// withReps is v with only the repetitions keep keeps; nil when none.
+func withReps(v *results.Variant, keep func(*results.Repetition) bool) *results.Variant {
+	c := *v
+	c.Reps = slices.DeleteFunc(slices.Clone(v.Reps), func(r *results.Repetition) bool { return !keep(r) })
+	if len(c.Reps) == 0 {
+		return nil
+	}
+	return &c
 }
 
 // best is the highest rate a probe passed.
@@ -155,16 +169,23 @@ func Advise(cv Curve, need poolsize.Need) Advice {
 	return a
 }
 
-// CPU is the family's CPU per request at its highest closed-loop rate: the ceiling
-// slices of its largest valid pool, where the idle wake-ups of a lightly loaded target
-// weigh least, as near a capacity.
+// CPU is the family's CPU per request where its capacity is decided: in the open-loop
+// probes that held at its largest valid pool, the highest rates the sweep served with
+// the target kept. Open loop costs more per request than closed (a target that waits
+// between requests wakes for each), and a capacity is an open-loop figure. A sweep
+// without such probes falls back to the ceiling slices.
 func (cv Curve) CPU() poolsize.CPU {
 	for i := len(cv.Points) - 1; i >= 0; i-- {
 		p := cv.Points[i]
-		if p.Invalid != "" || p.closed == nil {
+		if p.Invalid != "" {
 			continue
 		}
-		return poolsize.CPUOf(p.closed)
+		if p.held != nil {
+			return poolsize.CPUOf(p.held)
+		}
+		if p.closed != nil {
+			return poolsize.CPUOf(p.closed)
+		}
 	}
 	return poolsize.CPU{}
 }

@@ -87,3 +87,20 @@ func TestPoolPageRecommendsFirst(t *testing.T) {
 		}
 	}
 }
+
+// A family's CPU is what its largest pool's probes that held cost, in open loop, where
+// a capacity is decided; a sweep without such probes falls back to the ceiling slices.
+func TestCurveCPUIsTheOpenLoopProbesThatHeld(t *testing.T) {
+	r := syntheticRun([]float64{880, 1480})
+	if got := Curves(r)[0].CPU(); got.App != 100e-6 || got.Other != 100e-6 {
+		t.Fatalf("no probes: CPU %+v, want the ceiling's", got)
+	}
+	big := r.Variants[1]
+	big.Reps = append(big.Reps,
+		&results.Repetition{Rep: 2, AppCPU: 150e-6, DBCPU: 90e-6, GenCPU: 120e-6, Saturation: &saturation.Summary{Offered: 1400}},
+		&results.Repetition{Rep: 3, AppCPU: 400e-6, DBCPU: 90e-6, GenCPU: 120e-6, Saturation: &saturation.Summary{Offered: 1600}})
+	big.Capacity.Probes = []results.Probe{{Rate: 1400, Rep: 2, Pass: true}, {Rate: 1600, Rep: 3, Why: "p99 80 ms above 50ms"}}
+	if got := Curves(r)[0].CPU(); got.App != 150e-6 || got.DB != 90e-6 || got.Other != 120e-6 {
+		t.Errorf("CPU %+v, want the probe that held (app 150 µs, db 90, other 120)", got)
+	}
+}
