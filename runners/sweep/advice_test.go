@@ -104,3 +104,19 @@ func TestCurveCPUIsTheOpenLoopProbesThatHeld(t *testing.T) {
 		t.Errorf("CPU %+v, want the probe that held (app 150 µs, db 90, other 120)", got)
 	}
 }
+
+// Where the model and the sweep are more than a size apart, the page says why: a gap in
+// the sweep's pools that the model's answer falls into, or the hosts the model sizes.
+func TestWhyApart(t *testing.T) {
+	cv := Curves(syntheticRun([]float64{880, 1480, 2900, 5000}))[0]
+	gap := whyApart(cv, Advice{Need: need, Pool: 8, Undecided: 4, Model: poolsize.Advice{Pool: 5}})
+	if !strings.Contains(gap, "no pool between 4 and 8: 4's interval straddles 1500 req/s, and the model's 5 lies in that gap") {
+		t.Errorf("a gap in the grid: %s", gap)
+	}
+	n := need
+	n.AppCores, n.DBCores = 8, 4
+	hosts := whyApart(cv, Advice{Need: n, Pool: 8, Model: poolsize.Advice{Pool: 2}})
+	if !strings.Contains(hosts, "an app host of 8 cores and a database host of 4, while here every role") || !strings.Contains(hosts, "shared 2 cores; on those the same model says") {
+		t.Errorf("the hosts apart: %s", hosts)
+	}
+}

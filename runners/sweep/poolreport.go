@@ -121,6 +121,10 @@ func adviceSentence(cv Curve, a Advice) string {
 // apart: the model sizes production's hosts, the sweep measured this machine, where
 // every role shares the cores; the same model on those predicts what it should have.
 func whyApart(cv Curve, a Advice) string {
+	if u, m := a.Undecided, a.Model.Pool; u > 0 && m >= u && m < a.Pool {
+		return fmt.Sprintf("More than one size apart, but the sweep measured no pool between %d and %d: %d's interval straddles %.0f req/s, and the model's %d lies in that gap.",
+			u, a.Pool, u, a.Need.Rate, m)
+	}
 	h, ok := cv.Hold()
 	if !ok || cv.Cores == 0 {
 		return "More than one size apart; the model knows no CPU for this sweep (it recorded no cores)."
