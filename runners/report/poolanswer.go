@@ -5,6 +5,7 @@ import (
 	"dbbench/runners/units"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"dbbench/runners/poolsize"
@@ -24,6 +25,10 @@ func (d *data) pools() (poolsize.Need, []sized) {
 	need, ok := poolsize.NeedOf(d.run.Settings.PoolNeed)
 	if !ok || d.run.Link == nil {
 		return need, nil
+	}
+	if need.AppCores == 0 { // runs before --app-cores: its default, the run's host's cores
+		cores, _ := strconv.Atoi(d.run.Environment["cpu-count"])
+		need.AppCores, need.DBCores = cores, cores
 	}
 	var out []sized
 	for _, v := range d.valid {
