@@ -176,14 +176,17 @@ func CapacityOf(h Hold, c int, n Need, hosts Hosts) (mean, lo, hi float64) {
 }
 
 // Verdict is what a pool of c does at the need's rate: it holds (within the target),
-// queues (requests wait past it), or its instances together open more connections
-// than the server allows.
+// holds with less headroom than recommended, queues (requests wait past it), or its
+// instances together open more connections than the server allows.
 func (a Advice) Verdict(c int) string {
 	if c*max(1, a.Need.Instances) > a.Need.MaxConnections && a.Need.MaxConnections > 0 {
 		return "exceeds max_connections"
 	}
-	if a.Model > 0 && c >= a.Model {
+	switch {
+	case a.Model > 0 && c >= max(a.Model, a.Recommended):
 		return "holds"
+	case a.Model > 0 && c >= a.Model:
+		return fmt.Sprintf("holds, over %.0f%% busy", 100*Headroom)
 	}
 	return "queues"
 }

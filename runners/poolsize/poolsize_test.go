@@ -123,8 +123,11 @@ func TestAdviceHasHeadroomAndBounds(t *testing.T) {
 			t.Errorf("sentence lacks %q:\n%s", want, s)
 		}
 	}
-	if v := a.Verdict(a.Pool); v != "holds" {
-		t.Errorf("the smallest pool that holds: %q", v)
+	if v := a.Verdict(a.Pool); v != "holds, over 70% busy" {
+		t.Errorf("the smallest pool that holds, under the recommended: %q", v)
+	}
+	if v := a.Verdict(a.Recommended); v != "holds" {
+		t.Errorf("the recommended pool: %q", v)
 	}
 	if v := a.Verdict(a.Model - 1); v != "queues" {
 		t.Errorf("one below the model: %q", v)
