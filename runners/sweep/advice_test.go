@@ -110,7 +110,7 @@ func TestCurveCPUIsTheOpenLoopProbesThatHeld(t *testing.T) {
 func TestWhyApart(t *testing.T) {
 	cv := Curves(syntheticRun([]float64{880, 1480, 2900, 5000}))[0]
 	gap := whyApart(cv, Advice{Need: need, Pool: 8, Undecided: 4, Model: poolsize.Advice{Pool: 5}})
-	if !strings.Contains(gap, "no pool between 4 and 8: 4's interval straddles 1500 req/s, and the model's 5 lies in that gap") {
+	if !strings.Contains(gap, "pool 4's measured interval straddles 1500 req/s (it may hold), the sweep measured no size between 4 and 8, and the model's 5 lies from 4 up to 7") {
 		t.Errorf("a gap in the grid: %s", gap)
 	}
 	n := need

@@ -122,8 +122,8 @@ func adviceSentence(cv Curve, a Advice) string {
 // every role shares the cores; the same model on those predicts what it should have.
 func whyApart(cv Curve, a Advice) string {
 	if u, m := a.Undecided, a.Model.Pool; u > 0 && m >= u && m < a.Pool {
-		return fmt.Sprintf("More than one size apart, but the sweep measured no pool between %d and %d: %d's interval straddles %.0f req/s, and the model's %d lies in that gap.",
-			u, a.Pool, u, a.Need.Rate, m)
+		return fmt.Sprintf("More than one size apart, but not in conflict: pool %d's measured interval straddles %.0f req/s (it may hold), the sweep measured no size between %d and %d, and the model's %d lies from %d up to %d.",
+			u, a.Need.Rate, u, a.Pool, m, u, a.Pool-1)
 	}
 	h, ok := cv.Hold()
 	if !ok || cv.Cores == 0 {
