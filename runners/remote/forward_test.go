@@ -3,11 +3,9 @@ package remote_test
 import (
 	"context"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"dbbench/runners/freeport"
 	"dbbench/runners/remote"
@@ -60,15 +58,8 @@ func TestForwardRetriesALostPort(t *testing.T) {
 	if here == taken || picks != 2 {
 		t.Fatalf("forwarded on %s after %d picks; the stranger holds %s", here, picks, taken)
 	}
-	var resp *http.Response
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if resp, err = http.Get("http://" + here + "/"); err == nil {
-			resp.Body.Close()
-			break
-		}
-	}
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET through the forward: %v", err)
+	if err := getThrough(here); err != nil {
+		t.Fatal(err)
 	}
 	// Every pick taken: the error says why, after forwardTries picks.
 	picks = 0

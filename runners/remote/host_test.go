@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,15 +59,8 @@ func TestHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var resp *http.Response
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if resp, err = http.Get("http://" + here + "/"); err == nil {
-			resp.Body.Close()
-			break
-		}
-	}
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET through the forward: %v; it said: %s", err, out.String())
+	if err := getThrough(here); err != nil {
+		t.Fatalf("%v; it said: %s", err, out.String())
 	}
 	stop()
 	fsys, err := h.ProcFS(ctx, []int{p.PID})
@@ -177,4 +171,21 @@ func TestHostDrops(t *testing.T) {
 			t.Fatalf("pid %d there still runs after the drop", p.PID)
 		}
 	}
+}
+
+// getThrough GETs / at here (a forward to a server just started there) until it
+// answers, for 10 s; an error says why it never answered 200.
+func getThrough(here string) error {
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var resp *http.Response
+		if resp, err = http.Get("http://" + here + "/"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+	}
+	return fmt.Errorf("GET through the forward: %w", err)
 }
