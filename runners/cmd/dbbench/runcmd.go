@@ -137,6 +137,11 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	measured := measuredReps(res)
 	if err == nil && res != nil {
 		c.checkPools(ctx, res, stderr)
+		// Ctrl-C during the check: the run's measurements stand, and the exit status
+		// says it was interrupted, as for any run.
+		if ctx.Err() != nil {
+			err = fmt.Errorf("pool check: %w", run.ErrInterrupted)
+		}
 	}
 	if measured > 0 {
 		printSummary(stdout, res)
