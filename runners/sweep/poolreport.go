@@ -126,8 +126,8 @@ func whyApart(cv Curve, a Advice) string {
 			u, a.Need.Rate, u, a.Pool, m, u, a.Pool-1)
 	}
 	h, ok := cv.Hold()
-	if !ok || cv.Cores == 0 {
-		return "More than one size apart; the model knows no CPU for this sweep (it recorded no cores)."
+	if !ok || cv.Cores == 0 || a.Need.AppCores == 0 {
+		return "More than one size apart; the model knows no CPU for this sweep (it recorded no cores, or no production hosts were given)."
 	}
 	h.CPU = cv.CPU()
 	n := a.Need
