@@ -203,3 +203,50 @@ func TestAppHostInterruptDuringSetUp(t *testing.T) {
 		table.Add(Row{"app host interrupted", "SIGINT at " + strings.Trim(at, "^ "), fmt.Sprintf("exit %d", code), n, "-"})
 	}
 }
+
+// The app host's sshd killed at each point of a run where the host holds something:
+// just after the set-up (before the copy), during verification, mid-slice, and at the
+// end. Within a second of the drop the host holds no scratch directory and no file with
+// the DSN, and the run exits 1. (A run with --app-host profiles nothing, so there is no
+// profiling point.) Full form only, as TestAppHostDrops.
+func TestAppHostDropsAtEveryPoint(t *testing.T) {
+	if !full {
+		t.Skip("CHAOS=full: four runs of up to 20 s")
+	}
+	for _, at := range []struct{ name, line string }{
+		{"after the set-up", `^app host ssh://.*; scratch `},
+		{"during verification", `^\[check 1/`},
+		{"mid-slice", `^\[go slice 2\]`},
+		{"at the end", `^yardstick: after go`},
+	} {
+		srv := sshtest.Start(t)
+		tmp := newTmp(t)
+		p := dbbench(t, tmp, sshArgs(filepath.Join(tmp, "run"), srv, srv.Key, srv.KnownHosts, "--reps", "4")...)
+		if !p.waitFor(at.line, 90*time.Second) {
+			t.Fatalf("%s: %s never seen:\n%s", at.name, at.line, p.errText())
+		}
+		srv.Kill()
+		dropped := time.Now()
+		var dirs, dsns []string
+		for time.Since(dropped) < time.Second {
+			dirs, _ = filepath.Glob(filepath.Join(srv.Tmp, "dbbench-app-*"))
+			dsns, _ = filepath.Glob(filepath.Join(srv.Tmp, "dbbench-app-*", "dsn-*"))
+			if len(dirs) == 0 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		gone := time.Since(dropped).Round(10 * time.Millisecond)
+		if len(dirs) > 0 || len(dsns) > 0 {
+			t.Errorf("%s: a second after the drop the host holds %v (DSN files %v)", at.name, dirs, dsns)
+		}
+		code := p.wait(2 * time.Minute)
+		n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
+		// At the end the run has done with the host: it may finish as if nothing
+		// happened. Before, it fails, keeping what it measured.
+		if code != 1 && (code != 0 || at.name != "at the end") {
+			t.Errorf("%s: exit %d, want 1:\n%s", at.name, code, p.errText())
+		}
+		table.Add(Row{"app host drops", "sshd killed " + at.name, fmt.Sprintf("exit %d; scratch gone within %v, %d DSN files", code, gone, len(dsns)), n, "-"})
+	}
+}

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -146,14 +147,20 @@ func staleDirs(listing, owner string) []staleDir {
 // runner put there (the target's binary, its DSN files) at once, with no next run
 // needed. It ignores the hang-up and termination a dying session may send.
 const reapScript = `trap '' HUP TERM PIPE
+echo ready
 cat >/dev/null 2>&1
 rm -rf "$1"`
 
 // startReaper starts the session that removes the scratch directory when the
-// connection goes (reapScript).
+// connection goes (reapScript), and returns once it runs there: a drop right after
+// the set-up must find it waiting.
 func (h *Host) startReaper() error {
 	cmd := h.command("sh", "-c", reapScript, "sh", h.Scratch)
 	in, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("remote: %w", err)
 	}
@@ -161,7 +168,24 @@ func (h *Host) startReaper() error {
 		return fmt.Errorf("remote: %w", err)
 	}
 	h.reaper, h.reaperIn = cmd, in
-	return nil
+	ready := make(chan bool, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- strings.TrimSpace(line) == "ready"
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case ok := <-ready:
+		if ok {
+			return nil
+		}
+	case <-time.After(15 * time.Second):
+	}
+	h.stopReaper()
+	if err := h.Alive(); err != nil {
+		return err
+	}
+	return fmt.Errorf("remote: %s: the session that removes the scratch directory did not start", h)
 }
 
 // stopReaper closes the reaper's input, which makes it remove the scratch directory
