@@ -33,11 +33,10 @@ func precisionFlag(fs *flagSet) *float64 {
 type runConfig struct {
 	opts         run.Options
 	saveBaseline string
-	// poolCheck measures the fourth answer after the run (runners/sweep/check.go);
-	// need is what it checks.
+	// poolCheck measures the fourth answer after the run (runners/sweep/check.go),
+	// the need in opts.PoolNeed.
 	poolCheck   bool
 	checkProbes int
-	need        poolsize.Need
 }
 
 // parseRun is `dbbench run`: readRun, then its run.
@@ -115,14 +114,13 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	if dir == "" {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
 	}
-	need := pn.need(fs, *rtt)
-	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, need: need, opts: run.Options{
+	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, opts: run.Options{
 		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: need.Stored(), Command: fs.command(args),
+		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
 	}}, nil
 }
 
@@ -189,10 +187,11 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 // the run's results.json; where it may not run, it says why. It never fails the run:
 // what the check could not do is in its result.
 func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writer) {
-	if res.Settings.PoolNeed == nil {
+	need, ok := poolsize.NeedOf(c.opts.PoolNeed)
+	if !ok {
 		return
 	}
-	pc := &results.PoolCheck{Rate: c.need.Rate, SLO: c.need.P99.Seconds(), RTT: c.need.RTT.String()}
+	pc := &results.PoolCheck{Rate: need.Rate, SLO: need.P99.Seconds(), RTT: need.RTT.String()}
 	switch {
 	case !c.poolCheck:
 		pc.Skipped = "--pool-check=false"
@@ -203,8 +202,8 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 	case c.opts.Topology != "" && c.opts.Topology != "loopback":
 		pc.Skipped = "the roles run apart (--topology " + c.opts.Topology + ")"
 	default:
-		o := sweep.CheckOptions{Run: c.opts, Need: c.need, Cores: runtime.NumCPU(), Probes: c.checkProbes, Dir: c.opts.Out}
-		pc = sweep.Check(ctx, o, sweep.CheckTargets(res, c.need, o.Cores))
+		o := sweep.CheckOptions{Run: c.opts, Need: need, Cores: runtime.NumCPU(), Probes: c.checkProbes, Dir: c.opts.Out}
+		pc = sweep.Check(ctx, o, sweep.CheckTargets(res, need, o.Cores))
 	}
 	res.PoolCheck = pc
 	if err := results.WriteJSON(filepath.Join(c.opts.Out, "results.json"), res); err != nil {
