@@ -107,10 +107,11 @@ func (m Model) at(rate, hold float64) (s, p99 float64, ok bool) {
 		if ua >= 1 || ud >= 1 {
 			return 0, 0, false
 		}
-		fa, fd := stretch(ua, m.Hosts.AppCores), stretch(ud, m.Hosts.DBCores)
+		dbCores := m.Hosts.DBCores
 		if m.Hosts.Shared {
-			fd = stretch(ud, m.Hosts.AppCores)
+			dbCores = m.Hosts.AppCores // the one host's
 		}
+		fa, fd := stretch(ua, m.Hosts.AppCores), stretch(ud, dbCores)
 		// The work in a hold is the app's and the database's, in the shares of their CPU.
 		wa := m.CPU.App / (m.CPU.App + m.CPU.DB)
 		f = wa*fa + (1-wa)*fd

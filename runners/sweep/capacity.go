@@ -148,26 +148,36 @@ func (pl *PoolPlan) capacity(ctx context.Context, p *run.Phase, points []*result
 	return nil
 }
 
-// probe measures one search's next rate and halves its bracket. A probe whose generator
-// fell behind is measured again, up to Retries times; if it never keeps its schedule,
-// the bracket stays.
+// probe measures one search's next rate and halves its bracket; if the rate never
+// kept its schedule (probeAt), the bracket stays.
 func (pl *PoolPlan) probe(ctx context.Context, p *run.Phase, s *search) error {
 	rate := (s.lo + s.hi) / 2
-	c := s.v.Capacity
+	o, measured, err := probeAt(ctx, p, s.v, run.Load{Rate: rate, Connections: pl.OpenConnections}, pl.SLO, s.n)
+	if err == nil && measured {
+		s.record(rate, o)
+	}
+	return err
+}
+
+// probeAt measures v once at load (open loop) and records the probe in v.Capacity,
+// of search n (0: none), judged against slo. A probe whose generator fell behind is
+// measured again, up to Retries times, and its outcome stays inconclusive if it never
+// kept its schedule. measured is false when the variant failed outright: no more
+// probes of it say anything.
+func probeAt(ctx context.Context, p *run.Phase, v *results.Variant, load run.Load, slo time.Duration, n int) (o outcome, measured bool, err error) {
 	for try := 0; ; try++ {
-		rep, err := p.Slice(ctx, s.v, run.Load{Rate: rate, Connections: pl.OpenConnections})
+		rep, err := p.Slice(ctx, v, load)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
-		if rep == nil { // the variant failed outright: no more probes
-			c.Probes = append(c.Probes, results.Probe{Rate: rate, Search: s.n, Why: s.v.InvalidReason})
-			return nil
+		if rep == nil {
+			v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: load.Rate, Search: n, Why: v.InvalidReason})
+			return 0, false, nil
 		}
-		o, why := judge(pl.SLO, s.v, rep, p.Options().MaxErrorRate)
-		c.Probes = append(c.Probes, results.Probe{Rate: rate, Rep: rep.Rep, Search: s.n, Pass: o == held, Inconclusive: o == inconclusive, Why: why})
+		o, why := judge(slo, v, rep, p.Options().MaxErrorRate)
+		v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: load.Rate, Rep: rep.Rep, Search: n, Pass: o == held, Inconclusive: o == inconclusive, Why: why})
 		if o != inconclusive || try == Retries {
-			s.record(rate, o)
-			return nil
+			return o, true, nil
 		}
 	}
 }

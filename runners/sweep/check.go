@@ -44,30 +44,12 @@ func (pl *CheckPlan) Measure(ctx context.Context, p *run.Phase) error {
 			if !v.Valid {
 				continue
 			}
-			if err := pl.probe(ctx, p, v); err != nil {
+			if _, _, err := probeAt(ctx, p, v, run.Load{Rate: pl.Rate, Connections: pl.OpenConnections}, pl.SLO, 0); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func (pl *CheckPlan) probe(ctx context.Context, p *run.Phase, v *results.Variant) error {
-	for try := 0; ; try++ {
-		rep, err := p.Slice(ctx, v, run.Load{Rate: pl.Rate, Connections: pl.OpenConnections})
-		if err != nil {
-			return err
-		}
-		if rep == nil {
-			v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: pl.Rate, Why: v.InvalidReason})
-			return nil
-		}
-		o, why := judge(pl.SLO, v, rep, p.Options().MaxErrorRate)
-		v.Capacity.Probes = append(v.Capacity.Probes, results.Probe{Rate: pl.Rate, Rep: rep.Rep, Pass: o == held, Inconclusive: o == inconclusive, Why: why})
-		if o != inconclusive || try == Retries {
-			return nil
-		}
-	}
 }
 
 // CheckOptions configure a pool check after a run.
@@ -100,11 +82,15 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 	if r.Link == nil {
 		return nil
 	}
+	// sizable is what the fourth answer sizes (runners/report's pools).
+	sizable := func(v *results.Variant) bool {
+		return v.Valid && v.DB && v.Conn == "persistent" && v.Op == "" && v.Rev == ""
+	}
 	type group struct{ lang, server string }
 	stmts := map[group][]string{}
 	var order []group
 	for _, v := range r.Variants {
-		if !v.Valid || !v.DB || v.Conn != "persistent" || v.Op != "" || v.Rev != "" {
+		if !sizable(v) {
 			continue
 		}
 		g := group{v.Lang, v.Server}
@@ -116,20 +102,20 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 	var out []Checked
 	for _, g := range order {
 		common := poolsize.CommonStmt(stmts[g])
-		for _, v := range r.Variants {
-			if v.Lang != g.lang || v.Server != g.server || v.Stmt != common || v.Layer != "raw" || v.Kind != "raw" ||
-				!v.Valid || v.Conn != "persistent" || v.Op != "" || v.Rev != "" {
-				continue
-			}
-			h, ok := poolsize.Of(v, r.Link.Path)
-			if !ok {
-				continue
-			}
-			a := poolsize.SizeOn(h, need, poolsize.Hosts{Shared: true, AppCores: cores})
-			mv := matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn}
-			out = append(out, Checked{Variant: mv, Model: a.Pool})
-			break
+		i := slices.IndexFunc(r.Variants, func(v *results.Variant) bool {
+			return sizable(v) && v.Lang == g.lang && v.Server == g.server && v.Stmt == common && v.Layer == "raw" && v.Kind == "raw"
+		})
+		if i < 0 {
+			continue
 		}
+		v := r.Variants[i]
+		h, ok := poolsize.Of(v, r.Link.Path)
+		if !ok {
+			continue
+		}
+		a := poolsize.SizeOn(h, need, poolsize.Hosts{Shared: true, AppCores: cores})
+		mv := matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn}
+		out = append(out, Checked{Variant: mv, Model: a.Pool})
 	}
 	return out
 }
