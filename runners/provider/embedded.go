@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +27,8 @@ import (
 const TempPrefix = "dbbench-mariadb-"
 
 // EmbeddedSettings are the server options beyond the per-run ones (port, socket,
-// max_connections). They are written into results.json next to the measurements.
+// max_connections). They are written into results.json next to the measurements;
+// Settings gives them for a server started with given options.
 var EmbeddedSettings = []string{
 	"--skip-name-resolve",
 	"--max-prepared-stmt-count=1048576", // 64 connections × prepare-per-query must never hit the default 16382
@@ -36,6 +38,16 @@ var EmbeddedSettings = []string{
 	"--general-log=0", // switched on only for the round-trip capture
 	"--performance-schema=0",
 	"--skip-log-bin",
+}
+
+// Settings are the options beyond the per-run ones that an embedded server started
+// with o has: EmbeddedSettings, with performance_schema on for Instruments.
+func Settings(o Options) []string {
+	out := slices.Clone(EmbeddedSettings)
+	if o.Instruments {
+		out[slices.Index(out, "--performance-schema=0")] = "--performance-schema=1"
+	}
+	return out
 }
 
 func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
@@ -117,7 +129,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 				"--init-file="+initFile,
 				"--max-connections="+strconv.Itoa(o.MaxConnections),
 			)...)
-		args = append(args, EmbeddedSettings...)
+		args = append(args, Settings(o)...)
 		srv, err = launch(ctx, place.Command(mariadbd, args...), dir, addr, password)
 		if err == nil {
 			break

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -192,5 +193,17 @@ func TestEmbeddedInANamespace(t *testing.T) {
 	own, _ := os.Readlink("/proc/self/ns/net")
 	if ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net"); err != nil || ns == own {
 		t.Fatalf("mariadbd pid %d runs in namespace %q (%v), not in the db role's", pid, ns, err)
+	}
+}
+
+// Instruments turns performance_schema on for that server only: the settings of every
+// other server, and the list they are written from, keep it off.
+func TestSettingsWithInstruments(t *testing.T) {
+	on, off := Settings(Options{Instruments: true}), Settings(Options{})
+	if !slices.Contains(on, "--performance-schema=1") || slices.Contains(on, "--performance-schema=0") {
+		t.Errorf("with Instruments: %v, want performance_schema on", on)
+	}
+	if !slices.Contains(off, "--performance-schema=0") || !slices.Contains(EmbeddedSettings, "--performance-schema=0") {
+		t.Errorf("without: %v (EmbeddedSettings %v), want performance_schema off in both", off, EmbeddedSettings)
 	}
 }

@@ -41,6 +41,10 @@ type Options struct {
 	// Clients are host patterns (10.77.3.%) the benchmark user of an embedded server
 	// may connect from besides this host's loopback: the other roles' addresses.
 	Clients []string
+	// Instruments starts an embedded server with performance_schema on, so that a
+	// prepared statement can be traced to its connection (a soak's statements that no
+	// target holds). Off for runs: it costs the server CPU on every statement.
+	Instruments bool
 }
 
 // Place is where an embedded server runs.

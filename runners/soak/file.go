@@ -57,6 +57,9 @@ type Settings struct {
 	MaxConnections        float64 `json:"max_connections"`
 	MaxPreparedStmtCount  float64 `json:"max_prepared_stmt_count"`
 	DatabaseProcessSeries bool    `json:"database_process_series"` // false for a server dbbench did not start
+	// OutsideStatements: performance_schema was on, so the statements of connections no
+	// target holds were counted (outside.go); the outside connections always are.
+	OutsideStatements bool `json:"outside_statements,omitempty"`
 }
 
 // Role is one thing whose series are sampled: a variant's target, or the database.
@@ -116,6 +119,22 @@ func (f *File) Roles() (names []string, roles []*Role) {
 		names, roles = append(names, v.Key), append(roles, &v.Role)
 	}
 	return names, roles
+}
+
+// Rising lists, as "role: label", the series of what the database holds (connections,
+// prepared statements) that rise unresolved: a leak this soak is too short to tell from
+// settling, which a soak in CI must not pass silently.
+func (f *File) Rising() []string {
+	var out []string
+	names, roles := f.Roles()
+	for i, r := range roles {
+		for _, s := range r.Series {
+			if heldByDatabase[s.Name] && s.Verdict != nil && s.Verdict.Verdict == Rising {
+				out = append(out, names[i]+": "+s.Label)
+			}
+		}
+	}
+	return out
 }
 
 // Judge sets every series' verdict, then judges the loads against each other

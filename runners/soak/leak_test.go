@@ -3,6 +3,7 @@ package soak
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,8 +60,9 @@ func TestReleaseBuildHasNoLeakKnob(t *testing.T) {
 }
 
 // shortSoak soaks one Go variant for 60 s with the gotarget in binDir: 20 samples are
-// judged after a 20 s warm-up.
-func shortSoak(t *testing.T, binDir string) (*File, error) {
+// judged after a 20 s warm-up. db is the soak's database: an embedded server of its
+// own, or a dsn.
+func shortSoak(t *testing.T, binDir string, db provider.Options) (*File, error) {
 	m, err := matrix.Load("../matrix.yaml")
 	if err != nil {
 		return nil, err
@@ -72,7 +74,7 @@ func shortSoak(t *testing.T, binDir string) (*File, error) {
 	root, _ := filepath.Abs("../..")
 	o := Options{
 		Root: root, BinDir: binDir, Matrix: m, Variants: []matrix.Variant{v},
-		DB:       provider.Options{Rows: 10000, Log: testLog{t}},
+		DB:       db,
 		Duration: 60 * time.Second, Interval: 2 * time.Second, Warmup: 20 * time.Second,
 		// Half the capacity, not 80%: the two soaks of the test share the machine and
 		// measure their capacities at nearly but not exactly the same time. As many
@@ -94,19 +96,34 @@ func shortSoak(t *testing.T, binDir string) (*File, error) {
 // flagged on exactly those series, and the release build, same soak, on nothing. Both
 // soaks run at once (two databases, two targets), each with DBBENCH_LEAK set: the
 // release build must ignore it.
+//
+// The leaky build's soak runs on a server given as a dsn, to which an outside client
+// leaks too (outsideLeak): its connections and statements are flagged as no target's,
+// at their own rate, not the target's.
 func TestPlantedLeakIsCaught(t *testing.T) {
 	leakDir, cleanDir := buildTarget(t, "leak"), buildTarget(t, "")
 	t.Setenv("DBBENCH_LEAK", leakSpec)
+	server, err := provider.Start(context.Background(), provider.Options{Rows: 10000, Instruments: true, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	stop := outsideLeak(t, server)
 	var leaky, clean *File
 	var leakErr, cleanErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { leaky, leakErr = shortSoak(t, leakDir) })
-	wg.Go(func() { clean, cleanErr = shortSoak(t, cleanDir) })
+	wg.Go(func() {
+		leaky, leakErr = shortSoak(t, leakDir, provider.Options{Kind: "dsn", DSN: server.DSN(), Rows: 10000, Log: testLog{t}})
+	})
+	wg.Go(func() { clean, cleanErr = shortSoak(t, cleanDir, provider.Options{Rows: 10000, Log: testLog{t}}) })
 	wg.Wait()
+	stop()
+	server.Close()
 	dbtest.AssertNoChildren(t)
 	if leakErr != nil || cleanErr != nil {
 		t.Fatalf("soaks: leaky build: %v; release build: %v", leakErr, cleanErr)
 	}
+	assertOutsideLeak(t, leaky, clean)
 
 	want := []string{"database/prepared_stmt_count", "database/stmt_open", "target/fds"}
 	for _, key := range want {
@@ -145,6 +162,94 @@ func TestPlantedLeakIsCaught(t *testing.T) {
 	for _, key := range want {
 		s := find(clean, key)
 		t.Logf("release build: %s %s: slope %+.0f/h [%+.0f, %+.0f]", key, s.Verdict.Verdict, 3600*s.Verdict.Slope, 3600*s.Verdict.Lo, 3600*s.Verdict.Hi)
+	}
+}
+
+// Rates of the outside client's leak: far above the (a statement every 4 s, a
+// connection every 15 s), so that the 40 s a short soak judges see enough of each.
+const (
+	outsideStmtEvery = time.Second
+	outsideConnEvery = 4 * time.Second
+)
+
+// outsideLeak leaks, until stop is called, from a client no target is: a prepared
+// statement every outsideStmtEvery, never closed, and a connection every
+// outsideConnEvery, held idle. stop closes them.
+func outsideLeak(t *testing.T, server *provider.DB) (stop func()) {
+	pool, err := server.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var conns []*sql.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		stmts, connTick := time.NewTicker(outsideStmtEvery), time.NewTicker(outsideConnEvery)
+		defer stmts.Stop()
+		defer connTick.Stop()
+		holder, err := pool.Conn(ctx)
+		if err != nil {
+			t.Errorf("outside client: %v", err)
+			return
+		}
+		conns = append(conns, holder)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-stmts.C:
+				// database/sql closes a Stmt when it is closed or collected: the leak is
+				// the server-side statement of a Stmt kept in a slice, as a careless
+				// cache would.
+				if _, err := holder.PrepareContext(ctx, "SELECT ? + 1"); err != nil && ctx.Err() == nil {
+					t.Errorf("outside client: prepare: %v", err)
+				}
+			case <-connTick.C:
+				c, err := pool.Conn(ctx)
+				if err != nil && ctx.Err() == nil {
+					t.Errorf("outside client: connect: %v", err)
+				}
+				if c != nil {
+					conns = append(conns, c)
+				}
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+		pool.Close()
+	}
+}
+
+// assertOutsideLeak checks that the outside client's connections and statements grow
+// in the leaky build's soak, at about the client's rates and not the target's, and that
+// the clean soak, which no client but its target reaches, has none.
+func assertOutsideLeak(t *testing.T, leaky, clean *File) {
+	t.Helper()
+	for _, c := range []struct {
+		name  string
+		every time.Duration
+	}{{"outside_connections", outsideConnEvery}, {"outside_statements", outsideStmtEvery}} {
+		s := find(leaky, "database/"+c.name)
+		if s == nil || s.Verdict == nil {
+			t.Fatalf("leaky build: no series %s", c.name)
+		}
+		v, want := s.Verdict, 3600/c.every.Seconds()
+		t.Logf("outside client: %s %s: %+.0f/h [%+.0f, %+.0f], leaked at %.0f/h", c.name, v.Verdict, 3600*v.Slope, 3600*v.Lo, 3600*v.Hi, want)
+		if v.Verdict != Grows || 3600*v.Slope < want/2 || 3600*v.Slope > 2*want {
+			t.Errorf("outside client: %s is %s at %+.0f/h (%s); want grows at about %.0f/h", c.name, v.Verdict, 3600*v.Slope, v.Reason, want)
+		}
+		if cs := find(clean, "database/"+c.name); cs == nil || cs.Verdict == nil || cs.Verdict.Verdict != Flat || cs.Verdict.Median != 0 {
+			t.Errorf("release build, no outside client: %s is %+v; want flat at 0", c.name, cs)
+		}
+	}
+	if r := leaky.Rising(); len(r) != 0 {
+		t.Logf("leaky build: rising, unresolved: %v", r)
 	}
 }
 

@@ -30,11 +30,22 @@ var specs = map[string]spec{
 	"threads_connected":   {"Threads_connected", "count", Count, 0},
 	"prepared_stmt_count": {"Prepared_stmt_count", "count", Count, 0},
 	"stmt_open":           {"Com_stmt_prepare − Com_stmt_close", "count", Count, 0},
+	// The database, less what every target holds (outside.go): another client's.
+	"outside_connections": {"connections no target holds", "count", Count, 0},
+	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0},
 	"aborted_connects":    {"Aborted_connects", "count", Count, 0},
 	"aborted_clients":     {"Aborted_clients", "count", Count, 0},
 	"mariadbd_rss":        {"mariadbd RSS", "bytes", Memory, 0},
 	"mariadbd_fds":        {"mariadbd open descriptors", "count", Count, 0},
 	"mariadbd_threads":    {"mariadbd threads", "count", Count, 0},
+}
+
+// heldByDatabase names the series that count what the database holds for a client,
+// connections and prepared statements: one that rises at the end of a soak, even
+// unresolved, gives the soak its own exit status (Rising in File.Rising).
+var heldByDatabase = map[string]bool{
+	"db_connections": true, "threads_connected": true, "prepared_stmt_count": true, "stmt_open": true,
+	"outside_connections": true, "outside_statements": true,
 }
 
 // series returns the role's series of that name, made from the catalogue on first use.

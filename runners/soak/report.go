@@ -62,7 +62,16 @@ func intro(f *File) []string {
 		}
 	}
 	together := f.withOthers()
+	if rising := f.Rising(); len(rising) > 0 {
+		out = append(out, fmt.Sprintf("**Rising, unresolved**: %s. Each rose over the soak, and it was too short to tell a leak from settling: its verdict says how long would.",
+			strings.Join(rising, "; ")))
+	}
 	switch {
+	case flagged == 0 && len(f.Rising()) > 0:
+		out = append(out, fmt.Sprintf("None of the %d series is flagged, but the rising ones above are not shown flat.", total))
+		if together != "" {
+			out = append(out, together)
+		}
 	case flagged == 0 && together != "":
 		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged.", total), together)
 	case flagged == 0:
@@ -81,7 +90,7 @@ func intro(f *File) []string {
 			st.Duration, st.CapacityTime, st.CapacityWarmup, 100*st.RateFraction, 100*st.RateFraction),
 		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts. Over the rest, a series *grows* when "+
 			"(1) the %g%% interval of its Theil–Sen slope is above 0, widened for samples that wander together (lag-1 autocorrelation); "+
-			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling*, as a heap that fills and stops does; "+
+			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling* where that interval lies below the first half's slope, as a heap that fills and stops does, and *rising, unresolved* where it does not (a leak and settling look alike for that long; the verdict gives the duration that would tell them apart); "+
 			"a count must also keep at least half its rise between two samples with no load running, %v before the load began and %v after it stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
 			"(3) it rose by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels), and by twice its own scatter, else it *creeps*; "+
 			"(4) projected over 24 h it passes a threshold: memory (RSS, heap) %.0f%% of its median, "+
@@ -101,7 +110,10 @@ func intro(f *File) []string {
 		"The database's series are global: every variant's connections and statements together. "+
 			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
 			"so a connection leak is attributed to its variant. The table is read once per sample, so a connection is counted when it lives across that moment: "+
-			"a leaked one always does, one opened per request for a few milliseconds seldom does.")
+			"a leaked one always does, one opened per request for a few milliseconds seldom does. "+
+			"*Connections no target holds* are the server's connections listed at the start and at the end of a sample whose client port is none of the targets' sockets (the runner's own left out), "+
+			"and *prepared statements on connections no target holds* theirs, from performance_schema (on in the server a soak starts; on a dsn server only if it is on there): "+
+			"another client's leak, without the targets' requests in flight that make the global counts noisy.")
 	return out
 }
 

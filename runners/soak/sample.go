@@ -52,14 +52,24 @@ func sampleTree(pids []int) treeSample {
 }
 
 // countTo counts the tree's sockets among toDB (from dbSocketInodes).
-func (s treeSample) countTo(toDB map[uint64]bool) int {
+func (s treeSample) countTo(toDB map[uint64]int) int {
 	n := 0
 	for _, i := range s.Sockets {
-		if toDB[i] {
+		if _, ok := toDB[i]; ok {
 			n++
 		}
 	}
 	return n
+}
+
+// portsTo adds to ports the local port of each of the tree's sockets among toDB: the
+// client port the database sees for each of the tree's connections.
+func (s treeSample) portsTo(toDB map[uint64]int, ports map[int]bool) {
+	for _, i := range s.Sockets {
+		if p, ok := toDB[i]; ok {
+			ports[p] = true
+		}
+	}
 }
 
 // readStatus reads the numeric fields of /proc/PID/status (VmRSS in kB, Threads).
@@ -123,12 +133,12 @@ func (s *soaker) netPID() string {
 	return "self"
 }
 
-// dbSocketInodes lists the inodes of TCP sockets (IPv4 and IPv6) in the network
-// namespace of process pid whose remote port is port, in any state: a connection the
-// server closed that the client never did (CLOSE_WAIT) leaks as much as an open one.
-// Sockets without a descriptor (TIME_WAIT) have inode 0 and are left out.
-func dbSocketInodes(pid string, port int) (map[uint64]bool, error) {
-	out := map[uint64]bool{}
+// dbSocketInodes maps to its local port the inode of each TCP socket (IPv4 and IPv6)
+// in the network namespace of process pid whose remote port is port, in any state: a
+// connection the server closed that the client never did (CLOSE_WAIT) leaks as much as
+// an open one. Sockets without a descriptor (TIME_WAIT) have inode 0 and are left out.
+func dbSocketInodes(pid string, port int) (map[uint64]int, error) {
+	out := map[uint64]int{}
 	found := false
 	for _, f := range []string{"/proc/" + pid + "/net/tcp", "/proc/" + pid + "/net/tcp6"} {
 		file, err := os.Open(f)
@@ -152,8 +162,8 @@ func dbSocketInodes(pid string, port int) (map[uint64]bool, error) {
 }
 
 // parseTCP reads the lines of /proc/net/tcp ("sl local rem st … uid timeout inode"),
-// adding to out the inode of every socket whose remote port is port.
-func parseTCP(r io.Reader, port int, out map[uint64]bool) error {
+// adding to out the inode of every socket whose remote port is port, with its local port.
+func parseTCP(r io.Reader, port int, out map[uint64]int) error {
 	sc := bufio.NewScanner(r)
 	sc.Scan() // header
 	for sc.Scan() {
@@ -161,23 +171,36 @@ func parseTCP(r io.Reader, port int, out map[uint64]bool) error {
 		if len(f) < 10 {
 			continue
 		}
-		_, rport, ok := strings.Cut(f[2], ":")
-		if !ok {
-			return fmt.Errorf("remote address %q", f[2])
-		}
-		p, err := strconv.ParseUint(rport, 16, 16)
+		p, err := hexPort(f[2])
 		if err != nil {
-			return fmt.Errorf("remote port %q: %w", rport, err)
+			return fmt.Errorf("remote %w", err)
+		}
+		local, err := hexPort(f[1])
+		if err != nil {
+			return fmt.Errorf("local %w", err)
 		}
 		inode, err := strconv.ParseUint(f[9], 10, 64)
 		if err != nil {
 			return fmt.Errorf("inode %q: %w", f[9], err)
 		}
-		if int(p) == port && inode != 0 {
-			out[inode] = true
+		if p == port && inode != 0 {
+			out[inode] = local
 		}
 	}
 	return sc.Err()
+}
+
+// hexPort is the port of an address of /proc/net/tcp ("0100007F:0CEA").
+func hexPort(addr string) (int, error) {
+	_, hex, ok := strings.Cut(addr, ":")
+	if !ok {
+		return 0, fmt.Errorf("address %q", addr)
+	}
+	p, err := strconv.ParseUint(hex, 16, 16)
+	if err != nil {
+		return 0, fmt.Errorf("port %q: %w", hex, err)
+	}
+	return int(p), nil
 }
 
 // noFileLimit is the soft RLIMIT_NOFILE of a process, from /proc/PID/limits.
@@ -288,6 +311,8 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	defer cancel()
 	began := time.Now()
 	status, statusErr := dbStatus(sctx, s.admin)
+	withStmts := f.Settings.OutsideStatements
+	connsBefore, connsErr := dbConnections(sctx, s.admin, withStmts)
 	var mariadbd treeSample
 	if s.db.PID != 0 {
 		mariadbd = sampleTree([]int{s.db.PID})
@@ -297,6 +322,10 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		trees[i] = sampleTree(tg.PIDs())
 	}
 	toDB, tcpErr := dbSocketInodes(s.netPID(), s.dbPort)
+	connsAfter, connsAfterErr := dbConnections(sctx, s.admin, false)
+	if connsErr == nil {
+		connsErr = connsAfterErr
+	}
 	type goSample struct {
 		metrics map[string]float64
 		pool    *poolStats
@@ -340,6 +369,19 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	}
 	if mariadbd.Procs > 0 {
 		db.addTree("mariadbd_", t, mariadbd)
+	}
+	if connsErr == nil && tcpErr == nil {
+		ports := map[int]bool{}
+		for _, ts := range trees {
+			ts.portsTo(toDB, ports)
+		}
+		conns, stmts := outside(connsBefore, connsAfter, ports)
+		db.add("outside_connections", t, float64(conns)).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: status["Threads_connected"]}
+		if withStmts {
+			db.add("outside_statements", t, float64(stmts)).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: status["Prepared_stmt_count"]}
+		}
+	} else if connsErr != nil {
+		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: %v\n", t, connsErr)
 	}
 	for i, v := range f.Variants {
 		ts := trees[i]

@@ -15,12 +15,12 @@ func TestParseTCP(t *testing.T) {
    1: 0100007F:0CEA 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4343 1 0000000000000000 100 0 0 10 0
    2: 0100007F:9C41 0100007F:0CEA 06 00000000:00000000 03:00000A2B 00000000     0        0 0 3 0000000000000000
 `
-	out := map[uint64]bool{}
+	out := map[uint64]int{}
 	if err := parseTCP(strings.NewReader(table), 3306, out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 1 || !out[4242] {
-		t.Fatalf("sockets to 3306: %v, want only inode 4242", out)
+	if len(out) != 1 || out[4242] != 0x9C40 {
+		t.Fatalf("sockets to 3306: %v, want only inode 4242, from local port %d", out, 0x9C40)
 	}
 	if err := parseTCP(strings.NewReader("header\n 0: 0100007F:9C40 0100007F:ZZZZ 01 0 0 0 0 0 1 1\n"), 3306, out); err == nil {
 		t.Fatal("a malformed port parsed")

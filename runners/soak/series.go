@@ -84,9 +84,14 @@ const (
 	// Grows: the slope's interval is above 0 over the judged window and over its last
 	// half, the rise passes the resolution, and the 24-hour projection the threshold.
 	Grows = "grows"
-	// Settling: it rose over the judged window, but the last half's slope no longer
-	// excludes 0: a heap or cache still filling, which stops. A longer soak tells.
+	// Settling: it rose over the judged window, and the last half's slope is credibly
+	// below the first half's (its interval lies under the first half's slope): a heap
+	// or cache still filling, which stops. A longer soak tells.
 	Settling = "settling"
+	// Rising: it rose over the judged window, its last half's slope no longer excludes
+	// 0, and is not credibly below the first half's either: a leak or settling, which
+	// this duration cannot tell apart. The reason gives the duration that would.
+	Rising = "rising, unresolved"
 	// Creeps: the slope is above 0, but the rise over the window is under the resolution
 	// a soak this short can tell from settling; it is not projected.
 	Creeps = "creeps"
@@ -232,9 +237,7 @@ func Judge(s *Series, warmup float64) Verdict {
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half has too few samples to tell growth from settling; sample more often or soak longer",
 				FormatValue(rise, u), judged, interval)
 		case late.Lo <= 0:
-			v.Verdict = Settling
-			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half's slope [%s, %s] includes 0: settling, not growing; a longer soak tells",
-				FormatValue(rise, u), judged, perHour(tr.Slope, u), perHour(late.Lo, u), perHour(late.Hi, u))
+			v.Verdict, v.Reason = lateVerdict(s, pts, tr, late, rise, judged)
 		case s.Kind == Count && s.RestBefore != nil && s.RestAfter != nil && s.RestAfter.Value-s.RestBefore.Value < rise/2:
 			v.Verdict = InFlight
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but with no load running it read %s before and %s after: held by requests in flight, not kept; a leak keeps what it took",
@@ -293,6 +296,44 @@ func resolution(s *Series, median float64) float64 {
 func lateTrend(kind Kind, pts []Point) (stats.Trend, bool) {
 	mid := (pts[0].T + pts[len(pts)-1].T) / 2
 	tr, err := trendAt(kind, after(pts, mid), LateConfidence)
+	return tr, err == nil && tr.HasInterval()
+}
+
+// lateVerdict judges a rise whose last half no longer shows growth: settling when the
+// last half's slope is credibly below the first half's, else rising and unresolved,
+// with the judged span that would resolve it.
+func lateVerdict(s *Series, pts []Point, tr, late stats.Trend, rise float64, judged time.Duration) (string, string) {
+	u := s.Unit
+	halves := fmt.Sprintf("the last half's slope [%s, %s]", perHour(late.Lo, u), perHour(late.Hi, u))
+	if early, ok := earlyTrend(s.Kind, pts); ok && late.Hi < early.Slope {
+		return Settling, fmt.Sprintf("rose %s over the %s judged (slope %s), and %s lies below the first half's %s: settling, as a heap that fills and stops does; a longer soak tells",
+			FormatValue(rise, u), judged, perHour(tr.Slope, u), halves, perHour(early.Slope, u))
+	}
+	return Rising, fmt.Sprintf("rose %s over the %s judged (slope %s), but %s includes 0 and is not below the first half's: a leak and settling look alike for %s; judging about %s would tell",
+		FormatValue(rise, u), judged, perHour(tr.Slope, u), halves, judged, resolvingSpan(judged, tr.Slope, late))
+}
+
+// resolvingSpan is the judged span over which the last half's interval would be half
+// the slope wide on each side, so that it excludes 0 with room if the series kept
+// rising at slope: with samples at a fixed interval, a slope's interval narrows as the
+// span to the power 3/2.
+func resolvingSpan(judged time.Duration, slope float64, late stats.Trend) time.Duration {
+	half := (late.Hi - late.Lo) / 2
+	if slope <= 0 || half <= 0 {
+		return 2 * judged
+	}
+	grow := math.Max(math.Pow(2*half/slope, 2.0/3), 1.25)
+	return (time.Duration(float64(judged)*grow) + time.Minute - 1).Truncate(time.Minute)
+}
+
+// earlyTrend fits the first half of the points (by time), at LateConfidence.
+func earlyTrend(kind Kind, pts []Point) (stats.Trend, bool) {
+	mid := (pts[0].T + pts[len(pts)-1].T) / 2
+	i := slices.IndexFunc(pts, func(p Point) bool { return p.T > mid })
+	if i < 0 {
+		i = len(pts)
+	}
+	tr, err := trendAt(kind, pts[:i], LateConfidence)
 	return tr, err == nil && tr.HasInterval()
 }
 

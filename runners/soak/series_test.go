@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"dbbench/runners/stats"
 )
 
 // synthetic is a series sampled every 10 s for an hour: base + slope·t + noise of the
@@ -387,5 +390,42 @@ func TestLoadsShortTogetherAreNotFlagged(t *testing.T) {
 	one.judgeLoadsTogether()
 	if v := one.Variants[0].find("achieved").Verdict; v.Verdict != Short {
 		t.Errorf("a single short load: %s, want short", v.Verdict)
+	}
+}
+
+// A steady rise in noise (an outside client's statements, 900 an hour, under the
+// targets' statements in flight) whose last half cannot show growth by itself is rising
+// and unresolved, with the span that would tell; it is never settling, since its last
+// half is not below its first. A heap that fills and stops is settling.
+func TestARiseTheLastHalfCannotShowIsRisingNotSettling(t *testing.T) {
+	noise := []float64{31, -12, 40, -35, 5, 22, -28, 14, -40, 37, -9, 26, -31, 8, 33, -22, 19, -38, 11, 29, -17, 36, -26, 2}
+	leak := &Series{Name: "prepared_stmt_count", Kind: Count, Unit: "count"}
+	for i, n := range noise {
+		ts := 60 + 10*float64(i)
+		leak.Add(ts, 100+0.25*ts+n/2)
+	}
+	v := Judge(leak, 60)
+	if v.Verdict != Rising || v.Flagged() || !strings.Contains(v.Reason, "judging about") {
+		t.Fatalf("a steady rise in noise: %s (%s), want %q with the span that tells", v.Verdict, v.Reason, Rising)
+	}
+	t.Logf("steady rise: %s", v.Reason)
+
+	fills := &Series{Name: "prepared_stmt_count", Kind: Count, Unit: "count"}
+	for i := range 24 {
+		ts := 60 + 10*float64(i)
+		fills.Add(ts, 100+60*(1-math.Exp(-float64(i)/4))+noise[i]/10)
+	}
+	if v := Judge(fills, 60); v.Verdict != Settling {
+		t.Fatalf("a rise that stops: %s (%s), want settling", v.Verdict, v.Reason)
+	}
+}
+
+func TestResolvingSpanGrowsWithTheNoise(t *testing.T) {
+	late := stats.Trend{Lo: -1, Hi: 3} // half-width 2, to be 1/2 at a slope of 1: 4^(2/3) = 2.52
+	if got := resolvingSpan(4*time.Minute, 1, late); got != 11*time.Minute {
+		t.Errorf("4 minutes judged, half-width twice the slope: %v, want 11m0s (10.1 rounded up)", got)
+	}
+	if got := resolvingSpan(4*time.Minute, 0, late); got != 8*time.Minute {
+		t.Errorf("no slope to scale by: %v, want twice the span", got)
 	}
 }

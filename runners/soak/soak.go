@@ -213,6 +213,7 @@ func (s *soaker) provision(ctx context.Context) error {
 		sum += v.Pool
 	}
 	opts.MaxConnections = 2*sum + 50
+	opts.Instruments = true // statements traced to their connections (outside.go)
 	topo, err := topology.Start(ctx, s.o.Topology)
 	if err != nil {
 		return err
@@ -249,10 +250,14 @@ func (s *soaker) provision(ctx context.Context) error {
 	s.mu.Lock()
 	s.file.Environment["database"] = db.Kind + " " + db.Version
 	if db.Kind == "embedded" {
-		s.file.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
+		s.file.Environment["database-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
 	s.file.Settings.MaxConnections, s.file.Settings.MaxPreparedStmtCount = maxConns, maxStmts
 	s.file.Settings.DatabaseProcessSeries = db.PID != 0
+	s.file.Settings.OutsideStatements = instrumented(ctx, s.admin)
+	if !s.file.Settings.OutsideStatements {
+		fmt.Fprintln(s.o.Log, "soak: performance_schema is off on this server: statements no target holds are not told apart from the targets' (Prepared_stmt_count counts both)")
+	}
 	s.mu.Unlock()
 	if s.secrets, err = os.MkdirTemp("", "dbbench-secrets-"); err != nil {
 		return err

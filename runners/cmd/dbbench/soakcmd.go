@@ -129,6 +129,9 @@ func writeSoakReport(dir string, stdout io.Writer, runErr error) error {
 	if len(flagged) > 0 {
 		return fmt.Errorf("%d series flagged; first: %s", len(flagged), flagged[0])
 	}
-	fmt.Fprintf(stdout, "nothing grows: %d samples, every series flat\n", f.Samples)
+	if rising := f.Rising(); len(rising) > 0 {
+		return fmt.Errorf("%w: %s; soak longer to tell a leak from settling (each verdict in the report says how long)", errRising, strings.Join(rising, "; "))
+	}
+	fmt.Fprintf(stdout, "nothing flagged: %d samples, and nothing the database holds rises\n", f.Samples)
 	return nil
 }

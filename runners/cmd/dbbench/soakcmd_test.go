@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"dbbench/runners/soak"
 )
 
 // Bad soak input ends in one line naming the problem and exit status 2, before any
@@ -42,5 +44,33 @@ func TestSoakReportOnlyOfAnEmptyDirectory(t *testing.T) {
 	code, _, stderr := dbbench(t, nil, "soak", "--report-only", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, "holds no soak") {
 		t.Fatalf("exit %d, stderr %q; want 1 and a line saying the directory holds no soak", code, stderr)
+	}
+}
+
+// A short soak whose prepared statements rise, too briefly to tell a leak from
+// settling, exits 4 and names the series; the same soak without the rise exits 0.
+func TestSoakRisingUnresolvedHasItsOwnExitStatus(t *testing.T) {
+	noise := []float64{15, -6, 20, -17, 2, 11, -14, 7, -20, 18, -4, 13, -15, 4, 16, -11, 9, -19, 5, 14, -8, 18, -13, 1}
+	for _, c := range []struct {
+		slope float64
+		code  int
+		want  string
+	}{{0.25, 4, "Prepared_stmt_count"}, {0, 0, "nothing the database holds rises"}} {
+		dir := t.TempDir()
+		s := &soak.Series{Name: "prepared_stmt_count", Label: "Prepared_stmt_count", Unit: "count", Kind: soak.Count}
+		for i, n := range noise {
+			ts := 60 + 10*float64(i)
+			s.Add(ts, 100+c.slope*ts+n)
+		}
+		f := &soak.File{Schema: soak.Schema, Status: "complete", Samples: len(noise),
+			Settings: soak.Settings{Duration: "5m0s", Interval: "10s", Warmup: "1m0s", WarmupSeconds: 60},
+			Database: &soak.Role{Series: []*soak.Series{s}}}
+		if err := f.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := dbbench(t, nil, "soak", "--report-only", "--out", dir)
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("slope %g/s: exit %d, stdout %q, stderr %q; want %d and %q", c.slope, code, stdout, stderr, c.code, c.want)
+		}
 	}
 }
