@@ -3,7 +3,6 @@ package soak
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/revision"
+	"dbbench/runners/soak/soaktest"
 )
 
 // leakSpec is what the planted-leak soak asks the test build to leak: one prepared
@@ -172,57 +172,23 @@ const (
 	outsideConnEvery = 4 * time.Second
 )
 
-// outsideLeak leaks, until stop is called, from a client no target is: a prepared
-// statement every outsideStmtEvery, never closed, and a connection every
-// outsideConnEvery, held idle. stop closes them.
+// outsideLeak leaks from a client no target is (soaktest.Leak) until stop is called.
 func outsideLeak(t *testing.T, server *provider.DB) (stop func()) {
 	pool, err := server.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var conns []*sql.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		stmts, connTick := time.NewTicker(outsideStmtEvery), time.NewTicker(outsideConnEvery)
-		defer stmts.Stop()
-		defer connTick.Stop()
-		holder, err := pool.Conn(ctx)
-		if err != nil {
-			t.Errorf("outside client: %v", err)
-			return
-		}
-		conns = append(conns, holder)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-stmts.C:
-				// database/sql closes a Stmt when it is closed or collected: the leak is
-				// the server-side statement of a Stmt kept in a slice, as a careless
-				// cache would.
-				if _, err := holder.PrepareContext(ctx, "SELECT ? + 1"); err != nil && ctx.Err() == nil {
-					t.Errorf("outside client: prepare: %v", err)
-				}
-			case <-connTick.C:
-				c, err := pool.Conn(ctx)
-				if err != nil && ctx.Err() == nil {
-					t.Errorf("outside client: connect: %v", err)
-				}
-				if c != nil {
-					conns = append(conns, c)
-				}
-			}
-		}
-	}()
+	l, err := soaktest.StartLeak(pool, outsideStmtEvery, outsideConnEvery)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return func() {
-		cancel()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
+		stmts, conns, err := l.Stop()
 		pool.Close()
+		t.Logf("outside client leaked %d statements and %d connections", stmts, conns)
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }
 
