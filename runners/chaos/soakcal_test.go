@@ -58,16 +58,8 @@ var calibrationHead = []string{"started", "duration", "leak_multiple", "exit", "
 // at 0) and returns its line.
 func calibrationSoak(t *testing.T, duration time.Duration, multiple float64) []string {
 	started := time.Now().UTC()
-	server, err := provider.Start(context.Background(), provider.Options{Instruments: true, Log: os.Stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
 	tmp := newTmp(t)
-	dsnFile := filepath.Join(tmp, "dsn")
-	if err := os.WriteFile(dsnFile, []byte(server.DSN()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	server, dsnFile := dsnServer(t, tmp, provider.Options{Instruments: true, Log: os.Stderr})
 	var leak *soaktest.Leak
 	if multiple > 0 {
 		pool, err := server.Open()
@@ -181,4 +173,21 @@ func printCalibration(t *testing.T, path string) {
 		c := cells[k]
 		fmt.Printf("%-14s %6d %9d %18d %18d\n", k, c.soaks, c.nonzero, c.conns, c.stmts)
 	}
+}
+
+// dsnServer starts an embedded server for a scenario that gives it to dbbench as a
+// user's own (--provider dsn), and writes its DSN file (0600) into tmp. The server is
+// stopped when the test ends, if the scenario has not stopped it first.
+func dsnServer(t *testing.T, tmp string, o provider.Options) (*provider.DB, string) {
+	t.Helper()
+	server, err := provider.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	dsnFile := filepath.Join(tmp, "dsn")
+	if err := os.WriteFile(dsnFile, []byte(server.DSN()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return server, dsnFile
 }

@@ -76,6 +76,9 @@ type Config struct {
 	// "body". Connections call it concurrently; body is valid only during the call.
 	Check      func(q Request, body []byte) error
 	CheckEvery int // 0 means DefaultCheckEvery; 1 checks every response
+	// KeepAcked keeps the counter of every insert answered 2xx (Result.AckedInserts):
+	// what the server acknowledged, to be found in the table after it was killed.
+	KeepAcked bool
 	// Gate, closed loop only, admits every request: a connection waits in Enter before
 	// it sends and calls Leave once the answer is in (or failed). The run ends when Enter
 	// says so, so Duration may then be 0. Package run shares the load among the variants
@@ -289,6 +292,7 @@ type counts struct {
 	// By completion time: slices of the window, and what finished after it.
 	timeline [TimelineBuckets]bucketSums
 	tail     bucketSums
+	acked    []uint64 // Config.KeepAcked: inserts answered 2xx, by counter
 }
 
 func newWorker(r *run, i int) *worker {
@@ -462,6 +466,9 @@ func (w *worker) record(q Request, resp response, err error, intended, sent, don
 		return
 	}
 	c.status[resp.status]++
+	if w.r.KeepAcked && q.Op == Insert && resp.status/100 == 2 {
+		c.acked = append(c.acked, q.N) // committed, whether or not its body passes Check
+	}
 	histogram.Record(c.latency, done.Sub(intended))
 	if c.service != nil { // open loop; in closed loop the two are the same
 		histogram.Record(c.service, done.Sub(sent))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/fixtures"
 	"dbbench/runners/histogram"
 )
 
@@ -541,5 +543,38 @@ func TestGateAdmitsEveryRequest(t *testing.T) {
 	if g.inside != 0 || g.leftTooMany != 0 || g.mostInside > 4 || g.mostInside < 2 {
 		t.Errorf("inside at the end %d, left more than entered %d, most inside at once %d: want 0, 0, 2..4",
 			g.inside, g.leftTooMany, g.mostInside)
+	}
+}
+
+// KeepAcked keeps the counter of each insert answered 2xx, and of no other: a server
+// that fails every third insert has those left out, and without KeepAcked none is kept.
+func TestKeepAckedKeepsTheInsertsAnswered2xx(t *testing.T) {
+	var mu sync.Mutex
+	answered := map[string]bool{}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if n.Add(1)%3 == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		mu.Lock()
+		answered[string(body)] = true
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	res := mustRun(t, Config{Target: srv.URL, Op: Insert, Rows: 10, Connections: 3, Requests: 90, KeepAcked: true})
+	if len(res.AckedInserts) != 60 || len(answered) != 60 {
+		t.Fatalf("kept %d inserts, the server answered %d with 201; want 60 and 60", len(res.AckedInserts), len(answered))
+	}
+	for _, c := range res.AckedInserts {
+		if body := `{"name":"` + fixtures.InsertedName(c) + `"}`; !answered[body] {
+			t.Fatalf("kept insert %d (%s), which the server did not answer 2xx", c, body)
+		}
+	}
+	res = mustRun(t, Config{Target: srv.URL, Op: Insert, Rows: 10, Connections: 3, Requests: 30})
+	if len(res.AckedInserts) != 0 {
+		t.Fatalf("without KeepAcked: %d kept", len(res.AckedInserts))
 	}
 }

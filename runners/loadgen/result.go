@@ -32,6 +32,9 @@ type Result struct {
 	Errors   map[string]int64 // by class (ErrConnect, ...), every class present
 	Status   map[int]int64    // whole responses by status code
 	Checked  int64            // bodies given to Check
+	// AckedInserts are the counters (fixtures.InsertedName) of the inserts answered 2xx,
+	// when Config.KeepAcked.
+	AckedInserts []uint64
 	// ErrorSamples holds the first error message of each class that occurred.
 	ErrorSamples map[string]string
 	// Unsent counts open-loop sends still due when Duration ended: the rate was not kept.
@@ -154,6 +157,7 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		res.OK += c.ok
 		res.Checked += c.checked
 		res.Unsent += c.unsent
+		res.AckedInserts = append(res.AckedInserts, c.acked...)
 		for class := classNone + 1; class < numClasses; class++ {
 			name := classNames[class]
 			res.Errors[name] += c.errors[class]

@@ -41,13 +41,14 @@ var EmbeddedSettings = []string{
 }
 
 // Settings are the options beyond the per-run ones that an embedded server started
-// with o has: EmbeddedSettings, with performance_schema on for Instruments.
+// with o has: EmbeddedSettings, with performance_schema on for Instruments, then
+// ServerArgs.
 func Settings(o Options) []string {
 	out := slices.Clone(EmbeddedSettings)
 	if o.Instruments {
 		out[slices.Index(out, "--performance-schema=0")] = "--performance-schema=1"
 	}
-	return out
+	return append(out, o.ServerArgs...)
 }
 
 func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
@@ -112,13 +113,14 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		place = loopback{}
 	}
 	var srv *server
+	var args []string
 	for attempt := 0; ; attempt++ {
 		addr, perr := place.FreeAddr()
 		if perr != nil {
 			return nil, fmt.Errorf("embedded provider: %w", perr)
 		}
 		host, port, _ := net.SplitHostPort(addr)
-		args := append([]string{"--no-defaults", "--datadir=" + datadir},
+		args = append([]string{"--no-defaults", "--datadir=" + datadir},
 			append(user,
 				"--bind-address="+host,
 				"--port="+port,
@@ -140,7 +142,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 	}
 	os.Remove(initFile)
 	fmt.Fprintf(o.Log, "embedded mariadbd pid %d on %s, datadir %s\n", srv.cmd.Process.Pid, srv.addr, datadir)
-	return &DB{
+	db = &DB{
 		Kind:   "embedded",
 		Config: srv.cfg,
 		PID:    srv.cmd.Process.Pid,
@@ -152,7 +154,25 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 			}
 			return err
 		},
-	}, nil
+	}
+	// A server that died starts again on the same datadir, port and user (the init file
+	// is gone: the user is in the datadir now), so what it acknowledged can be counted.
+	again := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "--init-file=") })
+	db.restart = func(ctx context.Context) error {
+		select {
+		case <-srv.done:
+		default:
+			return fmt.Errorf("embedded provider: mariadbd pid %d is still running", db.PID)
+		}
+		s, err := launch(ctx, place.Command(mariadbd, again...), dir, srv.addr, password)
+		if err != nil {
+			return fmt.Errorf("embedded provider: restart on the same datadir: %w", err)
+		}
+		srv, db.PID = s, s.cmd.Process.Pid
+		fmt.Fprintf(o.Log, "embedded mariadbd restarted on the same datadir: pid %d on %s\n", db.PID, srv.addr)
+		return nil
+	}
+	return db, nil
 }
 
 var errPortTaken = errors.New("port taken")

@@ -45,6 +45,10 @@ type Options struct {
 	// prepared statement can be traced to its connection (a soak's statements that no
 	// target holds). Off for runs: it costs the server CPU on every statement.
 	Instruments bool
+	// ServerArgs are more mariadbd options for an embedded server, after the others:
+	// for a scenario that needs a setting dbbench never picks (a log flushed once a
+	// second). They are part of Settings, so results name them.
+	ServerArgs []string
 }
 
 // Place is where an embedded server runs.
@@ -73,9 +77,19 @@ type DB struct {
 	Version string
 	// For the embedded server: its process (the runner reads its CPU time from /proc)
 	// and its private directory. Zero for servers dbbench did not start.
-	PID   int
-	Dir   string
-	close func() error
+	PID     int
+	Dir     string
+	close   func() error
+	restart func(ctx context.Context) error // nil: dbbench cannot restart it
+}
+
+// Restart starts an embedded server that died again, on the same datadir and port;
+// ok is false for a server dbbench did not start, whose owner brings it back.
+func (d *DB) Restart(ctx context.Context) (ok bool, err error) {
+	if d.restart == nil {
+		return false, nil
+	}
+	return true, d.restart(ctx)
 }
 
 // DSN is the full go-sql-driver DSN, password included: write it only to a 0600 file.

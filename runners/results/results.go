@@ -53,6 +53,9 @@ type Run struct {
 	// at the pool the model predicts for this machine and its neighbours, at the need's
 	// rate and distance (runners/sweep/check.go). Nil when it did not run.
 	PoolCheck *PoolCheck `json:"pool_check,omitempty"`
+	// Writes is set when the database died while writes were measured: what it had
+	// acknowledged against what the table held once it was back (run/writes.go).
+	Writes *WritesAfterDeath `json:"writes_after_death,omitempty"`
 }
 
 // PoolCheck is a check of the pool answer on this machine: open-loop probes at Rate
@@ -598,4 +601,30 @@ func Read(path string) (*Run, error) {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// WritesAfterDeath counts, once a database that died under writes is back, the writes
+// it acknowledged (answered 2xx) in the slice or block under way, against those found.
+type WritesAfterDeath struct {
+	// Back says how the server came back: restarted on the same datadir (embedded), or
+	// answering again (dsn); Error, why nothing could be counted.
+	Back  string `json:"back"`
+	Error string `json:"error,omitempty"`
+	// Durability is the server's settings that decide whether a commit survives a
+	// killed server ("innodb_flush_log_at_trx_commit=1"), and Safe whether they do.
+	Durability string         `json:"durability"`
+	Safe       bool           `json:"safe"`
+	Counts     []WrittenCount `json:"counts"`
+}
+
+// WrittenCount is one op's writes: inserts per variant, found by name; visits (update)
+// summed over the update variants of the slice or block, each one's visit a +1.
+type WrittenCount struct {
+	Variants []string `json:"variants"`
+	Op       string   `json:"op"`
+	// Acknowledged were answered 2xx; Missing of those are not in the table; Extra are
+	// in the table beyond them: committed, but the kill cut off the answer.
+	Acknowledged int64 `json:"acknowledged"`
+	Missing      int64 `json:"missing"`
+	Extra        int64 `json:"extra"`
 }

@@ -46,7 +46,12 @@ func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]
 	for i, v := range vs {
 		b.turn[i] = max(p.r.o.Turn, TurnsPerLatency*p.latency[v])
 	}
-	if err := b.run(ctx, load); err != nil {
+	defer p.r.closeLedger()
+	err := b.run(ctx, load)
+	for i, v := range vs {
+		p.r.keep(v, b.res[i])
+	}
+	if err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -118,6 +123,9 @@ func (b *block) run(ctx context.Context, load Load) error {
 	}
 	if slices.ContainsFunc(b.vs, r.isUpdate) {
 		b.visits, b.visitsErr = r.visitsSum(ctx)
+	}
+	if err := r.openLedger(ctx, b.vs); err != nil {
+		return r.databaseAlive(ctx) // nil, if the database answers: then the block goes on uncounted
 	}
 	d := cmp.Or(load.Duration, r.o.Duration)
 	b.started = time.Now().UTC()

@@ -25,9 +25,15 @@ import (
 // nil when rv turned out invalid (the reason is in rv), an error when the run must end.
 func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant, load Load) (*results.Repetition, error) {
 	n := len(rv.Reps) + 1
+	if err := r.openLedger(ctx, []*results.Variant{rv}); err != nil {
+		return nil, r.failRep(ctx, rv, n, "count the writes before the load", err)
+	}
+	defer r.closeLedger()
 	if r.o.LeadIn > 0 {
 		lead := r.loadConfig(t, rv, Load{Connections: load.Connections, Rate: load.Rate, Duration: r.o.LeadIn}, r.o.Seed^0x6c656164+uint64(n)) // "lead"
-		if _, err := loadgen.Run(ctx, lead); err != nil {
+		res, err := loadgen.Run(ctx, lead)
+		r.keep(rv, res)
+		if err != nil {
 			return nil, r.failRep(ctx, rv, n, "lead-in", err)
 		}
 	}
@@ -48,6 +54,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	threads := sample(ctx, threadsRunning(r.admin))
 	inUse := sample(ctx, poolInUse(t.AdminURL))
 	res, err := loadgen.Run(ctx, cfg)
+	r.keep(rv, res)
 	threadsMean, threadsMax, _ := threads()
 	inUseMean, inUseMax, inUseN := inUse()
 	if ctx.Err() != nil {
@@ -117,6 +124,7 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	cfg := loadgen.Config{
 		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
 		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.db.Rows), Duration: load.Duration, Seed: seed,
+		KeepAcked: op == loadgen.Insert,
 	}
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello

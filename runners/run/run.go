@@ -234,6 +234,8 @@ type runner struct {
 	admin    *sql.DB // the runner's own connections: round trips, status, liveness
 	progress *progress
 	writer   *writer
+	ledger   *ledger // writes of the slice or block under way (writes.go)
+	dead     error   // set once the database died: the run ends, even once it is back
 }
 
 // Run performs the run and returns its results. The results are also in o.Out:
@@ -574,13 +576,19 @@ func (r *runner) databaseAlive(ctx context.Context) error {
 			return fmt.Errorf("the app host dropped: %w", err)
 		}
 	}
+	if r.dead != nil {
+		return r.dead
+	}
 	if r.db.PID != 0 && syscall.Kill(r.db.PID, 0) == syscall.ESRCH {
-		return fmt.Errorf("the database died (mariadbd pid %d is gone)", r.db.PID)
+		return r.died(ctx, fmt.Errorf("mariadbd pid %d is gone", r.db.PID))
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := r.admin.PingContext(pctx); err != nil {
-		return fmt.Errorf("the database stopped answering: %v", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return r.died(ctx, fmt.Errorf("it stopped answering: %v", err))
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"dbbench/runners/run"
 	"dbbench/runners/secret"
 )
 
@@ -63,7 +64,7 @@ func usage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-11s%s\n", c.name, c.about)
 	}
-	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare or ab --fail-on regression found one, 4 a soak's database connections or\nstatements rise unresolved, 130 interrupted.\n")
+	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare or ab --fail-on regression found one, 4 a soak's database connections or\nstatements rise unresolved, 5 the database died (a run's writes counted once it is back),\n130 interrupted.\n")
 	return b.String()
 }
 
@@ -86,6 +87,7 @@ const (
 	exitUsage       = 2
 	exitGate        = 3
 	exitRising      = 4
+	exitDatabase    = 5   // the database died or stopped answering (run.ErrDatabaseDied)
 	exitInterrupted = 130 // 128 + SIGINT, as a shell reports an interrupted command
 )
 
@@ -114,6 +116,8 @@ func exitStatus(err error, interrupted bool) int {
 		return exitGate
 	case errors.Is(err, errRising):
 		return exitRising
+	case errors.Is(err, run.ErrDatabaseDied):
+		return exitDatabase
 	}
 	return exitFailed
 }

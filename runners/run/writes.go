@@ -1,0 +1,263 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"dbbench/fixtures"
+	"dbbench/runners/loadgen"
+	"dbbench/runners/results"
+)
+
+// What a database that dies under writes had acknowledged. A slice or a block that
+// measures inserts or updates opens a ledger just before its load: the visits of the
+// fixture rows and the rows inserted so far. The load generator keeps the name of each
+// insert answered 2xx (loadgen.Config.KeepAcked) and counts each update's 2xx. When the
+// database dies, the run brings it back (the embedded server restarted on its datadir,
+// a dsn server waited for) and counts what the table holds: every acknowledged insert
+// by its name, the visits by their sum (each acknowledged visit is +1 on one row).
+
+// ErrDatabaseDied ends a run whose database died or stopped answering: exit status 5.
+var ErrDatabaseDied = errors.New("the database died")
+
+// BackWithin is how long a dsn server that stopped answering is waited for before the
+// writes it acknowledged are counted.
+const BackWithin = 60 * time.Second
+
+// ledger is the writes of the slice or block under way.
+type ledger struct {
+	visits0   int64 // SUM(visits) of the fixture rows before the load
+	inserted0 int64 // rows above the fixture rows before the load
+	inserts   []*results.Variant
+	updates   []*results.Variant
+	res       map[*results.Variant][]*loadgen.Result // a slice's lead-in and its load
+}
+
+// openLedger starts the ledger of vs's load, if any of them writes; the caller closes
+// it (closeLedger) once the load's results are recorded.
+func (r *runner) openLedger(ctx context.Context, vs []*results.Variant) error {
+	l := &ledger{res: map[*results.Variant][]*loadgen.Result{}}
+	for _, v := range vs {
+		switch op, _ := opOf(r.specs[v.Key].Op); op {
+		case loadgen.Insert:
+			l.inserts = append(l.inserts, v)
+		case loadgen.Update:
+			l.updates = append(l.updates, v)
+		}
+	}
+	if len(l.inserts)+len(l.updates) == 0 {
+		return nil
+	}
+	var err error
+	if l.visits0, err = r.visitsSum(ctx); err != nil {
+		return err
+	}
+	if l.inserted0, err = r.insertedCount(ctx); err != nil {
+		return err
+	}
+	r.ledger = l
+	return nil
+}
+
+// keep adds v's load result to the ledger, if one is open.
+func (r *runner) keep(v *results.Variant, res *loadgen.Result) {
+	if r.ledger != nil && res != nil {
+		r.ledger.res[v] = append(r.ledger.res[v], res)
+	}
+}
+
+func (r *runner) closeLedger() { r.ledger = nil }
+
+// insertedCount is the number of rows above the fixture rows: those inserts added.
+func (r *runner) insertedCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := r.admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM users WHERE id > ?", r.db.Rows).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count the inserted rows: %w", err)
+	}
+	return n, nil
+}
+
+// died ends the run for cause, once: with a ledger open, it first brings the database
+// back and counts what it had acknowledged (results.Run.Writes).
+func (r *runner) died(ctx context.Context, cause error) error {
+	if r.dead != nil {
+		return r.dead
+	}
+	r.dead = fmt.Errorf("%w: %v", ErrDatabaseDied, cause)
+	if r.ledger == nil {
+		return r.dead
+	}
+	fmt.Fprintf(r.o.Log, "%v: counting the writes it acknowledged once it is back\n", cause)
+	w := r.countWrites(ctx)
+	r.res.Writes = w
+	r.dead = fmt.Errorf("%w mid-write (%v); %s", ErrDatabaseDied, cause, writesSummary(w))
+	return r.dead
+}
+
+// countWrites brings the database back and counts the ledger's writes in the table.
+func (r *runner) countWrites(ctx context.Context) *results.WritesAfterDeath {
+	w := &results.WritesAfterDeath{}
+	back, err := r.bringBack(ctx)
+	w.Back = back
+	if err == nil {
+		w.Durability, w.Safe, err = durability(ctx, r)
+	}
+	if err == nil {
+		w.Counts, err = r.countLedger(ctx, r.ledger)
+	}
+	if err != nil {
+		w.Error = err.Error()
+	}
+	return w
+}
+
+// bringBack restarts the embedded server on its datadir, or waits BackWithin for a
+// server dbbench did not start to answer again.
+func (r *runner) bringBack(ctx context.Context) (string, error) {
+	restarted, err := r.db.Restart(ctx)
+	switch {
+	case err != nil:
+		return "not restarted", err
+	case restarted:
+		return "restarted on the same datadir", r.admin.PingContext(ctx)
+	}
+	start := time.Now()
+	for time.Since(start) < BackWithin {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err = r.admin.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return fmt.Sprintf("answering again after %v", time.Since(start).Round(time.Second)), nil
+		}
+		if !sleepCtx(ctx, 500*time.Millisecond) {
+			return "interrupted while waiting", ctx.Err()
+		}
+	}
+	return "not back", fmt.Errorf("the server did not answer within %v: nothing counted (%v)", BackWithin, err)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// durability reads the settings that decide whether an acknowledged commit survives a
+// killed server. innodb_flush_log_at_trx_commit 1 writes and flushes the log at every
+// commit, 2 writes it (the OS keeps it when the server dies; a crashed machine loses
+// up to a second), 0 writes it once a second (a killed server loses up to a second).
+func durability(ctx context.Context, r *runner) (string, bool, error) {
+	var flush int
+	if err := r.admin.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
+		return "", false, fmt.Errorf("read innodb_flush_log_at_trx_commit: %w", err)
+	}
+	text := fmt.Sprintf("innodb_flush_log_at_trx_commit=%d", flush)
+	switch flush {
+	case 1:
+		return text + ": the log is written and flushed before a commit is answered", true, nil
+	case 2:
+		return text + ": the log is written before a commit is answered, flushed once a second: a killed server loses nothing, a crashed machine up to a second", true, nil
+	}
+	return text + ": the log is written once a second: a killed server can lose up to a second of acknowledged commits; set it to 1", false, nil
+}
+
+// countLedger counts the ledger's writes in the table: each acknowledged insert by its
+// name, the visits by their sum.
+func (r *runner) countLedger(ctx context.Context, l *ledger) ([]results.WrittenCount, error) {
+	var out []results.WrittenCount
+	if len(l.inserts) > 0 {
+		c, err := r.countInserts(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if len(l.updates) > 0 {
+		visits1, err := r.visitsSum(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := results.WrittenCount{Variants: keys(l.updates), Op: string(loadgen.Update)}
+		for _, v := range l.updates {
+			for _, res := range l.res[v] {
+				c.Acknowledged += successes(res)
+			}
+		}
+		gained := visits1 - l.visits0
+		c.Missing, c.Extra = max(0, c.Acknowledged-gained), max(0, gained-c.Acknowledged)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// countInserts finds each acknowledged insert's name among the rows above the fixtures.
+func (r *runner) countInserts(ctx context.Context, l *ledger) (results.WrittenCount, error) {
+	c := results.WrittenCount{Variants: keys(l.inserts), Op: string(loadgen.Insert)}
+	rows, err := r.admin.QueryContext(ctx, "SELECT name FROM users WHERE id > ?", r.db.Rows)
+	if err != nil {
+		return c, fmt.Errorf("read the inserted rows: %w", err)
+	}
+	defer rows.Close()
+	present := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return c, fmt.Errorf("read the inserted rows: %w", err)
+		}
+		present[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("read the inserted rows: %w", err)
+	}
+	for _, v := range l.inserts {
+		for _, res := range l.res[v] {
+			for _, n := range res.AckedInserts {
+				c.Acknowledged++
+				if !present[fixtures.InsertedName(n)] {
+					c.Missing++
+				}
+			}
+		}
+	}
+	added := int64(len(present)) - l.inserted0
+	c.Extra = max(0, added-(c.Acknowledged-c.Missing))
+	return c, nil
+}
+
+func keys(vs []*results.Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Key
+	}
+	return out
+}
+
+// writesSummary is the line a user reads: found against acknowledged, per op.
+func writesSummary(w *results.WritesAfterDeath) string {
+	if w.Error != "" {
+		return fmt.Sprintf("the writes it acknowledged could not be counted (%s: %s)", w.Back, w.Error)
+	}
+	parts := make([]string, 0, len(w.Counts))
+	missing := false
+	for _, c := range w.Counts {
+		noun := map[string]string{string(loadgen.Insert): "inserts", string(loadgen.Update): "visits"}[c.Op]
+		p := fmt.Sprintf("%d of %d acknowledged %s in the table", c.Acknowledged-c.Missing, c.Acknowledged, noun)
+		if c.Extra > 0 {
+			p += fmt.Sprintf(" (and %d more, committed as the kill cut off their answers)", c.Extra)
+		}
+		parts = append(parts, p)
+		missing = missing || c.Missing > 0
+	}
+	verdict := "nothing acknowledged is missing"
+	if missing {
+		verdict = "ACKNOWLEDGED WRITES ARE MISSING"
+	}
+	return fmt.Sprintf("once %s: %s; %s (%s)", w.Back, strings.Join(parts, ", "), verdict, w.Durability)
+}
