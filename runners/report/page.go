@@ -25,6 +25,8 @@ type page struct {
 	Filters   []filter
 	Figures   []figure // throughput, latency, CPU by role
 	Appendix  appendix
+	// Comparisons are the findings as the report words them, for the terminal.
+	Comparisons []Comparison
 }
 
 // section is one question's evidence, or the profile's.
@@ -80,7 +82,7 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	fs := d.findings()
-	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs)}
+	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Comparisons: comparisons(fs)}
 	if r.AB != nil {
 		if err := d.abParts(p, fs); err != nil {
 			return nil, err

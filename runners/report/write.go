@@ -11,27 +11,41 @@ import (
 // Write renders report.md, report.html and the answers' charts (which report.md
 // links) of the run in dir into dir.
 func Write(dir string) error {
+	_, err := WriteComparisons(dir)
+	return err
+}
+
+// WriteComparisons is Write, and returns the report's comparisons as it words them.
+func WriteComparisons(dir string) ([]Comparison, error) {
+	p, err := writePage(dir)
+	if err != nil {
+		return nil, err
+	}
+	return p.Comparisons, nil
+}
+
+func writePage(dir string) (*page, error) {
 	r, err := results.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p, err := build(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p.Glossary = glossaryPath(dir)
 	if err := results.WriteFile(filepath.Join(dir, "report.md"), markdown(p)); err != nil {
-		return err
+		return nil, err
 	}
 	h, err := htmlPage(p, r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := results.WriteFile(filepath.Join(dir, "report.html"), h); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, chartDir), 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	for _, a := range p.Answers {
 		c, ok := a.chart()
@@ -40,8 +54,8 @@ func Write(dir string) error {
 		}
 		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.SVG() + "\n"
 		if err := results.WriteFile(filepath.Join(dir, answerChartFile(a)), []byte(svg)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return p, nil
 }

@@ -144,9 +144,10 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if measured > 0 {
 		printSummary(stdout, res)
 		// The report is written whatever happened: an interrupted run's report says so.
-		if rerr := report.Write(dir); rerr != nil {
+		if cs, rerr := report.WriteComparisons(dir); rerr != nil {
 			fmt.Fprintf(stderr, "report: %v\n", rerr)
 		} else {
+			printComparisons(stdout, cs)
 			fmt.Fprintf(stdout, "\nreport:  %s\n", filepath.Join(dir, "report.md"))
 			fmt.Fprintf(stdout, "         %s\n", filepath.Join(dir, "report.html"))
 		}
@@ -214,6 +215,7 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 // printSummary is the table a person reads at the end of a run: medians over the
 // repetitions, invalid variants with their reason.
 func printSummary(w io.Writer, res *results.Run) {
+	fmt.Fprintln(w, "each variant, the median of its slices (a ratio of two of these is not a comparison: see below):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "variant\treps\treq/s\tp50 ms\tp99 ms\tapp µs/op\tdb µs/op\tgen µs/op\troundtrips/op\t")
 	for _, v := range res.Variants {
@@ -292,4 +294,20 @@ func measuredReps(res *results.Run) int {
 		}
 	}
 	return n
+}
+
+// printComparisons prints the report's comparisons, worded as the report words them:
+// each ratio is estimated from pairs of slices measured side by side, not from the
+// medians above, so it is the one figure to quote.
+func printComparisons(w io.Writer, cs []report.Comparison) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncomparisons, as the report gives them: other ÷ base, estimated from pairs (95% interval):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "question\tother\tbase\treq/s\tapp CPU/req\tpairs\t")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Question, c.Other, c.Base, c.QPS, c.CPU, c.Pairs)
+	}
+	tw.Flush()
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"dbbench/runners/report"
+)
+
+// Every ratio with its interval on the report's first screen (the answers, before the
+// first section) is printed, identical, by the terminal's closing comparisons: the two
+// outputs of a run quote one computation.
+func TestTerminalPrintsTheReportsRatios(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../report/testdata/quick-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := report.WriteComparisons(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	printComparisons(&out, cs)
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(md), "\n## ")
+	ratios := regexp.MustCompile(`\d+\.\d+× \[\d+\.\d+, \d+\.\d+\]`).FindAllString(first, -1)
+	if len(ratios) < 5 {
+		t.Fatalf("the report's first screen holds %d ratios with intervals, want the answers' (5 or more):\n%s", len(ratios), first)
+	}
+	for _, r := range ratios {
+		if !strings.Contains(out.String(), r) {
+			t.Errorf("the report's %q is not on the terminal:\n%s", r, out.String())
+		}
+	}
+	t.Logf("%d ratios of the first screen, all on the terminal:\n%s", len(ratios), out.String())
+}
