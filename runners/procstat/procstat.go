@@ -46,12 +46,6 @@ type stat struct {
 // ErrNotFound says the process does not exist (or exited).
 var ErrNotFound = errors.New("no such process")
 
-// ReadTimes returns the CPU time of process pid.
-func ReadTimes(pid int) (Times, error) {
-	s, err := readStat(pid)
-	return s.times, err
-}
-
 func readStat(pid int) (stat, error) { return readStatIn(Local, pid) }
 
 func readStatIn(fsys FS, pid int) (stat, error) {

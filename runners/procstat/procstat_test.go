@@ -450,3 +450,9 @@ func TestAThreadThatExitsDoesNotMakeADifferenceNegative(t *testing.T) {
 		t.Errorf("after thread %s (%v on CPU) exited: %+v, want no negative count", busiest, most, d)
 	}
 }
+
+// ReadTimes returns the CPU time of process pid (the tests' reading of one process).
+func ReadTimes(pid int) (Times, error) {
+	s, err := readStat(pid)
+	return s.times, err
+}

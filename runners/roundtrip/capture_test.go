@@ -41,7 +41,7 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	proxy, err := StartProxy(db.Config.Addr)
+	proxy, err := StartProxyOn("127.0.0.1", db.Config.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

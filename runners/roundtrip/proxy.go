@@ -45,8 +45,6 @@ type Proxy struct {
 	wg    sync.WaitGroup
 }
 
-// StartProxy listens on a free loopback port and forwards to upstream (host:port).
-func StartProxy(upstream string) (*Proxy, error) { return StartProxyOn("127.0.0.1", upstream) }
 
 // StartProxyOn listens on a free port of host (an address of this machine the clients
 // reach) and forwards to upstream.

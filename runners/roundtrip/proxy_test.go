@@ -25,7 +25,7 @@ func TestProxyNamesWhereCommandsCameFrom(t *testing.T) {
 			go io.Copy(io.Discard, c)
 		}
 	}()
-	p, err := StartProxy(up.Addr().String())
+	p, err := StartProxyOn("127.0.0.1", up.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,7 +306,7 @@ var badIDs = []string{
 
 func TestGoVariants(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxy(db.Config.Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", db.Config.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

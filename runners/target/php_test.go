@@ -143,7 +143,7 @@ func warmPHP(t *testing.T, tg *Target, v matrix.Variant, proxy *roundtrip.Proxy)
 
 func TestPHPVariants(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxy(db.Config.Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", db.Config.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
