@@ -45,7 +45,6 @@ type Proxy struct {
 	wg    sync.WaitGroup
 }
 
-
 // StartProxyOn listens on a free port of host (an address of this machine the clients
 // reach) and forwards to upstream.
 func StartProxyOn(host, upstream string) (*Proxy, error) {
