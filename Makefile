@@ -3,9 +3,9 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 # Debian keeps mariadbd, php-fpm8.2 and nginx in /usr/sbin, which a non-login PATH may lack.
 export PATH := $(PATH):/usr/local/sbin:/usr/sbin:/sbin
-GO_MODULES := ./fixtures/... ./schema/... ./runners/... ./go/...
+GO_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/... ./go/...
 # The runners' modules, tested in the workspace; go/ is tested as its own module.
-RUNNER_MODULES := ./fixtures/... ./schema/... ./runners/...
+RUNNER_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/...
 # The slowest test packages, slowest first (make test from a fresh clone, 2026-11-27:
 # 255, 198, 152, 92, 88 s; test-go runs them first).
 SLOW_TESTS := ./runners/chaos ./runners/target ./runners/run ./runners/soak ./runners/cmd/dbbench
@@ -41,7 +41,7 @@ build: deps
 	cd go && GOWORK=off go build -o $(abspath $(BIN))/gotarget ./cmd/gotarget
 
 vet:
-	@test -z "$$(gofmt -l fixtures schema runners go)" || { gofmt -l fixtures schema runners go; echo "gofmt needed"; exit 1; }
+	@test -z "$$(gofmt -l dsn fixtures schema runners go)" || { gofmt -l dsn fixtures schema runners go; echo "gofmt needed"; exit 1; }
 	go vet $(RUNNER_MODULES)
 	cd go && GOWORK=off go vet ./... && GOWORK=off go vet -tags leak ./cmd/gotarget
 

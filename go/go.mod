@@ -3,6 +3,7 @@ module dbbench/go
 go 1.26.8
 
 require (
+	dbbench/dsn v0.0.0
 	entgo.io/ent v0.14.5
 	github.com/Masterminds/squirrel v1.5.4
 	github.com/beego/beego/v2 v2.3.8
@@ -43,3 +44,5 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.21.0 // indirect
 )
+
+replace dbbench/dsn => ../dsn

@@ -3,6 +3,7 @@ module dbbench/runners
 go 1.26.8
 
 require (
+	dbbench/dsn v0.0.0
 	dario.cat/mergo v1.0.2 // indirect
 	dbbench/schema v0.0.0
 	filippo.io/edwards25519 v1.2.0 // indirect
@@ -89,6 +90,7 @@ require (
 // The sibling modules of this repository: go.work joins them for builds, these
 // replaces let `go mod tidy` in this module resolve them too.
 replace (
+	dbbench/dsn => ../dsn
 	dbbench/fixtures => ../fixtures
 	dbbench/schema => ../schema
 )

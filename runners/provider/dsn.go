@@ -7,24 +7,19 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn"
 	"dbbench/runners/secret"
 )
 
-// ParseDSN parses a go-sql-driver DSN and registers its password as a secret. Its
-// errors never contain the DSN itself.
-func ParseDSN(dsn string) (*mysql.Config, error) {
-	secret.RegisterDSN(dsn) // before parsing: a malformed DSN's error must not show it either
-	cfg, err := mysql.ParseDSN(dsn)
+// ParseDSN parses a go-sql-driver DSN (dsn.Parse) and registers its password as a
+// secret, before parsing: a malformed DSN's error must not show it either.
+func ParseDSN(line string) (*mysql.Config, error) {
+	secret.RegisterDSN(line)
+	cfg, err := dsn.Parse(line)
 	if err != nil {
-		return nil, fmt.Errorf("malformed DSN (want user:password@tcp(host:port)/database): %s", secret.ScrubDSNError(err.Error(), dsn))
+		return nil, err
 	}
 	secret.Register(cfg.Passwd)
-	if cfg.DBName == "" {
-		return nil, fmt.Errorf("malformed DSN %s: it names no database (want user:password@tcp(host:port)/database)", Redact(cfg))
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second // an unreachable host fails in seconds, not minutes
-	}
 	return cfg, nil
 }
 

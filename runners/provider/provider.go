@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn"
 	"dbbench/fixtures"
-	"dbbench/runners/secret"
 	"dbbench/schema"
 )
 
@@ -96,16 +96,7 @@ func (d *DB) Restart(ctx context.Context) (ok bool, err error) {
 func (d *DB) DSN() string { return d.Config.FormatDSN() }
 
 // Redacted is the DSN with the password masked, for people and logs.
-func (d *DB) Redacted() string { return Redact(d.Config) }
-
-// Redact formats cfg as a DSN with its password masked.
-func Redact(cfg *mysql.Config) string {
-	c := cfg.Clone()
-	if c.Passwd != "" {
-		c.Passwd = secret.Mask
-	}
-	return c.FormatDSN()
-}
+func (d *DB) Redacted() string { return dsn.Redact(d.Config) }
 
 // Open returns a new pool on the database; the caller closes it.
 func (d *DB) Open() (*sql.DB, error) {

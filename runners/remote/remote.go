@@ -23,6 +23,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"dbbench/dsn"
 )
 
 // Options say how to reach a host.
@@ -63,39 +65,18 @@ func ParseURL(s string) (user, host string, port int, err error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "ssh" || u.User == nil || u.User.Username() == "" || u.Hostname() == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		return "", "", 0, fmt.Errorf("%q: want ssh://user@host[:port]", redacted(s))
+		return "", "", 0, fmt.Errorf("%q: want ssh://user@host[:port]", dsn.RedactURL(s))
 	}
 	if _, hasPass := u.User.Password(); hasPass {
-		return "", "", 0, fmt.Errorf("%q: no password in the URL: the host is reached by key only", redacted(s))
+		return "", "", 0, fmt.Errorf("%q: no password in the URL: the host is reached by key only", dsn.RedactURL(s))
 	}
 	port = 22
 	if p := u.Port(); p != "" {
 		if port, err = strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
-			return "", "", 0, fmt.Errorf("%q: port %q is not 1 to 65535", redacted(s), p)
+			return "", "", 0, fmt.Errorf("%q: port %q is not 1 to 65535", dsn.RedactURL(s), p)
 		}
 	}
 	return u.User.Username(), u.Hostname(), port, nil
-}
-
-// redacted is s with a password in its user part masked: an error names the URL, and
-// a password typed into it must not reach a log.
-func redacted(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		scheme, rest = "", s
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	if !hasPass {
-		return s
-	}
-	if ok {
-		scheme += "://"
-	}
-	return scheme + user + ":xxxxx" + rest[at:]
 }
 
 // String is the host as the URL names it.

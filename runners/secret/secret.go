@@ -14,10 +14,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"dbbench/dsn"
 )
 
 // Mask replaces a password where it stood.
-const Mask = "****"
+const Mask = dsn.Mask
 
 // EnvVar is the variable that carries the password to the PHP targets.
 const EnvVar = "DBBENCH_DB_PASSWORD"
@@ -43,87 +45,31 @@ func Register(s string) {
 	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
 }
 
-// RegisterDSN registers the password of dsn, even when dsn is too malformed to parse.
-func RegisterDSN(dsn string) { Register(PasswordOf(dsn)) }
+// RegisterDSN registers the password of d, even when d is too malformed to parse.
+func RegisterDSN(d string) { Register(PasswordOf(d)) }
 
-// ScrubDSNError masks the password of dsn anywhere in msg, an error about dsn alone
+// ScrubDSNError masks the password of d anywhere in msg, an error about d alone
 // (the driver's parse error quotes a bad parameter's value, say): there, any text of
 // the password is the password.
-func ScrubDSNError(msg, dsn string) string {
-	if pw := PasswordOf(dsn); pw != "" {
+func ScrubDSNError(msg, d string) string {
+	if pw := PasswordOf(d); pw != "" {
 		msg = strings.ReplaceAll(msg, pw, Mask)
 	}
 	return Scrub(msg)
 }
 
-// PasswordOf is the password of dsn as go-sql-driver reads it, even when dsn is too
-// malformed to parse: what stands between the first ':' and the last '@' before the
-// database name; "" when there is none.
-func PasswordOf(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return ""
-	}
-	if slash := strings.LastIndex(dsn, "/"); slash >= 0 && slash < at {
-		// "@" after the last "/": the database name or a parameter holds it, not the userinfo.
-		if strings.Contains(dsn[:slash], "@") {
-			at = strings.LastIndex(dsn[:slash], "@")
-		}
-	}
-	if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
-		return dsn[colon+1 : at]
-	}
-	return ""
-}
+// PasswordOf is the password of a DSN, even one too malformed to parse (dsn.PasswordOf).
+func PasswordOf(d string) string { return dsn.PasswordOf(d) }
 
 // Scrub returns s with every registered password masked where it stands as a password.
 func Scrub(s string) string {
 	mu.RLock()
 	defer mu.RUnlock()
 	for _, p := range secrets {
-		s = maskDSNPassword(s, p)
+		s = dsn.MaskPassword(s, p)
 		s = maskEnvPassword(s, p)
 	}
 	return s
-}
-
-// maskDSNPassword masks ":p@" where an address follows, as in user:p@tcp(host:port)/db,
-// user:p@unix(/path)/db or user:p@/db.
-func maskDSNPassword(s, p string) string {
-	field := ":" + p + "@"
-	var b strings.Builder
-	for {
-		i := strings.Index(s, field)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		rest := s[i+len(field):]
-		if startsAddress(rest) {
-			b.WriteString(s[:i] + ":" + Mask + "@")
-		} else {
-			b.WriteString(s[:i+len(field)])
-		}
-		s = rest
-	}
-}
-
-// startsAddress says whether s begins with a DSN's address: "/" (no network given) or a
-// network name followed by "(" (tcp(, unix(, tcp6( …).
-func startsAddress(s string) bool {
-	if strings.HasPrefix(s, "/") {
-		return true
-	}
-	for i, r := range s {
-		switch {
-		case r == '(':
-			return i > 0
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return false
 }
 
 // maskEnvPassword masks the value of DBBENCH_DB_PASSWORD=p (as an environment entry or a

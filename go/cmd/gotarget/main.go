@@ -30,8 +30,8 @@ import (
 	beego "github.com/beego/beego/v2/client/orm"
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn"
 	"dbbench/go/config"
-	"dbbench/go/dsn"
 	"dbbench/go/layers"
 	"dbbench/go/server"
 )
@@ -95,7 +95,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 			return err
 		}
 		defer db.Close()
-		scrub := dsn.Scrubber(cfg)
+		scrub := scrubber(cfg)
 		// From here on every line the target prints passes the scrubber, the driver's and
 		// beego's own loggers included: their errors are quoted verbatim and must not
 		// carry the password.
@@ -189,7 +189,7 @@ func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, err
 	cfg.InterpolateParams = c.Stmt == "interpolate"
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+		return nil, nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(c.Pool)
@@ -203,7 +203,7 @@ func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, err
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("cannot reach the database at %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+		return nil, nil, fmt.Errorf("cannot reach the database at %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
 	}
 	return db, cfg, nil
 }
@@ -220,14 +220,14 @@ func ping(ctx context.Context, c config.Config, stdout io.Writer) error {
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+		return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
 	}
 	defer conn.Close()
 	rtts := make([]time.Duration, 0, c.Ping+1)
 	for range c.Ping + 1 {
 		t0 := time.Now()
 		if err := conn.PingContext(ctx); err != nil {
-			return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), dsn.Scrubber(cfg)(err.Error()))
+			return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
 		}
 		rtts = append(rtts, time.Since(t0))
 	}
@@ -269,6 +269,11 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// scrubber masks cfg's password where it stands in text from drivers and ORMs.
+func scrubber(cfg *mysql.Config) func(string) string {
+	return func(s string) string { return dsn.MaskPassword(s, cfg.Passwd) }
 }
 
 // scrubWriter masks the password in each line written through it.

@@ -1,8 +1,6 @@
 package dsn
 
 import (
-	"github.com/go-sql-driver/mysql"
-
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +24,7 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.User != "dbbench" || cfg.Passwd != pw || cfg.Addr != "127.0.0.1:3307" || cfg.DBName != "dbbench" || cfg.Timeout != dialTimeout {
+	if cfg.User != "dbbench" || cfg.Passwd != pw || cfg.Addr != "127.0.0.1:3307" || cfg.DBName != "dbbench" || cfg.Timeout != DialTimeout {
 		t.Errorf("Read = %+v", cfg)
 	}
 	// A timeout the file sets is kept.
@@ -41,10 +39,10 @@ func TestReadErrorsNeverShowThePassword(t *testing.T) {
 		{"", "is empty"},
 		{"\n\n", "is empty"},
 		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench\ndbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench", "more than one line"},
-		{"dbbench:" + pw + "@tcp(127.0.0.1:1/dbbench", "is malformed"},
-		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench?interpolateParams=" + pw, "is malformed"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1/dbbench", "malformed DSN"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/dbbench?interpolateParams=" + pw, "malformed DSN"},
 		{"dbbench:" + pw + "@tcp(127.0.0.1:1)/", "names no database"},
-		{"dbbench:" + pw + "@tcp(127.0.0.1:1)", "is malformed"},
+		{"dbbench:" + pw + "@tcp(127.0.0.1:1)", "malformed DSN"},
 	} {
 		_, err := Read(write(t, tc.content))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -72,12 +70,24 @@ func TestRedactAndScrub(t *testing.T) {
 		t.Error("Redact changed the config it was given")
 	}
 	in := "dial dbbench:" + pw + "@tcp(127.0.0.1:3307)/dbbench: " + pw + " elsewhere stays"
-	if got, want := Scrubber(cfg)(in), "dial dbbench:****@tcp(127.0.0.1:3307)/dbbench: "+pw+" elsewhere stays"; got != want {
-		t.Errorf("Scrubber = %q, want %q", got, want)
+	if got, want := MaskPassword(in, cfg.Passwd), "dial dbbench:****@tcp(127.0.0.1:3307)/dbbench: "+pw+" elsewhere stays"; got != want {
+		t.Errorf("MaskPassword = %q, want %q", got, want)
 	}
 	// A short password that is also a digit leaves the rest of a line alone.
-	one := Scrubber(&mysql.Config{Passwd: "1"})
-	if got, want := one("Error 1049: u:1@tcp(127.0.0.1:3311)/db"), "Error 1049: u:****@tcp(127.0.0.1:3311)/db"; got != want {
-		t.Errorf("Scrubber(1) = %q, want %q", got, want)
+	if got, want := MaskPassword("Error 1049: u:1@tcp(127.0.0.1:3311)/db", "1"), "Error 1049: u:****@tcp(127.0.0.1:3311)/db"; got != want {
+		t.Errorf("MaskPassword(1) = %q, want %q", got, want)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ssh://root:hunter2@10.0.0.5:2222": "ssh://root:****@10.0.0.5:2222",
+		"ssh://root@10.0.0.5":              "ssh://root@10.0.0.5",
+		"root:pw@host":                     "root:****@host",
+		"no at sign":                       "no at sign",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
