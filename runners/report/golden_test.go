@@ -29,6 +29,20 @@ func TestGoldenMarkdown(t *testing.T) {
 	golden.Check(t, "testdata/quick-report.md", md, *update)
 }
 
+// report.html of the same run: the richest output, its wording and figures checked as
+// report.md's are.
+func TestGoldenHTML(t *testing.T) {
+	r, err := results.Read("testdata/quick-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/quick-report.html", h, *update)
+}
+
 // The same run through Write, as `dbbench report` does: its variants have no latency
 // histograms (the fixture dropped them), and report.html's latency panels, empty, once
 // drew log ticks without end.

@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"dbbench/runners/internal/golden"
 	"dbbench/runners/report"
+	"dbbench/runners/results"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files")
 
 // Every ratio with its interval on the report's first screen (the answers, before the
 // first section) is printed, identical, by the terminal's closing comparisons: the two
@@ -27,8 +32,15 @@ func TestTerminalPrintsTheReportsRatios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	res, err := results.Read(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
+	printSummary(&out, res)
 	printComparisons(&out, cs)
+	// The closing output's wording and figures, as a golden file (make golden rewrites it).
+	golden.Check(t, "testdata/closing.txt", out.Bytes(), *update)
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -217,7 +217,7 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 func printSummary(w io.Writer, res *results.Run) {
 	fmt.Fprintln(w, "each variant, the median of its slices (a ratio of two of these is not a comparison: see below):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "variant\treps\treq/s\tp50 ms\tp99 ms\tapp µs/op\tdb µs/op\tgen µs/op\troundtrips/op\t")
+	fmt.Fprintln(tw, "variant\treps\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\tround trips/req\t")
 	for _, v := range res.Variants {
 		if !v.Valid {
 			fmt.Fprintf(tw, "%s\tinvalid: %s\t\t\t\t\t\t\t\t\n", v.Key, v.InvalidReason)
@@ -305,9 +305,9 @@ func printComparisons(w io.Writer, cs []report.Comparison) {
 	}
 	fmt.Fprintln(w, "\ncomparisons, as the report gives them: other ÷ base, estimated from pairs (95% interval):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "question\tother\tbase\treq/s\tapp CPU/req\tpairs\t")
+	fmt.Fprintln(tw, "question\tother\tbase\treq/s\tapp CPU/req\tpairs")
 	for _, c := range cs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Question, c.Other, c.Base, c.QPS, c.CPU, c.Pairs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Question, c.Other, c.Base, c.QPS, c.CPU, c.Pairs)
 	}
 	tw.Flush()
 }
