@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -61,6 +62,10 @@ func SweepMarkdown(p *SweepPage) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.Title)
 	for _, l := range p.Answer {
+		if strings.Contains(l, "**") { // it bolds its own figure: bold around it would nest
+			fmt.Fprintf(&b, "%s\n\n", l)
+			continue
+		}
 		fmt.Fprintf(&b, "**%s**\n\n", l)
 	}
 	for _, l := range p.Intro {
@@ -84,7 +89,7 @@ var sweepPage = template.Must(template.New("sweep").Funcs(funcs).Parse(pageHead 
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<section class="recommendation">{{range .Answer}}<p><strong>{{.}}</strong></p>
+<section class="recommendation">{{range .Answer}}<p>{{.}}</p>
 {{end}}</section>
 {{range .Intro}}<p class="note">{{.}}</p>
 {{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
@@ -115,8 +120,12 @@ func SweepHTML(p *SweepPage) ([]byte, error) {
 		}
 		secs = append(secs, out)
 	}
+	answer := make([]template.HTML, len(p.Answer))
+	for i, l := range p.Answer {
+		answer[i] = answerHTML(l)
+	}
 	var buf bytes.Buffer
-	err := sweepPage.Execute(&buf, map[string]any{"CSP": sweepCSP, "Title": p.Title, "Answer": p.Answer, "Intro": p.Intro, "Sections": secs})
+	err := sweepPage.Execute(&buf, map[string]any{"CSP": sweepCSP, "Title": p.Title, "Answer": answer, "Intro": p.Intro, "Sections": secs})
 	if err != nil {
 		return nil, fmt.Errorf("report: sweep html: %w", err)
 	}
@@ -233,4 +242,17 @@ func pow2Ticks(lo, hi float64) []chart.Tick {
 		}
 	}
 	return out
+}
+
+// boldRun is a Markdown **bold** run of an answer line.
+var boldRun = regexp.MustCompile(`\*\*(.+?)\*\*`)
+
+// answerHTML is an answer line as SweepMarkdown shows it: in bold as a whole, or, when it
+// bolds its own figure, with that figure in bold; its text escaped.
+func answerHTML(l string) template.HTML {
+	esc := template.HTMLEscapeString(l)
+	if !strings.Contains(l, "**") {
+		return template.HTML("<strong>" + esc + "</strong>")
+	}
+	return template.HTML(boldRun.ReplaceAllString(esc, "<strong>$1</strong>"))
 }

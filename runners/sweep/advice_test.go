@@ -120,3 +120,16 @@ func TestWhyApart(t *testing.T) {
 		t.Errorf("the hosts apart: %s", hosts)
 	}
 }
+
+// The page's "Made by" line drops --out: the directory is the machine's that ran it.
+func TestMadeByDropsOut(t *testing.T) {
+	for in, want := range map[string]string{
+		"dbbench sweep pool --out /work/meas/pool/x --rtt 1ms --rate 1500": "dbbench sweep pool --rtt 1ms --rate 1500",
+		"dbbench sweep pool --out=/tmp/x --rtt 1ms":                        "dbbench sweep pool --rtt 1ms",
+		"dbbench sweep pool --rtt 1ms":                                     "dbbench sweep pool --rtt 1ms",
+	} {
+		if got := withoutOut(in); got != want {
+			t.Errorf("withoutOut(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 	s := r.Settings
 	out := []string{}
 	if r.Command != "" {
-		out = append(out, "Made by `"+r.Command+"`.")
+		out = append(out, "Made by `"+withoutOut(r.Command)+"`.")
 	}
 	link := "on loopback"
 	if r.Link != nil {
@@ -304,3 +304,20 @@ func familyName(family string) string {
 }
 
 func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// withoutOut is a command line without its --out DIR: the page sits in that directory,
+// and its path is the machine's that ran it, not the reader's.
+func withoutOut(command string) string {
+	f := strings.Fields(command)
+	out := f[:0]
+	for i := 0; i < len(f); i++ {
+		switch {
+		case f[i] == "--out" || f[i] == "-out":
+			i++ // and its value
+		case strings.HasPrefix(f[i], "--out=") || strings.HasPrefix(f[i], "-out="):
+		default:
+			out = append(out, f[i])
+		}
+	}
+	return strings.Join(out, " ")
+}

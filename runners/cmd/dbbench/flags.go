@@ -20,6 +20,8 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	cmd   string
+	about string    // what the command does, for -h
+	args  string    // its arguments after the flags, for -h: "RUN_DIR"
 	out   io.Writer // the flag package writes nothing itself: parse says what is wrong
 	rules map[string]rule
 }
@@ -167,9 +169,7 @@ func (d *durationValue) Set(s string) error {
 func (f *flagSet) parse(args []string) error {
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(f.out, "usage: dbbench %s [flags]\n", f.cmd)
-			f.SetOutput(f.out)
-			f.PrintDefaults()
+			f.help()
 			return err
 		}
 		return fmt.Errorf("%w: %s: %v (dbbench %s -h lists the flags)", errUsage, f.cmd, err, f.cmd)
@@ -265,4 +265,25 @@ func (f *flagSet) noArgs() error {
 		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, f.cmd, f.Arg(0))
 	}
 	return nil
+}
+
+// help prints the command's synopsis, what it does, and its flags.
+func (f *flagSet) help() {
+	fmt.Fprintf(f.out, "usage: dbbench %s [flags]", f.cmd)
+	if f.args != "" {
+		fmt.Fprintf(f.out, " %s", f.args)
+	}
+	fmt.Fprintln(f.out)
+	if f.about != "" {
+		fmt.Fprintf(f.out, "\n%s\n", f.about)
+	}
+	n := 0
+	f.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		fmt.Fprintln(f.out, "\nIt takes no flags.")
+		return
+	}
+	fmt.Fprintln(f.out, "\nflags:")
+	f.SetOutput(f.out)
+	f.PrintDefaults()
 }

@@ -136,7 +136,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, usage())
 		return err
 	}
-	act, err := c.parse(newFlagSet(c.name, stderr), rest)
+	fs := newFlagSet(c.name, stderr)
+	fs.about = c.about
+	act, err := c.parse(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}

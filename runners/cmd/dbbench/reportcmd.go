@@ -12,6 +12,7 @@ import (
 // parseReport is `dbbench report DIR`: it writes report.md and report.html into the run
 // directory DIR.
 func parseReport(fs *flagSet, args []string) (action, error) {
+	fs.args = "RUN_DIR"
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}

@@ -136,6 +136,9 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
+		if stored, ok := poolsize.NeedOf(r.Settings.PoolNeed); ok && reportOnly {
+			need = keepStored(fs, need, stored)
+		}
 		return writeSweep(stdout, dir, sweep.PoolPage(r, need), runErr)
 	}, nil
 }
@@ -194,4 +197,29 @@ func writeSweep(stdout io.Writer, dir string, page *report.SweepPage, runErr err
 		return fmt.Errorf("%w; what was measured is kept in %s", runErr, dir)
 	}
 	return nil
+}
+
+// keepStored is the need a report of a sweep already measured is written for: the
+// sweep's own, but for what the command line gives anew, so that --report-only alone
+// re-renders the same answer rather than the flags' defaults.
+func keepStored(fs *flagSet, need, stored poolsize.Need) poolsize.Need {
+	keep := func(flag string, field *int, value int) {
+		if !fs.given(flag) && value > 0 {
+			*field = value
+		}
+	}
+	if !fs.given("rate") {
+		need.Rate = stored.Rate
+	}
+	if !fs.given("slo-p99") {
+		need.P99 = stored.P99
+	}
+	if !fs.given("rtt") {
+		need.RTT = stored.RTT
+	}
+	keep("app-instances", &need.Instances, stored.Instances)
+	keep("max-connections", &need.MaxConnections, stored.MaxConnections)
+	keep("app-cores", &need.AppCores, stored.AppCores)
+	keep("db-cores", &need.DBCores, stored.DBCores)
+	return need
 }

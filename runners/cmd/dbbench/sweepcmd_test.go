@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,28 @@ func TestSweepReportOnlyOfAnEmptyDirectory(t *testing.T) {
 	code, _, stderr = dbbench(t, nil, "sweep", "pool", "--report-only", "--out", dir)
 	if code != 1 || !strings.Contains(stderr, "holds no pool sweep") {
 		t.Fatalf("exit %d, stderr %q; want 1 and a line saying the directory holds no pool sweep", code, stderr)
+	}
+}
+
+// --report-only of a sweep sizes for the sweep's own need unless a flag says otherwise:
+// the committed sample (1500 req/s at 1ms) re-renders as it was, and --rate changes it.
+func TestSweepReportOnlyKeepsTheSweepsNeed(t *testing.T) {
+	b, err := os.ReadFile("../../../reports/sample/pool-sweep/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "at 1500 req/s per app instance, p99 ≤ 50ms, 1ms to the database"}, {[]string{"--rate", "700"}, "at 700 req/s per app instance, p99 ≤ 50ms, 1ms to the database"}} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := dbbench(t, nil, append([]string{"sweep", "pool", "--report-only", "--out", dir}, c.args...)...)
+		md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+		if code != 0 || !strings.Contains(string(md), c.want) {
+			t.Errorf("%v: exit %d (%s); report.md lacks %q", c.args, code, stderr, c.want)
+		}
 	}
 }
