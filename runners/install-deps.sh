@@ -40,15 +40,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     chmod +x /usr/sbin/policy-rc.d
     trap 'rm -f /usr/sbin/policy-rc.d' EXIT
   fi
-  apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # apt's own output (hundreds of lines) goes to a log, kept; a failure shows its end.
+  log=$(mktemp "${TMPDIR:-/tmp}/dbbench-apt-XXXXXX.log")
+  if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    echo "apt-get failed; its last lines (all of them in $log):" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  echo "installed ${#missing[@]} packages and what they need ($(grep -c '^Setting up' "$log") set up; apt's output in $log)"
 fi
 
 command -v go >/dev/null || { echo "dbbench needs Go 1.26 or later on PATH (https://go.dev/dl/)" >&2; exit 1; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 # Module downloads are cached: a no-op after the first time. The Go target is built as
 # its own module (GOWORK=off, see the Makefile), so its versions are fetched as such too.
-for m in fixtures schema runners; do
+for m in dsn fixtures schema runners; do
   (cd "$root/$m" && go mod download)
 done
 (cd "$root/go" && GOWORK=off go mod download)

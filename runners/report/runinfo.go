@@ -102,8 +102,8 @@ func (d *data) ceiling() []string {
 		if !ok {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s under %s answers without the database at %s req/s: no %s variant can exceed this.",
-			langName(v.Lang), serverName(v.Server), scaled(s, 1, 0, warnText(s.Warnings)), langName(v.Lang)))
+		out = append(out, fmt.Sprintf("%s under %s answers without the database at %s req/s: no %s variant under %s can exceed this.",
+			langName(v.Lang), serverName(v.Server), scaled(s, 1, 0, warnText(s.Warnings)), langName(v.Lang), serverName(v.Server)))
 	}
 	if len(out) == 0 {
 		out = append(out, "No valid hello variant was measured, so the run has no HTTP-only ceiling.")
