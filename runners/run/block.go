@@ -276,11 +276,30 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 
 // progressBlock says which block is measured.
 func (p *Phase) progressBlock(vs []*results.Variant) {
-	layers := make([]string, len(vs))
-	for i, v := range vs {
-		layers[i] = strings.TrimPrefix(v.Key, "lang="+v.Lang+"/")
+	p.progress(fmt.Sprintf("block of %d: %s", len(vs), blockNames(vs, blockNamesShown)))
+}
+
+// blockNamesShown is how many of a block's variants its progress line names: a line
+// that named all of them ran to 745 characters.
+const blockNamesShown = 3
+
+// blockNames names the first n of vs by their values without the keys or the language
+// ("nethttp/raw/prepare/persistent/64"), and counts the rest.
+func blockNames(vs []*results.Variant, n int) string {
+	var names []string
+	for _, v := range vs[:min(n, len(vs))] {
+		parts := strings.Split(strings.TrimPrefix(v.Key, "lang="+v.Lang+"/"), "/")
+		for i, kv := range parts {
+			_, val, _ := strings.Cut(kv, "=")
+			parts[i] = val
+		}
+		names = append(names, strings.Join(parts, "/"))
 	}
-	p.progress(fmt.Sprintf("block of %d: %s", len(vs), strings.Join(layers, " · ")))
+	s := strings.Join(names, " · ")
+	if len(vs) > n {
+		s += fmt.Sprintf(" · and %d more", len(vs)-n)
+	}
+	return s
 }
 
 // flushNowAndThen rewrites results.json when it has not been for a while.
