@@ -42,7 +42,7 @@ func (p *progress) slice(lang string, n int, spent, budget time.Duration, status
 	if status != "" {
 		status = ", " + status
 	}
-	of := " of " + budget.Round(time.Second).String()
+	of := " of a " + budget.Round(time.Second).String() + " budget" // a limit, not an estimate
 	if budget <= 0 {
 		of = " spent"
 	}

@@ -38,7 +38,7 @@ func TestProgressLines(t *testing.T) {
 	want := "[go slice 1 of 96] 0s spent, about 2m10s left, ceiling at 64 clients, round 1 of 2: lang=go/…/pool=1\n" +
 		"[go slice 11 of 96] 15s spent, about 2m9s left: lang=go/…/pool=4\n" +
 		"[php slice 3] 4s spent, 0/2 comparisons decided: block of 2: raw/… · orm/…\n" +
-		"[php slice 4] 5s of 1m0s: lang=php/…\n"
+		"[php slice 4] 5s of a 1m0s budget: lang=php/…\n"
 	if b.String() != want {
 		t.Errorf("progress lines:\n%s\nwant\n%s", b.String(), want)
 	}
