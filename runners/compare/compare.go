@@ -107,13 +107,13 @@ type Result struct {
 
 // RunInfo identifies a run.
 type RunInfo struct {
-	Label     string    `json:"label"`
-	Started   time.Time `json:"started"`
-	Status    string    `json:"status"`
-	Preset    string    `json:"preset"`
-	Commit    string    `json:"commit,omitempty"`
-	Yardstick bool      `json:"yardstick"` // the run timed the yardstick
-	Paired    bool      `json:"paired"`    // the run measured its comparisons as pairs
+	Label     string         `json:"label"`
+	Started   time.Time      `json:"started"`
+	Status    results.Status `json:"status"`
+	Preset    string         `json:"preset"`
+	Commit    string         `json:"commit,omitempty"`
+	Yardstick bool           `json:"yardstick"` // the run timed the yardstick
+	Paired    bool           `json:"paired"`    // the run measured its comparisons as pairs
 }
 
 // Row is one variant's (or comparison's) change in one metric.

@@ -43,7 +43,7 @@ func (r *Result) header(b *strings.Builder) {
 		name string
 		i    RunInfo
 	}{{"old", r.Old}, {"new", r.New}} {
-		fmt.Fprintf(b, "  %s: started %s, preset %s, %s", s.name, s.i.Started.UTC().Format(time.DateTime+" MST"), units.OrDash(s.i.Preset), units.OrDash(s.i.Status))
+		fmt.Fprintf(b, "  %s: started %s, preset %s, %s", s.name, s.i.Started.UTC().Format(time.DateTime+" MST"), units.OrDash(s.i.Preset), units.OrDash(string(s.i.Status)))
 		if s.i.Commit != "" {
 			fmt.Fprintf(b, ", commit %s", abbrev(s.i.Commit, 12))
 		}

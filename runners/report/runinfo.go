@@ -74,7 +74,7 @@ func topologyText(t *results.Topology) string {
 func (d *data) alerts(fs []finding) []string {
 	var out []string
 	r := d.run
-	if r.Status != "complete" {
+	if r.Status != results.Complete {
 		msg := fmt.Sprintf("This run is %s: only what it measured is reported.", r.Status)
 		if r.Error != "" {
 			msg += " Error: " + r.Error

@@ -25,7 +25,7 @@ type Run struct {
 	Schema   string    `json:"schema"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitzero"`
-	Status   string    `json:"status"` // running, complete, interrupted, failed
+	Status   Status    `json:"status"`
 	Error    string    `json:"error,omitempty"`
 	// Command is the command line that made the run, its DSN's password masked.
 	Command     string            `json:"command,omitempty"`
@@ -628,3 +628,13 @@ type WrittenCount struct {
 	Missing      int64 `json:"missing"`
 	Extra        int64 `json:"extra"`
 }
+
+// Status is how a run, sweep or soak stands: Running until it ends, then how it ended.
+type Status string
+
+const (
+	Running     Status = "running"
+	Complete    Status = "complete"
+	Interrupted Status = "interrupted" // SIGINT or SIGTERM: what was measured is kept
+	Failed      Status = "failed"
+)

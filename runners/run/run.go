@@ -121,14 +121,14 @@ var ErrInterrupted = errors.New("interrupted")
 // Ending is how a run or a soak (what) that returned err under ctx ended, as its file
 // records it: "complete"; "interrupted", with err wrapped in ErrInterrupted; or
 // "failed", with err as it was.
-func Ending(ctx context.Context, what string, err error) (string, error) {
+func Ending(ctx context.Context, what string, err error) (results.Status, error) {
 	switch {
 	case err == nil:
-		return "complete", nil
+		return results.Complete, nil
 	case ctx.Err() != nil:
-		return "interrupted", fmt.Errorf("%s %w: %v", what, ErrInterrupted, err)
+		return results.Interrupted, fmt.Errorf("%s %w: %v", what, ErrInterrupted, err)
 	}
-	return "failed", err
+	return results.Failed, err
 }
 
 // Defaults fills the options left at zero: from the preset where it has a value, else
@@ -273,7 +273,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Schema:      results.Schema,
 		Command:     o.Command,
 		Started:     time.Now().UTC(),
-		Status:      "running",
+		Status:      results.Running,
 		Environment: o.environment(vs),
 		Langs:       langFacts(o.Matrix, vs),
 		AB:          o.ab(),

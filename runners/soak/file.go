@@ -20,7 +20,7 @@ const FileName = "soak.json"
 // interrupted soak keeps its series.
 type File struct {
 	Schema      string            `json:"schema"`
-	Status      string            `json:"status"` // running, complete, interrupted, failed
+	Status      results.Status    `json:"status"`
 	Error       string            `json:"error,omitempty"`
 	Started     time.Time         `json:"started"`
 	Finished    time.Time         `json:"finished,omitzero"`

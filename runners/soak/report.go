@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"dbbench/runners/report"
+	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -44,12 +45,12 @@ func intro(f *File) []string {
 	st := f.Settings
 	var out []string
 	switch f.Status {
-	case "complete":
+	case results.Complete:
 		out = append(out, fmt.Sprintf("Complete: %d samples, one every %s over %s.", f.Samples, st.Interval, st.Duration))
-	case "running":
+	case results.Running:
 		out = append(out, fmt.Sprintf("Still running, or stopped without a word (killed): %d samples so far, one every %s.", f.Samples, st.Interval))
 	default:
-		out = append(out, fmt.Sprintf("%s: %s. The %d samples measured until then are kept and judged below.", strings.ToUpper(f.Status[:1])+f.Status[1:], f.Error, f.Samples))
+		out = append(out, fmt.Sprintf("%s: %s. The %d samples measured until then are kept and judged below.", strings.ToUpper(string(f.Status[:1]))+string(f.Status[1:]), f.Error, f.Samples))
 	}
 	flagged, total := 0, 0
 	_, roles := f.Roles()

@@ -16,6 +16,7 @@ import (
 	"dbbench/runners/environment"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/results"
 	"dbbench/runners/run"
 	"dbbench/runners/target"
 	"dbbench/runners/topology"
@@ -126,7 +127,7 @@ func (s *soaker) newFile() *File {
 		pools[v.Lang] = max(pools[v.Lang], v.Pool)
 	}
 	f := &File{
-		Schema: Schema, Status: "running", Started: time.Now().UTC(),
+		Schema: Schema, Status: results.Running, Started: time.Now().UTC(),
 		Settings: Settings{
 			Mode: "concurrent", Duration: o.Duration.String(), Interval: o.Interval.String(),
 			Warmup: o.Warmup.String(), WarmupSeconds: o.Warmup.Seconds(),

@@ -26,7 +26,7 @@ func PoolPage(r *results.Run, need poolsize.Need) *report.SweepPage {
 	}
 	p.Intro = poolIntro(r, need)
 	p.Sections = append(p.Sections, capacitySection(curves, need), modelSection(curves, need))
-	if r.Status != "complete" {
+	if r.Status != results.Complete {
 		p.Intro = append(p.Intro, fmt.Sprintf("This sweep is %s: %s", r.Status, r.Error))
 	}
 	p.Sections = append(p.Sections, environment(r.Environment))

@@ -92,7 +92,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 				invalid = append(invalid, fmt.Sprintf("%s, %s each way, %s loop: %s", v.Key, units.DelayMillis(pt.Delay), pt.Mode, v.InvalidReason))
 			}
 		}
-		if pt.Run.Status != "complete" {
+		if pt.Run.Status != results.Complete {
 			invalid = append(invalid, fmt.Sprintf("the run at %s each way, %s loop, is %s: %s", units.DelayMillis(pt.Delay), pt.Mode, pt.Run.Status, pt.Run.Error))
 		}
 	}

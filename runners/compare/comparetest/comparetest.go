@@ -80,7 +80,7 @@ func Run(seed uint64) *results.Run {
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	b := &builder{rng: rand.New(rand.NewPCG(seed, 0x636f6d70)), truth: map[string]variant{}, clock: start}
 	b.run = &results.Run{
-		Schema: results.Schema, Started: start, Status: "complete",
+		Schema: results.Schema, Started: start, Status: results.Complete,
 		Environment: map[string]string{"cpu": "AMD EPYC", "cpu-count": "2", "kernel": "6.18.44", "dbbench-commit": "0123456789abcdef", "go": "go1.26.8"},
 		Settings: results.Settings{Preset: "quick", Provider: "embedded", Rows: 100000, Connections: 64, KeepAlive: true,
 			Duration: "1s", Reps: HelloReps, Seed: 1, RoundtripRequests: 100, MaxErrorRate: 0.001, SaturatedP99: "1s",
