@@ -19,6 +19,7 @@ import (
 	"dbbench/runners/run"
 	"dbbench/runners/stats"
 	"dbbench/runners/sweep"
+	"dbbench/runners/topology"
 	"dbbench/runners/units"
 )
 
@@ -200,7 +201,7 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 		pc.Skipped = "the database is yours (--provider " + c.opts.DB.Kind + "): dbbench loads only the server it starts"
 	case c.opts.AppHost != "":
 		pc.Skipped = "the app runs on another host (--app-host)"
-	case c.opts.Topology != "" && c.opts.Topology != "loopback":
+	case c.opts.Topology != "" && c.opts.Topology != topology.Loopback:
 		pc.Skipped = "the roles run apart (--topology " + c.opts.Topology + ")"
 	default:
 		o := sweep.CheckOptions{Run: c.opts, Need: need, Cores: runtime.NumCPU(), Probes: c.checkProbes, Dir: c.opts.Out}
