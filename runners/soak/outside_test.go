@@ -1,0 +1,28 @@
+package soak
+
+import "testing"
+
+// A connection counts as outside when it was listed at both ends of the round and its
+// client port is no target's socket: a per-request connection seen once, a target's
+// own, and one that closed meanwhile are not; a Unix socket's (port 0) is.
+func TestOutsideCountsWhatNoTargetHolds(t *testing.T) {
+	before := map[int64]dbConn{
+		1: {port: 40001, stmts: 3}, // a target's pooled connection
+		2: {port: 40002, stmts: 7}, // another client's, held across the round
+		3: {port: 40003, stmts: 1}, // a per-request connection, gone by the end
+		4: {port: 0, stmts: 2},     // a client on the Unix socket
+	}
+	after := map[int64]dbConn{1: {port: 40001}, 2: {port: 40002}, 4: {}, 5: {port: 40005}}
+	conns, stmts := outside(before, after, map[int]bool{40001: true})
+	if conns != 2 || stmts != 9 {
+		t.Errorf("outside = %d connections, %d statements; want 2 and 9", conns, stmts)
+	}
+}
+
+func TestClientPort(t *testing.T) {
+	for host, want := range map[string]int{"127.0.0.1:54321": 54321, "[::1]:3307": 3307, "localhost": 0, "10.77.3.2": 0} {
+		if got := clientPort(host); got != want {
+			t.Errorf("clientPort(%q) = %d, want %d", host, got, want)
+		}
+	}
+}
