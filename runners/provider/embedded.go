@@ -161,8 +161,8 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 	db.restart = func(ctx context.Context) error {
 		select {
 		case <-srv.done:
-		default:
-			return fmt.Errorf("embedded provider: mariadbd pid %d is still running", db.PID)
+		case <-time.After(5 * time.Second): // its exit may not be reaped yet
+			return fmt.Errorf("embedded provider: mariadbd pid %d: %w", db.PID, ErrStillRunning)
 		}
 		s, err := launch(ctx, place.Command(mariadbd, again...), dir, srv.addr, password)
 		if err != nil {
@@ -176,6 +176,9 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 }
 
 var errPortTaken = errors.New("port taken")
+
+// ErrStillRunning is Restart's answer for a server that is not gone: hung, say.
+var ErrStillRunning = errors.New("still running")
 
 type server struct {
 	cmd    *exec.Cmd

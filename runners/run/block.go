@@ -125,7 +125,10 @@ func (b *block) run(ctx context.Context, load Load) error {
 		b.visits, b.visitsErr = r.visitsSum(ctx)
 	}
 	if err := r.openLedger(ctx, b.vs); err != nil {
-		return r.databaseAlive(ctx) // nil, if the database answers: then the block goes on uncounted
+		if derr := r.databaseAlive(ctx); derr != nil {
+			return derr
+		}
+		fmt.Fprintf(r.o.Log, "note: %v: this block's writes are not counted\n", err)
 	}
 	d := cmp.Or(load.Duration, r.o.Duration)
 	b.started = time.Now().UTC()

@@ -26,7 +26,10 @@ import (
 func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Variant, load Load) (*results.Repetition, error) {
 	n := len(rv.Reps) + 1
 	if err := r.openLedger(ctx, []*results.Variant{rv}); err != nil {
-		return nil, r.failRep(ctx, rv, n, "count the writes before the load", err)
+		if derr := r.databaseAlive(ctx); derr != nil {
+			return nil, derr
+		}
+		fmt.Fprintf(r.o.Log, "note: %v: the writes of %s slice %d are not counted\n", err, rv.Key, n)
 	}
 	defer r.closeLedger()
 	if r.o.LeadIn > 0 {

@@ -431,7 +431,7 @@ func (r *runner) provision(ctx context.Context) error {
 	r.admin.SetMaxOpenConns(2)
 	r.res.Environment["database"] = db.Kind + " " + db.Version
 	if db.Kind == "embedded" {
-		r.res.Environment["database-settings"] = fmt.Sprint(provider.EmbeddedSettings)
+		r.res.Environment["database-settings"] = fmt.Sprint(provider.Settings(r.o.DB))
 	}
 	dsn, upstream := db.DSN(), db.Config.Addr
 	toTargets := r.o.TargetDBAddr

@@ -9,6 +9,7 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/loadgen"
+	"dbbench/runners/provider"
 	"dbbench/runners/results"
 )
 
@@ -27,17 +28,20 @@ var ErrDatabaseDied = errors.New("the database died")
 // writes it acknowledged are counted.
 const BackWithin = 60 * time.Second
 
-// ledger is the writes of the slice or block under way.
+// ledger is the writes of the slice or block under way, or, once it ended (done), of
+// the last one that wrote: a kill found only afterwards (an insert slice whose few
+// failed requests passed, a kill between slices) is counted against it.
 type ledger struct {
-	visits0   int64 // SUM(visits) of the fixture rows before the load
-	inserted0 int64 // rows above the fixture rows before the load
-	inserts   []*results.Variant
-	updates   []*results.Variant
-	res       map[*results.Variant][]*loadgen.Result // a slice's lead-in and its load
+	visits0 int64 // SUM(visits) of the fixture rows before the load
+	maxID   int64 // the highest id before the load: its inserts land above
+	inserts []*results.Variant
+	updates []*results.Variant
+	res     map[*results.Variant][]*loadgen.Result // a slice's lead-in and its load
+	done    bool
 }
 
-// openLedger starts the ledger of vs's load, if any of them writes; the caller closes
-// it (closeLedger) once the load's results are recorded.
+// openLedger starts the ledger of vs's load, if any of them writes, in place of the
+// last one; the caller marks it done (closeLedger) once the load's results are in.
 func (r *runner) openLedger(ctx context.Context, vs []*results.Variant) error {
 	l := &ledger{res: map[*results.Variant][]*loadgen.Result{}}
 	for _, v := range vs {
@@ -55,34 +59,29 @@ func (r *runner) openLedger(ctx context.Context, vs []*results.Variant) error {
 	if l.visits0, err = r.visitsSum(ctx); err != nil {
 		return err
 	}
-	if l.inserted0, err = r.insertedCount(ctx); err != nil {
-		return err
+	if err = r.admin.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM users").Scan(&l.maxID); err != nil {
+		return fmt.Errorf("read the highest id: %w", err)
 	}
 	r.ledger = l
 	return nil
 }
 
-// keep adds v's load result to the ledger, if one is open.
+// keep adds v's load result to the ledger under way.
 func (r *runner) keep(v *results.Variant, res *loadgen.Result) {
-	if r.ledger != nil && res != nil {
+	if r.ledger != nil && !r.ledger.done && res != nil {
 		r.ledger.res[v] = append(r.ledger.res[v], res)
 	}
 }
 
-func (r *runner) closeLedger() { r.ledger = nil }
-
-// insertedCount is the number of rows above the fixture rows: those inserts added.
-func (r *runner) insertedCount(ctx context.Context) (int64, error) {
-	var n int64
-	err := r.admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM users WHERE id > ?", r.db.Rows).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("count the inserted rows: %w", err)
+// closeLedger marks the ledger under way done: it stays, for a kill found later.
+func (r *runner) closeLedger() {
+	if r.ledger != nil {
+		r.ledger.done = true
 	}
-	return n, nil
 }
 
-// died ends the run for cause, once: with a ledger open, it first brings the database
-// back and counts what it had acknowledged (results.Run.Writes).
+// died ends the run for cause, once: with a ledger, it first brings the database back
+// and counts what it had acknowledged (results.Run.Writes).
 func (r *runner) died(ctx context.Context, cause error) error {
 	if r.dead != nil {
 		return r.dead
@@ -91,10 +90,14 @@ func (r *runner) died(ctx context.Context, cause error) error {
 	if r.ledger == nil {
 		return r.dead
 	}
-	fmt.Fprintf(r.o.Log, "%v: counting the writes it acknowledged once it is back\n", cause)
+	when := "mid-write"
+	if r.ledger.done {
+		when = "after the last slice or block that wrote"
+	}
+	fmt.Fprintf(r.o.Log, "the database died (%v): counting the writes it acknowledged once it is back\n", cause)
 	w := r.countWrites(ctx)
 	r.res.Writes = w
-	r.dead = fmt.Errorf("%w mid-write (%v); %s", ErrDatabaseDied, cause, writesSummary(w))
+	r.dead = fmt.Errorf("%w %s (%v); %s", ErrDatabaseDied, when, cause, writesSummary(w))
 	return r.dead
 }
 
@@ -120,6 +123,8 @@ func (r *runner) countWrites(ctx context.Context) *results.WritesAfterDeath {
 func (r *runner) bringBack(ctx context.Context) (string, error) {
 	restarted, err := r.db.Restart(ctx)
 	switch {
+	case errors.Is(err, provider.ErrStillRunning):
+		// Its process lives on (hung): wait for it to answer, as for a server of the user's.
 	case err != nil:
 		return "not restarted", err
 	case restarted:
@@ -197,37 +202,43 @@ func (r *runner) countLedger(ctx context.Context, l *ledger) ([]results.WrittenC
 	return out, nil
 }
 
-// countInserts finds each acknowledged insert's name among the rows above the fixtures.
+// countInserts finds each acknowledged insert's name among the rows inserted since the
+// ledger opened, name by name: two insert variants of one block may send the same
+// names (their counters start from the same seed), so each name's acknowledged inserts
+// are set against its rows.
 func (r *runner) countInserts(ctx context.Context, l *ledger) (results.WrittenCount, error) {
 	c := results.WrittenCount{Variants: keys(l.inserts), Op: string(loadgen.Insert)}
-	rows, err := r.admin.QueryContext(ctx, "SELECT name FROM users WHERE id > ?", r.db.Rows)
+	rows, err := r.admin.QueryContext(ctx, "SELECT name FROM users WHERE id > ?", l.maxID)
 	if err != nil {
 		return c, fmt.Errorf("read the inserted rows: %w", err)
 	}
 	defer rows.Close()
-	present := map[string]bool{}
+	present := map[string]int64{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
 			return c, fmt.Errorf("read the inserted rows: %w", err)
 		}
-		present[name] = true
+		present[name]++
 	}
 	if err := rows.Err(); err != nil {
 		return c, fmt.Errorf("read the inserted rows: %w", err)
 	}
+	acked := map[string]int64{}
 	for _, v := range l.inserts {
 		for _, res := range l.res[v] {
 			for _, n := range res.AckedInserts {
+				acked[fixtures.InsertedName(n)]++
 				c.Acknowledged++
-				if !present[fixtures.InsertedName(n)] {
-					c.Missing++
-				}
 			}
 		}
 	}
-	added := int64(len(present)) - l.inserted0
-	c.Extra = max(0, added-(c.Acknowledged-c.Missing))
+	for name, a := range acked {
+		c.Missing += max(0, a-present[name])
+	}
+	for name, p := range present {
+		c.Extra += max(0, p-acked[name])
+	}
 	return c, nil
 }
 

@@ -77,10 +77,15 @@ func clientPort(host string) int {
 	return n
 }
 
-// instrumented says whether the server traces statements to their connections.
+// instrumented says whether the server traces statements to their connections and
+// lets this user read them: performance_schema on, and the query that joins them works.
 func instrumented(ctx context.Context, db *sql.DB) bool {
 	var on bool
-	return db.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&on) == nil && on
+	if err := db.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&on); err != nil || !on {
+		return false
+	}
+	_, err := dbConnections(ctx, db, true)
+	return err == nil
 }
 
 // outside counts the connections listed both before and after a round whose client
@@ -94,4 +99,19 @@ func outside(before, after map[int64]dbConn, targets map[int]bool) (conns, stmts
 		stmts += c.stmts
 	}
 	return conns, stmts
+}
+
+// seesPorts says whether the server's list shows the targets' client ports: with a
+// proxy or NAT between them (docker-proxy, ProxySQL) it shows the proxy's, and every
+// target connection would read as outside. No target connection at all tells nothing.
+func seesPorts(conns map[int64]dbConn, targets map[int]bool) bool {
+	if len(targets) == 0 {
+		return true
+	}
+	for _, c := range conns {
+		if targets[c.port] {
+			return true
+		}
+	}
+	return false
 }

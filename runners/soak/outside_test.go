@@ -26,3 +26,15 @@ func TestClientPort(t *testing.T) {
 		}
 	}
 }
+
+// Behind a proxy the server lists the proxy's ports, none of the targets': then nothing
+// can be told apart. With no target connection there is nothing to tell either way.
+func TestSeesPorts(t *testing.T) {
+	listed := map[int64]dbConn{1: {port: 50001}, 2: {port: 50002}}
+	if seesPorts(listed, map[int]bool{40001: true}) {
+		t.Error("none of the targets' ports listed: want false")
+	}
+	if !seesPorts(listed, map[int]bool{50002: true}) || !seesPorts(listed, map[int]bool{}) {
+		t.Error("a target's port listed, or no target connection: want true")
+	}
+}

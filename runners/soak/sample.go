@@ -375,10 +375,15 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		for _, ts := range trees {
 			ts.portsTo(toDB, ports)
 		}
-		conns, stmts := outside(connsBefore, connsAfter, ports)
-		db.add("outside_connections", t, float64(conns)).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: status["Threads_connected"]}
-		if withStmts {
-			db.add("outside_statements", t, float64(stmts)).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: status["Prepared_stmt_count"]}
+		if seesPorts(connsBefore, ports) {
+			conns, stmts := outside(connsBefore, connsAfter, ports)
+			db.add("outside_connections", t, float64(conns)).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: status["Threads_connected"]}
+			if withStmts {
+				db.add("outside_statements", t, float64(stmts)).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: status["Prepared_stmt_count"]}
+			}
+		} else if !s.noPorts {
+			s.noPorts = true
+			fmt.Fprintf(s.o.Log, "soak: the server lists none of the targets' %d client ports (a proxy or NAT between them): connections and statements no target holds are not told apart\n", len(ports))
 		}
 	} else if connsErr != nil {
 		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: %v\n", t, connsErr)

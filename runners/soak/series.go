@@ -236,12 +236,12 @@ func Judge(s *Series, warmup float64) Verdict {
 			v.Verdict = Unresolved
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half has too few samples to tell growth from settling; sample more often or soak longer",
 				FormatValue(rise, u), judged, interval)
-		case late.Lo <= 0:
-			v.Verdict, v.Reason = lateVerdict(s, pts, tr, late, rise, judged)
 		case s.Kind == Count && s.RestBefore != nil && s.RestAfter != nil && s.RestAfter.Value-s.RestBefore.Value < rise/2:
 			v.Verdict = InFlight
 			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but with no load running it read %s before and %s after: held by requests in flight, not kept; a leak keeps what it took",
 				FormatValue(rise, u), judged, perHour(tr.Slope, u), FormatValue(s.RestBefore.Value, u), FormatValue(s.RestAfter.Value, u))
+		case late.Lo <= 0: // after in flight: a count that fell back at rest is not rising
+			v.Verdict, v.Reason = lateVerdict(s, pts, tr, late, rise, judged)
 		}
 	}
 	switch {

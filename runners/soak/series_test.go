@@ -410,6 +410,13 @@ func TestARiseTheLastHalfCannotShowIsRisingNotSettling(t *testing.T) {
 	}
 	t.Logf("steady rise: %s", v.Reason)
 
+	// The same rise, read the same a second before the load and a second after it:
+	// held by requests in flight, not rising.
+	leak.RestBefore, leak.RestAfter = &Point{T: 50, Value: 110}, &Point{T: 300, Value: 112}
+	if v := Judge(leak, 60); v.Verdict != InFlight {
+		t.Fatalf("a rise that fell back at rest: %s (%s), want %q", v.Verdict, v.Reason, InFlight)
+	}
+
 	fills := &Series{Name: "prepared_stmt_count", Kind: Count, Unit: "count"}
 	for i := range 24 {
 		ts := 60 + 10*float64(i)

@@ -37,6 +37,7 @@ type soaker struct {
 	topo    *topology.Topology
 	tlog    *os.File  // the targets' own output
 	started time.Time // of the soak proper: t = 0 of every series
+	noPorts bool      // the server's list shows none of the targets' ports: said once
 }
 
 // Run performs the soak: provision the database, start every variant's target, measure
@@ -257,7 +258,7 @@ func (s *soaker) provision(ctx context.Context) error {
 	s.file.Settings.DatabaseProcessSeries = db.PID != 0
 	s.file.Settings.OutsideStatements = instrumented(ctx, s.admin)
 	if !s.file.Settings.OutsideStatements {
-		fmt.Fprintln(s.o.Log, "soak: performance_schema is off on this server: statements no target holds are not told apart from the targets' (Prepared_stmt_count counts both)")
+		fmt.Fprintln(s.o.Log, "soak: performance_schema is off on this server, or this user cannot read it: statements no target holds are not told apart from the targets' (Prepared_stmt_count counts both)")
 	}
 	s.mu.Unlock()
 	if s.secrets, err = os.MkdirTemp("", "dbbench-secrets-"); err != nil {
