@@ -96,7 +96,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 		md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 		// One-probe searches are too coarse for a recommendation to test; the sentence
 		// states what it was sized for, and the model's input was measured.
-		for _, want := range []string{"**lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent: at 10 req/s per app instance, p99 ≤ 1s, 1ms to the database, 2 instances, max_connections 151, ",
+		for _, want := range []string{"lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent: at 10 req/s per app instance, p99 ≤ 1s, 1ms to the database, 2 instances, max_connections 151, ",
 			"## The model's input: what a request holds", "(1 ms added by a delay proxy"} {
 			if err != nil || !strings.Contains(string(md), want) {
 				t.Fatalf("report.md (%v) lacks %q:\n%s", err, want, md)

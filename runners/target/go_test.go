@@ -876,7 +876,7 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 	}{
 		{wrongPW, wrong, []string{"cannot reach the database at dbbench:****@tcp(" + db.Config.Addr + ")/dbbench", "Access denied"}},
 		{noServer, db.Config.Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
-		{malformed, wrong, []string{"is malformed (want user:password@tcp(host:port)/database)"}},
+		{malformed, wrong, []string{"malformed DSN (want user:password@tcp(host:port)/database)"}},
 		{twoLines, db.Config.Passwd, []string{"has more than one line"}},
 		{filepath.Join(dir, "missing"), "", []string{"read DSN file", "no such file"}},
 	} {
