@@ -122,14 +122,16 @@ func (f *File) Roles() (names []string, roles []*Role) {
 }
 
 // Rising lists, as "role: label", the series of what the database holds (connections,
-// prepared statements) that rise unresolved: a leak this soak is too short to tell from
-// settling, which a soak in CI must not pass silently.
+// prepared statements) that rise unresolved (Rising, or Unresolved for too few samples
+// in the last half): a leak this soak is too short to tell from settling, which a soak
+// in CI must not pass silently.
 func (f *File) Rising() []string {
 	var out []string
 	names, roles := f.Roles()
 	for i, r := range roles {
 		for _, s := range r.Series {
-			if heldByDatabase[s.Name] && s.Verdict != nil && s.Verdict.Verdict == Rising {
+			// Unresolved: it rose, but its last half had too few samples to judge.
+			if heldByDatabase[s.Name] && s.Verdict != nil && (s.Verdict.Verdict == Rising || s.Verdict.Verdict == Unresolved) {
 				out = append(out, names[i]+": "+s.Label)
 			}
 		}

@@ -1,6 +1,9 @@
 package soak
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A connection counts as outside when it was listed at both ends of the round and its
 // client port is no target's socket: a per-request connection seen once, a target's
@@ -36,5 +39,19 @@ func TestSeesPorts(t *testing.T) {
 	}
 	if !seesPorts(listed, map[int]bool{50002: true}) || !seesPorts(listed, map[int]bool{}) {
 		t.Error("a target's port listed, or no target connection: want true")
+	}
+}
+
+// Rising names the connection and statement series that rose unresolved, and no other.
+func TestRisingNamesWhatTheDatabaseHolds(t *testing.T) {
+	f := &File{Database: &Role{Series: []*Series{
+		{Name: "prepared_stmt_count", Label: "Prepared_stmt_count", Verdict: &Verdict{Verdict: Rising}},
+		{Name: "outside_connections", Label: "connections no target holds", Verdict: &Verdict{Verdict: Unresolved}},
+		{Name: "mariadbd_rss", Label: "mariadbd RSS", Verdict: &Verdict{Verdict: Rising}},
+		{Name: "threads_connected", Label: "Threads_connected", Verdict: &Verdict{Verdict: Settling}},
+	}}}
+	got := f.Rising()
+	if len(got) != 2 || !strings.HasSuffix(got[0], "Prepared_stmt_count") || !strings.HasSuffix(got[1], "connections no target holds") {
+		t.Errorf("Rising = %q, want the statements and the outside connections", got)
 	}
 }
