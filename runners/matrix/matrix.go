@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -44,9 +45,19 @@ type Matrix struct {
 	Presets map[string]*Preset
 	// Ops are the endpoints a database layer serves (a variant's op=); every matrix has
 	// get, which a file without ops gets by default.
-	Ops     map[string]*Op
+	Ops map[string]*Op
+	// DBs are the database servers a variant can be measured on (its db=); the first
+	// is the default, which a name without db= means.
+	DBs     map[string]*DB
 	order   []string // langs in file order
 	opOrder []string // ops in file order
+	dbOrder []string // dbs in file order
+}
+
+// DB is a database server the suite can start (runners/provider) and measure on.
+type DB struct {
+	Name  string
+	About string // what it is, in words: product, version, where it comes from
 }
 
 // Op is one endpoint: the request it sends and, for a list, the rows it asks for.
@@ -94,9 +105,13 @@ type Exclusion struct {
 }
 
 // Rule adds commands to the expected round trips of every variant it matches.
+// LogOnly are commands the server's general log shows and the wire does not: work the
+// server does on its own (MySQL 8 preparing a statement again), said in Why.
 type Rule struct {
 	Match    *regexp.Regexp
 	Commands map[string]int
+	LogOnly  map[string]int
+	Why      string
 }
 
 // Preset picks variants and says how long to measure them.
@@ -136,6 +151,24 @@ func (l *Lang) ServerNames() []string { return slices.Clone(l.servers) }
 
 // OpNames lists the ops in file order, get first.
 func (m *Matrix) OpNames() []string { return slices.Clone(m.opOrder) }
+
+// DBNames lists the database servers in file order; the first is the default.
+func (m *Matrix) DBNames() []string { return slices.Clone(m.dbOrder) }
+
+// DefaultDB is the database a variant name without db= means.
+func (m *Matrix) DefaultDB() string { return m.dbOrder[0] }
+
+// DBName is the variant's database, the default when the key names none.
+func (m *Matrix) DBName(v Variant) string { return cmp.Or(v.Database, m.DefaultDB()) }
+
+// OnDB is v on database db, which may be the default's name (then v's key has no db=).
+func (m *Matrix) OnDB(v Variant, db string) Variant {
+	v.Database = db
+	if db == m.DefaultDB() {
+		v.Database = ""
+	}
+	return v
+}
 
 // LayerNames lists the language's layers in file order.
 func (l *Lang) LayerNames() []string { return slices.Clone(l.order) }
@@ -197,12 +230,16 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 // --variants) selects v. Patterns written before servers had a name keep working: on
 // its language's first server, a variant also matches by its LegacyKey. A get variant
 // also matches with op=get spelled out, so that op=get selects it beside the other
-// ops. Patterns written before revisions too: a variant with a rev also matches as it
-// would without.
+// ops. Patterns written before revisions and databases too: a variant with a rev or a
+// db also matches as it would without; on the default database it also matches with
+// db= spelled out.
 func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
 	spellings := []string{v.Key()}
 	if v.Op == "" {
 		spellings = append(spellings, v.OpKey())
+	}
+	if v.Database == "" && len(m.dbOrder) > 0 {
+		spellings = append(spellings, m.spelledDB(v))
 	}
 	if l, ok := m.Langs[v.Lang]; ok && v.Server == l.DefaultServer() {
 		legacy := v.LegacyKey()
@@ -214,7 +251,22 @@ func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
 	if slices.ContainsFunc(spellings, re.MatchString) {
 		return true
 	}
+	if v.Database != "" && m.Match(re, v.WithoutDB()) && !m.namesOtherDB(re, v) {
+		return true
+	}
 	return v.Rev != "" && m.Match(re, v.WithoutRev())
+}
+
+// spelledDB is v's key with the default database spelled out as db=.
+func (m *Matrix) spelledDB(v Variant) string {
+	v.Database = m.DefaultDB()
+	return v.Key()
+}
+
+// namesOtherDB says whether re selects the default database by name (db=mariadb), so
+// that a variant on another one must not match it through its key without db=.
+func (m *Matrix) namesOtherDB(re *regexp.Regexp, v Variant) bool {
+	return strings.Contains(re.String(), "db=") && re.MatchString(m.spelledDB(v.WithoutDB()))
 }
 
 // Preset returns the named preset or an error listing the known ones.
@@ -234,6 +286,9 @@ func (m *Matrix) Resolve(name string) (Variant, error) {
 	}
 	if l, ok := m.Langs[v.Lang]; ok && v.Server == "" {
 		v.Server = l.DefaultServer()
+	}
+	if v.Database == m.DefaultDB() {
+		v.Database = ""
 	}
 	return v, m.Check(v)
 }
@@ -296,6 +351,9 @@ func (m *Matrix) Check(v Variant) error {
 	if v.Op != "" && !spec.DB {
 		return fmt.Errorf("variant %s: %s layer %s uses no database and serves get only", v.Key(), v.Lang, v.Layer)
 	}
+	if _, ok := m.DBs[m.DBName(v)]; !ok || v.Database == m.DefaultDB() {
+		return fmt.Errorf("variant %s: unknown db %q (want one of %s; the first is meant without db=)", v.Key(), v.Database, strings.Join(m.dbOrder, ", "))
+	}
 	if v.Rev != "" {
 		if err := CheckRev(v.Rev); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Key(), err)
@@ -323,10 +381,26 @@ func (m *Matrix) Spec(v Variant) (Spec, error) {
 
 // Expected is the commands per request the matrix's roundtrips rules predict for v.
 func (m *Matrix) Expected(v Variant) map[string]int {
+	return m.sum(v, func(r Rule) map[string]int { return r.Commands })
+}
+
+// LogOnly is the commands per request the general log shows beyond Expected (and the
+// wire does not), and why: the rules' LogOnly and Why for v.
+func (m *Matrix) LogOnly(v Variant) (map[string]int, []string) {
+	var why []string
+	for _, r := range m.Rules {
+		if len(r.LogOnly) > 0 && m.Match(r.Match, v) {
+			why = append(why, r.Why)
+		}
+	}
+	return m.sum(v, func(r Rule) map[string]int { return r.LogOnly }), why
+}
+
+func (m *Matrix) sum(v Variant, counts func(Rule) map[string]int) map[string]int {
 	out := map[string]int{}
 	for _, r := range m.Rules {
 		if m.Match(r.Match, v) {
-			for k, n := range r.Commands {
+			for k, n := range counts(r) {
 				out[k] += n
 			}
 		}

@@ -158,7 +158,7 @@ presets:
   p: {include: [".*"], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
 `
 	for _, tc := range []struct{ name, doc, want string }{
-		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, exclude, roundtrips, presets)`},
+		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, dbs, exclude, roundtrips, presets)`},
 		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate)`},
 		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request)`},
 		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn)`},
@@ -396,4 +396,42 @@ func short(cmds map[string]int) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// A variant on a database other than the first carries db= after op= and before rev=:
+// its key parses back, a name with db=mariadb means the variant without db=, and a
+// pattern without db= selects both servers' variants while one naming a db selects
+// that db's alone.
+func TestDBKeyComesAfterOpAndOldNamesKeepTheirMeaning(t *testing.T) {
+	m := loadRepoMatrix(t)
+	v := Variant{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 4, Op: "update", Database: "mysql", Rev: "abc1234"}
+	if want := "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=4/op=update/db=mysql/rev=abc1234"; v.Key() != want {
+		t.Fatalf("Key() = %s, want %s", v.Key(), want)
+	}
+	got, err := m.Resolve(v.Name())
+	if err != nil || got != v {
+		t.Errorf("Resolve(%s) = %+v, %v; want %+v", v.Name(), got, err, v)
+	}
+	plain, err := m.Resolve("lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8/db=mariadb")
+	if err != nil || plain.Database != "" || plain.Key() != "lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=8" {
+		t.Errorf("db=mariadb resolved to %q, %v; want the key without db=", plain.Key(), err)
+	}
+	if _, err := m.Resolve("lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8/db=oracle"); err == nil || !strings.Contains(err.Error(), "unknown db \"oracle\" (want one of mariadb, mysql") {
+		t.Errorf("an unknown db: %v", err)
+	}
+	onMySQL := m.OnDB(plain, "mysql")
+	for re, want := range map[string][2]bool{ // [selects plain, selects onMySQL]
+		"^lang=go/layer=raw/stmt=prepare/": {true, true},
+		"pool=8$":                          {true, true},
+		"db=mysql$":                        {false, true},
+		"db=mariadb$":                      {true, false},
+		"/db=":                             {true, true},
+	} {
+		if a, b := m.Match(regexp.MustCompile(re), plain), m.Match(regexp.MustCompile(re), onMySQL); a != want[0] || b != want[1] {
+			t.Errorf("%s selects (default, mysql) = (%v, %v), want %v", re, a, b, want)
+		}
+	}
+	if m.OnDB(onMySQL, "mariadb") != plain {
+		t.Errorf("OnDB(mariadb) kept db=: %s", m.OnDB(onMySQL, "mariadb"))
+	}
 }

@@ -21,8 +21,8 @@ func Parse(file string, b []byte) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: empty matrix", file)
 	}
 	p := parser{file: file}
-	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}, Ops: map[string]*Op{}}
-	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "ops", "exclude", "roundtrips", "presets")
+	m := &Matrix{File: file, Langs: map[string]*Lang{}, Presets: map[string]*Preset{}, Ops: map[string]*Op{}, DBs: map[string]*DB{}}
+	top, err := p.mapping(doc.Content[0], "the matrix", "langs", "ops", "dbs", "exclude", "roundtrips", "presets")
 	if err != nil {
 		return nil, err
 	}
@@ -33,6 +33,9 @@ func Parse(file string, b []byte) (*Matrix, error) {
 		return nil, err
 	}
 	if err := p.ops(m, top["ops"]); err != nil {
+		return nil, err
+	}
+	if err := p.dbs(m, top["dbs"]); err != nil {
 		return nil, err
 	}
 	if n := top["exclude"]; n != nil {
@@ -335,41 +338,78 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 	return nil
 }
 
+// dbs reads the database servers; a matrix without them knows mariadb alone, the one
+// server there was before dbs.
+func (p parser) dbs(m *Matrix, n *yaml.Node) error {
+	if n == nil {
+		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb"}, []string{"mariadb"}
+		return nil
+	}
+	return p.eachEntry(n, "dbs", "db", []string{"about"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+		if err := CheckRev(k.Value); err != nil || strings.ContainsAny(k.Value, ".+") {
+			return p.errorf(k, "db name %q: want letters, digits, '_' or '-'", k.Value)
+		}
+		m.DBs[k.Value] = &DB{Name: k.Value, About: f["about"].Value}
+		m.dbOrder = append(m.dbOrder, k.Value)
+		return nil
+	})
+}
+
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {
-	return p.matchList(n, "exclude", "an exclude entry", "why", func(re *regexp.Regexp, e map[string]*yaml.Node) error {
+	return p.matchList(n, "exclude", "an exclude entry", "why", nil, func(re *regexp.Regexp, e map[string]*yaml.Node) error {
 		m.Exclude = append(m.Exclude, Exclusion{Match: re, Why: e["why"].Value})
 		return nil
 	})
 }
 
 func (p parser) rules(m *Matrix, n *yaml.Node) error {
-	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", func(re *regexp.Regexp, r map[string]*yaml.Node) error {
-		cmds, err := p.mapping(r["commands"], "commands", Commands...)
-		if err != nil {
+	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", []string{"log_only", "why"}, func(re *regexp.Regexp, r map[string]*yaml.Node) error {
+		rule := Rule{Match: re}
+		var err error
+		if rule.Commands, err = p.counts(r["commands"], "commands"); err != nil {
 			return err
 		}
-		rule := Rule{Match: re, Commands: map[string]int{}}
-		for k, v := range cmds {
-			n, err := strconv.Atoi(v.Value)
-			if err != nil {
-				return p.errorf(v, "count of %s: %q is not an integer", k, v.Value)
+		if n := r["log_only"]; n != nil {
+			if rule.LogOnly, err = p.counts(n, "log_only"); err != nil {
+				return err
 			}
-			rule.Commands[k] = n
+			if r["why"] == nil || r["why"].Value == "" {
+				return p.errorf(n, "log_only needs a why: what the server does that the wire does not show")
+			}
+			rule.Why = r["why"].Value
 		}
 		m.Rules = append(m.Rules, rule)
 		return nil
 	})
 }
 
+// counts reads a mapping of command names to counts.
+func (p parser) counts(n *yaml.Node, what string) (map[string]int, error) {
+	cmds, err := p.mapping(n, what, Commands...)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for k, v := range cmds {
+		c, err := strconv.Atoi(v.Value)
+		if err != nil {
+			return nil, p.errorf(v, "count of %s: %q is not an integer", k, v.Value)
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
 // matchList reads list, the exclude or roundtrips list: entries that each hold a
 // pattern under match and the key other (exclude's why, a rule's commands), both
-// required. add takes each entry with its pattern compiled.
-func (p parser) matchList(n *yaml.Node, list, entry, other string, add func(*regexp.Regexp, map[string]*yaml.Node) error) error {
+// required, and may hold the keys optional. add takes each entry with its pattern
+// compiled.
+func (p parser) matchList(n *yaml.Node, list, entry, other string, optional []string, add func(*regexp.Regexp, map[string]*yaml.Node) error) error {
 	if n.Kind != yaml.SequenceNode {
 		return p.errorf(n, "%s must be a list", list)
 	}
 	for _, c := range n.Content {
-		f, err := p.mapping(c, entry, "match", other)
+		f, err := p.mapping(c, entry, append([]string{"match", other}, optional...)...)
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,10 @@ type Variant struct {
 	// the one endpoint there was before ops, so that its key has no op= and every name,
 	// pattern and baseline written before ops means what it meant.
 	Op string
+	// Database is the database server measured, a db of the matrix (mysql, …); "" is
+	// the matrix's first (mariadb), the one server there was before dbs, so that its
+	// key has no db= and every name written before means what it meant.
+	Database string
 	// Rev is the revision whose code serves the variant (a short commit hash), "" in a
 	// run of one: then the key has no rev=, as every key had before.
 	Rev string
@@ -37,16 +41,16 @@ type Variant struct {
 
 // Key is the variant's name without the benchmark prefix:
 // lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64, then
-// /op=list100 for an op other than get, and /rev=1a2b3c4 when the variant has a
-// revision.
+// /op=list100 for an op other than get, /db=mysql for a database other than the
+// first, and /rev=1a2b3c4 when the variant has a revision.
 func (v Variant) Key() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.revPart()
+	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.dbPart() + v.revPart()
 }
 
 // LegacyKey is the key as it was spelled before servers had a name: without server=.
 // A name in this form means the language's first server (Matrix.Resolve).
 func (v Variant) LegacyKey() string {
-	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.revPart()
+	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.dbPart() + v.revPart()
 }
 
 // OpName is the variant's op, get when the key names none.
@@ -55,7 +59,7 @@ func (v Variant) OpName() string { return cmp.Or(v.Op, Get) }
 // OpKey is the key with op= spelled out, op=get included: the benchmark name of a run
 // that measures several ops, so that benchstat can slice get beside the others.
 func (v Variant) OpKey() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(true) + v.revPart()
+	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(true) + v.dbPart() + v.revPart()
 }
 
 // opPart comes after pool and before rev; get's is empty unless spelled out.
@@ -64,6 +68,20 @@ func (v Variant) opPart(spelled bool) string {
 		return ""
 	}
 	return "/op=" + v.OpName()
+}
+
+// dbPart comes after op and before rev; the first database's is empty.
+func (v Variant) dbPart() string {
+	if v.Database == "" {
+		return ""
+	}
+	return "/db=" + v.Database
+}
+
+// WithoutDB is v as it would be on the matrix's first database.
+func (v Variant) WithoutDB() Variant {
+	v.Database = ""
+	return v
 }
 
 // revPart comes last, so that the patterns written before revisions (anchored at
@@ -87,33 +105,34 @@ func (v Variant) Name() string { return Prefix + "/" + v.Key() }
 func (v Variant) String() string { return v.Key() }
 
 // nameKeys in the order a variant name spells them; server may be left out, op is
-// there only for an op other than get (or spelled out), and rev only in a run of two
-// revisions.
+// there only for an op other than get (or spelled out), db only for a database other
+// than the first, and rev only in a run of two revisions.
 var nameKeys = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
 
 // ParseName reads a variant from its Key or Name, with or without server= (then Server
 // is "": Matrix.Resolve fills in the language's first server), with or without op=
-// (op=get is read as no op) and a trailing rev=. It checks the form only; Matrix.Check
+// (op=get is read as no op), with or without db=, and a trailing rev=. It checks the
+// form only; Matrix.Resolve reads the first database's db= as none, and Matrix.Check
 // says whether the matrix knows the variant.
 func ParseName(s string) (Variant, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, Prefix), "/")
 	parts := strings.Split(s, "/")
 	keys := slices.Clone(nameKeys)
 	tail := parts
-	if strings.HasPrefix(tail[len(tail)-1], "rev=") {
-		tail = tail[:len(tail)-1]
+	// The optional keys, read from the end: rev, then db, then op.
+	var optional []string
+	for _, k := range []string{"rev", "db", "op"} {
+		if len(tail) > 0 && strings.HasPrefix(tail[len(tail)-1], k+"=") {
+			tail = tail[:len(tail)-1]
+			optional = append([]string{k}, optional...)
+		}
 	}
-	if len(tail) > 0 && strings.HasPrefix(tail[len(tail)-1], "op=") {
-		keys = append(keys, "op")
-	}
-	if len(tail) < len(parts) {
-		keys = append(keys, "rev")
-	}
+	keys = append(keys, optional...)
 	if len(parts) == len(keys)-1 {
 		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "server" })
 	}
 	if len(parts) != len(keys) {
-		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out, op= and rev= added)", s, strings.Join(keysForm(), "/"))
+		return Variant{}, fmt.Errorf("variant %q: want %s (server= may be left out, op=, db= and rev= added)", s, strings.Join(keysForm(), "/"))
 	}
 	var v Variant
 	for i, p := range parts {
@@ -150,6 +169,8 @@ func (v *Variant) set(k, val string) error {
 		if val != Get {
 			v.Op = val
 		}
+	case "db":
+		v.Database = val
 	case "rev":
 		if err := CheckRev(val); err != nil {
 			return err

@@ -22,46 +22,36 @@ import (
 	"dbbench/runners/secret"
 )
 
-// TempPrefix starts the name of every embedded server's temporary directory, so tests
-// (and people) can check that none is left behind.
-const TempPrefix = "dbbench-mariadb-"
-
-// EmbeddedSettings are the server options beyond the per-run ones (port, socket,
-// max_connections). They are written into results.json next to the measurements;
-// Settings gives them for a server started with given options.
-var EmbeddedSettings = []string{
-	"--skip-name-resolve",
-	"--max-prepared-stmt-count=1048576", // 64 connections × prepare-per-query must never hit the default 16382
-	"--innodb-buffer-pool-size=256M",    // holds the whole users table
-	"--thread-cache-size=512",           // per-request variants reconnect all the time
-	"--max-connect-errors=1000000000",
-	"--general-log=0", // switched on only for the round-trip capture
-	"--performance-schema=0",
-	"--skip-log-bin",
-}
+// EmbeddedSettings are the default server's (MariaDB's) options beyond the per-run
+// ones (port, socket, max_connections); Settings gives them for any options.
+var EmbeddedSettings = mariadb.settings
 
 // Settings are the options beyond the per-run ones that an embedded server started
-// with o has: EmbeddedSettings, with performance_schema on for Instruments, then
-// ServerArgs.
+// with o has: its engine's, with performance_schema on for Instruments, then
+// ServerArgs. They are written into results.json next to the measurements.
 func Settings(o Options) []string {
-	out := slices.Clone(EmbeddedSettings)
-	if o.Instruments {
-		out[slices.Index(out, "--performance-schema=0")] = "--performance-schema=1"
+	e, err := engineOf(o.Server)
+	if err != nil {
+		return nil
+	}
+	out := slices.Clone(e.settings)
+	if i := slices.Index(out, "--performance-schema=0"); o.Instruments && i >= 0 {
+		out[i] = "--performance-schema=1"
 	}
 	return append(out, o.ServerArgs...)
 }
 
 func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
-	mariadbd, err := exec.LookPath("mariadbd")
+	e, err := engineOf(o.Server)
 	if err != nil {
-		return nil, errors.New("embedded provider: no mariadbd on PATH: install Debian's mariadb-server (make deps) or add /usr/sbin to PATH")
+		return nil, err
 	}
-	installDB, err := exec.LookPath("mariadb-install-db")
+	daemon, locate, err := e.find(o)
 	if err != nil {
-		return nil, errors.New("embedded provider: no mariadb-install-db on PATH: install Debian's mariadb-server (make deps)")
+		return nil, err
 	}
 	sweepStale()
-	dir, err := os.MkdirTemp("", TempPrefix+"*")
+	dir, err := os.MkdirTemp("", e.prefix+"*")
 	if err != nil {
 		return nil, fmt.Errorf("embedded provider: %w", err)
 	}
@@ -76,7 +66,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 	}
 	user := []string{}
 	if os.Geteuid() == 0 {
-		user = []string{"--user=root"} // mariadbd refuses to run as root without it
+		user = []string{"--user=root"} // mariadbd and mysqld refuse to run as root without it
 	}
 	datadir := filepath.Join(dir, "data")
 	// A private tmpdir: at start-up (bootstrap included) mariadbd deletes every "#sql*"
@@ -87,10 +77,8 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 	if err := os.Mkdir(tmpdir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded provider: %w", err)
 	}
-	install := exec.CommandContext(ctx, installDB, append([]string{"--no-defaults", "--datadir=" + datadir,
-		"--tmpdir=" + tmpdir, "--auth-root-authentication-method=socket", "--skip-test-db"}, user...)...)
-	if out, err := install.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("embedded provider: mariadb-install-db: %w: %s", err, installCause(string(out)))
+	if err := e.initialize(ctx, daemon, locate, datadir, tmpdir, user); err != nil {
+		return nil, err
 	}
 
 	password := newPassword()
@@ -106,7 +94,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		return nil, fmt.Errorf("embedded provider: %w", err)
 	}
 
-	// A port picked free can be taken before mariadbd binds it (another dbbench starting at
+	// A port picked free can be taken before the server binds it (another dbbench starting at
 	// the same moment): then try again with a new one.
 	place := o.Place
 	if place == nil {
@@ -120,19 +108,20 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 			return nil, fmt.Errorf("embedded provider: %w", perr)
 		}
 		host, port, _ := net.SplitHostPort(addr)
-		args = append([]string{"--no-defaults", "--datadir=" + datadir},
+		args = append(append([]string{"--no-defaults"}, locate...), "--datadir="+datadir)
+		args = append(args,
 			append(user,
 				"--bind-address="+host,
 				"--port="+port,
-				"--socket="+filepath.Join(dir, "mariadbd.sock"),
+				"--socket="+filepath.Join(dir, e.daemon+".sock"),
 				"--tmpdir="+tmpdir,
-				"--pid-file="+filepath.Join(dir, "mariadbd.pid"),
+				"--pid-file="+filepath.Join(dir, e.daemon+".pid"),
 				"--log-error="+filepath.Join(dir, "error.log"),
 				"--init-file="+initFile,
 				"--max-connections="+strconv.Itoa(o.MaxConnections),
 			)...)
 		args = append(args, Settings(o)...)
-		srv, err = launch(ctx, place.Command(mariadbd, args...), dir, addr, password)
+		srv, err = launch(ctx, e.daemon, place.Command(daemon, args...), dir, addr, password)
 		if err == nil {
 			break
 		}
@@ -141,9 +130,11 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		}
 	}
 	os.Remove(initFile)
-	fmt.Fprintf(o.Log, "embedded mariadbd pid %d on %s, datadir %s\n", srv.cmd.Process.Pid, srv.addr, datadir)
+	fmt.Fprintf(o.Log, "embedded %s pid %d on %s, datadir %s\n", e.daemon, srv.cmd.Process.Pid, srv.addr, datadir)
 	db = &DB{
 		Kind:   "embedded",
+		Server: e.server,
+		Daemon: e.daemon,
 		Config: srv.cfg,
 		PID:    srv.cmd.Process.Pid,
 		Dir:    dir,
@@ -162,14 +153,14 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		select {
 		case <-srv.done:
 		case <-time.After(5 * time.Second): // its exit may not be reaped yet
-			return fmt.Errorf("embedded provider: mariadbd pid %d: %w", db.PID, ErrStillRunning)
+			return fmt.Errorf("embedded provider: %s pid %d: %w", e.daemon, db.PID, ErrStillRunning)
 		}
-		s, err := launch(ctx, place.Command(mariadbd, again...), dir, srv.addr, password)
+		s, err := launch(ctx, e.daemon, place.Command(daemon, again...), dir, srv.addr, password)
 		if err != nil {
 			return fmt.Errorf("embedded provider: restart on the same datadir: %w", err)
 		}
 		srv, db.PID = s, s.cmd.Process.Pid
-		fmt.Fprintf(o.Log, "embedded mariadbd restarted on the same datadir: pid %d on %s\n", db.PID, srv.addr)
+		fmt.Fprintf(o.Log, "embedded %s restarted on the same datadir: pid %d on %s\n", e.daemon, db.PID, srv.addr)
 		return nil
 	}
 	return db, nil
@@ -181,6 +172,7 @@ var errPortTaken = errors.New("port taken")
 var ErrStillRunning = errors.New("still running")
 
 type server struct {
+	daemon string // mariadbd, mysqld
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when the process has exited
 	addr   string
@@ -188,15 +180,15 @@ type server struct {
 	errLog string
 }
 
-func launch(ctx context.Context, cmd *exec.Cmd, dir, addr, password string) (*server, error) {
+func launch(ctx context.Context, daemon string, cmd *exec.Cmd, dir, addr, password string) (*server, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // a terminal's Ctrl-C reaches us, and we stop the server in order
 		Pdeathsig: syscall.SIGKILL, // if we are killed outright, the server does not outlive us
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("embedded provider: start mariadbd: %w", err)
+		return nil, fmt.Errorf("embedded provider: start %s: %w", daemon, err)
 	}
-	s := &server{cmd: cmd, done: make(chan struct{}), addr: addr, errLog: filepath.Join(dir, "error.log")}
+	s := &server{daemon: daemon, cmd: cmd, done: make(chan struct{}), addr: addr, errLog: filepath.Join(dir, "error.log")}
 	go func() { cmd.Wait(); close(s.done) }()
 
 	cfg := mysql.NewConfig()
@@ -213,7 +205,7 @@ func launch(ctx context.Context, cmd *exec.Cmd, dir, addr, password string) (*se
 			if strings.Contains(log, "Address already in use") || strings.Contains(log, "Can't start server: Bind on TCP/IP port") {
 				return nil, errPortTaken
 			}
-			return nil, fmt.Errorf("embedded provider: mariadbd exited during start-up: %s", loglines.Last(log, 3))
+			return nil, fmt.Errorf("embedded provider: %s exited during start-up: %s", daemon, loglines.Last(log, 3))
 		case <-ctx.Done():
 			s.stop()
 			return nil, fmt.Errorf("embedded provider: start interrupted: %w", ctx.Err())
@@ -227,12 +219,12 @@ func launch(ctx context.Context, cmd *exec.Cmd, dir, addr, password string) (*se
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("embedded provider: mariadbd not ready after 60s: %w; log: %s", err, loglines.Last(readFile(s.errLog), 3))
+			return nil, fmt.Errorf("embedded provider: %s not ready after 60s: %w; log: %s", daemon, err, loglines.Last(readFile(s.errLog), 3))
 		}
 	}
 }
 
-// stop asks mariadbd to shut down (SIGTERM) and kills it if it has not within 30 s.
+// stop asks the server to shut down (SIGTERM) and kills it if it has not within 30 s.
 func (s *server) stop() error {
 	select {
 	case <-s.done:
@@ -246,7 +238,7 @@ func (s *server) stop() error {
 	case <-time.After(30 * time.Second):
 		s.cmd.Process.Kill()
 		<-s.done
-		return errors.New("embedded provider: mariadbd ignored SIGTERM for 30s and was killed")
+		return fmt.Errorf("embedded provider: %s ignored SIGTERM for 30s and was killed", s.daemon)
 	}
 }
 
@@ -272,10 +264,14 @@ func (loopback) Command(bin string, args ...string) *exec.Cmd { return exec.Comm
 func (loopback) FreeAddr() (string, error) { return freeport.Addr() }
 
 // sweepStale removes the directories of embedded servers whose owner process is gone
-// (killed with SIGKILL, where no cleanup can run). Their mariadbd died with the owner
+// (killed with SIGKILL, where no cleanup can run). Their server died with the owner
 // through Pdeathsig.
 func sweepStale() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), TempPrefix+"*"))
+	var dirs []string
+	for _, p := range TempPrefixes {
+		d, _ := filepath.Glob(filepath.Join(os.TempDir(), p+"*"))
+		dirs = append(dirs, d...)
+	}
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
 		if err != nil {

@@ -1,5 +1,6 @@
 // Package provider brings up the database a run measures against: a private embedded
-// mariadbd (the default), an existing server named by a DSN, or MySQL in a container.
+// server (MariaDB by default, or MySQL 8.0), an existing server named by a DSN, or MySQL
+// in a container.
 // Whatever the kind, the caller gets a *DB whose Close undoes what Start did.
 package provider
 
@@ -26,7 +27,11 @@ var Kinds = []string{"embedded", "dsn", "testcontainers"}
 // Options say which database to bring up and what the run will ask of it.
 type Options struct {
 	Kind string // one of Kinds; "" means embedded
-	DSN  string // for Kind "dsn": go-sql-driver format user:pass@tcp(host:port)/db
+	// Server is the embedded server: one of Servers, "" the default (mariadb).
+	Server string
+	// MySQLDir is where make deps unpacks MySQL (the repository's bin/mysql).
+	MySQLDir string
+	DSN      string // for Kind "dsn": go-sql-driver format user:pass@tcp(host:port)/db
 	// MaxConnections is what the run needs at most at once (all pools plus the runner's
 	// own). The embedded server is started with it; a dsn server must allow it.
 	MaxConnections int
@@ -45,7 +50,7 @@ type Options struct {
 	// prepared statement can be traced to its connection (a soak's statements that no
 	// target holds). Off for runs: it costs the server CPU on every statement.
 	Instruments bool
-	// ServerArgs are more mariadbd options for an embedded server, after the others:
+	// ServerArgs are more server options for an embedded server, after the others:
 	// for a scenario that needs a setting dbbench never picks (a log flushed once a
 	// second). They are part of Settings, so results name them.
 	ServerArgs []string
@@ -68,9 +73,21 @@ func (o Options) KindName() string {
 	return o.Kind
 }
 
+// ServerName is the embedded server Start brings up, Server or the default.
+func (o Options) ServerName() string {
+	if o.Server == "" {
+		return Servers[0]
+	}
+	return o.Server
+}
+
 // DB is a running, loaded database.
 type DB struct {
-	Kind   string
+	Kind string
+	// Server and Daemon, for an embedded server: mariadb or mysql, and its process
+	// (mariadbd, mysqld) as messages name it. "" for servers dbbench did not start.
+	Server string
+	Daemon string
 	Config *mysql.Config // full, with the password: never print it, use Redacted
 	Rows   int
 	// Server facts for results.json, read once after start.
