@@ -11,6 +11,9 @@ RUNNER_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/...
 SLOW_TESTS := ./runners/chaos ./runners/target ./runners/run ./runners/soak ./runners/cmd/dbbench
 BIN := $(CURDIR)/bin
 PRESET ?= quick
+# The database server(s) make db-bench, ab, the sweeps and the soak measure on: mariadb
+# (the default), mysql, or, for db-bench and ab, a list (DB=mariadb,mysql).
+DB ?= mariadb
 # A count of executions, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # report "context deadline exceeded" as a failure when the time runs out while a worker
 # is mid-call on a busy machine (a race in the coordinator, fixed in Go 1.27); it did in
@@ -81,7 +84,7 @@ chaos: deps
 	cd runners/chaos && CHAOS=full go test -count=1 -timeout 30m
 
 db-bench: build
-	$(BIN)/dbbench run --preset $(PRESET)
+	$(BIN)/dbbench run --preset $(PRESET) --db $(DB)
 
 db-up: build
 	$(BIN)/dbbench db up --dsn-out $(CURDIR)/bin/dsn
@@ -90,7 +93,7 @@ db-up: build
 # one run (README.md, "Did the upgrade cost anything?"); AB_ARGS passes flags
 # (make ab A=origin/main B=WORKTREE AB_ARGS='--fail-on regression').
 ab: ab-args build
-	$(BIN)/dbbench ab $(AB_ARGS) $(A) $(B)
+	$(BIN)/dbbench ab --db $(DB) $(AB_ARGS) $(A) $(B)
 
 ab-args:
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make ab A=REV B=REV [AB_ARGS='--preset smoke --fail-on regression']"; exit 2; }
@@ -98,16 +101,16 @@ ab-args:
 # Sweeps write to reports/runs/<stamp>-pool-sweep/ (…-rtt-sweep/) unless SWEEP_OUT is set;
 # POOL_ARGS and RTT_ARGS pass flags (make pool-sweep POOL_ARGS='--rtt 1ms --rate 1500').
 pool-sweep: build
-	$(BIN)/dbbench sweep pool $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(POOL_ARGS)
+	$(BIN)/dbbench sweep pool --db $(DB) $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(POOL_ARGS)
 
 rtt-sweep: build
-	$(BIN)/dbbench sweep rtt $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(RTT_ARGS)
+	$(BIN)/dbbench sweep rtt --db $(DB) $(if $(SWEEP_OUT),--out $(SWEEP_OUT)) $(RTT_ARGS)
 
 # A soak writes to reports/runs/<stamp>-soak/ unless SOAK_OUT is set; an hour unless
 # SOAK_DURATION is (plus about half a minute to start and measure capacity).
 SOAK_DURATION ?= 60m
 soak: build
-	$(BIN)/dbbench soak --duration $(SOAK_DURATION) $(if $(SOAK_OUT),--out $(SOAK_OUT))
+	$(BIN)/dbbench soak --db $(DB) --duration $(SOAK_DURATION) $(if $(SOAK_OUT),--out $(SOAK_OUT))
 
 # Regenerates the ent layer's committed code (go/layers/ent/entdb) from its schema, with the
 # ent version go/go.mod pins, so generator and runtime always match.

@@ -435,3 +435,39 @@ func TestDBKeyComesAfterOpAndOldNamesKeepTheirMeaning(t *testing.T) {
 		t.Errorf("OnDB(mariadb) kept db=: %s", m.OnDB(onMySQL, "mariadb"))
 	}
 }
+
+// MySQL 8's re-prepare of PDO's integer parameters is in the general log only: the
+// matrix says so for each PHP statement that binds an integer at stmt=prepare on
+// mysql, with its cause, and for nothing on MariaDB or in Go.
+func TestMySQLReprepareIsLogOnlyAndExplained(t *testing.T) {
+	m := loadRepoMatrix(t)
+	get, err := m.Resolve("lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=4/db=mysql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		v    Variant
+		want int
+	}{
+		{get, 1},
+		{func() Variant { v := get; v.Op = "update"; return v }(), 2},
+		{func() Variant { v := get; v.Op = "insert"; return v }(), 0},
+		{func() Variant { v := get; v.Layer, v.Op = "doctrine", "insert"; return v }(), 1},
+		{func() Variant { v := get; v.Op = "list100"; return v }(), 1},
+		{get.WithoutDB(), 0},
+		{func() Variant { v := get; v.Stmt = "interpolate"; return v }(), 0},
+		{Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 8, Database: "mysql"}, 0},
+	}
+	for _, c := range cases {
+		logOnly, why := m.LogOnly(c.v)
+		if logOnly["Prepare"] != c.want || (c.want > 0) != (len(why) > 0) {
+			t.Errorf("LogOnly(%s) = %v, %q; want Prepare %d with its cause", c.v, logOnly, why, c.want)
+		}
+		if c.want > 0 && !strings.Contains(why[0], "PDO::PARAM_INT") {
+			t.Errorf("why for %s = %q, want the binding named", c.v, why[0])
+		}
+		if !maps.Equal(m.Expected(c.v), m.Expected(c.v.WithoutDB())) {
+			t.Errorf("Expected(%s) = %v differs from the MariaDB variant's %v: the wire is the same", c.v, m.Expected(c.v), m.Expected(c.v.WithoutDB()))
+		}
+	}
+}

@@ -70,6 +70,9 @@ func (p parser) mapping(n *yaml.Node, what string, allowed ...string) (map[strin
 	out := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode { // a value given once (&name) and repeated (*name)
+			v = v.Alias
+		}
 		if len(allowed) > 0 && !slices.Contains(allowed, k.Value) {
 			return nil, p.errorf(k, "unknown key %q in %s (allowed: %s)", k.Value, what, strings.Join(allowed, ", "))
 		}

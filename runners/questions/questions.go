@@ -2,7 +2,8 @@
 // that differ in one key, each at the same op: each database layer against its
 // language's baseline (what an ORM costs), interpolate and prepared against prepare
 // (what a statement mode is worth), per-request against persistent connections, and
-// each server against the language's first (php-fpm against resident workers); and
+// each server against the language's first (php-fpm against resident workers), each
+// variant on a second database server against itself on the first; and
 // each list against the list of fewest rows of the same variant (what a row costs). A
 // run of two revisions (dbbench ab) asks one question only: what B changed, each
 // variant at B against itself at A.
@@ -19,6 +20,7 @@ const (
 	Conn   = "conn"   // 3. what a connection per request costs
 	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
 	Rows   = "rows"   // beyond one row: a list of more rows against one of fewer, per row hydrated
+	DB     = "db"     // another database server (MySQL 8) against the first (MariaDB)
 	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
 )
 
@@ -26,10 +28,12 @@ const (
 const op = "op"
 
 // The reference value of each key: a pair compares Other with the variant that has this
-// value instead (the layer's reference is the language's baseline, in results.Lang).
+// value instead (the layer's reference is the language's baseline, in results.Lang;
+// the db's is the first server, whose variants have no db=).
 const (
 	RefStmt = "prepare"
 	RefConn = "persistent"
+	RefDB   = ""
 )
 
 // Pair is one comparison: Other against Base, which differ only in Question's key.
@@ -51,7 +55,7 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 			continue
 		}
 		l := r.Langs[v.Lang]
-		refs := []struct{ question, value string }{{Stmt, RefStmt}, {Conn, RefConn}}
+		refs := []struct{ question, value string }{{Stmt, RefStmt}, {Conn, RefConn}, {DB, RefDB}}
 		if l != nil {
 			refs = append([]struct{ question, value string }{{Layer, l.Baseline}}, refs...)
 			if l.Default != "" {
@@ -118,6 +122,8 @@ func field(v *results.Variant, key string) string {
 		return v.Server
 	case Rev:
 		return v.Rev
+	case DB:
+		return v.Database
 	case op:
 		return v.Op
 	}
@@ -134,7 +140,7 @@ func find(r *results.Run, v *results.Variant, key, value string, keep func(*resu
 			continue
 		}
 		same := true
-		for _, k := range []string{Layer, Stmt, Conn, Server, Rev, op} {
+		for _, k := range []string{Layer, Stmt, Conn, Server, DB, Rev, op} {
 			if k != key && field(w, k) != field(v, k) {
 				same = false
 			}

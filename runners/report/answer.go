@@ -186,6 +186,8 @@ func findingName(f finding, fs []finding) string {
 		return lib + " " + f.Other.Conn
 	case questions.Server:
 		return lib + " " + serverName(f.Other.Server)
+	case questions.DB:
+		return lib + " on " + dbName(f.Other)
 	}
 	return label(f.Other)
 }

@@ -27,7 +27,8 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 	titles := []struct{ q, title string }{
 		{questions.Layer, "Layers against the raw driver"}, {questions.Stmt, "Statement modes against prepare"},
 		{questions.Conn, "Per-request connections against persistent ones"}, {questions.Server, "Servers against the language's first"},
-		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.Rev, "Revision B against revision A"},
+		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.DB, "Each variant on a second database server against itself on MariaDB"},
+		{questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
 	for _, t := range titles {
@@ -84,6 +85,8 @@ func sideName(v *results.Variant, q string) string {
 		return serverName(v.Server)
 	case questions.Rev:
 		return "rev=" + v.Rev
+	case questions.DB:
+		return dbName(v)
 	case questions.Rows:
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
 	}
@@ -108,6 +111,9 @@ func sharedBy(q string, v *results.Variant) string {
 	parts = append(parts, fmt.Sprintf("pool %d", v.Pool))
 	if q != questions.Rows && v.Op != "" {
 		parts = append(parts, "op="+v.Op)
+	}
+	if q != questions.DB && v.Database != "" {
+		parts = append(parts, dbName(v))
 	}
 	return strings.Join(parts, ", ")
 }

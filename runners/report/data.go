@@ -95,6 +95,9 @@ func label(v *results.Variant) string {
 	if v.Op != "" {
 		op = "/op=" + v.Op
 	}
+	if v.Database != "" {
+		op += "/db=" + v.Database
+	}
 	return fmt.Sprintf("%s/%s/%s/%s/%s/pool=%d%s%s", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool, op, rev)
 }
 

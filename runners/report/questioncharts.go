@@ -111,6 +111,8 @@ func splitLabel(f finding, q string, servers bool) (head, label string) {
 		return at + layerName(v), v.Stmt + " · " + v.Conn
 	case questions.Conn:
 		return at + layerName(v), v.Conn + " · " + v.Stmt
+	case questions.DB:
+		return fmt.Sprintf("%s%s · %s · %s", at, layerName(v), v.Stmt, v.Conn), dbName(v)
 	}
 	return fmt.Sprintf("%s · %s · %s", layerName(v), v.Stmt, v.Conn), serverName(v.Server)
 }

@@ -38,6 +38,18 @@ func serverName(server string) string {
 	return server
 }
 
+// dbName is the database server a variant ran on, as its users name it; a variant
+// without db= ran on the first server, MariaDB (results.Variant.Database).
+func dbName(v *results.Variant) string {
+	switch v.Database {
+	case "":
+		return "MariaDB"
+	case "mysql":
+		return "MySQL 8.0"
+	}
+	return v.Database
+}
+
 // library is the name a layer's users know it by.
 func library(v *results.Variant) string {
 	if v.Library != "" {

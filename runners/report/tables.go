@@ -120,6 +120,8 @@ func gridCaption(q, lang string, fs []finding) string {
 		return fmt.Sprintf("%s: a connection per request against a pooled one, same layer, stmt and pool", l)
 	case questions.Server:
 		return fmt.Sprintf("%s: each server against %s, same layer, stmt, conn and pool", l, serverName(fs[0].Base.Server))
+	case questions.DB:
+		return fmt.Sprintf("%s: each variant on %s against itself on %s", l, dbName(fs[0].Other), dbName(fs[0].Base))
 	}
 	return l
 }

@@ -233,16 +233,18 @@ type Server struct {
 
 // Settings are the run's knobs, as given or taken from the preset.
 type Settings struct {
-	Preset      string  `json:"preset"`
-	Provider    string  `json:"provider"`
-	Rows        int     `json:"rows"`
-	Connections int     `json:"connections"`
-	Rate        float64 `json:"rate"` // 0: closed loop
-	KeepAlive   bool    `json:"keepalive"`
-	Warmup      string  `json:"warmup"`
-	Duration    string  `json:"duration"`
-	Reps        int     `json:"reps"`
-	Seed        uint64  `json:"seed"`
+	Preset   string `json:"preset"`
+	Provider string `json:"provider"`
+	// DBs are the servers measured on (--db), in the order given; empty: the first.
+	DBs         []string `json:"dbs,omitempty"`
+	Rows        int      `json:"rows"`
+	Connections int      `json:"connections"`
+	Rate        float64  `json:"rate"` // 0: closed loop
+	KeepAlive   bool     `json:"keepalive"`
+	Warmup      string   `json:"warmup"`
+	Duration    string   `json:"duration"`
+	Reps        int      `json:"reps"`
+	Seed        uint64   `json:"seed"`
 	// Pairing is how the comparisons were measured; nil for runs before pairing.
 	Pairing *Pairing `json:"pairing,omitempty"`
 	// Round trips: requests per capture, sent one at a time after a warm-up.
@@ -295,7 +297,10 @@ type Variant struct {
 	// measured get alone. Rows is a list's limit, the rows each response holds.
 	Op   string `json:"op,omitempty"`
 	Rows int    `json:"rows,omitempty"`
-	Rev  string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
+	// Database is the server measured on (the key's db=, matrix.yaml's dbs), "" for
+	// the first, MariaDB: runs before dbs measured it alone.
+	Database string `json:"database,omitempty"`
+	Rev      string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB            bool   `json:"db"`
@@ -397,9 +402,13 @@ type Roundtrips struct {
 	Wire     map[string]float64 `json:"wire,omitempty"` // counting proxy, per request
 	Status   map[string]float64 `json:"status"`         // SHOW GLOBAL STATUS deltas, per request
 	Expected map[string]int     `json:"expected"`       // from the matrix
-	Match    bool               `json:"match"`          // wire (or log, for log-visible commands) equals expected
-	Mismatch string             `json:"mismatch,omitempty"`
-	Queries  []string           `json:"queries,omitempty"`
+	// LogOnly are the commands the general log shows beyond Expected and the wire does
+	// not: work the server does on its own, explained in Why (matrix.yaml's rules).
+	LogOnly  map[string]int `json:"log_only,omitempty"`
+	Why      []string       `json:"why,omitempty"`
+	Match    bool           `json:"match"` // wire (or log, for log-visible commands) equals expected
+	Mismatch string         `json:"mismatch,omitempty"`
+	Queries  []string       `json:"queries,omitempty"`
 	// Bytes per request each way between target and database, counted on the wire by
 	// the proxy (0 in runs made before it counted them).
 	BytesToDB   float64 `json:"bytes_to_db,omitempty"`

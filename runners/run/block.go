@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,9 +91,10 @@ type block struct {
 	errs                []error
 	// The lost-update check (visits.go): visits the fixture rows gained in each update
 	// variant's turns, from the sum read before the first turn and after each of theirs
-	// (no other op changes it); visitsErr, a reading that failed.
+	// (no other op changes it), on each server (by Database); visitsErr, a reading
+	// that failed.
 	gained    []int64
-	visits    int64
+	visits    map[string]int64
 	visitsErr error
 }
 
@@ -121,8 +121,11 @@ func (b *block) run(ctx context.Context, load Load) error {
 	if err := b.countersBefore(ctx); err != nil {
 		return err
 	}
-	if slices.ContainsFunc(b.vs, r.isUpdate) {
-		b.visits, b.visitsErr = r.visitsSum(ctx)
+	b.visits = map[string]int64{}
+	for _, v := range b.vs {
+		if _, read := b.visits[v.Database]; r.isUpdate(v) && !read && b.visitsErr == nil {
+			b.visits[v.Database], b.visitsErr = r.visitsSum(ctx, r.on(v))
+		}
 	}
 	if err := r.openLedger(ctx, b.vs); err != nil {
 		if derr := r.databaseAlive(ctx); derr != nil {
@@ -139,21 +142,21 @@ func (b *block) run(ctx context.Context, load Load) error {
 		}
 		var threads *procstat.Counts
 		if b.count[i] == 0 { // the variant's first turn of the block is the sample
-			threads = b.dbThreads()
+			threads = b.dbThreads(i)
 		}
-		db0, gen0 := b.light()
+		db0, gen0 := b.light(i)
 		took, admitted := t.take(ctx, i, b.turn[i])
-		db1, gen1 := b.light()
+		db1, gen1 := b.light(i)
 		b.active[i] += took
 		b.count[i]++
 		b.db[i], b.gen[i] = b.db[i].Add(db1.Sub(db0)), b.gen[i].Add(gen1.Sub(gen0))
-		if r.isUpdate(b.vs[i]) && b.visitsErr == nil { // after the turn's readings: not its cost
+		if v := b.vs[i]; r.isUpdate(v) && b.visitsErr == nil { // after the turn's readings: not its cost
 			var now int64
-			now, b.visitsErr = r.visitsSum(ctx)
-			b.gained[i], b.visits = b.gained[i]+now-b.visits, now
+			now, b.visitsErr = r.visitsSum(ctx, r.on(v))
+			b.gained[i], b.visits[v.Database] = b.gained[i]+now-b.visits[v.Database], now
 		}
 		if threads != nil {
-			if end := b.dbThreads(); end != nil {
+			if end := b.dbThreads(i); end != nil {
 				b.dbSwitches[i], b.sampled[i] = end.Sub(threads).Voluntary, admitted
 			}
 		}
@@ -196,12 +199,12 @@ func (b *block) countersBefore(ctx context.Context) error {
 	return nil
 }
 
-// light reads the database's and this process's light counters around a turn; the
-// database's are zero when it is not ours to read. A failed reading spoils the role's
-// figures for the whole block (dbOK, genOK).
-func (b *block) light() (db, gen procstat.Light) {
+// light reads the database's (variant i's server's) and this process's light counters
+// around a turn; the database's are zero when it is not ours to read. A failed reading
+// spoils the role's figures for the whole block (dbOK, genOK).
+func (b *block) light(i int) (db, gen procstat.Light) {
 	var err error
-	if pid := b.p.r.db.PID; pid != 0 {
+	if pid := b.p.r.on(b.vs[i]).db.PID; pid != 0 {
 		if db, err = procstat.TakeLight(pid); err != nil {
 			b.dbOK = false
 		}
@@ -215,8 +218,8 @@ func (b *block) light() (db, gen procstat.Light) {
 // dbThreads reads every thread of the database, for its context switches: with a
 // thread per connection that is hundreds of files, too many to read at every turn, so
 // each variant's first turn of a block is the sample (nil when not ours to read).
-func (b *block) dbThreads() *procstat.Counts {
-	if pid := b.p.r.db.PID; pid != 0 {
+func (b *block) dbThreads(i int) *procstat.Counts {
+	if pid := b.p.r.on(b.vs[i]).db.PID; pid != 0 {
 		c, _ := procstat.TakeCounts(pid)
 		return c
 	}
@@ -249,7 +252,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 	}
 	if res.Requests > 0 && rep.Counts != nil {
 		per := func(x float64) float64 { return x / float64(res.Requests) }
-		if r.db.PID != 0 && b.dbOK {
+		if r.on(v).db.PID != 0 && b.dbOK {
 			rep.DBCPU = per(b.db[i].CPU.Seconds())
 			if b.sampled[i] > 0 {
 				rep.Counts[units.Switches("db")] = float64(b.dbSwitches[i]) / float64(b.sampled[i])

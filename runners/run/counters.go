@@ -23,13 +23,13 @@ type counterSample struct {
 // counters reads them. Only the target's counts must be there: a target that is gone is
 // an error; the database's and the runtime's are left out when they cannot be read (a
 // server on another host, a runtime that counts nothing).
-func (r *runner) counters(ctx context.Context, t *target.Target, pids []int) (*counterSample, error) {
+func (r *runner) counters(ctx context.Context, t *target.Target, pids []int, d *database) (*counterSample, error) {
 	c, err := r.appCounters(ctx, t, pids)
 	if err != nil {
 		return nil, err
 	}
-	if r.db.PID != 0 { // our own server: its counts are ours to read
-		c.db, _ = procstat.TakeCounts(r.db.PID)
+	if d.db.PID != 0 { // our own server: its counts are ours to read
+		c.db, _ = procstat.TakeCounts(d.db.PID)
 	}
 	c.gen, _ = procstat.TakeCounts(os.Getpid())
 	return c, nil

@@ -42,19 +42,19 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	}
 	pids := t.PIDs()
 	t.ResetPeakRSS(pids)
-	before, err := r.counters(ctx, t, pids)
+	before, err := r.counters(ctx, t, pids, r.on(rv))
 	if err != nil {
 		return nil, r.failRep(ctx, rv, n, "read counters", err)
 	}
 	cfg := r.loadConfig(t, rv, load, r.o.Seed+uint64(n)*0x9e3779b9)
 	var visits0 int64
 	if r.isUpdate(rv) {
-		if visits0, err = r.visitsSum(ctx); err != nil {
+		if visits0, err = r.visitsSum(ctx, r.on(rv)); err != nil {
 			return nil, r.failRep(ctx, rv, n, "lost-update check", err)
 		}
 	}
 	started := time.Now().UTC()
-	threads := sample(ctx, threadsRunning(r.admin))
+	threads := sample(ctx, threadsRunning(r.on(rv).admin))
 	inUse := sample(ctx, poolInUse(t.AdminURL))
 	res, err := loadgen.Run(ctx, cfg)
 	r.keep(rv, res)
@@ -66,7 +66,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if err != nil {
 		return nil, r.failRep(ctx, rv, n, "load", err)
 	}
-	after, afterErr := r.counters(ctx, t, t.PIDs())
+	after, afterErr := r.counters(ctx, t, t.PIDs(), r.on(rv))
 	if err := t.Alive(); err != nil && afterErr == nil {
 		afterErr = err
 	}
@@ -86,7 +86,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		return nil, r.databaseAlive(ctx)
 	}
 	if r.isUpdate(rv) {
-		visits1, err := r.visitsSum(ctx)
+		visits1, err := r.visitsSum(ctx, r.on(rv))
 		if err != nil {
 			return nil, r.failRep(ctx, rv, n, "lost-update check", err)
 		}
@@ -125,8 +125,8 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	}
 	op, limit := opOf(r.specs[rv.Key].Op)
 	cfg := loadgen.Config{
-		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.db.Rows), Connections: load.Connections, Rate: load.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.db.Rows), Duration: load.Duration, Seed: seed,
+		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.rows()), Connections: load.Connections, Rate: load.Rate,
+		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.rows()), Duration: load.Duration, Seed: seed,
 		KeepAcked: op == loadgen.Insert,
 	}
 	if !rv.DB {

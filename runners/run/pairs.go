@@ -75,7 +75,7 @@ func (p *Phase) profileOne(ctx context.Context, v *results.Variant) error {
 	t := p.targets[v]
 	if t.AdminURL == "" && t.Profile == nil {
 		t.Stop()
-		o := p.r.targetOptions(v.Rev, p.r.dsnFile)
+		o := p.r.targetOptions(v.Rev, p.r.on(v).dsnFile)
 		o.Profile = true
 		pt, err := target.Start(ctx, p.r.specs[v.Key], o)
 		if err != nil {

@@ -108,7 +108,7 @@ func (p *Phase) startTargets(ctx context.Context) error {
 			continue
 		}
 		p.r.progress.note(fmt.Sprintf("%s: starting %s", p.lang, v.Key))
-		t, err := p.r.startTarget(ctx, p.r.variant(v), p.r.dsnFile)
+		t, err := p.r.startTarget(ctx, p.r.variant(v), p.r.on(v).dsnFile)
 		if err != nil {
 			if err := p.r.failRep(ctx, v, 0, "target did not start", err); err != nil {
 				return err

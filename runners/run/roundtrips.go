@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -16,11 +17,26 @@ import (
 	"dbbench/runners/stats"
 )
 
+// Expectation is what the matrix says one request of a variant sends (matrix.yaml,
+// roundtrips): Commands on the wire and in the general log, LogOnly in the log alone
+// (work the server does on its own, said in Why).
+type Expectation struct {
+	Commands map[string]int
+	LogOnly  map[string]int
+	Why      []string
+}
+
+// expectation is v's, from the matrix.
+func (r *runner) expectation(v matrix.Variant) Expectation {
+	logOnly, why := r.o.Matrix.LogOnly(v)
+	return Expectation{Commands: r.o.Matrix.Expected(v), LogOnly: logOnly, Why: why}
+}
+
 // countRoundtrips warms the target up on its op (so every pooled connection and every
 // php-fpm worker's persistent connection is open, and every statement prepared), then
 // sends n requests of the op one at a time under roundtrip.Capture and compares the
 // counts with what the matrix expects.
-func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, op *matrix.Op, pool, rows, n int, seed uint64, expected map[string]int) (*results.Roundtrips, error) {
+func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, op *matrix.Op, pool, rows, n int, seed uint64, want Expectation) (*results.Roundtrips, error) {
 	c := newRequester(base, op, rows, seed, 0x726f756e64) // "round": a stream of its own
 	defer c.close()
 	// Warm-up at concurrency = pool: php-fpm hands requests to whichever worker is free,
@@ -72,7 +88,9 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		Log:      res.PerRequest(),
 		Wire:     res.WirePerRequest(),
 		Status:   map[string]float64{},
-		Expected: expected,
+		Expected: want.Commands,
+		LogOnly:  want.LogOnly,
+		Why:      want.Why,
 		Queries:  res.Queries,
 		NotQuiet: res.NotQuiet,
 		ZeroLoad: zeroLoad(latency, waited),
@@ -84,17 +102,23 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 	for k, v := range res.Status {
 		out.Status[k] = float64(v) / float64(n)
 	}
-	out.Mismatch = Mismatch(res, expected)
+	out.Mismatch = Mismatch(res, want)
 	out.Match = out.Mismatch == ""
 	return out, nil
 }
 
 // Mismatch compares a capture with the expected commands per request and describes
 // every difference; "" when they agree. The wire count must equal the expectation in
-// full; the general log must equal it without Ping, which the log never shows.
-func Mismatch(res *roundtrip.Result, expected map[string]int) string {
+// full; the general log must equal it and its LogOnly, without Ping, which the log
+// never shows.
+func Mismatch(res *roundtrip.Result, want Expectation) string {
 	var diffs []string
-	compare := func(what string, got map[string]int64, skip string) {
+	compare := func(what string, got map[string]int64, skip string, more map[string]int) {
+		expected := map[string]int{}
+		maps.Copy(expected, want.Commands)
+		for k, n := range more {
+			expected[k] += n
+		}
 		names := map[string]bool{}
 		for k := range got {
 			names[k] = true
@@ -112,9 +136,9 @@ func Mismatch(res *roundtrip.Result, expected map[string]int) string {
 			}
 		}
 	}
-	compare("log", res.Log, "Ping")
+	compare("log", res.Log, "Ping", want.LogOnly)
 	if res.Wire != nil {
-		compare("wire", res.Wire, "")
+		compare("wire", res.Wire, "", nil)
 	}
 	sort.Strings(diffs)
 	return strings.Join(diffs, "; ")

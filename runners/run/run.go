@@ -6,7 +6,6 @@ package run
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/remote"
 	"dbbench/runners/results"
-	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/target"
 	"dbbench/runners/topology"
@@ -39,7 +36,12 @@ type Options struct {
 	// List, when set, is the variants to run instead of the preset's (sweeps build their
 	// own); the preset then only supplies defaults. Variants still filters it.
 	List []matrix.Variant
-	DB   provider.Options
+	// DB is the database to bring up; with DBs, the options each server starts with.
+	DB provider.Options
+	// DBs are the servers to measure on, as the matrix names them (mariadb, mysql):
+	// every variant on each, side by side, each against its own embedded server; nil
+	// is the matrix's first.
+	DBs []string
 	// Warmup is the load each target gets after it starts; Duration the measured time of
 	// one slice, LeadIn the load sent before each slice and not measured (the target was
 	// idle while others were measured); Reps the slices of a variant in no comparison.
@@ -208,7 +210,7 @@ func (o *Options) variants() []matrix.Variant {
 			out = append(out, v)
 		}
 	}
-	return o.perRevision(out)
+	return o.perRevision(o.perDB(out))
 }
 
 // severalOps says whether the run measures an op besides get: then a get variant's
@@ -225,17 +227,15 @@ type runner struct {
 	specs    map[string]matrix.Spec // by variant key
 	res      *results.Run
 	byKey    map[string]*results.Variant
-	db       *provider.DB
-	dsnFile  string // direct to the database
-	viaProxy string // through the counting proxy
-	proxy    *roundtrip.Proxy
-	delay    *delay.Proxy // --rtt's, between the targets and the database
+	dbs      map[string]*database // by the variants' Database (databases.go)
+	dbOrder  []string
+	secrets  string // the private directory of the DSN files
 	topo     *topology.Topology
-	admin    *sql.DB // the runner's own connections: round trips, status, liveness
 	progress *progress
 	writer   *writer
-	ledger   *ledger // writes of the slice or block under way (writes.go)
-	dead     error   // set once the database died: the run ends, even once it is back
+	dead     error // set once a database died: the run ends, even once it is back
+	// explained are the causes of log-only commands already said (matrix.yaml's why).
+	explained map[string]bool
 }
 
 // Run performs the run and returns its results. The results are also in o.Out:
@@ -246,6 +246,9 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		return nil, fmt.Errorf("run: the interleave design takes turns in closed loop; at a rate of %g req/s use walk or alternate", o.Rate)
 	}
 	if err := o.checkRevisions(); err != nil {
+		return nil, err
+	}
+	if err := o.checkDBs(); err != nil {
 		return nil, err
 	}
 	vs := o.variants()
@@ -268,7 +271,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{o: o, vs: vs, specs: specs, byKey: map[string]*results.Variant{}}
+	r := &runner{o: o, vs: vs, specs: specs, byKey: map[string]*results.Variant{}, explained: map[string]bool{}}
 	r.res = &results.Run{
 		Schema:      results.Schema,
 		Command:     o.Command,
@@ -278,7 +281,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Langs:       langFacts(o.Matrix, vs),
 		AB:          o.ab(),
 		Settings: results.Settings{
-			Preset: o.Preset.Name, Provider: o.DB.KindName(), Rows: o.DB.Rows,
+			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows,
 			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
@@ -291,7 +294,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		spec := specs[v.Key()]
 		layer := spec.Layer
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
 			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
 		if opKeys && layer.DB {
 			rv.Name = matrix.Prefix + "/" + v.OpKey() // benchstat -col /op then has get too
@@ -411,92 +414,12 @@ func (r *runner) place(ctx context.Context) (err error) {
 	return r.writer.flush()
 }
 
-// provision starts the database and the counting proxy, and writes the two DSN files
-// targets read: both 0600 in a private directory outside the run directory.
-func (r *runner) provision(ctx context.Context) error {
-	opts := r.o.DB
-	opts.MaxConnections = r.maxConnections()
-	if r.topo.DB.Addr != "127.0.0.1" { // where the other roles reach it
-		opts.Place, opts.Clients = r.topo.DB, []string{r.topo.Load.Addr, r.topo.App.Addr}
-	}
-	fmt.Fprintf(r.o.Log, "provisioning %s database (%d rows)\n", opts.KindName(), opts.Rows)
-	db, err := provider.Start(ctx, opts)
-	if err != nil {
-		return err
-	}
-	r.db = db
-	if r.admin, err = db.Open(); err != nil {
-		return err
-	}
-	r.admin.SetMaxOpenConns(2)
-	r.res.Environment["database"] = db.Kind + " " + db.Version
-	if db.Kind == "embedded" {
-		r.res.Environment["database-settings"] = fmt.Sprint(provider.Settings(r.o.DB))
-	}
-	dsn, upstream := db.DSN(), db.Config.Addr
-	toTargets := r.o.TargetDBAddr
-	if toTargets == nil && r.o.RTT > 0 {
-		toTargets = func(host, addr string) (string, error) {
-			p, err := delay.StartOn(host, addr, r.o.RTT/2)
-			if err != nil {
-				return "", err
-			}
-			r.delay = p
-			return p.Addr(), nil
-		}
-	}
-	if toTargets != nil {
-		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
-			return err
-		}
-		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
-			return err
-		}
-	}
-	secrets, err := os.MkdirTemp("", "dbbench-secrets-")
-	if err != nil {
-		return err
-	}
-	r.dsnFile = filepath.Join(secrets, "dsn")
-	if err := os.WriteFile(r.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
-		return err
-	}
-	if r.proxy, err = roundtrip.StartProxyOn(r.topo.Load.Addr, upstream); err != nil {
-		return err
-	}
-	proxied, err := roundtrip.RewriteDSN(dsn, r.proxy.Addr())
-	if err != nil {
-		return err
-	}
-	r.viaProxy = filepath.Join(secrets, "dsn-proxy")
-	if err := os.WriteFile(r.viaProxy, []byte(proxied+"\n"), 0o600); err != nil {
-		return err
-	}
-	if r.topo.Remote != nil {
-		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, db.Config, proxied)
-		return err
-	}
-	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, db.Config, proxied, r.o.RTT)
-	return err
-}
-
 func (r *runner) teardown() {
-	if r.proxy != nil {
-		r.proxy.Close()
+	if r.secrets != "" {
+		os.RemoveAll(r.secrets)
 	}
-	if r.delay != nil {
-		r.delay.Close()
-	}
-	if r.admin != nil {
-		r.admin.Close()
-	}
-	if r.dsnFile != "" {
-		os.RemoveAll(filepath.Dir(r.dsnFile))
-	}
-	if r.db != nil {
-		if err := r.db.Close(); err != nil {
-			fmt.Fprintf(r.o.Log, "stopping the database: %v\n", err)
-		}
+	for _, name := range r.dbOrder {
+		r.dbs[name].close(func(format string, args ...any) { fmt.Fprintf(r.o.Log, format, args...) })
 	}
 	if r.topo != nil {
 		r.recordBytes()
@@ -515,6 +438,7 @@ func (r *runner) recordBytes() {
 	}
 }
 
+// startTarget starts v's target on dsnFile, a DSN file of v's server.
 func (r *runner) startTarget(ctx context.Context, v matrix.Variant, dsnFile string) (*target.Target, error) {
 	return target.Start(ctx, r.specs[v.Key()], r.targetOptions(v.Rev, dsnFile))
 }
@@ -538,14 +462,15 @@ func (o *Options) turnSetting() string {
 // the variant marks it invalid; only a failure of the run itself is returned.
 func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	rv := r.byKey[v.Key()]
-	t, err := r.startTarget(ctx, v, r.viaProxy)
+	d := r.on(rv)
+	t, err := r.startTarget(ctx, v, d.viaProxy)
 	if err != nil {
 		return r.failVariant(ctx, rv, "target did not start: "+err.Error())
 	}
 	defer t.Stop()
 	spec := r.specs[v.Key()]
 	db := spec.Layer.DB
-	rv.Verification = verify(ctx, t.URL, spec, r.db.Rows, r.o.Seed, r.admin)
+	rv.Verification = verify(ctx, t.URL, spec, d.db.Rows, r.o.Seed, d.admin)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -556,18 +481,24 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	rt, err := countRoundtrips(ctx, r.admin, r.proxy, t.URL, spec.Op, v.Pool, r.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.o.Matrix.Expected(v))
+	rt, err := countRoundtrips(ctx, d.admin, d.proxy, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
 		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error())
 	}
 	rv.Roundtrips = rt
+	for _, why := range rt.Why {
+		if !r.explained[why] {
+			r.explained[why] = true
+			fmt.Fprintf(r.o.Log, "note: %s's general log counts %v per request beyond the wire's: %s (matrix.yaml; said once)\n", v.Key(), rt.LogOnly, why)
+		}
+	}
 	if !rt.Match {
 		fmt.Fprintf(r.o.Log, "note: %s round trips differ from the matrix: %s\n", v.Key(), rt.Mismatch)
 	}
 	return nil
 }
 
-// databaseAlive returns an error when the database, or the app's host, is gone: then
+// databaseAlive returns an error when a database, or the app's host, is gone: then
 // no later variant can be measured, and the run must end rather than mark every
 // variant invalid.
 func (r *runner) databaseAlive(ctx context.Context) error {
@@ -579,16 +510,26 @@ func (r *runner) databaseAlive(ctx context.Context) error {
 	if r.dead != nil {
 		return r.dead
 	}
-	if r.db.PID != 0 && syscall.Kill(r.db.PID, 0) == syscall.ESRCH {
-		return r.died(ctx, fmt.Errorf("mariadbd pid %d is gone", r.db.PID))
+	for _, name := range r.dbOrder {
+		if err := r.alive(ctx, r.dbs[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alive is databaseAlive for one server.
+func (r *runner) alive(ctx context.Context, d *database) error {
+	if d.db.PID != 0 && syscall.Kill(d.db.PID, 0) == syscall.ESRCH {
+		return r.died(ctx, d, fmt.Errorf("%s pid %d is gone", d.db.Daemon, d.db.PID))
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := r.admin.PingContext(pctx); err != nil {
+	if err := d.admin.PingContext(pctx); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return r.died(ctx, fmt.Errorf("it stopped answering: %v", err))
+		return r.died(ctx, d, fmt.Errorf("it stopped answering: %v", err))
 	}
 	return nil
 }

@@ -25,6 +25,27 @@ import (
 	"dbbench/runners/units"
 )
 
+// smokeSetup is what an end-to-end run needs: the repository, a directory holding a
+// fresh gotarget, the repository's matrix and its smoke preset.
+func smokeSetup(t *testing.T) (root, binDir string, m *matrix.Matrix, p *matrix.Preset) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binDir = t.TempDir()
+	if out, err := revision.GoBuild(context.Background(), root, filepath.Join(binDir, "gotarget")).CombinedOutput(); err != nil {
+		t.Fatalf("build gotarget: %v\n%s", err, out)
+	}
+	if m, err = matrix.Load(filepath.Join(root, "runners", "matrix.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = m.Preset("smoke"); err != nil {
+		t.Fatal(err)
+	}
+	return root, binDir, m, p
+}
+
 // The smoke preset end to end, as `make test` runs it: every variant present and valid,
 // round trips equal to the matrix's expectations, whole output files, and no process
 // left behind.
@@ -32,22 +53,7 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	binDir := t.TempDir()
-	if out, err := revision.GoBuild(context.Background(), root, filepath.Join(binDir, "gotarget")).CombinedOutput(); err != nil {
-		t.Fatalf("build gotarget: %v\n%s", err, out)
-	}
-	m, err := matrix.Load(filepath.Join(root, "runners", "matrix.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := m.Preset("smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, binDir, m, p := smokeSetup(t)
 	out := t.TempDir()
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
@@ -157,13 +163,13 @@ func TestMismatchNamesEveryDifference(t *testing.T) {
 	res := &roundtrip.Result{Requests: 10,
 		Log:  map[string]int64{"Prepare": 10, "Execute": 10, "Close stmt": 10, "Query": 5},
 		Wire: map[string]int64{"Prepare": 10, "Execute": 10, "Close stmt": 10, "Query": 5, "Ping": 10}}
-	got := Mismatch(res, map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Ping": 1})
+	got := Mismatch(res, Expectation{Commands: map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Ping": 1}})
 	want := "log Query: 0.50 per request, want 0; wire Query: 0.50 per request, want 0"
 	if got != want {
 		t.Fatalf("Mismatch = %q, want %q", got, want)
 	}
 	res.Log["Query"], res.Wire["Query"] = 0, 0
-	if got := Mismatch(res, map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Ping": 1}); got != "" {
+	if got := Mismatch(res, Expectation{Commands: map[string]int{"Prepare": 1, "Execute": 1, "Close stmt": 1, "Ping": 1}}); got != "" {
 		t.Fatalf("Mismatch on agreeing counts = %q", got)
 	}
 }

@@ -24,14 +24,17 @@ func (r *runner) isUpdate(rv *results.Variant) bool {
 
 // visitsSum reads the visits of the fixture rows (ids 1..N, where updates land): a
 // range of the primary key, as cheap however many rows inserts add above it.
-func (r *runner) visitsSum(ctx context.Context) (int64, error) {
+func (r *runner) visitsSum(ctx context.Context, d *database) (int64, error) {
 	var n int64
-	err := r.admin.QueryRowContext(ctx, "SELECT COALESCE(SUM(visits), 0) FROM users WHERE id <= ?", r.db.Rows).Scan(&n)
+	err := d.admin.QueryRowContext(ctx, "SELECT COALESCE(SUM(visits), 0) FROM users WHERE id <= ?", d.db.Rows).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count the visits: %w", err)
 	}
 	return n, nil
 }
+
+// rows is the fixture rows every server of the run holds.
+func (r *runner) rows() int { return r.first().db.Rows }
 
 // successes counts a result's 2xx answers: the requests that say they committed.
 func successes(res *loadgen.Result) int64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,9 +41,20 @@ type ledger struct {
 	done    bool
 }
 
-// openLedger starts the ledger of vs's load, if any of them writes, in place of the
-// last one; the caller marks it done (closeLedger) once the load's results are in.
+// openLedger starts the ledger of vs's load on each server vs write to, in place of
+// its last one; the caller marks them done (closeLedger) once the load's results are in.
 func (r *runner) openLedger(ctx context.Context, vs []*results.Variant) error {
+	for _, name := range r.dbOrder {
+		on := slices.DeleteFunc(slices.Clone(vs), func(v *results.Variant) bool { return v.Database != name })
+		if err := r.openLedgerOn(ctx, r.dbs[name], on); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openLedgerOn opens d's ledger for vs, which are measured on d, if any of them writes.
+func (r *runner) openLedgerOn(ctx context.Context, d *database, vs []*results.Variant) error {
 	l := &ledger{res: map[*results.Variant][]*loadgen.Result{}}
 	for _, v := range vs {
 		switch op, _ := opOf(r.specs[v.Key].Op); op {
@@ -56,61 +68,63 @@ func (r *runner) openLedger(ctx context.Context, vs []*results.Variant) error {
 		return nil
 	}
 	var err error
-	if l.visits0, err = r.visitsSum(ctx); err != nil {
+	if l.visits0, err = r.visitsSum(ctx, d); err != nil {
 		return err
 	}
-	if err = r.admin.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM users").Scan(&l.maxID); err != nil {
+	if err = d.admin.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM users").Scan(&l.maxID); err != nil {
 		return fmt.Errorf("read the highest id: %w", err)
 	}
-	r.ledger = l
+	d.ledger = l
 	return nil
 }
 
-// keep adds v's load result to the ledger under way.
+// keep adds v's load result to the ledger under way on its server.
 func (r *runner) keep(v *results.Variant, res *loadgen.Result) {
-	if r.ledger != nil && !r.ledger.done && res != nil {
-		r.ledger.res[v] = append(r.ledger.res[v], res)
+	if l := r.on(v).ledger; l != nil && !l.done && res != nil {
+		l.res[v] = append(l.res[v], res)
 	}
 }
 
-// closeLedger marks the ledger under way done: it stays, for a kill found later.
+// closeLedger marks the ledgers under way done: they stay, for a kill found later.
 func (r *runner) closeLedger() {
-	if r.ledger != nil {
-		r.ledger.done = true
+	for _, d := range r.dbs {
+		if d.ledger != nil {
+			d.ledger.done = true
+		}
 	}
 }
 
-// died ends the run for cause, once: with a ledger, it first brings the database back
+// died ends the run for cause, d's death, once: with a ledger, it first brings d back
 // and counts what it had acknowledged (results.Run.Writes).
-func (r *runner) died(ctx context.Context, cause error) error {
+func (r *runner) died(ctx context.Context, d *database, cause error) error {
 	if r.dead != nil {
 		return r.dead
 	}
 	r.dead = fmt.Errorf("%w: %v", ErrDatabaseDied, cause)
-	if r.ledger == nil {
+	if d.ledger == nil {
 		return r.dead
 	}
 	when := "mid-write"
-	if r.ledger.done {
+	if d.ledger.done {
 		when = "after the last slice or block that wrote"
 	}
 	fmt.Fprintf(r.o.Log, "the database died (%v): counting the writes it acknowledged once it is back\n", cause)
-	w := r.countWrites(ctx)
+	w := r.countWrites(ctx, d)
 	r.res.Writes = w
 	r.dead = fmt.Errorf("%w %s (%v); %s", ErrDatabaseDied, when, cause, writesSummary(w))
 	return r.dead
 }
 
 // countWrites brings the database back and counts the ledger's writes in the table.
-func (r *runner) countWrites(ctx context.Context) *results.WritesAfterDeath {
+func (r *runner) countWrites(ctx context.Context, d *database) *results.WritesAfterDeath {
 	w := &results.WritesAfterDeath{}
-	back, err := r.bringBack(ctx)
+	back, err := bringBack(ctx, d)
 	w.Back = back
 	if err == nil {
-		w.Durability, w.Safe, err = durability(ctx, r)
+		w.Durability, w.Safe, err = durability(ctx, d)
 	}
 	if err == nil {
-		w.Counts, err = r.countLedger(ctx, r.ledger)
+		w.Counts, err = r.countLedger(ctx, d)
 	}
 	if err != nil {
 		w.Error = err.Error()
@@ -120,20 +134,20 @@ func (r *runner) countWrites(ctx context.Context) *results.WritesAfterDeath {
 
 // bringBack restarts the embedded server on its datadir, or waits BackWithin for a
 // server dbbench did not start to answer again.
-func (r *runner) bringBack(ctx context.Context) (string, error) {
-	restarted, err := r.db.Restart(ctx)
+func bringBack(ctx context.Context, d *database) (string, error) {
+	restarted, err := d.db.Restart(ctx)
 	switch {
 	case errors.Is(err, provider.ErrStillRunning):
 		// Its process lives on (hung): wait for it to answer, as for a server of the user's.
 	case err != nil:
 		return "not restarted", err
 	case restarted:
-		return "restarted on the same datadir", r.admin.PingContext(ctx)
+		return "restarted on the same datadir", d.admin.PingContext(ctx)
 	}
 	start := time.Now()
 	for time.Since(start) < BackWithin {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		err = r.admin.PingContext(pctx)
+		err = d.admin.PingContext(pctx)
 		cancel()
 		if err == nil {
 			return fmt.Sprintf("answering again after %v", time.Since(start).Round(time.Second)), nil
@@ -158,9 +172,9 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // killed server. innodb_flush_log_at_trx_commit 1 writes and flushes the log at every
 // commit, 2 writes it (the OS keeps it when the server dies; a crashed machine loses
 // up to a second), 0 writes it once a second (a killed server loses up to a second).
-func durability(ctx context.Context, r *runner) (string, bool, error) {
+func durability(ctx context.Context, d *database) (string, bool, error) {
 	var flush int
-	if err := r.admin.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
+	if err := d.admin.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
 		return "", false, fmt.Errorf("read innodb_flush_log_at_trx_commit: %w", err)
 	}
 	text := fmt.Sprintf("innodb_flush_log_at_trx_commit=%d", flush)
@@ -175,17 +189,18 @@ func durability(ctx context.Context, r *runner) (string, bool, error) {
 
 // countLedger counts the ledger's writes in the table: each acknowledged insert by its
 // name, the visits by their sum.
-func (r *runner) countLedger(ctx context.Context, l *ledger) ([]results.WrittenCount, error) {
+func (r *runner) countLedger(ctx context.Context, d *database) ([]results.WrittenCount, error) {
 	var out []results.WrittenCount
+	l := d.ledger
 	if len(l.inserts) > 0 {
-		c, err := r.countInserts(ctx, l)
+		c, err := countInserts(ctx, d)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
 	if len(l.updates) > 0 {
-		visits1, err := r.visitsSum(ctx)
+		visits1, err := r.visitsSum(ctx, d)
 		if err != nil {
 			return nil, err
 		}
@@ -206,9 +221,10 @@ func (r *runner) countLedger(ctx context.Context, l *ledger) ([]results.WrittenC
 // ledger opened, name by name: two insert variants of one block may send the same
 // names (their counters start from the same seed), so each name's acknowledged inserts
 // are set against its rows.
-func (r *runner) countInserts(ctx context.Context, l *ledger) (results.WrittenCount, error) {
+func countInserts(ctx context.Context, d *database) (results.WrittenCount, error) {
+	l := d.ledger
 	c := results.WrittenCount{Variants: keys(l.inserts), Op: string(loadgen.Insert)}
-	rows, err := r.admin.QueryContext(ctx, "SELECT name FROM users WHERE id > ?", l.maxID)
+	rows, err := d.admin.QueryContext(ctx, "SELECT name FROM users WHERE id > ?", l.maxID)
 	if err != nil {
 		return c, fmt.Errorf("read the inserted rows: %w", err)
 	}

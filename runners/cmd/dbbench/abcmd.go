@@ -58,7 +58,7 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
 	}
 	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
-		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, Budget: *budget, Precision: *precision,
+		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs, Budget: *budget, Precision: *precision,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, KeepAlive: true, Seed: 1, Out: dir,
 		Threshold: *threshold, Command: fs.command(args),
 	}}, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"dbbench/fixtures"
@@ -19,16 +20,27 @@ const dsnEnv = "DBBENCH_DSN"
 
 // dbFlags are the provider flags every command that starts a database shares.
 type dbFlags struct {
-	provider, dsn, dsnFile, replace *string
-	rows                            *int
+	provider, server, dsn, dsnFile, replace *string
+	rows                                    *int
+	several                                 bool // the command takes a list of --db servers
 }
 
 func (f *dbFlags) register(fs *flagSet) {
 	f.provider = fs.String("provider", "embedded", oneOf(provider.Kinds...), "database")
+	f.server = fs.String("db", provider.Servers[0], listOf(provider.Servers...), "database server: "+strings.Join(provider.Servers, " or ")+" (run and ab take a list, mariadb,mysql, and measure both side by side)")
 	f.dsn = fs.String("dsn", "", anything, "with --provider dsn: user:password@tcp(host:port)/database (the password shows in ps; prefer --dsn-file or "+dsnEnv+")")
 	f.dsnFile = fs.String("dsn-file", "", anything, "with --provider dsn: a file holding the DSN on one line (mode 0600); else $"+dsnEnv)
 	f.replace = fs.String("replace-table", "", oneOf("", schema.Table), "with --provider dsn: replace the users table even though it is not dbbench's (it is dropped)")
 	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
+}
+
+// servers are the --db list, in the order given.
+func (f *dbFlags) servers() []string {
+	var out []string
+	for _, s := range strings.Split(*f.server, ",") {
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out
 }
 
 // options resolves the provider options: the DSN from --dsn, --dsn-file or $DBBENCH_DSN
@@ -36,6 +48,14 @@ func (f *dbFlags) register(fs *flagSet) {
 // command line.
 func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, error) {
 	o := provider.Options{Kind: *f.provider, Rows: *f.rows, MaxConnections: maxConnections, Log: log, ReplaceTable: *f.replace}
+	servers := f.servers()
+	if len(servers) > 1 && !f.several {
+		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
+	}
+	o.Server = servers[0]
+	if root, err := repoRoot(); err == nil {
+		o.MySQLDir = filepath.Join(root, "bin", "mysql")
+	}
 	if *f.provider != "dsn" {
 		for flag, v := range map[string]string{"--dsn": *f.dsn, "--dsn-file": *f.dsnFile, "--replace-table": *f.replace} {
 			if v != "" {

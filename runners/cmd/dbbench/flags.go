@@ -55,6 +55,20 @@ func atLeastTime(d time.Duration) rule {
 	return numeric(d.String()+" or more", func(v float64) bool { return v >= d.Seconds() })
 }
 
+// listOf allows a comma-separated list of the given values, each at most once.
+func listOf(values ...string) rule {
+	return rule{allows: "a comma-separated list of " + strings.Join(values, ", "), values: values,
+		ok: func(s string) bool {
+			parts := strings.Split(s, ",")
+			for i, p := range parts {
+				if !slices.Contains(values, strings.TrimSpace(p)) || slices.Index(parts, p) != i {
+					return false
+				}
+			}
+			return true
+		}}
+}
+
 // oneOf allows exactly the given values ("" too when empty is among them).
 func oneOf(values ...string) rule {
 	var shown []string

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"dbbench/runners/provider"
 	"dbbench/runners/run"
 	"dbbench/runners/secret"
 )
@@ -108,7 +109,7 @@ func exitStatus(err error, interrupted bool) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errUsage), errors.Is(err, provider.ErrNotInstalled):
 		return exitUsage
 	case interrupted:
 		return exitInterrupted

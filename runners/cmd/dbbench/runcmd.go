@@ -116,7 +116,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, opts: run.Options{
-		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db,
+		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,

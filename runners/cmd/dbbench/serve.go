@@ -107,6 +107,7 @@ type selection struct {
 	preset  *matrix.Preset
 	pattern *regexp.Regexp
 	db      provider.Options
+	dbs     []string // --db: the servers to measure on, side by side
 }
 
 // load reads matrixFile ("": the default), the preset and the --variants pattern (a
@@ -126,9 +127,11 @@ func (f *presetFlags) load(fs *flagSet, matrixFile string) (selection, error) {
 			return selection{}, fmt.Errorf("%w: %s: --variants: %v", errUsage, fs.cmd, err)
 		}
 	}
+	f.db.several = true
 	if sel.db, err = f.db.options(0, fs.out); err != nil {
 		return selection{}, err
 	}
+	sel.dbs = f.db.servers()
 	return sel, nil
 }
 

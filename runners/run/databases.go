@@ -1,0 +1,205 @@
+package run
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"dbbench/runners/delay"
+	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
+	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
+)
+
+// database is one server a run measures on (a variant's db=) and what reaches it: the
+// runner's own connections, the DSN files its targets read (direct, and through the
+// counting proxy), the proxy, --rtt's delay, and the ledger of its writes (writes.go).
+// A run of two servers measures their variants side by side, each against its own.
+type database struct {
+	name     string // the variant's Database: "" for the matrix's first db
+	server   string // the matrix's name for it: mariadb, mysql
+	db       *provider.DB
+	admin    *sql.DB
+	dsnFile  string // direct to the database
+	viaProxy string // through the counting proxy
+	proxy    *roundtrip.Proxy
+	delay    *delay.Proxy
+	ledger   *ledger // writes of the slice or block under way
+}
+
+// dbNames are the servers a run measures on, as the matrix names them; the first db of
+// the matrix when none is given.
+func (o *Options) dbNames() []string {
+	if len(o.DBs) == 0 {
+		return []string{o.Matrix.DefaultDB()}
+	}
+	return o.DBs
+}
+
+// checkDBs refuses a server the matrix does not know, one given twice, and two
+// servers for a provider that brings up one (a dsn names one server).
+func (o *Options) checkDBs() error {
+	for i, name := range o.DBs {
+		if _, ok := o.Matrix.DBs[name]; !ok {
+			return fmt.Errorf("--db %q: want one of %s", name, strings.Join(o.Matrix.DBNames(), ", "))
+		}
+		if slices.Index(o.DBs, name) != i {
+			return fmt.Errorf("--db %s is given twice", name)
+		}
+	}
+	if len(o.DBs) > 1 && o.DB.KindName() != "embedded" {
+		return fmt.Errorf("--db %s: the %s provider brings up one server; a run of several starts each embedded", strings.Join(o.DBs, ","), o.DB.KindName())
+	}
+	return nil
+}
+
+// perDB lists each variant once per server, next to each other, so that tables read
+// as pairs; on one server, each variant on it. A layer without database (hello) is
+// measured once, on the first: it reads nothing from either.
+func (o *Options) perDB(vs []matrix.Variant) []matrix.Variant {
+	var out []matrix.Variant
+	for _, v := range vs {
+		for i, name := range o.dbNames() {
+			if i > 0 && !o.Matrix.Langs[v.Lang].Layers[v.Layer].DB {
+				break
+			}
+			out = append(out, o.Matrix.OnDB(v, name))
+		}
+	}
+	return out
+}
+
+// on is the server rv is measured on.
+func (r *runner) on(rv *results.Variant) *database { return r.dbs[rv.Database] }
+
+// first is the run's first server: the one its link and rows are read from (every
+// server holds the same rows, on the same host).
+func (r *runner) first() *database { return r.dbs[r.dbOrder[0]] }
+
+// provision starts every server the run measures on, then its proxies and DSN files:
+// each 0600 in one private directory outside the run directory.
+func (r *runner) provision(ctx context.Context) error {
+	secrets, err := os.MkdirTemp("", "dbbench-secrets-")
+	if err != nil {
+		return err
+	}
+	r.secrets = secrets
+	r.dbs = map[string]*database{}
+	for _, server := range r.o.dbNames() {
+		d := &database{name: r.o.Matrix.OnDB(matrix.Variant{}, server).Database, server: server}
+		r.dbs[d.name] = d
+		r.dbOrder = append(r.dbOrder, d.name)
+		if err := r.provisionOne(ctx, d); err != nil {
+			return err
+		}
+	}
+	f := r.first()
+	if r.topo.Remote != nil {
+		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, f.db.Config, readDSN(f.viaProxy))
+		return err
+	}
+	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, f.db.Config, readDSN(f.viaProxy), r.o.RTT)
+	return err
+}
+
+// provisionOne starts d's server, its proxy and its --rtt delay, and writes its two DSN
+// files.
+func (r *runner) provisionOne(ctx context.Context, d *database) error {
+	opts := r.o.DB
+	opts.Server = d.server
+	opts.MaxConnections = r.maxConnections()
+	if r.topo.DB.Addr != "127.0.0.1" { // where the other roles reach it
+		opts.Place, opts.Clients = r.topo.DB, []string{r.topo.Load.Addr, r.topo.App.Addr}
+	}
+	fmt.Fprintf(r.o.Log, "provisioning %s database, %s (%d rows)\n", opts.KindName(), d.server, opts.Rows)
+	db, err := provider.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	d.db = db
+	if d.admin, err = db.Open(); err != nil {
+		return err
+	}
+	d.admin.SetMaxOpenConns(2)
+	key := "database" + suffix(d)
+	r.res.Environment[key] = db.Kind + " " + db.Version
+	if db.Kind == "embedded" {
+		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
+	}
+	dsn, upstream := db.DSN(), db.Config.Addr
+	if toTargets := r.toTargets(d); toTargets != nil {
+		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
+			return err
+		}
+		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
+			return err
+		}
+	}
+	d.dsnFile = filepath.Join(r.secrets, "dsn"+suffix(d))
+	if err := os.WriteFile(d.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
+		return err
+	}
+	if d.proxy, err = roundtrip.StartProxyOn(r.topo.Load.Addr, upstream); err != nil {
+		return err
+	}
+	proxied, err := roundtrip.RewriteDSN(dsn, d.proxy.Addr())
+	if err != nil {
+		return err
+	}
+	d.viaProxy = filepath.Join(r.secrets, "dsn-proxy"+suffix(d))
+	return os.WriteFile(d.viaProxy, []byte(proxied+"\n"), 0o600)
+}
+
+// suffix tells a second server's files and environment keys from the first's:
+// "-mysql"; "" for the matrix's first db, as before dbs.
+func suffix(d *database) string {
+	if d.name == "" {
+		return ""
+	}
+	return "-" + d.name
+}
+
+// toTargets is what moves the targets' address of d: the sweep's own (TargetDBAddr) or
+// --rtt's delay proxy; nil when the targets dial the database directly.
+func (r *runner) toTargets(d *database) func(host, addr string) (string, error) {
+	if r.o.TargetDBAddr != nil || r.o.RTT <= 0 {
+		return r.o.TargetDBAddr
+	}
+	return func(host, addr string) (string, error) {
+		p, err := delay.StartOn(host, addr, r.o.RTT/2)
+		if err != nil {
+			return "", err
+		}
+		d.delay = p
+		return p.Addr(), nil
+	}
+}
+
+// readDSN reads a DSN file the run wrote.
+func readDSN(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
+}
+
+// close stops what provisionOne started, the server last.
+func (d *database) close(log func(format string, args ...any)) {
+	if d.proxy != nil {
+		d.proxy.Close()
+	}
+	if d.delay != nil {
+		d.delay.Close()
+	}
+	if d.admin != nil {
+		d.admin.Close()
+	}
+	if d.db != nil {
+		if err := d.db.Close(); err != nil {
+			log("stopping the database %s: %v\n", d.server, err)
+		}
+	}
+}
