@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -32,11 +33,11 @@ type database struct {
 	ledger   *ledger // writes of the slice or block under way
 }
 
-// dbNames are the servers a run measures on, as the matrix names them; the first db of
-// the matrix when none is given.
+// dbNames are the servers a run measures on, as the matrix names them: DBs, else the
+// one server of DB (the sweeps' --db), else the matrix's first.
 func (o *Options) dbNames() []string {
 	if len(o.DBs) == 0 {
-		return []string{o.Matrix.DefaultDB()}
+		return []string{cmp.Or(o.DB.Server, o.Matrix.DefaultDB())}
 	}
 	return o.DBs
 }
