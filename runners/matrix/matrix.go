@@ -233,12 +233,16 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 // ops. Patterns written before revisions and databases too: a variant with a rev or a
 // db also matches as it would without; on the default database it also matches with
 // db= spelled out.
-func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
+func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool { return m.match(re, v, true) }
+
+// match is Match; spellDB adds the default database's spelling (db=mariadb), which a
+// variant on another database, matched as it would be without db=, must not get.
+func (m *Matrix) match(re *regexp.Regexp, v Variant, spellDB bool) bool {
 	spellings := []string{v.Key()}
 	if v.Op == "" {
 		spellings = append(spellings, v.OpKey())
 	}
-	if v.Database == "" && len(m.dbOrder) > 0 {
+	if spellDB && v.Database == "" && len(m.dbOrder) > 0 {
 		spellings = append(spellings, m.spelledDB(v))
 	}
 	if l, ok := m.Langs[v.Lang]; ok && v.Server == l.DefaultServer() {
@@ -251,22 +255,16 @@ func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
 	if slices.ContainsFunc(spellings, re.MatchString) {
 		return true
 	}
-	if v.Database != "" && m.Match(re, v.WithoutDB()) && !m.namesOtherDB(re, v) {
+	if v.Database != "" && m.match(re, v.WithoutDB(), false) {
 		return true
 	}
-	return v.Rev != "" && m.Match(re, v.WithoutRev())
+	return v.Rev != "" && m.match(re, v.WithoutRev(), spellDB)
 }
 
 // spelledDB is v's key with the default database spelled out as db=.
 func (m *Matrix) spelledDB(v Variant) string {
 	v.Database = m.DefaultDB()
 	return v.Key()
-}
-
-// namesOtherDB says whether re selects the default database by name (db=mariadb), so
-// that a variant on another one must not match it through its key without db=.
-func (m *Matrix) namesOtherDB(re *regexp.Regexp, v Variant) bool {
-	return strings.Contains(re.String(), "db=") && re.MatchString(m.spelledDB(v.WithoutDB()))
 }
 
 // Preset returns the named preset or an error listing the known ones.
@@ -351,8 +349,11 @@ func (m *Matrix) Check(v Variant) error {
 	if v.Op != "" && !spec.DB {
 		return fmt.Errorf("variant %s: %s layer %s uses no database and serves get only", v.Key(), v.Lang, v.Layer)
 	}
-	if _, ok := m.DBs[m.DBName(v)]; !ok || v.Database == m.DefaultDB() {
-		return fmt.Errorf("variant %s: unknown db %q (want one of %s; the first is meant without db=)", v.Key(), v.Database, strings.Join(m.dbOrder, ", "))
+	if v.Database == m.DefaultDB() {
+		return fmt.Errorf("variant %s: db=%s is meant without db= (Resolve reads it so)", v.Key(), v.Database)
+	}
+	if _, ok := m.DBs[m.DBName(v)]; !ok {
+		return fmt.Errorf("variant %s: unknown db %q (want one of %s)", v.Key(), v.Database, strings.Join(m.dbOrder, ", "))
 	}
 	if v.Rev != "" {
 		if err := CheckRev(v.Rev); err != nil {
