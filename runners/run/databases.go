@@ -28,6 +28,7 @@ type database struct {
 	admin    *sql.DB
 	dsnFile  string // direct to the database
 	viaProxy string // through the counting proxy
+	proxied  string // viaProxy's DSN, password included: for the link's measurement only
 	proxy    *roundtrip.Proxy
 	delay    *delay.Proxy
 	ledger   *ledger // writes of the slice or block under way
@@ -101,10 +102,10 @@ func (r *runner) provision(ctx context.Context) error {
 	}
 	f := r.first()
 	if r.topo.Remote != nil {
-		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, f.db.Config, readDSN(f.viaProxy))
+		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, f.db.Config, f.proxied)
 		return err
 	}
-	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, f.db.Config, readDSN(f.viaProxy), r.o.RTT)
+	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, f.db.Config, f.proxied, r.o.RTT)
 	return err
 }
 
@@ -148,12 +149,11 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	if d.proxy, err = roundtrip.StartProxyOn(r.topo.Load.Addr, upstream); err != nil {
 		return err
 	}
-	proxied, err := roundtrip.RewriteDSN(dsn, d.proxy.Addr())
-	if err != nil {
+	if d.proxied, err = roundtrip.RewriteDSN(dsn, d.proxy.Addr()); err != nil {
 		return err
 	}
 	d.viaProxy = filepath.Join(r.secrets, "dsn-proxy"+suffix(d))
-	return os.WriteFile(d.viaProxy, []byte(proxied+"\n"), 0o600)
+	return os.WriteFile(d.viaProxy, []byte(d.proxied+"\n"), 0o600)
 }
 
 // suffix tells a second server's files and environment keys from the first's:
@@ -179,12 +179,6 @@ func (r *runner) toTargets(d *database) func(host, addr string) (string, error) 
 		d.delay = p
 		return p.Addr(), nil
 	}
-}
-
-// readDSN reads a DSN file the run wrote.
-func readDSN(path string) string {
-	b, _ := os.ReadFile(path)
-	return strings.TrimSpace(string(b))
 }
 
 // close stops what provisionOne started, the server last.

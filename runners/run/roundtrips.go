@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -142,6 +143,15 @@ func Mismatch(res *roundtrip.Result, want Expectation) string {
 	}
 	sort.Strings(diffs)
 	return strings.Join(diffs, "; ")
+}
+
+// countsText is commands per request as a person reads them: "Prepare 1, Query 2".
+func countsText(counts map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // zeroLoad summarizes the count's requests, one at a time.

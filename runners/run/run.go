@@ -489,7 +489,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	for _, why := range rt.Why {
 		if !r.explained[why] {
 			r.explained[why] = true
-			fmt.Fprintf(r.o.Log, "note: %s's general log counts %v per request beyond the wire's: %s (matrix.yaml; said once)\n", v.Key(), rt.LogOnly, why)
+			fmt.Fprintf(r.o.Log, "note: %s's general log counts %s per request beyond the wire's: %s (matrix.yaml; said once)\n", v.Key(), countsText(rt.LogOnly), why)
 		}
 	}
 	if !rt.Match {
