@@ -22,10 +22,6 @@ import (
 	"dbbench/runners/secret"
 )
 
-// EmbeddedSettings are the default server's (MariaDB's) options beyond the per-run
-// ones (port, socket, max_connections); Settings gives them for any options.
-var EmbeddedSettings = mariadb.settings
-
 // Settings are the options beyond the per-run ones that an embedded server started
 // with o has: its engine's, with performance_schema on for Instruments, then
 // ServerArgs. They are written into results.json next to the measurements.

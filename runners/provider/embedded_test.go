@@ -203,7 +203,7 @@ func TestSettingsWithInstruments(t *testing.T) {
 	if !slices.Contains(on, "--performance-schema=1") || slices.Contains(on, "--performance-schema=0") {
 		t.Errorf("with Instruments: %v, want performance_schema on", on)
 	}
-	if !slices.Contains(off, "--performance-schema=0") || !slices.Contains(EmbeddedSettings, "--performance-schema=0") {
-		t.Errorf("without: %v (EmbeddedSettings %v), want performance_schema off in both", off, EmbeddedSettings)
+	if !slices.Contains(off, "--performance-schema=0") || !slices.Contains(mariadb.settings, "--performance-schema=0") {
+		t.Errorf("without: %v (MariaDB's settings %v), want performance_schema off in both", off, mariadb.settings)
 	}
 }

@@ -60,8 +60,11 @@ func listOf(values ...string) rule {
 	return rule{allows: "a comma-separated list of " + strings.Join(values, ", "), values: values,
 		ok: func(s string) bool {
 			parts := strings.Split(s, ",")
+			for i := range parts {
+				parts[i] = strings.TrimSpace(parts[i])
+			}
 			for i, p := range parts {
-				if !slices.Contains(values, strings.TrimSpace(p)) || slices.Index(parts, p) != i {
+				if !slices.Contains(values, p) || slices.Index(parts, p) != i {
 					return false
 				}
 			}
