@@ -23,16 +23,21 @@ import (
 )
 
 // Settings are the options beyond the per-run ones that an embedded server started
-// with o has: its engine's, with performance_schema on for Instruments, then
-// ServerArgs. They are written into results.json next to the measurements.
+// with o has: its engine's, with performance_schema on for Instruments (every
+// instrument as shipped) or PerfSchema (every instrument off until the round-trip
+// count switches the statement ones on), then ServerArgs. They are written into
+// results.json next to the measurements.
 func Settings(o Options) []string {
 	e, err := engineOf(o.Server)
 	if err != nil {
 		return nil
 	}
 	out := slices.Clone(e.settings)
-	if i := slices.Index(out, "--performance-schema=0"); o.Instruments && i >= 0 {
+	if i := slices.Index(out, psOff); i >= 0 && (o.Instruments || o.PerfSchema) {
 		out[i] = "--performance-schema=1"
+		if !o.Instruments {
+			out = slices.Insert(out, i+1, instrumentsOff)
+		}
 	}
 	return append(out, o.ServerArgs...)
 }

@@ -196,14 +196,18 @@ func TestEmbeddedInANamespace(t *testing.T) {
 	}
 }
 
-// Instruments turns performance_schema on for that server only: the settings of every
-// other server, and the list they are written from, keep it off.
+// Instruments turns performance_schema on for that server only, PerfSchema turns it on
+// with every instrument off; the settings of every other server, and the list they are
+// written from, keep it off as MariaDB ships.
 func TestSettingsWithInstruments(t *testing.T) {
-	on, off := Settings(Options{Instruments: true}), Settings(Options{})
-	if !slices.Contains(on, "--performance-schema=1") || slices.Contains(on, "--performance-schema=0") {
-		t.Errorf("with Instruments: %v, want performance_schema on", on)
+	on, counting, off := Settings(Options{Instruments: true}), Settings(Options{PerfSchema: true}), Settings(Options{})
+	if !slices.Contains(on, "--performance-schema=1") || slices.Contains(on, psOff) || slices.Contains(on, instrumentsOff) {
+		t.Errorf("with Instruments: %v, want performance_schema on with its instruments", on)
 	}
-	if !slices.Contains(off, "--performance-schema=0") || !slices.Contains(mariadb.settings, "--performance-schema=0") {
+	if !slices.Contains(counting, "--performance-schema=1") || !slices.Contains(counting, instrumentsOff) || slices.Contains(counting, psOff) {
+		t.Errorf("with PerfSchema: %v, want performance_schema on with every instrument off", counting)
+	}
+	if !slices.Contains(off, psOff) || !slices.Contains(mariadb.settings, psOff) {
 		t.Errorf("without: %v (MariaDB's settings %v), want performance_schema off in both", off, mariadb.settings)
 	}
 }

@@ -66,9 +66,16 @@ var common = []string{
 	"--skip-log-bin",  // MySQL 8 writes a binary log by default, MariaDB does not
 }
 
+// psOff is performance_schema off, as MariaDB ships; instrumentsOff starts it with
+// nothing collected (Options.PerfSchema).
+const (
+	psOff          = "--performance-schema=0"
+	instrumentsOff = "--performance-schema-instrument=%=OFF"
+)
+
 var mariadb = &engine{
 	server: "mariadb", daemon: "mariadbd", prefix: TempPrefix,
-	settings: append(append([]string{}, common...), "--performance-schema=0"),
+	settings: append(append([]string{}, common...), psOff),
 	find: func(Options) (string, []string, error) {
 		bin, err := exec.LookPath("mariadbd")
 		if err != nil {

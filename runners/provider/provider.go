@@ -50,6 +50,12 @@ type Options struct {
 	// prepared statement can be traced to its connection (a soak's statements that no
 	// target holds). Off for runs: it costs the server CPU on every statement.
 	Instruments bool
+	// PerfSchema starts an embedded server that ships with performance_schema off
+	// (MariaDB) with it on and every instrument off, so that the round-trip count can
+	// switch the statement instruments on for its fourth count. Even idle it costs
+	// MariaDB CPU on every statement (README, "MySQL 8.0 beside MariaDB"), so runs leave
+	// it off unless asked (--perf-schema). MySQL ships with it on.
+	PerfSchema bool
 	// ServerArgs are more server options for an embedded server, after the others:
 	// for a scenario that needs a setting dbbench never picks (a log flushed once a
 	// second). They are part of Settings, so results name them.

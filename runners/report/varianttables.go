@@ -159,7 +159,7 @@ func (d *data) variantGrid(id, caption string, cols []column, interval bool) gri
 // tripGrid lists each captured variant's commands per request.
 func (d *data) tripGrid() grid {
 	g := grid{ID: "t-trips", Caption: "MySQL commands per request, counted on the wire during the round-trip capture",
-		Head: []string{"variant", "commands per request", "commands", "round trips", "B to db", "B from db", "matches the matrix"}}
+		Head: []string{"variant", "commands per request", "commands", "round trips", "B to db", "B from db", "rows examined", "server µs", "matches the matrix"}}
 	for _, v := range d.valid {
 		rt := v.Roundtrips
 		if rt == nil {
@@ -170,9 +170,15 @@ func (d *data) tripGrid() grid {
 		if !rt.Match {
 			match = "no: " + rt.Mismatch
 		}
+		examined, server := "–", "–"
+		if rt.PerfSchema != nil {
+			examined, server = units.Number(rt.RowsExamined), fmt.Sprintf("%.0f", rt.ServerTime*1e6)
+		}
 		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(commandList(rt)), textCell(units.Number(cmds)), textCell(units.Number(trips)),
-			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(match)})
+			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(examined), textCell(server), textCell(match)})
 	}
+	g.Notes = []string{"Rows examined and server µs per request are performance_schema's (its statement events during the count; – where it was off, as MariaDB ships it: --perf-schema). " +
+		"The matrix's commands are checked against the wire, the general log and performance_schema."}
 	return g
 }
 

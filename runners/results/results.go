@@ -419,6 +419,15 @@ type Roundtrips struct {
 	// NotQuiet: the server's counters kept moving after the last response (another
 	// client used it), so Status may count more than this variant's commands.
 	NotQuiet bool `json:"not_quiet,omitempty"`
+	// PerfSchema is performance_schema's count of the statements per request, by the
+	// command the general log names (runners/roundtrip/perfschema.go), with the rows they
+	// examined and the server's time in them per request; nil, with PerfSchemaOff saying
+	// why, where the server did not count (runs before it was read, or
+	// performance_schema off).
+	PerfSchema    map[string]float64 `json:"perf_schema,omitempty"`
+	RowsExamined  float64            `json:"rows_examined,omitempty"`
+	ServerTime    float64            `json:"server_time_s,omitempty"`
+	PerfSchemaOff string             `json:"perf_schema_off,omitempty"`
 	// ZeroLoad is what a request cost when it was the only one (the count sends them one
 	// at a time): where a pool sizing model starts (runners/poolsize).
 	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`

@@ -1,7 +1,7 @@
 // Package roundtrip counts the MySQL commands a target sends per request: from the
-// server's general log (by command type), cross-checked with SHOW GLOBAL STATUS deltas,
-// and optionally on the wire through a counting Proxy, which also sees what the general
-// log does not (COM_PING).
+// server's general log (by command type), cross-checked with SHOW GLOBAL STATUS deltas
+// and performance_schema's statement events (perfschema.go), and optionally on the wire
+// through a counting Proxy, which also sees what the general log does not (COM_PING).
 package roundtrip
 
 import (
@@ -68,6 +68,14 @@ type Result struct {
 	// NotQuiet says the server's counters were still moving quietLimit after the last
 	// response: another client was using the server, and Status may count its commands.
 	NotQuiet bool
+	// Statements is performance_schema's count of the statements other sessions ran, by
+	// the command the general log would name (perfschema.go), with the rows they examined
+	// and the time the server spent in them; nil, with StatementsOff saying why, where
+	// performance_schema is off or may not be switched on.
+	Statements    map[string]int64
+	RowsExamined  int64
+	ServerTime    time.Duration
+	StatementsOff string
 }
 
 // PerRequest is the general-log counts divided by the number of requests.
@@ -79,6 +87,15 @@ func (r *Result) WirePerRequest() map[string]float64 {
 		return nil
 	}
 	return perRequest(r.Wire, r.Requests)
+}
+
+// StatementsPerRequest is performance_schema's counts divided by the number of
+// requests (nil where it did not count).
+func (r *Result) StatementsPerRequest() map[string]float64 {
+	if r.Statements == nil {
+		return nil
+	}
+	return perRequest(r.Statements, r.Requests)
 }
 
 func perRequest(m map[string]int64, n int) map[string]float64 {
@@ -99,8 +116,9 @@ func WithProxy(p *Proxy) Option { return func(o *captureOptions) { o.proxy = p }
 
 // Capture waits for earlier commands to land (quiesce), switches the general log on
 // (adding TABLE to log_output), notes the server's time, snapshots the status counters,
-// calls do (which must send exactly `requests` requests), waits until the server is
-// quiet again, snapshots again, puts the log settings back as they were and reads the
+// and performance_schema's statement events (switching their instruments on where it
+// may), calls do (which must send exactly `requests` requests), waits until the server
+// is quiet again, snapshots again, puts the log and instrument settings back as they were and reads the
 // rows since the noted time of every thread but its own. It never truncates the log
 // table: on a shared server, its rows may be someone's. The server's general log and
 // counters are global: nothing else should use the server meanwhile.
@@ -139,6 +157,24 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 		}
 	}()
 
+	psRestore, thread, psOff, err := psOn(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if psRestore != nil {
+		defer func() {
+			if rerr := psRestore(); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
+	// Before the status snapshots, which then do not count it.
+	var ps0 psSnapshot
+	if psOff == "" {
+		if ps0, err = readPS(ctx, conn, thread); err != nil {
+			return nil, err
+		}
+	}
 	// Two snapshots back to back measure what a snapshot itself adds to the counters
 	// (its own statement and result bytes), which is then subtracted.
 	s0, err := status(ctx, conn)
@@ -160,7 +196,14 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if err != nil {
 		return nil, err
 	}
-	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}, NotQuiet: !quiet}
+	res = &Result{Requests: requests, Log: map[string]int64{}, Status: map[string]int64{}, NotQuiet: !quiet, StatementsOff: psOff}
+	if psOff == "" {
+		ps1, err := readPS(ctx, conn, thread)
+		if err != nil {
+			return nil, err
+		}
+		res.Statements, res.RowsExamined, res.ServerTime = psDelta(ps0, ps1)
+	}
 	if o.proxy != nil {
 		res.Wire = o.proxy.Counts()
 		res.ToServer, res.ToClient = o.proxy.Bytes()

@@ -32,8 +32,8 @@ func open(t *testing.T, dsn string, interpolate bool) *sql.DB {
 
 // The driver's well-known behaviour, seen through the log, the counters and the wire:
 // with interpolateParams=false a query with an argument is Prepare + Execute + Close
-// stmt; with true it is one Query. A ping shows only on the wire and in
-// Com_admin_commands, never in the general log.
+// stmt; with true it is one Query. A ping shows only on the wire, in
+// Com_admin_commands and in performance_schema, never in the general log.
 func TestCaptureCountsDriverCommands(t *testing.T) {
 	db := dbtest.Start(t, 100)
 	admin, err := db.Open()
@@ -86,9 +86,15 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("interpolate=%v log=%v wire=%v status=%v queries=%v", tc.interpolate, res.Log, res.Wire, res.Status, res.Queries)
+		t.Logf("interpolate=%v log=%v wire=%v status=%v queries=%v ps=%v rows=%d time=%v off=%q", tc.interpolate, res.Log, res.Wire, res.Status, res.Queries, res.Statements, res.RowsExamined, res.ServerTime, res.StatementsOff)
 		assertCounts(t, "general log", res.Log, tc.log)
 		assertCounts(t, "wire", res.Wire, tc.wire)
+		// performance_schema sees every command the client sent, Ping too, and each
+		// SELECT by primary key examines its one row.
+		assertCounts(t, "performance_schema", res.Statements, tc.wire)
+		if res.RowsExamined != n || res.ServerTime <= 0 {
+			t.Errorf("performance_schema: %d rows examined (want %d), server time %v", res.RowsExamined, n, res.ServerTime)
+		}
 		for k, want := range tc.status {
 			if got := res.Status[k]; got != want {
 				t.Errorf("interpolate=%v: status %s delta = %d, want %d", tc.interpolate, k, got, want)
@@ -143,6 +149,10 @@ func TestCaptureCountsDriverCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertCounts(t, "general log", res.Log, map[string]int64{"Query": 2 * n, "Prepare": 2 * n, "Execute": 2 * n, "Close stmt": 2 * n})
+	assertCounts(t, "performance_schema", res.Statements, res.Log)
+	if res.RowsExamined != 2*n { // the locked row read, then updated
+		t.Errorf("transaction: %d rows examined, want %d", res.RowsExamined, 2*n)
+	}
 	for k, want := range map[string]int64{"Com_begin": n, "Com_commit": n, "Com_rollback": 0, "Com_select": n, "Com_update": n, "Com_insert": 0} {
 		if got := res.Status[k]; got != want {
 			t.Errorf("transaction: status %s delta = %d, want %d", k, got, want)
@@ -203,7 +213,8 @@ func TestCaptureWaitsForLateCommands(t *testing.T) {
 }
 
 // On a shared server the log is someone else's too: Capture keeps the log table's rows
-// from before it and puts general_log and log_output back as it found them.
+// from before it and puts general_log, log_output and performance_schema's statement
+// instruments and consumers back as it found them.
 func TestCaptureLeavesTheServersLogAsItFoundIt(t *testing.T) {
 	db := dbtest.Start(t, 100)
 	admin, err := db.Open()
@@ -212,6 +223,24 @@ func TestCaptureLeavesTheServersLogAsItFoundIt(t *testing.T) {
 	}
 	defer admin.Close()
 	admin.SetMaxOpenConns(1) // the session that logs is the one that reads back
+	psSetup := func() string {
+		var s string
+		err := admin.QueryRow("SELECT GROUP_CONCAT(CONCAT(NAME, ENABLED, COALESCE(TIMED, '')) ORDER BY NAME) FROM " +
+			"(SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments WHERE NAME LIKE 'statement/%' " +
+			"UNION ALL SELECT NAME, ENABLED, NULL FROM performance_schema.setup_consumers) AS s").Scan(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, q := range []string{"SET SESSION group_concat_max_len = 1000000",
+		"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'NO' WHERE NAME = 'statement/sql/select'",
+		"UPDATE performance_schema.setup_consumers SET ENABLED = 'NO' WHERE NAME = 'thread_instrumentation'"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	psBefore := psSetup()
 	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1",
 		"SELECT 'the owner query 4711'", "SET GLOBAL general_log = 0", "SET GLOBAL log_output = 'FILE'"} {
 		if _, err := admin.Exec(q); err != nil {
@@ -238,6 +267,12 @@ func TestCaptureLeavesTheServersLogAsItFoundIt(t *testing.T) {
 	}
 	if got := res.Log["Query"]; got != 1 {
 		t.Errorf("counted %d queries, want 1 (rows from before the capture must not count)", got)
+	}
+	if got := res.Statements["Query"]; got != 1 {
+		t.Errorf("performance_schema counted %d queries, want 1 (%v; %s)", got, res.Statements, res.StatementsOff)
+	}
+	if after := psSetup(); after != psBefore {
+		t.Errorf("performance_schema's setup after the capture:\n%s\nwant as before:\n%s", after, psBefore)
 	}
 	if after := count(); after != before {
 		t.Errorf("the owner's log rows: %d before, %d after the capture", before, after)

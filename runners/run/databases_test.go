@@ -10,6 +10,7 @@ import (
 	"dbbench/runners/dbtest"
 	"dbbench/runners/provider"
 	"dbbench/runners/questions"
+	"dbbench/runners/results"
 )
 
 // A run of two servers measures every database variant on each, side by side, each
@@ -58,6 +59,16 @@ func TestTwoServersSideBySide(t *testing.T) {
 	if pdo.Log["Prepare"] != 1 || onMySQL.Log["Prepare"] != 2 || onMySQL.Wire["Prepare"] != 1 || onMySQL.LogOnly["Prepare"] != 1 || len(onMySQL.Why) == 0 {
 		t.Errorf("PDO prepare: MariaDB's log Prepare %.2f, MySQL's log %.2f wire %.2f log-only %v (%q); want 1, 2, 1, 1 with its cause",
 			pdo.Log["Prepare"], onMySQL.Log["Prepare"], onMySQL.Wire["Prepare"], onMySQL.LogOnly, onMySQL.Why)
+	}
+	// performance_schema counts what the client sent, once on both servers: the re-prepare
+	// is the server's own, which it counts in Com_stmt_reprepare.
+	for _, rt := range []*results.Roundtrips{pdo, onMySQL} {
+		if rt.PerfSchema["Prepare"] != 1 || rt.PerfSchema["Execute"] != 1 || rt.RowsExamined != 1 || rt.ServerTime <= 0 {
+			t.Errorf("PDO prepare: performance_schema %v, %.2f rows examined, %v s (%s); want Prepare 1, Execute 1, 1 row", rt.PerfSchema, rt.RowsExamined, rt.ServerTime, rt.PerfSchemaOff)
+		}
+	}
+	if pdo.Status["Com_stmt_reprepare"] != 0 || onMySQL.Status["Com_stmt_reprepare"] != 1 {
+		t.Errorf("Com_stmt_reprepare per request: MariaDB %.2f, MySQL %.2f; want 0 and 1", pdo.Status["Com_stmt_reprepare"], onMySQL.Status["Com_stmt_reprepare"])
 	}
 	if !strings.Contains(log.String(), "PDO::PARAM_INT") {
 		t.Errorf("the run did not say why MySQL's log counts a second Prepare")

@@ -103,6 +103,12 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 	for k, v := range res.Status {
 		out.Status[k] = float64(v) / float64(n)
 	}
+	if res.Statements != nil {
+		out.PerfSchema = res.StatementsPerRequest()
+		out.RowsExamined = float64(res.RowsExamined) / float64(n)
+		out.ServerTime = res.ServerTime.Seconds() / float64(n)
+	}
+	out.PerfSchemaOff = res.StatementsOff
 	out.Mismatch = Mismatch(res, want)
 	out.Match = out.Mismatch == ""
 	return out, nil
@@ -111,7 +117,8 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 // Mismatch compares a capture with the expected commands per request and describes
 // every difference; "" when they agree. The wire count must equal the expectation in
 // full; the general log must equal it and its LogOnly, without Ping, which the log
-// never shows.
+// never shows; performance_schema, where it counted, must equal it without Connect,
+// which is no statement.
 func Mismatch(res *roundtrip.Result, want Expectation) string {
 	var diffs []string
 	compare := func(what string, got map[string]int64, skip string, more map[string]int) {
@@ -138,6 +145,9 @@ func Mismatch(res *roundtrip.Result, want Expectation) string {
 		}
 	}
 	compare("log", res.Log, "Ping", want.LogOnly)
+	if res.Statements != nil {
+		compare("performance_schema", res.Statements, "Connect", nil)
+	}
 	if res.Wire != nil {
 		compare("wire", res.Wire, "", nil)
 	}

@@ -58,7 +58,8 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
 		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: out, KeepAlive: true, Seed: 7,
-		DB: provider.Options{Rows: 10000}, Log: &log,
+		// PerfSchema: every variant's commands counted by performance_schema too.
+		DB: provider.Options{Rows: 10000, PerfSchema: true}, Log: &log,
 	})
 	t.Log(log.String())
 	if err != nil {
@@ -108,6 +109,9 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		}
 		if v.Roundtrips == nil || !v.Roundtrips.Match {
 			t.Errorf("%s round trips differ from the matrix: %+v", v.Key, v.Roundtrips)
+		}
+		if rt := v.Roundtrips; rt != nil && (rt.PerfSchema == nil || rt.ServerTime <= 0) {
+			t.Errorf("%s: performance_schema did not count (%s)", v.Key, rt.PerfSchemaOff)
 		}
 	}
 	// Every comparison the variants allow was measured in pairs of adjacent slices.
