@@ -1,5 +1,5 @@
-// Package dbtest gives integration tests a real embedded MariaDB with the fixtures
-// loaded, stopped again when the test ends.
+// Package dbtest gives integration tests a real embedded MariaDB (or MySQL 8.0) with
+// the fixtures loaded, stopped again when the test ends.
 package dbtest
 
 import (
@@ -17,19 +17,46 @@ import (
 	"dbbench/runners/provider"
 )
 
+// StartMySQL brings up the embedded MySQL 8.0 that make deps unpacks into bin/mysql,
+// with rows users, as Start does MariaDB.
+func StartMySQL(t testing.TB, rows int) *DB {
+	t.Helper()
+	return start(t, provider.Options{Server: "mysql", MySQLDir: mysqlDir(t), Rows: rows, MaxConnections: 1000, Log: logWriter{t}})
+}
+
+// mysqlDir is the repository's bin/mysql, found from the test's directory upwards.
+func mysqlDir(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "runners", "matrix.yaml")); err == nil {
+			return filepath.Join(dir, "bin", "mysql")
+		}
+	}
+	t.Fatal("dbtest: no repository above the test's directory")
+	return ""
+}
+
 // Start brings up an embedded MariaDB with rows users (performance_schema on, every
 // instrument off). Its DSN is written to a 0600 file
 // in the test's temp dir; DSNFile returns that path.
 func Start(t testing.TB, rows int) *DB {
 	t.Helper()
 	// PerfSchema: the round-trip count's fourth count, which tests check, needs it.
-	db, err := provider.Start(context.Background(), provider.Options{Rows: rows, MaxConnections: 1000, PerfSchema: true, Log: logWriter{t}})
+	return start(t, provider.Options{Rows: rows, MaxConnections: 1000, PerfSchema: true, Log: logWriter{t}})
+}
+
+func start(t testing.TB, o provider.Options) *DB {
+	t.Helper()
+	db, err := provider.Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := db.Close(); err != nil {
-			t.Errorf("dbtest: stop embedded MariaDB: %v", err)
+			t.Errorf("dbtest: stop embedded %s: %v", db.Daemon, err)
 		}
 	})
 	dsnFile := filepath.Join(t.TempDir(), "dsn")
@@ -69,7 +96,7 @@ func AssertNoChildren(t testing.TB) {
 // that need more than the benchmark user may do, such as GRANT.
 func (db *DB) RootSQL(t testing.TB, stmts string) {
 	t.Helper()
-	cmd := exec.Command("mariadb", "--no-defaults", "-uroot", "-S", filepath.Join(db.Dir, "mariadbd.sock"), "-e", stmts)
+	cmd := exec.Command("mariadb", "--no-defaults", "-uroot", "-S", filepath.Join(db.Dir, db.Daemon+".sock"), "-e", stmts)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dbtest: mariadb: %v: %s", err, out)
 	}

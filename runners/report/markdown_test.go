@@ -145,6 +145,7 @@ func TestMarkdownVariantsAndAppendix(t *testing.T) {
 		"| php | worker | orm | interpolate | persistent | 4 | – | – | – | 400 | – | 2.00 |",
 		"Not shown: a PHP target's and mariadbd's system calls",
 		"| go/nethttp/raw/prepare/persistent/pool=8 | Prepare 1, Execute 1, Close stmt 1 | 3 | 2 | 79 | 188 | – | – | yes |",
+		"connects by mysql_native_password (1 round trip each)",
 		"- go/nethttp/ent/interpolate/persistent/pool=8: verification: /users/abc answered 500, want 400",
 		"1 variant was invalid and left out of every number",
 		"[Yardstick](../../README.md#yardstick) (sha256 of 1 MiB), median of the trials at each reading: start 2.00 ms, after go 2.20 ms, end 2.10 ms. The slowest reading took 10% longer",

@@ -136,7 +136,11 @@ func roundtrips(s spec) *results.Roundtrips {
 	if s.lang == "php" && s.conn == "persistent" {
 		wire["Ping"] = 1
 	}
-	return &results.Roundtrips{Requests: 100, Log: log, Wire: wire, Expected: map[string]int{}, Match: true, BytesToDB: 79, BytesFromDB: 188}
+	rt := &results.Roundtrips{Requests: 100, Log: log, Wire: wire, Expected: map[string]int{}, Match: true, BytesToDB: 79, BytesFromDB: 188}
+	if s.conn == "per-request" {
+		rt.Auth, rt.HandshakeTrips = map[string]float64{"mysql_native_password": 1}, 1
+	}
+	return rt
 }
 
 // latencyHistogram spreads 1000 requests around ms: p50 ≈ ms, p99 ≈ 4·ms.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -174,12 +175,30 @@ func (d *data) tripGrid() grid {
 		if rt.PerfSchema != nil {
 			examined, server = units.Number(rt.RowsExamined), fmt.Sprintf("%.0f", rt.ServerTime*1e6)
 		}
-		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(commandList(rt)), textCell(units.Number(cmds)), textCell(units.Number(trips)),
+		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(append([]string{commandList(rt)}, authLines(rt)...)...), textCell(units.Number(cmds)), textCell(units.Number(trips)),
 			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(examined), textCell(server), textCell(match)})
 	}
 	g.Notes = []string{"Rows examined and server µs per request are performance_schema's (its statement events during the count; – where it was off, as MariaDB ships it: --perf-schema). " +
 		"The matrix's commands are checked against the wire, the general log and performance_schema."}
 	return g
+}
+
+// authLines says how a capture's new connections authenticated, as the proxy saw
+// them: "connects by caching_sha2_password, cached (1 round trip)".
+func authLines(rt *results.Roundtrips) []string {
+	if len(rt.Auth) == 0 {
+		return nil
+	}
+	paths := slices.Sorted(maps.Keys(rt.Auth))
+	trips := rt.HandshakeTrips
+	var total float64
+	for _, n := range rt.Auth {
+		total += n
+	}
+	if total > 0 {
+		trips /= total
+	}
+	return []string{fmt.Sprintf("connects by %s (%s each)", strings.Join(paths, "; "), units.Count(trips, "round trip"))}
 }
 
 // environmentGrid is the run's settings, then its environment, key by key.

@@ -428,6 +428,12 @@ type Roundtrips struct {
 	RowsExamined  float64            `json:"rows_examined,omitempty"`
 	ServerTime    float64            `json:"server_time_s,omitempty"`
 	PerfSchemaOff string             `json:"perf_schema_off,omitempty"`
+	// Auth is the new connections per request by the authentication path they took
+	// (runners/roundtrip/handshake.go: mysql_native_password, caching_sha2_password's
+	// cached or full path), and HandshakeTrips their handshakes' round trips after TCP's
+	// per request, counted by the proxy.
+	Auth           map[string]float64 `json:"auth,omitempty"`
+	HandshakeTrips float64            `json:"handshake_round_trips,omitempty"`
 	// ZeroLoad is what a request cost when it was the only one (the count sends them one
 	// at a time): where a pool sizing model starts (runners/poolsize).
 	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`

@@ -65,6 +65,10 @@ type Result struct {
 	Waited time.Duration
 	// From is the addresses the Proxy's counted commands came from (WithProxy).
 	From []string
+	// Auth is the new connections by the authentication path they took, and AuthTrips
+	// their handshakes' round trips after TCP's (WithProxy; handshake.go).
+	Auth      map[string]int64
+	AuthTrips int64
 	// NotQuiet says the server's counters were still moving quietLimit after the last
 	// response: another client was using the server, and Status may count its commands.
 	NotQuiet bool
@@ -96,6 +100,15 @@ func (r *Result) StatementsPerRequest() map[string]float64 {
 		return nil
 	}
 	return perRequest(r.Statements, r.Requests)
+}
+
+// AuthPerRequest is the new connections by authentication path divided by the number
+// of requests (nil where none was counted).
+func (r *Result) AuthPerRequest() map[string]float64 {
+	if len(r.Auth) == 0 {
+		return nil
+	}
+	return perRequest(r.Auth, r.Requests)
 }
 
 func perRequest(m map[string]int64, n int) map[string]float64 {
@@ -209,6 +222,7 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 		res.ToServer, res.ToClient = o.proxy.Bytes()
 		res.Waited = o.proxy.Waited()
 		res.From = o.proxy.From()
+		res.Auth, res.AuthTrips = o.proxy.Auth()
 	}
 	for _, k := range StatusVars {
 		res.Status[k] = (s2[k] - s1[k]) - int64(reads)*(s1[k]-s0[k])

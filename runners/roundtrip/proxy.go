@@ -40,9 +40,13 @@ type Proxy struct {
 	waited time.Duration
 	// from holds the addresses of the clients counted since the last Reset: where the
 	// commands came from (the app's address, on any topology).
-	from  map[string]bool
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	from map[string]bool
+	// auth counts the connections by the authentication path they took (handshake.go),
+	// authTrips the client's handshake packets, each of which waits for an answer.
+	auth      map[string]int64
+	authTrips int64
+	conns     map[net.Conn]struct{}
+	wg        sync.WaitGroup
 }
 
 // StartProxyOn listens on a free port of host (an address of this machine the clients
@@ -52,7 +56,7 @@ func StartProxyOn(host, upstream string) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("roundtrip proxy: %w", err)
 	}
-	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, from: map[string]bool{}, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, from: map[string]bool{}, auth: map[string]int64{}, conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -97,11 +101,22 @@ func (p *Proxy) From() []string {
 	return slices.Sorted(maps.Keys(p.from))
 }
 
+// Auth returns the connections counted since the last Reset by the authentication path
+// they took, and the round trips of their handshakes after TCP's (one per packet the
+// client sent before its first command; none seen after a TLS request).
+func (p *Proxy) Auth() (paths map[string]int64, trips int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.auth), p.authTrips
+}
+
 // Reset sets every count to zero.
 func (p *Proxy) Reset() {
 	p.mu.Lock()
 	p.counts = map[string]int64{}
 	p.from = map[string]bool{}
+	p.auth = map[string]int64{}
+	p.authTrips = 0
 	p.toServer, p.toClient, p.waited = 0, 0, 0
 	p.mu.Unlock()
 }
@@ -171,13 +186,14 @@ func (p *Proxy) serve(client net.Conn) {
 		p.track(server, false)
 	}()
 	var asked atomic.Int64 // when the command now waiting for its answer was sent, unix ns; 0: none
+	h := &handshake{}
 	done := make(chan struct{})
 	go func() {
-		io.Copy(countingWriter{client, p, &asked}, server)
+		io.Copy(countingWriter{client, p, &asked, h}, server)
 		client.Close()
 		close(done)
 	}()
-	p.countAndForward(client, server, &asked)
+	p.countAndForward(client, server, &asked, h)
 	server.Close()
 	<-done
 }
@@ -209,11 +225,23 @@ func Ordered(counts ...map[string]float64) []string {
 var OneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true}
 
 // countAndForward copies client packets to the server, counting each command, and
-// notes when each command that gets an answer was sent (asked).
-func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64) {
+// notes when each command that gets an answer was sent (asked). The packets before the
+// first command are the handshake's (h); after a TLS request it copies without reading.
+func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64, h *handshake) {
 	r := bufio.NewReaderSize(client, 64<<10)
 	from := peer(client)
 	var header [4]byte
+	authed := false
+	noteAuth := func() {
+		if !authed {
+			authed = true
+			p.mu.Lock()
+			p.auth[h.path()]++
+			p.authTrips += int64(h.trips)
+			p.mu.Unlock()
+		}
+	}
+	defer noteAuth()
 	for {
 		if _, err := io.ReadFull(r, header[:]); err != nil {
 			return
@@ -224,7 +252,15 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64) {
 			return
 		}
 		command := ""
+		if header[3] != 0 && !authed && h.clientPacket(payload) {
+			noteAuth()
+			if _, err := server.Write(append(header[:], payload...)); err == nil {
+				io.Copy(server, r)
+			}
+			return
+		}
 		if header[3] == 0 && n > 0 {
+			noteAuth()
 			name, ok := commandNames[payload[0]]
 			if !ok {
 				name = fmt.Sprintf("0x%02x", payload[0])
@@ -250,9 +286,11 @@ type countingWriter struct {
 	w     io.Writer
 	p     *Proxy
 	asked *atomic.Int64
+	h     *handshake
 }
 
 func (c countingWriter) Write(b []byte) (int, error) {
+	c.h.serverBytes(b)
 	var wait time.Duration
 	if since := c.asked.Swap(0); since != 0 {
 		wait = time.Duration(time.Now().UnixNano() - since)

@@ -2,10 +2,14 @@ package roundtrip
 
 import (
 	"io"
+	"maps"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"dbbench/runners/dbtest"
 )
 
 // The proxy says where the commands it counted came from, connections opened before a
@@ -57,4 +61,67 @@ func waitCount(t *testing.T, p *Proxy, name string, n int64) {
 			t.Fatalf("%s counted %d times, want %d", name, p.Counts()[name], n)
 		}
 	}
+}
+
+// The proxy names each connection's authentication path and counts its handshake's
+// round trips: MariaDB's mysql_native_password in one; MySQL 8's caching_sha2_password
+// in three the first time a user connects (the full path: the client fetches the RSA
+// key and sends the password encrypted) and in one once the server has cached the
+// password's hash; a connection that asks for TLS is counted as such, unread.
+func TestProxyNamesEachConnectionsAuthenticationPath(t *testing.T) {
+	connect := func(t *testing.T, p *Proxy, dsn string, params string) {
+		t.Helper()
+		viaProxy, err := RewriteDSN(dsn, p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if params != "" {
+			viaProxy += map[bool]string{true: "&", false: "?"}[strings.Contains(viaProxy, "?")] + params
+		}
+		pool := open(t, viaProxy, true)
+		if err := pool.Ping(); err != nil {
+			t.Fatal(err)
+		}
+		pool.Close()
+	}
+	expect := func(t *testing.T, p *Proxy, want map[string]int64, trips int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			got, gotTrips := p.Auth()
+			if maps.Equal(got, want) && gotTrips == trips {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("auth paths %v in %d round trips, want %v in %d", got, gotTrips, want, trips)
+			}
+		}
+	}
+	t.Run("mariadb", func(t *testing.T) {
+		db := dbtest.Start(t, 10)
+		p, err := StartProxyOn("127.0.0.1", db.Config.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		connect(t, p, db.DSN(), "")
+		connect(t, p, db.DSN(), "")
+		expect(t, p, map[string]int64{"mysql_native_password": 2}, 2)
+	})
+	t.Run("mysql", func(t *testing.T) {
+		db := dbtest.StartMySQL(t, 10)
+		db.RootSQL(t, "CREATE USER 'fresh'@'127.0.0.1' IDENTIFIED BY 'fresh-pw-1'")
+		p, err := StartProxyOn("127.0.0.1", db.Config.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		fresh := "fresh:fresh-pw-1@tcp(" + db.Config.Addr + ")/"
+		connect(t, p, fresh, "")
+		expect(t, p, map[string]int64{PathFullRSA: 1}, 3)
+		connect(t, p, fresh, "")
+		expect(t, p, map[string]int64{PathFullRSA: 1, PathCached: 1}, 4)
+		p.Reset()
+		connect(t, p, fresh, "tls=skip-verify")
+		expect(t, p, map[string]int64{PathTLS: 1}, 1)
+	})
 }

@@ -99,6 +99,9 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 	if res.Wire != nil {
 		out.BytesToDB, out.BytesFromDB = float64(res.ToServer)/float64(n), float64(res.ToClient)/float64(n)
 		out.WireFrom = res.From
+		if out.Auth = res.AuthPerRequest(); out.Auth != nil {
+			out.HandshakeTrips = float64(res.AuthTrips) / float64(n)
+		}
 	}
 	for k, v := range res.Status {
 		out.Status[k] = float64(v) / float64(n)

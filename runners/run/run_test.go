@@ -113,6 +113,10 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		if rt := v.Roundtrips; rt != nil && (rt.PerfSchema == nil || rt.ServerTime <= 0) {
 			t.Errorf("%s: performance_schema did not count (%s)", v.Key, rt.PerfSchemaOff)
 		}
+		// A connection per request authenticates as MariaDB's users do, in one round trip.
+		if rt := v.Roundtrips; rt != nil && v.Conn == "per-request" && (rt.Auth["mysql_native_password"] != 1 || rt.HandshakeTrips != 1) {
+			t.Errorf("%s: new connections %v in %.2f handshake round trips per request; want mysql_native_password, 1", v.Key, rt.Auth, rt.HandshakeTrips)
+		}
 	}
 	// Every comparison the variants allow was measured in pairs of adjacent slices.
 	if want := len(questions.Pairs(res, nil)); len(res.Comparisons) != want || want == 0 {
