@@ -132,6 +132,9 @@ type Preset struct {
 	// Profile, when not 0, adds a profiled slice of this length per variant after its
 	// measured ones (runners/run/profile.go), as dbbench run --profile does.
 	Profile time.Duration
+	// Handshakes, when not 0, is how many connections the run opens on each of a
+	// server's authentication paths to measure what one costs (runners/connectcost).
+	Handshakes int
 }
 
 // Load reads and validates a matrix file. Errors name the file and line.

@@ -431,7 +431,7 @@ func (p parser) matchList(n *yaml.Node, list, entry, other string, optional []st
 }
 
 func (p parser) presets(m *Matrix, n *yaml.Node) error {
-	allowed := []string{"about", "include", "pools", "ops", "connections", "warmup", "duration", "reps", "budget", "precision", "profile"}
+	allowed := []string{"about", "include", "pools", "ops", "connections", "warmup", "duration", "reps", "budget", "precision", "profile", "handshakes"}
 	required := []string{"include", "pools", "connections", "warmup", "duration", "reps", "budget"}
 	return p.eachEntry(n, "presets", "preset", allowed, required, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		ps, err := p.preset(m, k.Value, f)
@@ -499,6 +499,11 @@ func (p parser) preset(m *Matrix, name string, f map[string]*yaml.Node) (*Preset
 	}
 	if n := f["profile"]; n != nil {
 		if ps.Profile, err = p.duration(n, "profile"); err != nil {
+			return nil, err
+		}
+	}
+	if n := f["handshakes"]; n != nil {
+		if ps.Handshakes, err = p.positive(n, "handshakes"); err != nil {
 			return nil, err
 		}
 	}

@@ -82,6 +82,12 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		return nil, err
 	}
 
+	var certArgs []string
+	if !e.makesCert {
+		if certArgs, err = tlsArgs(dir); err != nil {
+			return nil, err
+		}
+	}
 	password := newPassword()
 	secret.Register(password)
 	// The init file creates the benchmark user with the generated password at start-up;
@@ -121,7 +127,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 				"--init-file="+initFile,
 				"--max-connections="+strconv.Itoa(o.MaxConnections),
 			)...)
-		args = append(args, Settings(o)...)
+		args = append(append(args, certArgs...), Settings(o)...)
 		srv, err = launch(ctx, e.daemon, place.Command(daemon, args...), dir, addr, password)
 		if err == nil {
 			break

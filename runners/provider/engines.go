@@ -34,6 +34,8 @@ type engine struct {
 	find func(o Options) (bin string, args []string, err error)
 	// initialize makes a datadir, as user (--user=root under root).
 	initialize func(ctx context.Context, bin string, args []string, datadir, tmpdir string, user []string) error
+	// makesCert: the server makes its own TLS certificate; else tls.go gives it one.
+	makesCert bool
 }
 
 // engineOf is the engine of a server name; "" is the default.
@@ -102,7 +104,8 @@ var mariadb = &engine{
 // listener, which would take a second port.
 var mysql8 = &engine{
 	server: "mysql", daemon: "mysqld", prefix: "dbbench-mysql-",
-	settings: append(append([]string{}, common...), "--performance-schema=1", "--mysqlx=OFF"),
+	settings:  append(append([]string{}, common...), "--performance-schema=1", "--mysqlx=OFF"),
+	makesCert: true,
 	find: func(o Options) (string, []string, error) {
 		base := o.MySQLDir
 		bin := filepath.Join(base, "bin", "mysqld")

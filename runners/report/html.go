@@ -106,7 +106,9 @@ var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pag
 {{range .P.Appendix.Ceiling}}<p>{{.}}</p>{{end}}
 <h3>Round trips</h3>
 {{template "grid" .P.Appendix.Trips}}
-<h3>Invalid variants</h3>
+{{with .P.Appendix.Connections}}<h3>New connections</h3>
+{{template "grid" .}}
+{{end}}<h3>Invalid variants</h3>
 {{if .P.Appendix.Invalid}}<ul>{{range .P.Appendix.Invalid}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
 <h3>Flagged variants</h3>
 {{if .P.Appendix.Flagged}}<ul>{{range .P.Appendix.Flagged}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None.</p>{{end}}

@@ -142,6 +142,10 @@ func mdAppendix(b *strings.Builder, a appendix) {
 	b.WriteString("### HTTP-only ceiling\n\n" + strings.Join(a.Ceiling, "\n\n") + "\n\n")
 	b.WriteString("### Round trips\n\n")
 	mdGrid(b, a.Trips)
+	if a.Connections != nil {
+		b.WriteString("### New connections\n\n")
+		mdGrid(b, *a.Connections)
+	}
 	mdList(b, "Invalid variants", a.Invalid)
 	mdList(b, "Flagged variants", a.Flagged)
 	if a.Yardstick != "" {

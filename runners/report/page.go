@@ -59,6 +59,7 @@ type appendix struct {
 	Groups      []appendixGroup
 	Ceiling     []string
 	Trips       grid
+	Connections *grid // what a new connection costs by path (nil: not measured)
 	Invalid     []string
 	Flagged     []string
 	Yardstick   string
@@ -123,7 +124,7 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	p.Figures = figs
-	p.Appendix = appendix{Groups: d.appendixGroups(fs), Ceiling: d.ceiling(), Trips: d.tripGrid(),
+	p.Appendix = appendix{Groups: d.appendixGroups(fs), Ceiling: d.ceiling(), Trips: d.tripGrid(), Connections: d.connectionsGrid(),
 		Invalid: d.invalidLines(), Flagged: d.flagged(), Yardstick: d.yardstick(), Environment: d.environmentGrid()}
 	if len(fs) > 0 && !fs[0].Paired {
 		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(rounds(r))

@@ -183,6 +183,38 @@ func (d *data) tripGrid() grid {
 	return g
 }
 
+// connectionsGrid is what a new connection cost on each server's authentication
+// paths, with and without TLS (results.Run.Connections); nil when the run did not
+// measure it.
+func (d *data) connectionsGrid() *grid {
+	if len(d.run.Connections) == 0 {
+		return nil
+	}
+	g := &grid{ID: "t-connections", Caption: "What opening one connection cost on each authentication path (medians, 95% intervals)",
+		Head: []string{"server", "path", "TLS", "round trips", "server CPU µs", "client wait µs", "connections"}}
+	for _, server := range slices.Sorted(maps.Keys(d.run.Connections)) {
+		for _, c := range d.run.Connections[server] {
+			tls := "no"
+			if c.TLS {
+				tls = "yes"
+			}
+			g.Rows = append(g.Rows, []cell{textCell(server), textCell(c.Path), textCell(tls), textCell(units.Number(c.RoundTrips)),
+				textCell(microsInterval(c.ServerCPU, c.ServerCPULo, c.ServerCPUHi)), textCell(microsInterval(c.Latency, c.LatencyLo, c.LatencyHi)),
+				textCell(fmt.Sprint(c.Connections))})
+		}
+	}
+	g.Notes = []string{"Round trips are the handshake's after TCP's; at a distance each costs one round-trip time more. " +
+		"Server CPU is the server process's, to accept, authenticate and close; client wait is dbbench's (Go's driver) until the connection is usable. " +
+		"A full caching_sha2_password path is a user the server has not authenticated since it started (or since FLUSH PRIVILEGES): once per user, then cached. " +
+		"No target uses TLS; the paths in each variant's row above are the ones it took."}
+	return g
+}
+
+// microsInterval shows seconds as µs with their interval: "412 [380, 444]".
+func microsInterval(v, lo, hi float64) string {
+	return fmt.Sprintf("%.0f [%.0f, %.0f]", v*1e6, lo*1e6, hi*1e6)
+}
+
 // authLines says how a capture's new connections authenticated, as the proxy saw
 // them: "connects by caching_sha2_password, cached (1 round trip)".
 func authLines(rt *results.Roundtrips) []string {

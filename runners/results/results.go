@@ -53,6 +53,10 @@ type Run struct {
 	// at the pool the model predicts for this machine and its neighbours, at the need's
 	// rate and distance (runners/sweep/check.go). Nil when it did not run.
 	PoolCheck *PoolCheck `json:"pool_check,omitempty"`
+	// Connections is what opening a connection cost on each server the run measured on
+	// (by server name: mariadb, mysql), one entry per authentication path with and
+	// without TLS (runners/connectcost). Nil in older runs and for a dsn database.
+	Connections map[string][]*ConnectCost `json:"connections,omitempty"`
 	// Writes is set when the database died while writes were measured: what it had
 	// acknowledged against what the table held once it was back (run/writes.go).
 	Writes *WritesAfterDeath `json:"writes_after_death,omitempty"`
@@ -437,6 +441,26 @@ type Roundtrips struct {
 	// ZeroLoad is what a request cost when it was the only one (the count sends them one
 	// at a time): where a pool sizing model starts (runners/poolsize).
 	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`
+}
+
+// ConnectCost is what opening one connection cost on one authentication path (as
+// runners/roundtrip/handshake.go names it), with or without TLS: the round trips of
+// its handshake after TCP's (the median connection's), the client's wait for an authenticated connection, and
+// the server's CPU to accept, authenticate and close it, in seconds: medians (of the
+// connections' waits, and of the rounds' CPU per connection) with their 95% interval,
+// benchstat's (infinite below 6 values).
+type ConnectCost struct {
+	Path         string  `json:"path"`
+	TLS          bool    `json:"tls"`
+	Connections  int     `json:"connections"`
+	RoundTrips   float64 `json:"round_trips"`
+	Latency      float64 `json:"latency_s"`
+	LatencyLo    float64 `json:"latency_lo_s"`
+	LatencyHi    float64 `json:"latency_hi_s"`
+	ServerCPU    float64 `json:"server_cpu_s"`
+	ServerCPULo  float64 `json:"server_cpu_lo_s"`
+	ServerCPUHi  float64 `json:"server_cpu_hi_s"`
+	RoundsOfEach int     `json:"rounds"`
 }
 
 // ZeroLoad is the cost of one request alone, in seconds: its latency, and the time its

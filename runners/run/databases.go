@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/connectcost"
 	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
+	"dbbench/runners/units"
 )
 
 // database is one server a run measures on (a variant's db=) and what reaches it: the
@@ -128,6 +130,9 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		return err
 	}
 	d.admin.SetMaxOpenConns(2)
+	if err := r.measureConnections(ctx, d, opts); err != nil {
+		return err
+	}
 	key := "database" + suffix(d)
 	r.res.Environment[key] = db.Kind + " " + db.Version
 	if db.Kind == "embedded" {
@@ -154,6 +159,34 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	}
 	d.viaProxy = filepath.Join(r.secrets, "dsn-proxy"+suffix(d))
 	return os.WriteFile(d.viaProxy, []byte(d.proxied+"\n"), 0o600)
+}
+
+// measureConnections measures what a new connection costs on each of d's
+// authentication paths, with and without TLS, the preset's Handshakes on each in rounds
+// of 20 (at least 10 rounds): on an embedded server on this host's loopback only, whose CPU the run can read.
+func (r *runner) measureConnections(ctx context.Context, d *database, opts provider.Options) error {
+	n := r.o.Preset.Handshakes
+	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil {
+		return nil
+	}
+	rounds := max(10, n/20) // benchstat's interval of a median needs 6 values or more
+	costs, err := connectcost.Measure(ctx, connectcost.Options{Admin: d.admin, DSN: d.db.DSN(), PID: d.db.PID, Rounds: rounds, PerRound: max(1, n/rounds)})
+	if err != nil {
+		return err
+	}
+	if r.res.Connections == nil {
+		r.res.Connections = map[string][]*results.ConnectCost{}
+	}
+	r.res.Connections[d.server] = costs
+	for _, c := range costs {
+		tls := ""
+		if c.TLS {
+			tls = " over TLS"
+		}
+		fmt.Fprintf(r.o.Log, "a new connection to %s by %s%s: %s, %.0f µs of the server's CPU [%.0f, %.0f] (median)\n",
+			d.server, c.Path, tls, units.Count(c.RoundTrips, "round trip"), c.ServerCPU*1e6, c.ServerCPULo*1e6, c.ServerCPUHi*1e6)
+	}
+	return nil
 }
 
 // suffix tells a second server's files and environment keys from the first's:

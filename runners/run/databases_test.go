@@ -27,7 +27,7 @@ func TestTwoServersSideBySide(t *testing.T) {
 	res, err := Run(context.Background(), Options{
 		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: t.TempDir(), KeepAlive: true, Seed: 7, NoProfile: true,
 		Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=hello/|^lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/|^lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/`),
-		DB:       provider.Options{Rows: 2000, MySQLDir: filepath.Join(root, "bin", "mysql")},
+		DB:       provider.Options{Rows: 2000, MySQLDir: filepath.Join(root, "bin", "mysql"), PerfSchema: true},
 		DBs:      []string{"mariadb", "mysql"},
 		Log:      &log,
 	})
@@ -69,6 +69,12 @@ func TestTwoServersSideBySide(t *testing.T) {
 	}
 	if pdo.Status["Com_stmt_reprepare"] != 0 || onMySQL.Status["Com_stmt_reprepare"] != 1 {
 		t.Errorf("Com_stmt_reprepare per request: MariaDB %.2f, MySQL %.2f; want 0 and 1", pdo.Status["Com_stmt_reprepare"], onMySQL.Status["Com_stmt_reprepare"])
+	}
+	// What a new connection costs was measured on each server, on each of its paths.
+	for server, n := range map[string]int{"mariadb": 2, "mysql": 4} {
+		if got := len(res.Connections[server]); got != n {
+			t.Errorf("%s: %d connection paths measured, want %d (plain and TLS)", server, got, n)
+		}
 	}
 	if !strings.Contains(log.String(), "PDO::PARAM_INT") {
 		t.Errorf("the run did not say why MySQL's log counts a second Prepare")
