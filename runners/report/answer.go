@@ -44,10 +44,11 @@ type answerGroup struct {
 	Findings []finding
 }
 
-// group is a language and server: the findings a chunk of a sentence speaks of.
-type group struct{ lang, server string }
+// group is a language, server and database: the findings a chunk of a sentence
+// speaks of.
+type group struct{ lang, server, db string }
 
-func groupOf(v *results.Variant) group { return group{v.Lang, v.Server} }
+func groupOf(v *results.Variant) group { return group{v.Lang, v.Server, v.Database} }
 
 // groupsOf lists the groups of fs in order of appearance.
 func groupsOf(fs []finding) []group {
@@ -70,14 +71,19 @@ func inGroup(fs []finding, g group) []finding {
 }
 
 // groupName is "Go", or "PHP under php-fpm" when the run measured the language under
-// several servers.
+// several servers, with " on MySQL 8.0" when it measured several databases.
 func groupName(g group, fs []finding) string {
+	name := langName(g.lang)
 	for _, f := range fs {
 		if f.Other.Lang == g.lang && f.Other.Server != g.server {
-			return langName(g.lang) + " under " + serverName(g.server)
+			name += " under " + serverName(g.server)
+			break
 		}
 	}
-	return langName(g.lang)
+	if slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != g.db }) {
+		name += " on " + dbName(&results.Variant{Database: g.db})
+	}
+	return name
 }
 
 // setting is what a variant's measurement shares with its neighbours in a table:

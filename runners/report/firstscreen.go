@@ -170,10 +170,14 @@ func connAnswer(all []finding) answer {
 	if len(chunks) > 0 {
 		clauses = append(clauses, "a new connection per request instead of a pooled one keeps, of the throughput: "+strings.Join(chunks, "; "))
 	}
-	for _, lang := range langsOf(server) {
-		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return f.Other.Lang != lang })
+	type langDB struct{ lang, db string }
+	for _, ld := range distinct(server, func(f finding) langDB { return langDB{f.Other.Lang, f.Other.Database} }) {
+		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return langDB{f.Other.Lang, f.Other.Database} != ld })
 		shown := firstBaseline(of, 4)
-		phrase := fmt.Sprintf("%s %s instead of %s", langName(lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server))
+		phrase := fmt.Sprintf("%s %s instead of %s", langName(ld.lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server))
+		if slices.ContainsFunc(server, func(f finding) bool { return f.Other.Database != ld.db }) {
+			phrase += " on " + dbName(shown[0].Other)
+		}
 		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}

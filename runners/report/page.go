@@ -103,6 +103,10 @@ func build(r *results.Run) (*page, error) {
 		}
 		p.Answers = append(p.Answers, d.poolAnswer())
 		p.Sections = append(p.Sections, d.poolSection(p.Answers[3]))
+		if a, s, ok := d.dbAnswer(fs); ok {
+			p.Answers = append(p.Answers, a)
+			p.Sections = append(p.Sections, s)
+		}
 		if g, ps, ok := d.serverContrast(); ok && p.Sections[2].Empty == "" {
 			p.Sections[2].Grids = append(p.Sections[2].Grids, g)
 			p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, ps...)

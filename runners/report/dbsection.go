@@ -1,0 +1,241 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+// Where the answers differ between database servers, for a run that measured several
+// (dbbench run --db mariadb,mysql): each comparison of the three answers on the second
+// server beside the same comparison on the first, called different only when their
+// intervals are apart and their ratios differ by more than the margin, with what the
+// counts say about why; then each variant on the second server against itself on the
+// first.
+
+// twin is one comparison measured on two servers: On (the second) and Ref (the first).
+type twin struct{ Ref, On finding }
+
+var dbKey = regexp.MustCompile(`/db=[^/]+`)
+
+// twins pairs each answer's comparison on another server with the same one on the
+// first server.
+func twins(fs []finding) []twin {
+	ref := map[string]finding{}
+	key := func(f finding) string {
+		return f.Question + " " + dbKey.ReplaceAllString(f.Base.Key, "") + " " + dbKey.ReplaceAllString(f.Other.Key, "")
+	}
+	for _, f := range fs {
+		if f.Other.Database == "" && f.Question != questions.DB {
+			ref[key(f)] = f
+		}
+	}
+	var out []twin
+	for _, f := range fs {
+		if r, ok := ref[key(f)]; ok && f.Other.Database != "" && f.Question != questions.DB {
+			out = append(out, twin{Ref: r, On: f})
+		}
+	}
+	return out
+}
+
+// differs: both ratios measured, their intervals apart, and one more than margin from
+// the other. Apart 95% intervals are a conservative test: a difference it calls is
+// there; one it misses may be too.
+func (t twin) differs() bool {
+	a, b := t.Ref.QPS, t.On.QPS
+	if !a.OK || !b.OK || !a.HasInterval() || !b.HasInterval() {
+		return false
+	}
+	apart := a.Hi < b.Lo || b.Hi < a.Lo
+	return apart && math.Abs(b.Ratio/a.Ratio-1) > margin
+}
+
+// dbAnswer is the answer and section for a run on several servers; ok false otherwise.
+func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
+	ts := twins(fs)
+	if len(ts) == 0 {
+		return answer{}, section{}, false
+	}
+	first, second := dbName(ts[0].Ref.Other), dbName(ts[0].On.Other)
+	a := answer{ID: "q-db", Title: first + " and " + second}
+	// Comparisons that differ, grouped by what the counts say differs.
+	var causes []string
+	byCause := map[string][]string{}
+	for _, t := range ts {
+		if !t.differs() {
+			continue
+		}
+		c := d.cause(t, first, second)
+		if byCause[c] == nil {
+			causes = append(causes, c)
+		}
+		byCause[c] = append(byCause[c], fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs), t.On.QPS.Ratio, t.Ref.QPS.Ratio))
+	}
+	n := 0
+	var parts []string
+	for _, c := range causes {
+		n += len(byCause[c])
+		parts = append(parts, strings.Join(byCause[c], ", ")+" ("+c+")")
+	}
+	a.Sentence = fmt.Sprintf("Of %d comparisons measured on both, ", len(ts))
+	if n == 0 {
+		a.Sentence += fmt.Sprintf("none differs by more than ±%.0f%% with its intervals apart: the answers hold on both.", margin*100)
+	} else {
+		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%.0f%%): %s; the rest agree.",
+			n, units.Plural(n, "differs", "differ"), second, margin*100, strings.Join(parts, "; "))
+	}
+	a.Evidence = "Each in the section below with its interval."
+	s := section{ID: a.ID, Title: a.Title, Intro: []string{fmt.Sprintf("Each comparison of the three answers on %s beside the same comparison on %s, "+
+		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%.0f%%; "+
+		"what differs is read from the counts: commands by the wire, the general log and performance_schema, the bytes from the database, and what a new connection costs on each server (appendix).",
+		second, first, margin*100)}}
+	s.Grids = append(s.Grids, d.twinGrid(ts, fs, first, second), d.serverGrid(fs, first, second))
+	return a, s, true
+}
+
+// twinName is the comparison in a few words: "GORM against database/sql (Go, interpolate)".
+func twinName(t twin, fs []finding) string {
+	return fmt.Sprintf("%s against %s (%s, %s/%s)", findingName(t.On, fs), shortLibrary(t.On.Base), langName(t.On.Other.Lang), t.On.Base.Stmt, t.On.Base.Conn)
+}
+
+// cause says what the counts show changes differently between the two sides of t on
+// the second server than on the first, or that they show nothing: then it is the
+// servers' own speed at the same work.
+func (d *data) cause(t twin, first, second string) string {
+	var out []string
+	ref, on := t.Ref, t.On
+	c1, n1 := commandChange(ref.Base, ref.Other)
+	c2, n2 := commandChange(on.Base, on.Other)
+	if c1 != c2 || n1 != n2 {
+		out = append(out, fmt.Sprintf("commands %s on %s, %s on %s", orUnchanged(c2+" "+n2), second, orUnchanged(c1+" "+n1), first))
+	}
+	if lb, lo := logOnly(on.Base), logOnly(on.Other); lb != lo {
+		out = append(out, fmt.Sprintf("%s prepares %s's statement again (log %s)", second, shortLibrary(sideWith(lb, on)), orUnchanged(lb+lo)))
+	}
+	db1, db2 := fromDB(ref.Other)-fromDB(ref.Base), fromDB(on.Other)-fromDB(on.Base)
+	if on.Question != questions.Conn && math.Abs(db2-db1) >= 1 {
+		out = append(out, fmt.Sprintf("%+.0f B from the database per request on %s, %+.0f on %s", db2, second, db1, first))
+	}
+	if on.Question == questions.Conn {
+		out = append(out, "a new connection costs the server "+d.connectionContrast(ref.Other.Database, on.Other.Database))
+	}
+	if len(out) == 0 {
+		return "the same commands and bytes on both: the servers' own speed at the same work"
+	}
+	return strings.Join(out, "; ")
+}
+
+// shortTwinName is "PDO per-request (PHP, prepare)".
+func shortTwinName(t twin, fs []finding) string {
+	return fmt.Sprintf("%s (%s, %s)", findingName(t.On, fs), langName(t.On.Other.Lang), t.On.Base.Stmt)
+}
+
+func orUnchanged(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "unchanged"
+	}
+	return strings.TrimSpace(s)
+}
+
+// logOnly is the commands v's server logs beyond what v sends, as "Prepare +1".
+func logOnly(v *results.Variant) string {
+	if v.Roundtrips == nil {
+		return ""
+	}
+	return countsLine(v.Roundtrips.LogOnly)
+}
+
+// sideWith is the side of f whose log-only commands are the non-empty one.
+func sideWith(base string, f finding) *results.Variant {
+	if base != "" {
+		return f.Base
+	}
+	return f.Other
+}
+
+func fromDB(v *results.Variant) float64 {
+	if v.Roundtrips == nil {
+		return 0
+	}
+	return v.Roundtrips.BytesFromDB
+}
+
+// countsLine is "Prepare +1".
+func countsLine(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %+d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// connectionContrast is what opening a connection cost the servers without TLS, as
+// the run measured it: "412 µs of CPU on MySQL 8.0 (caching_sha2_password, cached)
+// against 190 µs on MariaDB (mysql_native_password)".
+func (d *data) connectionContrast(refDB, onDB string) string {
+	pick := func(db string) *results.ConnectCost {
+		server := db
+		if server == "" {
+			server = "mariadb"
+		}
+		for _, c := range d.run.Connections[server] {
+			if !c.TLS && c.Path != "caching_sha2_password, full, RSA key fetched" {
+				return c
+			}
+		}
+		return nil
+	}
+	a, b := pick(refDB), pick(onDB)
+	if a == nil || b == nil {
+		return "not measured in this run"
+	}
+	name := func(db string) string { return dbName(&results.Variant{Database: db}) }
+	return fmt.Sprintf("%.0f µs of CPU on %s (%s) against %.0f µs on %s (%s)", b.ServerCPU*1e6, name(onDB), b.Path, a.ServerCPU*1e6, name(refDB), a.Path)
+}
+
+// twinGrid lists every comparison measured on both servers.
+func (d *data) twinGrid(ts []twin, fs []finding, first, second string) grid {
+	g := grid{ID: "t-db-answers", Caption: "The answers' comparisons on each server: QPS ratio [95% interval]",
+		Head: []string{"comparison", first, second, "differs", "what the counts show"}}
+	for _, t := range ts {
+		verdict, why := "no", ""
+		if t.differs() {
+			verdict, why = "yes", d.cause(t, first, second)
+		}
+		g.Rows = append(g.Rows, []cell{textCell(twinName(t, fs)),
+			textCell(ratioCI(t.Ref.QPS)), textCell(ratioCI(t.On.QPS)), textCell(verdict), textCell(why)})
+	}
+	return g
+}
+
+// serverGrid lists each variant on the second server against itself on the first:
+// throughput, and the database's CPU per request.
+func (d *data) serverGrid(fs []finding, first, second string) grid {
+	g := grid{ID: "t-db-variants", Caption: fmt.Sprintf("Each variant on %s against itself on %s: ratios [95%% intervals] from the pairs", second, first),
+		Head: []string{"variant", "QPS", "database CPU per request", "commands per request"}}
+	for _, f := range byQuestion(fs, questions.DB) {
+		dbCPU := "not measured"
+		if f.Paired {
+			if e := paired(questions.Ratios(d.run, f.Comp, units.DBCPU), margin); e.OK {
+				dbCPU = ratioCI(e)
+			}
+		}
+		cmds := "–"
+		if a, b := f.Base.Roundtrips, f.Other.Roundtrips; a != nil && b != nil {
+			cmds = commandList(b)
+			if ca := commandList(a); ca != cmds {
+				cmds += " (on " + first + ": " + ca + ")"
+			}
+		}
+		g.Rows = append(g.Rows, []cell{textCell(label(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
+	}
+	return g
+}
