@@ -226,12 +226,17 @@ func atCommonStmt(g []sized) []sized {
 	return slices.DeleteFunc(slices.Clone(g), func(s sized) bool { return s.v.Stmt != best })
 }
 
-// familyHead is "Go (interpolate)" or "php-fpm (interpolate)".
+// familyHead is "Go (interpolate)" or "php-fpm (interpolate)", with " on MySQL 8.0"
+// for a variant on a second database server.
 func familyHead(v *results.Variant) string {
-	if v.Server != "" && v.Lang == "php" {
-		return fmt.Sprintf("%s (%s)", serverName(v.Server), v.Stmt)
+	on := ""
+	if v.Database != "" {
+		on = " on " + dbName(v)
 	}
-	return fmt.Sprintf("%s (%s)", langName(v.Lang), v.Stmt)
+	if v.Server != "" && v.Lang == "php" {
+		return fmt.Sprintf("%s (%s)%s", serverName(v.Server), v.Stmt, on)
+	}
+	return fmt.Sprintf("%s (%s)%s", langName(v.Lang), v.Stmt, on)
 }
 
 // poolChunk is "Go (interpolate): database/sql 2 → 3 connections, its other layers 2 → 3".

@@ -134,7 +134,11 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		return err
 	}
 	key := "database" + suffix(d)
-	r.res.Environment[key] = db.Kind + " " + db.Version
+	version := db.Version
+	if d.server == "mysql" && !strings.Contains(version, "MySQL") {
+		version = "MySQL " + version // MySQL's version says only "8.0.31"
+	}
+	r.res.Environment[key] = db.Kind + " " + version
 	if db.Kind == "embedded" {
 		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
