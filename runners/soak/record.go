@@ -35,9 +35,11 @@ var specs = map[string]spec{
 	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0},
 	"aborted_connects":    {"Aborted_connects", "count", Count, 0},
 	"aborted_clients":     {"Aborted_clients", "count", Count, 0},
-	"mariadbd_rss":        {"mariadbd RSS", "bytes", Memory, 0},
-	"mariadbd_fds":        {"mariadbd open descriptors", "count", Count, 0},
-	"mariadbd_threads":    {"mariadbd threads", "count", Count, 0},
+	// The database server's process: mariadbd's, or mysqld's on --db mysql (the names
+	// are older than --db, and kept so that earlier soaks compare).
+	"mariadbd_rss":     {"database server RSS", "bytes", Memory, 0},
+	"mariadbd_fds":     {"database server open descriptors", "count", Count, 0},
+	"mariadbd_threads": {"database server threads", "count", Count, 0},
 }
 
 // heldByDatabase names the series that count what the database holds for a client,
