@@ -75,8 +75,18 @@ type Lang struct {
 	Servers   map[string]*Server
 	PoolSweep []int
 	Layers    map[string]*Layer
-	servers   []string // in file order; the first is the default
-	order     []string // layers in file order
+	// Stmts says, for a statement mode other than prepare, what a team sets to get it
+	// in this language's drivers, their defaults and its caveat (the report's answer 2).
+	Stmts   map[string]*StmtSetting
+	servers []string // in file order; the first is the default
+	order   []string // layers in file order
+}
+
+// StmtSetting is how a statement mode is chosen in a language's own terms.
+type StmtSetting struct {
+	Set     string // what to set: "interpolateParams=true in go-sql-driver's DSN"
+	Default string // what the libraries do unless told
+	Caveat  string // the one thing to know before switching; may be ""
 }
 
 // Server is who runs a language's code (net/http; nginx + php-fpm; resident workers),

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/units"
 )
 
 // The first screen's three answers, in one sentence each: what each layer costs over
@@ -95,9 +97,11 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// stmtAnswer answers question 2 with pooled connections: per statement mode, what it
-// changes in commands and throughput, the raw driver first.
-func stmtAnswer(all []finding) answer {
+// stmtAnswer answers question 2 with pooled connections: per statement mode and
+// language, what to set in the language's own terms (langs, from matrix.yaml's stmts),
+// what it changes in commands and round trips, and the throughput it gives here on
+// each database server, the raw driver first.
+func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	fs := byQuestion(all, questions.Stmt)
 	if pooled := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Conn != "persistent" }); len(pooled) > 0 {
 		fs = pooled
@@ -107,21 +111,86 @@ func stmtAnswer(all []finding) answer {
 	var clauses []string
 	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
-		var chunks []string
-		for _, g := range groupsOf(of) {
-			shown := firstBaseline(inGroup(of, g), 3)
-			count, names := commandChange(shown[0].Base, shown[0].Other)
-			chunk := groupName(g, fs) + " " + strings.Join(items(shown), ", ")
-			if count != "" {
-				chunk += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
+		var unset []string
+		for _, lang := range langsOf(of) {
+			var shown [][]finding
+			for _, g := range groupsOf(of) {
+				if g.lang == lang {
+					s := firstBaseline(inGroup(of, g), 3)
+					shown = append(shown, s)
+					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: s})
+				}
 			}
-			chunks = append(chunks, chunk)
-			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: shown})
+			if chunk, ok := settingChunk(lang, fs, shown, langs[lang]); ok {
+				clauses = append(clauses, chunk)
+			} else {
+				unset = append(unset, chunk)
+			}
 		}
-		clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(chunks, "; "))
+		if len(unset) > 0 {
+			clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(unset, "; "))
+		}
 	}
 	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
 	return a
+}
+
+// settingChunk words one language's findings of a statement mode, one list per
+// database server: led by what to set when the language says (ok), else as a list of
+// ratios for stmtPhrase to lead.
+func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang) (chunk string, ok bool) {
+	f := shown[0][0]
+	var st *results.StmtSetting
+	if l != nil {
+		st = l.Stmts[f.Other.Stmt]
+	}
+	change := ""
+	if count, names := commandChange(f.Base, f.Other); count != "" {
+		change = commandsTerm(count)
+		if st == nil {
+			change += ": " + names
+		} else if b, o := f.Base.Roundtrips, f.Other.Roundtrips; b != nil && o != nil {
+			_, rb := b.Commands()
+			_, ro := o.Commands()
+			change += fmt.Sprintf(", %s → %s round trips", units.Number(rb), units.Number(ro))
+		}
+	}
+	var lists []string
+	for _, s := range shown {
+		list := strings.Join(items(s), ", ")
+		if g := groupOf(s[0].Other); st != nil && g.db != "" || slices.ContainsFunc(fs, func(x finding) bool { return x.Other.Database != g.db }) {
+			list += " on " + dbName(s[0].Other)
+		}
+		lists = append(lists, list)
+	}
+	if st == nil {
+		chunk = langName(lang) + " " + strings.Join(lists, "; ")
+		if change != "" {
+			chunk += " (" + change + ")"
+		}
+		return chunk, false
+	}
+	chunk = fmt.Sprintf("%s: %s (default: %s)", langName(lang), st.Set, st.Default)
+	if change != "" {
+		chunk += ": " + change + " per request"
+	}
+	return chunk + "; " + strings.Join(lists, ", ") + " the throughput here", true
+}
+
+// caveats is what to know before switching each statement mode the findings measured,
+// one line per language and mode (matrix.yaml's stmts): "" when none says.
+func caveats(langs map[string]*results.Lang, fs []finding) string {
+	var lines []string
+	type langStmt struct{ lang, stmt string }
+	for _, ls := range distinct(fs, func(f finding) langStmt { return langStmt{f.Other.Lang, f.Other.Stmt} }) {
+		if l := langs[ls.lang]; l != nil && l.Stmts[ls.stmt] != nil && l.Stmts[ls.stmt].Caveat != "" {
+			lines = append(lines, fmt.Sprintf("%s, %s: %s.", langName(ls.lang), ls.stmt, l.Stmts[ls.stmt].Caveat))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "Before switching: " + strings.Join(lines, " ")
 }
 
 // stmtsOf lists the other stmt values of fs: interpolate, prepared, then any other.

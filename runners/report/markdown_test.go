@@ -263,3 +263,31 @@ func TestReportOfAnEmptyRun(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Answer 2 leads with what to set, in the language's own terms, when results.json
+// carries them (matrix.yaml's stmts), and the section says what to know before
+// switching; without them (older runs) it lists the ratios as before.
+func TestStmtAnswerSaysWhatToSet(t *testing.T) {
+	r := pairedRun(t)
+	if r.Langs["go"] == nil {
+		t.Fatal("the paired run has no facts of Go")
+	}
+	r.Langs["go"].Stmts = map[string]*results.StmtSetting{
+		"interpolate": {Set: "set `interpolateParams=true`", Default: "false", Caveat: "not with SJIS"},
+	}
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(md)
+	for _, want := range []string{
+		"Go: set `interpolateParams=true` (default: false): 3 → 1 [commands](../../README.md#commands), 2 → 1 round trips per request; database/sql 1.49× [1.48, 1.49] the throughput here",
+		// prepared has no setting in this run's facts: worded as before.
+		"a statement prepared once and reused: Go database/sql 1.60× [1.59, 1.61] (3 → 1 commands: −Prepare −Close stmt)",
+		"Before switching: Go, interpolate: not with SJIS.",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, s[:min(len(s), 3000)])
+		}
+	}
+}

@@ -94,12 +94,16 @@ func build(r *results.Run) (*page, error) {
 		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
-			a := []func([]finding) answer{layerAnswer, stmtAnswer, connAnswer}[i](of)
+			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
+			a := []func([]finding) answer{layerAnswer, stmt, connAnswer}[i](of)
 			if op != "" {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
 			p.Answers = append(p.Answers, a)
 			p.Sections = append(p.Sections, questionSection(of, a, q))
+		}
+		if c := caveats(r.Langs, byQuestion(fs, questions.Stmt)); c != "" && p.Sections[1].Empty == "" {
+			p.Sections[1].Paragraphs = append(p.Sections[1].Paragraphs, c)
 		}
 		p.Answers = append(p.Answers, d.poolAnswer())
 		p.Sections = append(p.Sections, d.poolSection(p.Answers[3]))

@@ -227,6 +227,17 @@ type Lang struct {
 	// others are compared with it.
 	Default string             `json:"default"`
 	Servers map[string]*Server `json:"servers"`
+	// Stmts is how each statement mode besides prepare is set in the language's drivers
+	// (matrix.yaml, stmts), for the report's answer 2; nil in older runs.
+	Stmts map[string]*StmtSetting `json:"stmts,omitempty"`
+}
+
+// StmtSetting is what to set for a statement mode, the libraries' default and the
+// caveat before switching.
+type StmtSetting struct {
+	Set     string `json:"set"`
+	Default string `json:"default"`
+	Caveat  string `json:"caveat,omitempty"`
 }
 
 // Server is one server of a language: its launcher and what pool=N means under it.
