@@ -84,6 +84,13 @@ func kindPart(fs []finding, one, many string) []string {
 	fs = slices.Clone(fs)
 	slices.SortFunc(fs, func(a, b finding) int { return cmpFloat(a.QPS.Ratio, b.QPS.Ratio) })
 	lo, hi := fs[0], fs[len(fs)-1]
+	if ratioCI(lo.QPS) == ratioCI(hi.QPS) { // a range whose ends read the same is one figure
+		var names []string
+		for _, f := range fs {
+			names = append(names, shortLibrary(f.Other))
+		}
+		return []string{fmt.Sprintf("%s (%s) %s", many, strings.Join(names, ", "), ratioCI(lo.QPS))}
+	}
 	return []string{fmt.Sprintf("%s %s (%s) to %s (%s)", many, ratioCI(lo.QPS), shortLibrary(lo.Other), ratioCI(hi.QPS), shortLibrary(hi.Other))}
 }
 

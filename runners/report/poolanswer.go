@@ -285,14 +285,15 @@ func poolText(a poolsize.Advice) string {
 	return fmt.Sprint(a.Pool)
 }
 
+// resourceWord names what a pool counts, with the setting that sizes it.
 func resourceWord(h poolsize.Hold) string {
 	switch h.Resource {
 	case "connection":
-		return "connections"
+		return "connections (SetMaxOpenConns)"
 	case "php-fpm child":
 		return "children (pm.max_children)"
 	}
-	return "workers"
+	return "workers (worker.php --workers)"
 }
 
 // poolSection holds the fourth answer's table: every sized variant, how its hold was
