@@ -69,6 +69,23 @@ func usage() string {
 	return b.String()
 }
 
+// groupUsage lists the commands of a two-word group ("db", "sweep"); "" for a word
+// that is no group.
+func groupUsage(word string) string {
+	var b strings.Builder
+	var names []string
+	for _, c := range commands {
+		if first, _, two := strings.Cut(c.name, " "); two && first == word {
+			fmt.Fprintf(&b, "  %-11s%s\n", c.name, c.about)
+			names = append(names, "'dbbench "+c.name+" [flags]'")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "usage: " + strings.Join(names, " or ") + "\n\ncommands:\n" + b.String() + "\nRun 'dbbench " + word + " COMMAND -h' for its flags.\n"
+}
+
 // errUsage marks errors caused by the command line: exit status 2 instead of 1.
 var errUsage = errors.New("usage")
 
@@ -130,6 +147,15 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage())
+		return nil
+	}
+	// "dbbench sweep -h": the group's own commands, each with what it does.
+	if group := groupUsage(args[0]); group != "" && (len(args) == 1 || args[1] == "-h" || args[1] == "--help") {
+		if len(args) == 1 {
+			fmt.Fprint(stderr, group)
+			return fmt.Errorf("%w: 'dbbench %s' takes one of the commands above", errUsage, args[0])
+		}
+		fmt.Fprint(stdout, group)
 		return nil
 	}
 	c, rest, err := find(args)

@@ -14,7 +14,7 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep"}, "want 'dbbench sweep pool"},
+		{[]string{"sweep"}, "'dbbench sweep pool [flags]' or 'dbbench sweep rtt [flags]'"},
 		{[]string{"sweep", "latency"}, "want 'dbbench sweep pool"},
 		{[]string{"sweep", "pool", "--concurrency", "16,x"}, `--concurrency: "x" is not a positive integer`},
 		{[]string{"sweep", "pool", "--pools", "go=1;rust=2"}, `unknown lang "rust"`},
