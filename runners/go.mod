@@ -3,8 +3,8 @@ module dbbench/runners
 go 1.26.8
 
 require (
-	dbbench/dsn v0.0.0
 	dario.cat/mergo v1.0.2 // indirect
+	dbbench/dsn v0.0.0
 	dbbench/schema v0.0.0
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
@@ -86,6 +86,8 @@ require (
 	golang.org/x/sys v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )
+
+require github.com/yuin/goldmark v1.8.7
 
 // The sibling modules of this repository: go.work joins them for builds, these
 // replaces let `go mod tidy` in this module resolve them too.

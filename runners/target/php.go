@@ -182,8 +182,10 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	if err := WaitHealthy(ctx, url+"/hello", exited, phpHealthTimeout); err != nil {
 		return nil, fmt.Errorf("php target %s: %w; %s", v.Key(), err, s.logTails())
 	}
-	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir %s)\n",
-		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, dir)
+	// The private directory by its name in the temp dir: logs end up in committed
+	// samples (a soak's targets.log), which must name no machine's paths.
+	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir $TMPDIR/%s)\n",
+		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop,
 		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}
 	if stacks != nil {
@@ -303,7 +305,7 @@ func profileDir(dir string, conf *phpConf, clock string) (*stackReader, error) {
 	}
 	conf.ProfilePeriod = strconv.FormatFloat(phpProfilePeriod.Seconds(), 'f', -1, 64)
 	conf.ProfileClock = clock
-	return &stackReader{dir: conf.ProfileDir, seen: map[string]*profile.Profile{}}, nil
+	return &stackReader{dir: conf.ProfileDir, seen: map[string]*profile.Profile{}, root: filepath.Dir(conf.PHPDir) + "/"}, nil
 }
 
 // profileEnv is the environment of a profiled PHP process (php-fpm's pool names the same).
@@ -317,7 +319,10 @@ func profileEnv(conf phpConf) []string {
 // theirs whole. read returns what was added since the previous read, each sample
 // weighed as one period of Excimer's clock, in nanoseconds.
 type stackReader struct {
-	dir  string
+	dir string
+	// root is the directory that holds php/, cut from the frames' file names so that a
+	// profile names php/public/index.php, not the machine's path to it.
+	root string
 	mu   sync.Mutex
 	seen map[string]*profile.Profile // file -> its counts already returned
 	// offset is how far each .timed file has been read.
@@ -345,6 +350,11 @@ func (r *stackReader) read() (*profile.Profile, error) {
 		}
 		added.Stacks = append(added.Stacks, now.Gained(r.seen[f]).Stacks...)
 		r.seen[f] = now
+	}
+	for _, st := range added.Stacks {
+		for i, frame := range st.Frames {
+			st.Frames[i] = strings.ReplaceAll(frame, r.root, "")
+		}
 	}
 	added.Merge()
 	added.Scale(int64(phpProfilePeriod), "nanoseconds")

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -271,9 +273,41 @@ func (f *flagSet) named(flag string, err error) error {
 }
 
 // command is the command line as typed, for a report to say what made it; a DSN's
-// password is masked (secret.Scrub), as everywhere else.
+// password is masked (secret.Scrub), as everywhere else, and an absolute path is
+// written relative to the repository (or the working directory), or as "…/" and its
+// last element, so that what is committed names no machine's directories.
 func (f *flagSet) command(args []string) string {
-	return secret.Scrub("dbbench " + f.cmd + " " + strings.Join(args, " "))
+	out := make([]string, len(args))
+	for i, a := range args {
+		flagName, value, isFlag := strings.Cut(a, "=")
+		if isFlag && strings.HasPrefix(flagName, "-") {
+			out[i] = flagName + "=" + portablePath(value)
+		} else {
+			out[i] = portablePath(a)
+		}
+	}
+	return secret.Scrub("dbbench " + f.cmd + " " + strings.Join(out, " "))
+}
+
+// portablePath is p relative to the repository or the working directory when it is an
+// absolute path below either, else "…/" and its last element; any other p as is.
+func portablePath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	var bases []string
+	if root, err := repoRoot(); err == nil {
+		bases = append(bases, root)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		bases = append(bases, wd)
+	}
+	for _, b := range bases {
+		if rel, err := filepath.Rel(b, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return rel
+		}
+	}
+	return "…/" + filepath.Base(p)
 }
 
 // noArgs refuses positional arguments.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,4 +119,19 @@ func ruleAllows(r rule, fl *flag.Flag, value string) bool {
 		return r.num(x)
 	}
 	return true
+}
+
+// The command line a report shows names no machine's directories: a path inside the
+// repository or the working directory is relative, any other absolute path is its
+// last element.
+func TestCommandNamesNoMachinePath(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFlagSet("run", io.Discard)
+	got := f.command([]string{"--out", filepath.Join(root, "reports", "sample", "quick"), "--dsn-file=/tmp/x/dsn", "--preset", "quick"})
+	if want := "dbbench run --out reports/sample/quick --dsn-file=…/dsn --preset quick"; got != want {
+		t.Errorf("command = %q, want %q", got, want)
+	}
 }
