@@ -282,12 +282,12 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 
 // progressBlock says which block is measured.
 func (p *Phase) progressBlock(vs []*results.Variant) {
-	p.progress(fmt.Sprintf("block of %d: %s", len(vs), blockNames(vs, blockNamesShown)))
+	p.progress(blockNames(vs, blockNamesShown))
 }
 
 // blockNamesShown is how many of a block's variants its progress line names: a line
-// that named all of them ran to 745 characters.
-const blockNamesShown = 3
+// that named all of them ran to 745 characters, three to over 200.
+const blockNamesShown = 1
 
 // blockNames names the first n of vs by their values without the keys or the language
 // ("nethttp/raw/prepare/persistent/64"), and counts the rest.
@@ -303,7 +303,7 @@ func blockNames(vs []*results.Variant, n int) string {
 	}
 	s := strings.Join(names, " · ")
 	if len(vs) > n {
-		s += fmt.Sprintf(" · and %d more", len(vs)-n)
+		s += fmt.Sprintf(" +%d more", len(vs)-n)
 	}
 	return s
 }

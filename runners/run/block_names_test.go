@@ -13,7 +13,7 @@ func TestBlockNames(t *testing.T) {
 	for _, layer := range []string{"raw", "gorm", "sqlx", "bun", "ent"} {
 		vs = append(vs, &results.Variant{Lang: "go", Key: "lang=go/server=nethttp/layer=" + layer + "/stmt=interpolate/conn=persistent/pool=64"})
 	}
-	want := "nethttp/raw/interpolate/persistent/64 · nethttp/gorm/interpolate/persistent/64 · nethttp/sqlx/interpolate/persistent/64 · and 2 more"
+	want := "nethttp/raw/interpolate/persistent/64 · nethttp/gorm/interpolate/persistent/64 · nethttp/sqlx/interpolate/persistent/64 +2 more"
 	if got := blockNames(vs, 3); got != want {
 		t.Errorf("blockNames = %q, want %q", got, want)
 	}

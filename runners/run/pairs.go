@@ -26,7 +26,7 @@ type Pairs struct {
 // Measure implements Plan.
 func (pl *Pairs) Measure(ctx context.Context, p *Phase) error {
 	pl.p, pl.edges = p, nil
-	p.SetStatus(func() string { return fmt.Sprintf("%d/%d comparisons decided", pl.doneEdges(), len(pl.edges)) })
+	p.SetStatus(func() string { return fmt.Sprintf("%d/%d decided", pl.doneEdges(), len(pl.edges)) })
 	r := p.r
 	pl.plan()
 	solos := pl.solos()

@@ -42,11 +42,13 @@ func (p *progress) slice(lang string, n int, spent, budget time.Duration, status
 	if status != "" {
 		status = ", " + status
 	}
-	of := " of a " + budget.Round(time.Second).String() + " budget" // a limit, not an estimate
+	// The stopping rule ends the phase once every comparison is decided, so the
+	// budget bounds the time left; it does not foretell it.
+	left := fmt.Sprintf(", ≤%s left", max(budget-spent, 0).Round(time.Second))
 	if budget <= 0 {
-		of = " spent"
+		left = ""
 	}
-	p.line(fmt.Sprintf("[%s slice %d] %s%s%s: %s", lang, n, spent.Round(time.Second), of, status, key))
+	p.line(fmt.Sprintf("[%s slice %d] %s spent%s%s: %s", lang, n, spent.Round(time.Second), left, status, key))
 }
 
 // planned reports slice n of planned: the time spent, and the time left at the pace so
@@ -73,7 +75,13 @@ func TimeLeft(spent time.Duration, done, planned int, estimate time.Duration) st
 	return "?"
 }
 
+// maxLine is the longest progress line: one line of a terminal, whatever it says.
+const maxLine = 120
+
 func (p *progress) line(s string) {
+	if r := []rune(s); len(r) > maxLine {
+		s = string(r[:maxLine-1]) + "…"
+	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", s)
 		return
