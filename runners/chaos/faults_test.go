@@ -309,7 +309,7 @@ func TestInterrupt(t *testing.T) {
 		{"verify", `^\[check 1/1\]`},
 		{"round trips", `^\[check 1/1\]`},
 		{"measuring", `^\[go slice 1\]`},
-		{"reporting", "stdout:reps  req/s"},
+		{"reporting", "stdout:slices  req/s"},
 	}
 	rng := rand.New(rand.NewPCG(8, 20261122))
 	var points []point

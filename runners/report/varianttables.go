@@ -239,7 +239,7 @@ func (d *data) environmentGrid() grid {
 	rows := [][2]string{
 		{"preset", s.Preset}, {"provider", s.Provider}, {"rows", fmt.Sprint(s.Rows)},
 		{"load", loadShape(s)}, {"keep-alive", fmt.Sprint(s.KeepAlive)},
-		{"warm-up", s.Warmup}, {"duration", s.Duration}, {"repetitions", fmt.Sprint(s.Reps)},
+		{"warm-up", s.Warmup}, {"duration", s.Duration}, {"slices of a variant in no comparison", fmt.Sprint(s.Reps)},
 		{"seed", fmt.Sprint(s.Seed)}, {"round-trip requests", fmt.Sprint(s.RoundtripRequests)},
 		{"max error rate", fmt.Sprint(s.MaxErrorRate)},
 	}

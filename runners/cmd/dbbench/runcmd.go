@@ -214,14 +214,15 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 }
 
 // printSummary is the table a person reads at the end of a run: medians over the
-// repetitions, invalid variants with their reason.
+// slices, invalid variants with their reason; commands beside round trips, as the
+// report shows them.
 func printSummary(w io.Writer, res *results.Run) {
 	fmt.Fprintln(w, "each variant, the median of its slices (a ratio of two of these is not a comparison: see below):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "variant\treps\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\tround trips/req\t")
+	fmt.Fprintln(tw, "variant\tslices\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\tcommands/req\tround trips/req\t")
 	for _, v := range res.Variants {
 		if !v.Valid {
-			fmt.Fprintf(tw, "%s\tinvalid: %s\t\t\t\t\t\t\t\t\n", v.Key, v.InvalidReason)
+			fmt.Fprintf(tw, "%s\tinvalid: %s\t\t\t\t\t\t\t\t\t\n", v.Key, v.InvalidReason)
 			continue
 		}
 		if len(v.Reps) == 0 {
@@ -238,22 +239,22 @@ func printSummary(w io.Writer, res *results.Run) {
 			}
 			return s.Center
 		}
-		trips := "-"
+		cmds, trips := "-", "-"
 		if v.Roundtrips != nil {
-			_, rt := v.Roundtrips.Commands()
-			trips = fmt.Sprintf("%.2f", rt)
+			c, rt := v.Roundtrips.Commands()
+			cmds, trips = fmt.Sprintf("%.2f", c), fmt.Sprintf("%.2f", rt)
 			if !v.Roundtrips.Match {
 				trips += " (!)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t\n", v.Key, len(v.Reps),
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t%s\t\n", v.Key, len(v.Reps),
 			med(units.QPS, func(r *results.Repetition) float64 { return r.QPS }),
 			1e3*med(units.P50, func(r *results.Repetition) float64 { return r.P50 }),
 			1e3*med(units.P99, func(r *results.Repetition) float64 { return r.P99 }),
 			1e6*med(units.AppCPU, func(r *results.Repetition) float64 { return r.AppCPU }),
 			micro(med(units.DBCPU, func(r *results.Repetition) float64 { return r.DBCPU })),
 			1e6*med(units.GenCPU, func(r *results.Repetition) float64 { return r.GenCPU }),
-			trips)
+			cmds, trips)
 	}
 	tw.Flush()
 	for _, v := range res.Variants {
