@@ -68,11 +68,13 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 		"The builds differ in: go-gorm gorm.io/gorm v1.30.0 → gorm.io/gorm v1.31.2.",
 		"**Did B cost anything?** Yes. Commands per request changed (counted exactly): go/nethttp/raw/prepare/persistent/pool=8 sends 3 → 2 commands per request: Close stmt went (1);",
 		"worse past ±3%: go/nethttp/raw/interpolate/persistent/pool=8: app CPU per request +2",
-		"5 comparisons in ",
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first screen lacks %q:\n%s", want, first)
 		}
+	}
+	if !strings.Contains(s, "5 comparisons in ") {
+		t.Error("the report does not say how many comparisons stand behind its answer")
 	}
 	if strings.Contains(first, "gorm/interpolate/persistent/pool=8: app CPU") || strings.Contains(first, "1. What a layer costs") {
 		t.Errorf("the first screen names an unchanged variant or a question the run did not ask:\n%s", first)

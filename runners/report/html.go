@@ -88,7 +88,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(funcs).Parse(pag
 {{range .P.Alerts}}<p class="warn"><strong>{{.}}</strong></p>
 {{end}}<section class="answers">
 {{range $i, $a := .P.Answers}}<div class="answer" id="answer-{{$a.ID}}">
-<div class="say"><h2>{{$a.Title}}</h2><p class="sentence">{{prose $a.Sentence}}</p><p class="evidence">{{prose $a.Evidence}} <a href="#{{$a.ID}}">Evidence ↓</a></p></div>
+<div class="say"><h2>{{$a.Title}}</h2><p class="sentence">{{prose $a.Sentence}}</p><p class="evidence"><a href="#{{$a.ID}}">Evidence ↓</a></p></div>
 {{with index $.Charts $i}}<figure class="chart answer-chart" id="chart-answer-{{$a.ID}}">{{svg .}}</figure>{{end}}
 </div>
 {{end}}</section>

@@ -32,7 +32,7 @@ func markdown(p *page) []byte {
 		b.WriteString(r + "\n\n")
 	}
 	for _, a := range p.Answers {
-		fmt.Fprintf(&b, "**%s** %s [Evidence ↓](#%s)\n\n", endStop(a.Title), strings.TrimSpace(a.Sentence+" "+a.Evidence), a.ID)
+		fmt.Fprintf(&b, "**%s** %s [Evidence ↓](#%s)\n\n", endStop(a.Title), strings.TrimSpace(a.Sentence), a.ID)
 		if _, ok := a.chart(); ok {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", a.Title, answerChartFile(a))
 		}

@@ -71,15 +71,20 @@ func TestMarkdownAnswersComeFirst(t *testing.T) {
 		"**3. What connections and the runtime cost.**",
 		"Go database/sql " + ci(perReq) + " at interpolate (1 → 3 commands: +Connect +Quit)",
 		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
-		// The layer comparisons reached it; each term links to the glossary where first used.
-		"6 comparisons in [pairs](../../README.md#pairs) of adjacent [slices](../../README.md#slice), 8 pairs each; " +
-			"all reached the ±2% [target](../../README.md#precision-target); none [undecided](../../README.md#marks).",
 		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
 		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first 20 lines of report.md lack %q:\n%s", want, first)
 		}
+	}
+	// How much evidence stands behind an answer opens its section: the first screen
+	// says the answers alone. The layer comparisons reached the target; each term links
+	// to the glossary where first used.
+	evidence := "6 comparisons in [pairs](../../README.md#pairs) of adjacent [slices](../../README.md#slice), 8 pairs each; " +
+		"all reached the ±2% [target](../../README.md#precision-target); none [undecided](../../README.md#marks)."
+	if strings.Contains(first, "6 comparisons in ") || !strings.Contains(s[strings.Index(s, "## 1. What a layer costs"):], evidence) {
+		t.Errorf("the evidence line is not at the top of the layer section, or still on the first screen:\n%s", s)
 	}
 	// The limit: at most 10 list items before the first table.
 	items := 0

@@ -120,6 +120,15 @@ func build(r *results.Run) (*page, error) {
 			p.Answers[0].Sentence += " " + pointer
 		}
 	}
+	// How much evidence stands behind each answer opens its section, not the first
+	// screen, which says the answers alone.
+	for _, a := range p.Answers {
+		for i := range p.Sections {
+			if p.Sections[i].ID == a.ID && a.Evidence != "" && p.Sections[i].Empty == "" {
+				p.Sections[i].Intro = append([]string{a.Evidence}, p.Sections[i].Intro...)
+			}
+		}
+	}
 	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
 		d.variantGrid("t-variants", "Medians of each variant's "+term("slices", "slice")+" with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),

@@ -61,8 +61,8 @@ func (d *data) poolAnswer() answer {
 	if cur := currentText(need, all); cur != "" {
 		a.Sentence += " " + cur
 	}
-	a.Sentence += " " + checkText(d.run.PoolCheck)
-	a.Evidence = "Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
+	a.Sentence += " " + checkSummary(d.run.PoolCheck)
+	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
 		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
 }
@@ -116,22 +116,37 @@ func checkText(pc *results.PoolCheck) string {
 		pc.Rate, pc.RTT, units.Seconds(pc.Path), strings.Join(parts, "; "))
 }
 
+// checkSummary is the check in a few words for the first screen: per family, the
+// model's pool and the one below, held or not, and how far the model was short; the
+// probes' p99s are in checkText, at the top of the pool section.
+func checkSummary(pc *results.PoolCheck) string {
+	if pc == nil || pc.Skipped != "" || len(pc.Families) == 0 || pc.Error != "" && len(pc.Families[0].Points) == 0 {
+		return checkText(pc)
+	}
+	var parts []string
+	for _, f := range pc.Families {
+		model, below, first := checkedPoints(f)
+		if model == nil {
+			parts = append(parts, familyShort(f.Family)+" not measured")
+			continue
+		}
+		part := fmt.Sprintf("%s %d %s", familyShort(f.Family), model.Pool, heldWord(model))
+		if below != nil {
+			part += fmt.Sprintf(", %d %s", below.Pool, heldWord(below))
+		}
+		if !model.Held && first != nil {
+			part += fmt.Sprintf(", %d held (the model was short by %d)", first.Pool, first.Pool-f.Model)
+		}
+		parts = append(parts, part)
+	}
+	return fmt.Sprintf("Checked here at %.0f req/s, %s away: %s.", pc.Rate, pc.RTT, strings.Join(parts, "; "))
+}
+
 // checkedFamily is "Go raw: pool 2 held (p99 4.1 ms), 1 did not (p99 120 ms)", and when
 // the model's pool failed, how far it was short.
 func checkedFamily(pc *results.PoolCheck, f *results.CheckedFamily) string {
 	name := familyShort(f.Family)
-	var model, below, first *results.CheckedPoint
-	for _, p := range f.Points {
-		switch {
-		case p.Pool == f.Model:
-			model = p
-		case p.Pool < f.Model:
-			below = p
-		}
-		if p.Held && first == nil {
-			first = p
-		}
-	}
+	model, below, first := checkedPoints(f)
 	if model == nil {
 		return name + ": not measured"
 	}
@@ -147,6 +162,23 @@ func checkedFamily(pc *results.PoolCheck, f *results.CheckedFamily) string {
 		s += fmt.Sprintf("; none up to %d held: the model was short by more than %d", f.Points[len(f.Points)-1].Pool, f.Points[len(f.Points)-1].Pool-f.Model)
 	}
 	return s
+}
+
+// checkedPoints are a family's probes at the model's pool, at the one below it, and
+// the first pool that held.
+func checkedPoints(f *results.CheckedFamily) (model, below, first *results.CheckedPoint) {
+	for _, p := range f.Points {
+		switch {
+		case p.Pool == f.Model:
+			model = p
+		case p.Pool < f.Model:
+			below = p
+		}
+		if p.Held && first == nil {
+			first = p
+		}
+	}
+	return model, below, first
 }
 
 func heldWord(p *results.CheckedPoint) string {
