@@ -92,6 +92,7 @@ func build(r *results.Run) (*page, error) {
 		// The three questions are get's; the other ops have a section of their own, unless
 		// a question was asked of another op only (the ops preset's update at every stmt).
 		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
+		legend := "" // the first section that explains how to read a cell; the others point to it
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
@@ -100,7 +101,13 @@ func build(r *results.Run) (*page, error) {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
 			p.Answers = append(p.Answers, a)
-			p.Sections = append(p.Sections, questionSection(of, a, q))
+			s := questionSection(of, a, q)
+			if legend != "" && len(s.Intro) > 0 && s.Intro[0] == readCells {
+				s.Intro[0] = "Cells read as in " + legend + "."
+			} else if len(s.Intro) > 0 && s.Intro[0] == readCells {
+				legend = "[“" + a.Title + "”](#" + a.ID + ")"
+			}
+			p.Sections = append(p.Sections, s)
 		}
 		if c := caveats(r.Langs, byQuestion(fs, questions.Stmt)); c != "" && p.Sections[1].Empty == "" {
 			p.Sections[1].Paragraphs = append(p.Sections[1].Paragraphs, c)
@@ -129,6 +136,7 @@ func build(r *results.Run) (*page, error) {
 			}
 		}
 	}
+	onceEach(p.Sections)
 	p.Profile = d.profileSection(fs)
 	p.Variants = []grid{
 		d.variantGrid("t-variants", "Medians of each variant's "+term("slices", "slice")+" with benchstat's 95% interval (± its larger side). These move with the machine's speed; the ratios above do much less.", timeColumns, true),
@@ -147,6 +155,28 @@ func build(r *results.Run) (*page, error) {
 		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(rounds(r))
 	}
 	return p, nil
+}
+
+// onceEach keeps a note that several tables share (the marks' legend) under the
+// first of them only; the others point to it.
+func onceEach(ss []section) {
+	seen := map[string]bool{}
+	for i := range ss {
+		for j := range ss[i].Grids {
+			notes := ss[i].Grids[j].Notes
+			for k, n := range notes {
+				i := strings.Index(n, "● differs")
+				if i < 0 {
+					continue
+				}
+				if legend := n[i:]; seen[legend] {
+					notes[k] = n[:i] + "Marks (● ◐ = ? †) as under the first table of this kind above."
+				} else {
+					seen[legend] = true
+				}
+			}
+		}
+	}
 }
 
 // forAnswer are the findings an answer of questions qs speaks of: get's, or when get
