@@ -1,7 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,4 +299,32 @@ func TestStmtAnswerSaysWhatToSet(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, s[:min(len(s), 3000)])
 		}
 	}
+}
+
+// findings.csv holds the comparisons the report words, as numbers: one row per
+// comparison, the same estimates.
+func TestFindingsCSVHoldsTheReportsEstimates(t *testing.T) {
+	r := pairedRun(t)
+	b, err := FindingsCSV(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(r.Comparisons)+1 || strings.Join(rows[0][:4], ",") != "question,base,other,qps_ratio" {
+		t.Fatalf("%d rows (want %d comparisons and a head): %q", len(rows), len(r.Comparisons), rows[0])
+	}
+	perReq := expectedRatio(t, 2, 4) // per-request against persistent, database/sql
+	for _, row := range rows[1:] {
+		if row[0] == "conn" && strings.Contains(row[2], "layer=raw/stmt=interpolate/conn=per-request") && strings.HasPrefix(row[1], "lang=go/") {
+			got, _ := strconv.ParseFloat(row[3], 64)
+			if math.Abs(got-perReq.Ratio) > 1e-6 || row[6] == "" || row[11] != "8" {
+				t.Errorf("per-request against persistent: %q, want ratio %v with its verdict and 8 pairs", row, perReq.Ratio)
+			}
+			return
+		}
+	}
+	t.Errorf("no per-request comparison in %q", rows)
 }

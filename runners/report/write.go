@@ -8,8 +8,8 @@ import (
 	"dbbench/runners/results"
 )
 
-// Write renders report.md, report.html and the answers' charts (which report.md
-// links) of the run in dir into dir.
+// Write renders report.md, report.html, findings.csv and the answers' charts (which
+// report.md links) of the run in dir into dir.
 func Write(dir string) error {
 	_, err := WriteComparisons(dir)
 	return err
@@ -42,6 +42,13 @@ func writePage(dir string) (*page, error) {
 		return nil, err
 	}
 	if err := results.WriteFile(filepath.Join(dir, "report.html"), h); err != nil {
+		return nil, err
+	}
+	c, err := FindingsCSV(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := results.WriteFile(filepath.Join(dir, "findings.csv"), c); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, chartDir), 0o755); err != nil {

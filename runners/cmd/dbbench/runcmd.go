@@ -152,7 +152,7 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "\nreport:  %s\n", filepath.Join(dir, "report.md"))
 			fmt.Fprintf(stdout, "         %s\n", filepath.Join(dir, "report.html"))
 		}
-		fmt.Fprintf(stdout, "results: %s (results.json, bench.txt, histograms/)\n", dir)
+		fmt.Fprintf(stdout, "results: %s (results.json, bench.txt, findings.csv, histograms/)\n", dir)
 		if err == nil {
 			fmt.Fprintf(stdout, "compare stmt modes: bin/benchstat -col /stmt %s\n", filepath.Join(dir, "bench.txt"))
 		}

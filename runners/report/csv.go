@@ -1,0 +1,62 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strconv"
+
+	"dbbench/runners/results"
+)
+
+// findings.csv holds the report's comparisons as numbers, for a spreadsheet or a
+// notebook: the same findings the report words, one row each. Its columns, in order
+// (README.md, "findings.csv"):
+var csvHead = []string{
+	"question",      // layer, stmt, conn, server, db, rows, rev
+	"base", "other", // the variants' keys
+	"qps_ratio", "qps_lo", "qps_hi", "qps_verdict", // other ÷ base, 95% interval, the mark's word
+	"cpu_ratio", "cpu_lo", "cpu_hi", "cpu_verdict", // app CPU per request, the same
+	"pairs", "method", "reached_target", // how the estimate was made
+	"extra_app_cpu_us", "extra_allocs", "extra_bytes", // differences of medians; empty where not measured
+}
+
+// FindingsCSV is r's comparisons as findings.csv.
+func FindingsCSV(r *results.Run) ([]byte, error) {
+	d, err := load(r)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(csvHead)
+	for _, f := range d.findings() {
+		row := []string{f.Question, f.Base.Key, f.Other.Key}
+		row = append(row, estimateCells(f.QPS)...)
+		row = append(row, estimateCells(f.CPU)...)
+		row = append(row, strconv.Itoa(f.QPS.N), f.QPS.Method, strconv.FormatBool(f.Reached),
+			number(f.ExtraCPU*1e6), number(f.ExtraAllocs), number(f.ExtraBytes))
+		w.Write(row)
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+// estimateCells are a ratio, its interval and its verdict; empty where not measured.
+func estimateCells(e estimate) []string {
+	if !e.OK {
+		return []string{"", "", "", ""}
+	}
+	lo, hi := "", ""
+	if e.HasInterval() {
+		lo, hi = number(e.Lo), number(e.Hi)
+	}
+	return []string{number(e.Ratio), lo, hi, string(e.Decision)}
+}
+
+// number is x in full, "" for NaN (not measured).
+func number(x float64) string {
+	if x != x {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
