@@ -75,6 +75,10 @@ var phpAttribution = []struct {
 	stack string
 	want  Component
 }{
+	{"the checkout's files as the target writes them, from the repository: the entry script is dbbench's code",
+		"php/public/index.php;DbBench\\App::handle", DbBench},
+	{"and bootstrap's whole subtree is bootstrap",
+		"php/public/index.php;php/bootstrap.php;DbBench\\Config::fromEnvironment", Bootstrap},
 	{"the Eloquent find goes through the query builder",
 		"/srv/php/public/index.php;DbBench\\App::handle;DbBench\\Layer\\Orm::user;Illuminate\\Database\\Eloquent\\Model::__callStatic;Illuminate\\Database\\Eloquent\\Builder::find;Illuminate\\Database\\Query\\Builder::where",
 		Builder},

@@ -22,7 +22,8 @@ package profile
 //
 // Go frames are function names as pprof shows them ("net/http.(*conn).serve"). PHP
 // frames are Excimer's: "Class::method", "{closure:/path/file.php(line)}", or a file's
-// path for file-scope code. Excimer records user-code frames only: PDO methods and
+// path for file-scope code, the checkout's own files written from the repository
+// ("php/public/index.php": runners/target/php.go cuts the machine's path). Excimer records user-code frames only: PDO methods and
 // json_encode never appear, their time lands in the PHP frame that called them, so the
 // rows below name those callers (the Connection closure that runs prepare/execute/fetch,
 // DbBench\Response::json).
@@ -201,7 +202,7 @@ var table = []Rule{
 	{PHP, Subtree, ".../autoload_real.php", Bootstrap},
 	{PHP, Subtree, ".../autoload_static.php", Bootstrap},
 	{PHP, Subtree, "Composer\\Autoload\\", Bootstrap},
-	{PHP, Subtree, ".../php/bootstrap.php", Bootstrap},
+	{PHP, Subtree, "...php/bootstrap.php", Bootstrap},
 	{PHP, Subtree, "Doctrine\\ORM\\Mapping\\ClassMetadataFactory::", Bootstrap},
 	{PHP, Subtree, "Doctrine\\ORM\\Mapping\\Driver\\", Bootstrap},
 	{PHP, Subtree, "Doctrine\\Persistence\\Mapping\\", Bootstrap},
@@ -274,19 +275,19 @@ var table = []Rule{
 	// PHP: the resident worker's HTTP server (php/src/Server/), and the profiler itself
 	// (php/src/Profile.php, php/profile-request.php: sampling and writing stacks).
 	{PHP, Own, "DbBench\\Server\\", HTTP},
-	{PHP, Own, ".../php/bin/worker.php", HTTP},
+	{PHP, Own, "...php/bin/worker.php", HTTP},
 	// php-fpm's CPU profile (join.go): nginx's CPU is the HTTP server's; php-fpm's own
 	// outside a sampled request is mostly the engine's start and end of a request
 	// (freeing what the request built, opcache's checks), the runtime's.
 	{PHP, Own, NginxFrame, HTTP},
 	{PHP, Own, FPMFrame, Runtime},
 	{PHP, Subtree, "DbBench\\Profile::", Runtime},
-	{PHP, Subtree, "{closure:.../php/profile-request.php(", Runtime},
-	{PHP, Pass, ".../php/profile-request.php", ""},
+	{PHP, Subtree, "{closure:...php/profile-request.php(", Runtime},
+	{PHP, Pass, "...php/profile-request.php", ""},
 
 	// PHP: dbbench's own code, and its front controller (file-scope code).
 	{PHP, Own, "DbBench\\", DbBench},
-	{PHP, Own, ".../php/public/index.php", DbBench},
+	{PHP, Own, "...php/public/index.php", DbBench},
 
 	// PHP: helpers count for their caller.
 	{PHP, Pass, "{closure:", ""},

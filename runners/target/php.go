@@ -348,13 +348,13 @@ func (r *stackReader) read() (*profile.Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
 		}
+		for _, st := range now.Stacks {
+			for i, frame := range st.Frames {
+				st.Frames[i] = strings.ReplaceAll(frame, r.root, "")
+			}
+		}
 		added.Stacks = append(added.Stacks, now.Gained(r.seen[f]).Stacks...)
 		r.seen[f] = now
-	}
-	for _, st := range added.Stacks {
-		for i, frame := range st.Frames {
-			st.Frames[i] = strings.ReplaceAll(frame, r.root, "")
-		}
 	}
 	added.Merge()
 	added.Scale(int64(phpProfilePeriod), "nanoseconds")

@@ -669,7 +669,7 @@ func TestPHPProfile(t *testing.T) {
 				}
 				stacks := profileUntil(t, tg, v, "DbBench\\App::handle")
 				for stack := range stacks {
-					if !strings.HasPrefix(stack, "/") && !strings.HasPrefix(stack, "{closure:") {
+					if !strings.HasPrefix(stack, "php/") && !strings.HasPrefix(stack, "{closure:") {
 						t.Errorf("stack %q does not start at a script (php/public/index.php, worker.php)", stack)
 						break
 					}

@@ -78,7 +78,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	if err := WaitHealthy(ctx, url+"/hello", w.master.done, phpHealthTimeout); err != nil {
 		return nil, fmt.Errorf("php worker %s: %w; php-worker.log: %s", v.Key(), err, w.logTail())
 	}
-	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir %s)\n", v.Key(), url, w.master.cmd.Process.Pid, dir)
+	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir $TMPDIR/%s)\n", v.Key(), url, w.master.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop,
 		Runtime: w.runtime}
 	if stacks != nil {
