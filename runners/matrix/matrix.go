@@ -75,15 +75,16 @@ type Lang struct {
 	Servers   map[string]*Server
 	PoolSweep []int
 	Layers    map[string]*Layer
-	// Stmts says, for a statement mode other than prepare, what a team sets to get it
-	// in this language's drivers, their defaults and its caveat (the report's answer 2).
-	Stmts   map[string]*StmtSetting
+	// Modes says, for a statement mode other than prepare and for a pooled connection,
+	// what a team sets to get it in this language's drivers, their default and its
+	// caveat (the report's answers 2 and 3).
+	Modes   map[string]*ModeSetting
 	servers []string // in file order; the first is the default
 	order   []string // layers in file order
 }
 
-// StmtSetting is how a statement mode is chosen in a language's own terms.
-type StmtSetting struct {
+// ModeSetting is how a statement mode is chosen in a language's own terms.
+type ModeSetting struct {
 	Set     string // what to set: "interpolateParams=true in go-sql-driver's DSN"
 	Default string // what the libraries do unless told
 	Caveat  string // the one thing to know before switching; may be ""

@@ -182,8 +182,8 @@ presets:
 		{"rows on insert", base + "ops: {get: {request: get}, insert: {request: insert, rows: 3}}\n", `m.yaml:10: op insert: a list takes rows`},
 		{"no get", base + "ops: {insert: {request: insert}}\n", `m.yaml:10: ops: want get, the request get`},
 		{"unknown op in preset", strings.Replace(base, "reps: 1", "reps: 1, ops: [get, lst]", 1), `m.yaml:9: unknown op "lst" (allowed: get)`},
-		{"setting for prepare", strings.Replace(base, "    layers:\n", "    stmts: {prepare: {set: s, default: d}}\n    layers:\n", 1), `stmts of go: "prepare" is not a statement mode another is set against`},
-		{"setting without default", strings.Replace(base, "    layers:\n", "    stmts: {interpolate: {set: s}}\n    layers:\n", 1), `missing key "default"`},
+		{"setting for prepare", strings.Replace(base, "    layers:\n", "    modes: {prepare: {set: s, default: d}}\n    layers:\n", 1), `modes of go: "prepare" is not a mode another is set against`},
+		{"setting without default", strings.Replace(base, "    layers:\n", "    modes: {interpolate: {set: s}}\n    layers:\n", 1), `missing key "default"`},
 	} {
 		_, err := Parse("m.yaml", []byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -194,10 +194,10 @@ presets:
 
 // Answer 2 speaks each language's own terms: the repository's matrix says what to set
 // for interpolation in Go and PHP, and their defaults.
-func TestStmtSettingsInTheDriversTerms(t *testing.T) {
+func TestModeSettingsInTheDriversTerms(t *testing.T) {
 	m := loadRepoMatrix(t)
 	for lang, want := range map[string]string{"go": "`interpolateParams=true`", "php": "`PDO::ATTR_EMULATE_PREPARES => true`"} {
-		st := m.Langs[lang].Stmts["interpolate"]
+		st := m.Langs[lang].Modes["interpolate"]
 		if st == nil || !strings.Contains(st.Set, want) || st.Default == "" {
 			t.Errorf("%s interpolate: %+v, want it set by %s with a default", lang, st, want)
 		}

@@ -191,7 +191,7 @@ func (p parser) langs(m *Matrix, n *yaml.Node) error {
 }
 
 func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
-	spec, err := p.mapping(n, "lang "+name, "about", "baseline", "servers", "pool_sweep", "layers", "stmts")
+	spec, err := p.mapping(n, "lang "+name, "about", "baseline", "servers", "pool_sweep", "layers", "modes")
 	if err != nil {
 		return nil, err
 	}
@@ -207,18 +207,18 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 	if err := p.servers(l, spec["servers"]); err != nil {
 		return nil, err
 	}
-	if n := spec["stmts"]; n != nil {
-		l.Stmts = map[string]*StmtSetting{}
+	if n := spec["modes"]; n != nil {
+		l.Modes = map[string]*ModeSetting{}
 		fields := []string{"set", "default", "caveat"}
-		err := p.eachEntry(n, "stmts of "+name, "stmt", fields, fields[:2], func(k, _ *yaml.Node, f map[string]*yaml.Node) error {
-			if !slices.Contains([]string{"prepared", "interpolate"}, k.Value) {
-				return p.errorf(k, "stmts of %s: %q is not a statement mode another is set against (prepared, interpolate)", name, k.Value)
+		err := p.eachEntry(n, "modes of "+name, "mode", fields, fields[:2], func(k, _ *yaml.Node, f map[string]*yaml.Node) error {
+			if !slices.Contains([]string{"prepared", "interpolate", "persistent"}, k.Value) {
+				return p.errorf(k, "modes of %s: %q is not a mode another is set against (prepared, interpolate, persistent)", name, k.Value)
 			}
-			st := &StmtSetting{Set: f["set"].Value, Default: f["default"].Value}
+			st := &ModeSetting{Set: f["set"].Value, Default: f["default"].Value}
 			if c := f["caveat"]; c != nil {
 				st.Caveat = c.Value
 			}
-			l.Stmts[k.Value] = st
+			l.Modes[k.Value] = st
 			return nil
 		})
 		if err != nil {

@@ -105,7 +105,7 @@ func cmpFloat(a, b float64) int {
 }
 
 // stmtAnswer answers question 2 with pooled connections: per statement mode and
-// language, what to set in the language's own terms (langs, from matrix.yaml's stmts),
+// language, what to set in the language's own terms (langs, from matrix.yaml's modes),
 // what it changes in commands and round trips, and the throughput it gives here on
 // each database server, the raw driver first.
 func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
@@ -147,9 +147,9 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 // ratios for stmtPhrase to lead.
 func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang) (chunk string, ok bool) {
 	f := shown[0][0]
-	var st *results.StmtSetting
+	var st *results.ModeSetting
 	if l != nil {
-		st = l.Stmts[f.Other.Stmt]
+		st = l.Modes[f.Other.Stmt]
 	}
 	change := ""
 	if count, names := commandChange(f.Base, f.Other); count != "" {
@@ -184,14 +184,23 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	return chunk + "; " + strings.Join(lists, ", ") + " the throughput here", true
 }
 
-// caveats is what to know before switching each statement mode the findings measured,
-// one line per language and mode (matrix.yaml's stmts): "" when none says.
-func caveats(langs map[string]*results.Lang, fs []finding) string {
+// modeOf is what lang's drivers set for mode (matrix.yaml's modes), nil when unknown.
+func modeOf(langs map[string]*results.Lang, lang, mode string) *results.ModeSetting {
+	if l := langs[lang]; l != nil {
+		return l.Modes[mode]
+	}
+	return nil
+}
+
+// caveats is what to know before switching to each mode the findings measured (mode
+// says which side's mode a team would set: the statement mode, or the pooled
+// connection), one line per language and mode (matrix.yaml's modes): "" when none says.
+func caveats(langs map[string]*results.Lang, fs []finding, mode func(finding) string) string {
 	var lines []string
-	type langStmt struct{ lang, stmt string }
-	for _, ls := range distinct(fs, func(f finding) langStmt { return langStmt{f.Other.Lang, f.Other.Stmt} }) {
-		if l := langs[ls.lang]; l != nil && l.Stmts[ls.stmt] != nil && l.Stmts[ls.stmt].Caveat != "" {
-			lines = append(lines, fmt.Sprintf("%s, %s: %s.", langName(ls.lang), ls.stmt, l.Stmts[ls.stmt].Caveat))
+	type langMode struct{ lang, mode string }
+	for _, lm := range distinct(fs, func(f finding) langMode { return langMode{f.Other.Lang, mode(f)} }) {
+		if st := modeOf(langs, lm.lang, lm.mode); st != nil && st.Caveat != "" {
+			lines = append(lines, fmt.Sprintf("%s, %s: %s.", langName(lm.lang), lm.mode, st.Caveat))
 		}
 	}
 	if len(lines) == 0 {
@@ -227,21 +236,42 @@ func stmtPhrase(stmt string, long bool) string {
 
 // connAnswer answers question 3: a connection per request against a pooled one, at
 // each group's most common setting, and each server against the language's first.
-func connAnswer(all []finding) answer {
+func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	conn, server := byQuestion(all, questions.Conn), byQuestion(all, questions.Server)
 	a := answer{ID: "q-conn", Title: "3. What connections and the runtime cost", Evidence: evidence(append(slices.Clone(conn), server...)),
 		Chart: "QPS ÷ the pooled connection's, or php-fpm's"}
-	var clauses []string
-	var chunks []string
-	for _, g := range groupsOf(conn) {
-		shown := firstBaseline(atSetting(inGroup(conn, g), mostCommon(inGroup(conn, g))), 3)
-		count, names := commandChange(shown[0].Base, shown[0].Other)
-		chunk := fmt.Sprintf("%s %s at %s", groupName(g, conn), strings.Join(items(shown), ", "), shown[0].Other.Stmt)
-		if count != "" {
-			chunk += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
+	var clauses, chunks []string
+	for _, lang := range langsOf(conn) {
+		var lists []string
+		var first finding
+		for _, g := range groupsOf(conn) {
+			if g.lang != lang {
+				continue
+			}
+			shown := firstBaseline(atSetting(inGroup(conn, g), mostCommon(inGroup(conn, g))), 3)
+			first = shown[0]
+			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})
+			list := strings.Join(items(shown), ", ") + " at " + shown[0].Other.Stmt
+			if st := modeOf(langs, lang, "persistent"); st != nil {
+				if slices.ContainsFunc(conn, func(f finding) bool { return f.Other.Database != g.db }) {
+					list += " on " + dbName(shown[0].Other)
+				}
+				lists = append(lists, list)
+				continue
+			}
+			chunk := groupName(g, conn) + " " + list
+			if count, names := commandChange(shown[0].Base, shown[0].Other); count != "" {
+				chunk += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
+			}
+			chunks = append(chunks, chunk)
 		}
-		chunks = append(chunks, chunk)
-		a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})
+		if st := modeOf(langs, lang, "persistent"); st != nil && len(lists) > 0 {
+			clause := fmt.Sprintf("%s: %s (default: %s); a connection per request instead keeps, of the throughput: %s", langName(lang), st.Set, st.Default, strings.Join(lists, ", "))
+			if count, names := commandChange(first.Base, first.Other); count != "" {
+				clause += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
+			}
+			clauses = append(clauses, clause)
+		}
 	}
 	if len(chunks) > 0 {
 		clauses = append(clauses, "a new connection per request instead of a pooled one keeps, of the throughput: "+strings.Join(chunks, "; "))

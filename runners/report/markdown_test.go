@@ -274,15 +274,16 @@ func TestReportOfAnEmptyRun(t *testing.T) {
 }
 
 // Answer 2 leads with what to set, in the language's own terms, when results.json
-// carries them (matrix.yaml's stmts), and the section says what to know before
+// carries them (matrix.yaml's modes), and the section says what to know before
 // switching; without them (older runs) it lists the ratios as before.
 func TestStmtAnswerSaysWhatToSet(t *testing.T) {
 	r := pairedRun(t)
 	if r.Langs["go"] == nil {
 		t.Fatal("the paired run has no facts of Go")
 	}
-	r.Langs["go"].Stmts = map[string]*results.StmtSetting{
+	r.Langs["go"].Modes = map[string]*results.ModeSetting{
 		"interpolate": {Set: "set `interpolateParams=true`", Default: "false", Caveat: "not with SJIS"},
+		"persistent":  {Set: "keep idle connections", Default: "2 idle", Caveat: "mind wait_timeout"},
 	}
 	md, err := Markdown(r)
 	if err != nil {
@@ -294,6 +295,11 @@ func TestStmtAnswerSaysWhatToSet(t *testing.T) {
 		// prepared has no setting in this run's facts: worded as before.
 		"a statement prepared once and reused: Go database/sql 1.60× [1.59, 1.61] (3 → 1 commands: −Prepare −Close stmt)",
 		"Before switching: Go, interpolate: not with SJIS.",
+		// Answer 3 the same way: what keeps connections pooled, then what a connection
+		// per request costs; PHP, without the facts, as before.
+		"Go: keep idle connections (default: 2 idle); a connection per request instead keeps, of the throughput: database/sql " + ci(expectedRatio(t, 2, 4)) + " at interpolate (1 → 3 commands: +Connect +Quit)",
+		"PHP PDO ",
+		"Before switching: Go, persistent: mind wait_timeout.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, s[:min(len(s), 3000)])

@@ -96,7 +96,8 @@ func build(r *results.Run) (*page, error) {
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
-			a := []func([]finding) answer{layerAnswer, stmt, connAnswer}[i](of)
+			conn := func(fs []finding) answer { return connAnswer(fs, r.Langs) }
+			a := []func([]finding) answer{layerAnswer, stmt, conn}[i](of)
 			if op != "" {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
@@ -109,8 +110,13 @@ func build(r *results.Run) (*page, error) {
 			}
 			p.Sections = append(p.Sections, s)
 		}
-		if c := caveats(r.Langs, byQuestion(fs, questions.Stmt)); c != "" && p.Sections[1].Empty == "" {
+		stmtMode := func(f finding) string { return f.Other.Stmt }
+		if c := caveats(r.Langs, byQuestion(fs, questions.Stmt), stmtMode); c != "" && p.Sections[1].Empty == "" {
 			p.Sections[1].Paragraphs = append(p.Sections[1].Paragraphs, c)
+		}
+		connMode := func(f finding) string { return f.Base.Conn }
+		if c := caveats(r.Langs, byQuestion(fs, questions.Conn), connMode); c != "" && p.Sections[2].Empty == "" {
+			p.Sections[2].Paragraphs = append(p.Sections[2].Paragraphs, c)
 		}
 		p.Answers = append(p.Answers, d.poolAnswer())
 		p.Sections = append(p.Sections, d.poolSection(p.Answers[3]))

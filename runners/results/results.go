@@ -227,14 +227,15 @@ type Lang struct {
 	// others are compared with it.
 	Default string             `json:"default"`
 	Servers map[string]*Server `json:"servers"`
-	// Stmts is how each statement mode besides prepare is set in the language's drivers
-	// (matrix.yaml, stmts), for the report's answer 2; nil in older runs.
-	Stmts map[string]*StmtSetting `json:"stmts,omitempty"`
+	// Modes is how each statement mode besides prepare, and a pooled connection, is
+	// set in the language's drivers (matrix.yaml, modes), for the report's answers 2
+	// and 3; nil in older runs.
+	Modes map[string]*ModeSetting `json:"modes,omitempty"`
 }
 
-// StmtSetting is what to set for a statement mode, the libraries' default and the
+// ModeSetting is what to set for a statement mode, the libraries' default and the
 // caveat before switching.
-type StmtSetting struct {
+type ModeSetting struct {
 	Set     string `json:"set"`
 	Default string `json:"default"`
 	Caveat  string `json:"caveat,omitempty"`

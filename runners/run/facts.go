@@ -69,11 +69,11 @@ func langFacts(m *matrix.Matrix, vs []matrix.Variant) map[string]*results.Lang {
 		l := m.Langs[v.Lang]
 		if out[v.Lang] == nil {
 			out[v.Lang] = &results.Lang{Baseline: l.Baseline, Default: l.DefaultServer(), Servers: map[string]*results.Server{}}
-			for stmt, st := range l.Stmts {
-				if out[v.Lang].Stmts == nil {
-					out[v.Lang].Stmts = map[string]*results.StmtSetting{}
+			for stmt, st := range l.Modes {
+				if out[v.Lang].Modes == nil {
+					out[v.Lang].Modes = map[string]*results.ModeSetting{}
 				}
-				out[v.Lang].Stmts[stmt] = &results.StmtSetting{Set: st.Set, Default: st.Default, Caveat: st.Caveat}
+				out[v.Lang].Modes[stmt] = &results.ModeSetting{Set: st.Set, Default: st.Default, Caveat: st.Caveat}
 			}
 		}
 		s := l.Servers[v.Server]
