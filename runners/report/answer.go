@@ -80,10 +80,16 @@ func groupName(g group, fs []finding) string {
 			break
 		}
 	}
-	if slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != g.db }) {
-		name += " on " + dbName(&results.Variant{Database: g.db})
+	return name + onDB(fs, g.db)
+}
+
+// onDB is " on MySQL 8.0" when fs was measured on another database server than db
+// too, so that a figure says its server; "" in a run on one server.
+func onDB(fs []finding, db string) string {
+	if slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != db }) {
+		return " on " + dbName(&results.Variant{Database: db})
 	}
-	return name
+	return ""
 }
 
 // setting is what a variant's measurement shares with its neighbours in a table:

@@ -10,6 +10,7 @@ import (
 
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
+	"dbbench/runners/roundtrip"
 	"dbbench/runners/units"
 )
 
@@ -187,7 +188,7 @@ func (d *data) connectionContrast(refDB, onDB string) string {
 			server = "mariadb"
 		}
 		for _, c := range d.run.Connections[server] {
-			if !c.TLS && c.Path != "caching_sha2_password, full, RSA key fetched" {
+			if !c.TLS && c.Path != roundtrip.PathFullRSA { // the steady state: no first login
 				return c
 			}
 		}

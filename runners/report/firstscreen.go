@@ -164,11 +164,7 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	}
 	var lists []string
 	for _, s := range shown {
-		list := strings.Join(items(s), ", ")
-		if g := groupOf(s[0].Other); st != nil && g.db != "" || slices.ContainsFunc(fs, func(x finding) bool { return x.Other.Database != g.db }) {
-			list += " on " + dbName(s[0].Other)
-		}
-		lists = append(lists, list)
+		lists = append(lists, strings.Join(items(s), ", ")+onDB(fs, s[0].Other.Database))
 	}
 	if st == nil {
 		chunk = langName(lang) + " " + strings.Join(lists, "; ")
@@ -253,10 +249,7 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})
 			list := strings.Join(items(shown), ", ") + " at " + shown[0].Other.Stmt
 			if st := modeOf(langs, lang, "persistent"); st != nil {
-				if slices.ContainsFunc(conn, func(f finding) bool { return f.Other.Database != g.db }) {
-					list += " on " + dbName(shown[0].Other)
-				}
-				lists = append(lists, list)
+				lists = append(lists, list+onDB(conn, g.db))
 				continue
 			}
 			chunk := groupName(g, conn) + " " + list
@@ -280,10 +273,7 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	for _, ld := range distinct(server, func(f finding) langDB { return langDB{f.Other.Lang, f.Other.Database} }) {
 		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return langDB{f.Other.Lang, f.Other.Database} != ld })
 		shown := firstBaseline(of, 4)
-		phrase := fmt.Sprintf("%s %s instead of %s", langName(ld.lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server))
-		if slices.ContainsFunc(server, func(f finding) bool { return f.Other.Database != ld.db }) {
-			phrase += " on " + dbName(shown[0].Other)
-		}
+		phrase := fmt.Sprintf("%s %s instead of %s", langName(ld.lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server)) + onDB(server, ld.db)
 		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}

@@ -171,7 +171,7 @@ func onceEach(ss []section) {
 		for j := range ss[i].Grids {
 			notes := ss[i].Grids[j].Notes
 			for k, n := range notes {
-				i := strings.Index(n, "● differs")
+				i := strings.Index(n, marksLegendStart)
 				if i < 0 {
 					continue
 				}

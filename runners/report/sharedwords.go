@@ -112,8 +112,12 @@ var marks = map[stats.Decision]string{
 	stats.Undecided:             "?",
 }
 
+// marksLegendStart opens markLegend: a table note that holds it is found by it (page.go,
+// onceEach).
+const marksLegendStart = "● differs by more than 2%"
+
 func markLegend(p *results.Pairing) string {
-	return "● differs by more than 2% (the 95% interval excludes 1 and reaches past ±2%); " +
+	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±2%); " +
 		"◐ differs, by less than 2%; = " + term("equivalent", "marks") + " within ±2%; ? undecided: more pairs needed; " +
 		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
 }
