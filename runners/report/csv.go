@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"strconv"
 
 	"dbbench/runners/results"
@@ -22,14 +23,19 @@ var csvHead = []string{
 
 // FindingsCSV is r's comparisons as findings.csv.
 func FindingsCSV(r *results.Run) ([]byte, error) {
-	d, err := load(r)
+	p, err := build(r)
 	if err != nil {
 		return nil, err
 	}
+	return findingsCSV(p.findings)
+}
+
+// findingsCSV writes fs, the findings a page was built from.
+func findingsCSV(fs []finding) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write(csvHead)
-	for _, f := range d.findings() {
+	for _, f := range fs {
 		row := []string{f.Question, f.Base.Key, f.Other.Key}
 		row = append(row, estimateCells(f.QPS)...)
 		row = append(row, estimateCells(f.CPU)...)
@@ -55,7 +61,7 @@ func estimateCells(e estimate) []string {
 
 // number is x in full, "" for NaN (not measured).
 func number(x float64) string {
-	if x != x {
+	if math.IsNaN(x) {
 		return ""
 	}
 	return strconv.FormatFloat(x, 'g', 6, 64)

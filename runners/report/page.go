@@ -27,6 +27,7 @@ type page struct {
 	Appendix  appendix
 	// Comparisons are the findings as the report words them, for the terminal.
 	Comparisons []Comparison
+	findings    []finding // what the page words, for findings.csv
 }
 
 // section is one question's evidence, or the profile's.
@@ -83,7 +84,7 @@ func build(r *results.Run) (*page, error) {
 		return nil, err
 	}
 	fs := d.findings()
-	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Comparisons: comparisons(fs)}
+	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Comparisons: comparisons(fs), findings: fs}
 	if r.AB != nil {
 		if err := d.abParts(p, fs); err != nil {
 			return nil, err

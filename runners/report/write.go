@@ -44,7 +44,7 @@ func writePage(dir string) (*page, error) {
 	if err := results.WriteFile(filepath.Join(dir, "report.html"), h); err != nil {
 		return nil, err
 	}
-	c, err := FindingsCSV(r)
+	c, err := findingsCSV(p.findings)
 	if err != nil {
 		return nil, err
 	}
