@@ -102,10 +102,15 @@ func (h *handshake) serverPacket(p []byte) {
 	}
 }
 
-// path names the authentication the connection took.
-func (h *handshake) path() string {
+// outcome names the authentication the connection took, with the client's packets
+// before its first command (each one waited for an answer).
+func (h *handshake) outcome() (path string, trips int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.pathLocked(), h.trips
+}
+
+func (h *handshake) pathLocked() string {
 	switch {
 	case h.tls:
 		return PathTLS

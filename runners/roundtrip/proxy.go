@@ -235,9 +235,10 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64, h 
 	noteAuth := func() {
 		if !authed {
 			authed = true
+			path, trips := h.outcome()
 			p.mu.Lock()
-			p.auth[h.path()]++
-			p.authTrips += int64(h.trips)
+			p.auth[path]++
+			p.authTrips += int64(trips)
 			p.mu.Unlock()
 		}
 	}
