@@ -282,11 +282,15 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 
 // progressBlock says which block is measured.
 func (p *Phase) progressBlock(vs []*results.Variant) {
-	p.progress(blockNames(vs, blockNamesShown))
+	n := blockNamesShown
+	if p.r.o.Verbose {
+		n = len(vs)
+	}
+	p.progress(blockNames(vs, n))
 }
 
-// blockNamesShown is how many of a block's variants its progress line names: a line
-// that named all of them ran to 745 characters, three to over 200.
+// blockNamesShown is how many of a block's variants a progress line names without -v:
+// a line that named all of them ran to 745 characters, three to over 200.
 const blockNamesShown = 1
 
 // blockNames names the first n of vs by their values without the keys or the language

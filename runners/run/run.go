@@ -78,6 +78,8 @@ type Options struct {
 	// MaxErrorRate above which a variant is invalid (fraction of requests).
 	MaxErrorRate float64
 	Log          io.Writer
+	// Verbose progress lines name every variant of a block, not only the first.
+	Verbose bool
 	// TargetDBAddr, when set, gets the database's host:port once it runs and returns the
 	// address targets dial instead (the rtt sweep's delay proxy), listening on host (an
 	// address of the runner's that the targets reach). The runner's own connections stay

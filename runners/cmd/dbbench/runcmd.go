@@ -74,6 +74,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	poolCheck := fs.Bool("pool-check", true, "after the run, measure the fourth answer here: each family at the pool the model predicts and its neighbours, open loop at --pool-rate with --pool-rtt added (about a minute); false: modelled, not checked")
 	checkProbes := fs.Int("pool-check-probes", sweep.DefaultCheckProbes, atLeast(1), "probes of each pool the check measures, interleaved")
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>)")
+	verbose := fs.Bool("v", false, "progress lines name every variant being measured, not only the first")
 	saveBaseline := fs.String("save-baseline", "", anything, "also save the run as a named baseline for 'dbbench compare --baseline NAME'")
 	if err := fs.parse(args); err != nil {
 		return runConfig{}, err
@@ -121,7 +122,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
 		Profile: *profile, NoProfile: fs.given("profile") && !*profile, ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args),
+		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
 }
 
