@@ -66,7 +66,7 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 	for _, want := range []string{
 		"A = aaa1111 (HEAD~1): “go: GORM v1.30.0”", "B = bbb2222 (HEAD): “go: GORM v1.31.2”",
 		"The builds differ in: go-gorm gorm.io/gorm v1.30.0 → gorm.io/gorm v1.31.2.",
-		"**Did B cost anything?** Yes. Commands per request changed (counted exactly): go/nethttp/raw/prepare/persistent/pool=8 sends 3 → 2 commands per request: Close stmt went (1);",
+		"**[Did B cost anything?](#q-ab)** Yes. Commands per request changed (counted exactly): go/nethttp/raw/prepare/persistent/pool=8 sends 3 → 2 commands per request: Close stmt went (1);",
 		"worse past ±3%: go/nethttp/raw/interpolate/persistent/pool=8: app CPU per request +2",
 	} {
 		if !strings.Contains(first, want) {

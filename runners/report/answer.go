@@ -50,6 +50,8 @@ type group struct{ lang, server, db string }
 
 func groupOf(v *results.Variant) group { return group{v.Lang, v.Server, v.Database} }
 
+func (f finding) group() group { return groupOf(f.Other) }
+
 // groupsOf lists the groups of fs in order of appearance.
 func groupsOf(fs []finding) []group {
 	return distinct(fs, func(f finding) group { return groupOf(f.Other) })

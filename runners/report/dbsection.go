@@ -67,8 +67,9 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 	}
 	first, second := dbName(ts[0].Ref.Other), dbName(ts[0].On.Other)
 	a := answer{ID: "q-db", Title: first + " and " + second}
-	// Comparisons that differ, grouped by what the counts say differs.
-	var causes []string
+	// Comparisons that differ: named on the first screen, grouped by what the counts say
+	// differs in the section.
+	var causes, names []string
 	byCause := map[string][]string{}
 	for _, t := range ts {
 		if !t.differs() {
@@ -78,26 +79,29 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		if byCause[c] == nil {
 			causes = append(causes, c)
 		}
-		byCause[c] = append(byCause[c], fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs), t.On.QPS.Ratio, t.Ref.QPS.Ratio))
+		figure := fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs), t.On.QPS.Ratio, t.Ref.QPS.Ratio)
+		byCause[c] = append(byCause[c], figure)
+		names = append(names, figure)
 	}
-	n := 0
 	var parts []string
 	for _, c := range causes {
-		n += len(byCause[c])
 		parts = append(parts, strings.Join(byCause[c], ", ")+" ("+c+")")
 	}
-	a.Sentence = fmt.Sprintf("Of %d comparisons measured on both, ", len(ts))
-	if n == 0 {
+	a.Sentence = fmt.Sprintf("The answers above are %s's. Of %d comparisons measured on both, ", first, len(ts))
+	if len(names) == 0 {
 		a.Sentence += fmt.Sprintf("none differs by more than ±%.0f%% with its intervals apart: the answers hold on both.", margin*100)
 	} else {
-		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%.0f%%): %s; the rest agree.",
-			n, units.Plural(n, "differs", "differ"), second, margin*100, strings.Join(parts, "; "))
+		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%.0f%%): %s.",
+			len(names), units.Plural(len(names), "differs", "differ"), second, margin*100, strings.Join(names, "; "))
 	}
 	a.Evidence = "Each in the section below with its interval."
 	s := section{ID: a.ID, Title: a.Title, Intro: []string{fmt.Sprintf("Each comparison of the three answers on %s beside the same comparison on %s, "+
 		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%.0f%%; "+
 		"what differs is read from the counts: commands by the wire, the general log and performance_schema, the bytes from the database, and what a new connection costs on each server (appendix).",
 		second, first, margin*100)}}
+	if len(parts) > 0 {
+		s.Paragraphs = append(s.Paragraphs, "What the counts say of each that differs: "+strings.Join(parts, "; ")+"; the rest agree.")
+	}
 	s.Grids = append(s.Grids, d.twinGrid(ts, fs, first, second), d.serverGrid(fs, first, second))
 	return a, s, true
 }

@@ -44,10 +44,16 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 	if !ok {
 		t.Fatal("no answer for a run on two servers")
 	}
-	want := "Of 2 comparisons measured on both, 1 differs on MySQL 8.0 (intervals apart, beyond ±2%): database/sql per-request (Go, interpolate) 0.28× against 0.33× " +
-		"(a new connection costs the server 551 µs of CPU on MySQL 8.0 (caching_sha2_password, cached) against 177 µs on MariaDB (mysql_native_password)); the rest agree."
+	want := "The answers above are MariaDB's. Of 2 comparisons measured on both, 1 differs on MySQL 8.0 (intervals apart, beyond ±2%): " +
+		"database/sql per-request (Go, interpolate) 0.28× against 0.33×."
 	if a.Sentence != want {
 		t.Errorf("sentence\n%s\nwant\n%s", a.Sentence, want)
+	}
+	// Why, from the counts, in the section.
+	why := "database/sql per-request (Go, interpolate) 0.28× against 0.33× " +
+		"(a new connection costs the server 551 µs of CPU on MySQL 8.0 (caching_sha2_password, cached) against 177 µs on MariaDB (mysql_native_password)); the rest agree."
+	if len(s.Paragraphs) != 1 || !strings.HasSuffix(s.Paragraphs[0], why) {
+		t.Errorf("section paragraphs %q, want one ending %q", s.Paragraphs, why)
 	}
 	if rows := s.Grids[0].Rows; len(rows) != 2 || rows[0][3].Lines[0] != "yes" || rows[1][3].Lines[0] != "no" {
 		t.Errorf("comparison rows %v, want the connection's to differ and the statement mode's not", rows)
@@ -55,7 +61,7 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 	if _, _, ok := d.dbAnswer(fs[:2]); ok {
 		t.Error("an answer for a run on one server")
 	}
-	if strings.Contains(a.Sentence, "full") {
+	if strings.Contains(a.Sentence+s.Paragraphs[0], "full") {
 		t.Error("the full path, which no variant takes in steady state, stands for a connection's cost")
 	}
 }

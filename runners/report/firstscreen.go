@@ -21,31 +21,70 @@ var kinds = []kindName{
 	{"orm", "ORM", "ORMs"}, {"builder", "builder", "builders"}, {"raw", "wrapper", "wrappers"}, {"", "layer", "layers"},
 }
 
-// layerAnswer answers question 1 at each group's most common setting: per kind, the
-// throughput each layer keeps over the raw driver.
-func layerAnswer(all []finding) answer {
+// layerAnswer answers question 1 at each language's default server (langs) and each
+// group's most common setting: what each ORM keeps of the raw driver's throughput, or
+// when a group has no ORM, each kind's layers. The section has every layer, server and
+// setting.
+func layerAnswer(all []finding, langs map[string]*results.Lang) answer {
 	fs := byQuestion(all, questions.Layer)
-	a := answer{ID: "q-layer", Title: "1. What a layer costs over the raw driver", Evidence: evidence(fs),
+	a := answer{ID: "q-layer", Title: "1. What a layer costs", Evidence: evidence(fs),
 		Chart: "QPS of each layer ÷ the raw driver's"}
-	var chunks []string
-	for _, g := range groupsOf(fs) {
+	var settings []string
+	ormsOnly := true // every group has an ORM: the lead names the kind, the chunks the libraries
+	for _, g := range groupsOf(atDefaultServer(fs, langs)) {
 		at := byKind(atSetting(inGroup(fs, g), mostCommon(inGroup(fs, g))))
 		b := at[0].Base
-		head := fmt.Sprintf("%s, %s at %s/%s", groupName(g, fs), shortLibrary(b), b.Stmt, b.Conn)
-		var parts []string
-		for i, k := range kinds {
-			of := slices.DeleteFunc(slices.Clone(at), func(f finding) bool { return kindRank(f) != i })
-			parts = append(parts, kindPart(of, k.one, k.many)...)
-		}
-		chunks = append(chunks, head+": "+strings.Join(parts, ", "))
-		a.Groups = append(a.Groups, answerGroup{Heading: head, Findings: at})
+		settings = append(settings, b.Stmt+"/"+b.Conn)
+		ormsOnly = ormsOnly && kindRank(at[0]) == 0
+		a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ", " + shortLibrary(b) + " at " + settings[len(settings)-1], Findings: at})
 	}
-	if len(chunks) == 0 {
+	if len(a.Groups) == 0 {
 		a.Sentence = "No layer was measured against its language's raw driver at the same server, stmt, conn and pool."
 		return a
 	}
-	a.Sentence = "Throughput each layer keeps of the raw driver's (" + term("95% intervals", "wilcoxon-interval") + ") — " + sentence(chunks)
+	shared := len(slices.Compact(slices.Clone(settings))) == 1
+	var chunks []string
+	others := false // a builder or wrapper left to the section
+	for _, g := range a.Groups {
+		var parts []string
+		for k, kn := range kinds {
+			of := slices.DeleteFunc(slices.Clone(g.Findings), func(f finding) bool { return kindRank(f) != k })
+			switch {
+			case ormsOnly && k > 0:
+				others = others || len(of) > 0
+			case ormsOnly:
+				parts = append(parts, kindPart(of, "", "")...)
+			default:
+				parts = append(parts, kindPart(of, kn.one, kn.many)...)
+			}
+		}
+		head := g.Heading
+		if shared { // one setting for all: said once, each group by its language alone
+			head = langName(g.Findings[0].Other.Lang) + onDB(fs, g.Findings[0].Other.Database)
+		}
+		chunks = append(chunks, head+": "+strings.Join(parts, ", "))
+	}
+	if others {
+		chunks = append(chunks, "builders and wrappers below")
+	}
+	lead := "Of the raw driver's throughput, each layer keeps (" + term("95% intervals", "wilcoxon-interval")
+	if ormsOnly {
+		lead = "Of the raw driver's throughput, an ORM keeps (" + term("95% intervals", "wilcoxon-interval")
+	}
+	if shared {
+		lead += ", at " + settings[0]
+	}
+	a.Sentence = lead + ") — " + sentence(chunks)
 	return a
+}
+
+// atDefaultServer keeps the findings at each language's default server (php-fpm for
+// PHP): the first screen's; all of fs when langs does not say.
+func atDefaultServer(fs []finding, langs map[string]*results.Lang) []finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool {
+		l := langs[f.Other.Lang]
+		return l != nil && l.Default != "" && f.Other.Server != "" && f.Other.Server != l.Default
+	})
 }
 
 // byKind orders findings by kind (ORMs, builders, wrappers, others), then by ratio.
@@ -69,14 +108,15 @@ func kindRank(f finding) int {
 	return i
 }
 
-// kindPart names one layer of a kind with its ratio, or the range of several.
+// kindPart names one layer of a kind with its ratio, or the range of several; the
+// kind's names (one, many) are left out when empty, where the sentence names the kind.
 func kindPart(fs []finding, one, many string) []string {
 	switch len(fs) {
 	case 0:
 		return nil
 	case 1:
 		lib := shortLibrary(fs[0].Other)
-		if !strings.Contains(strings.ToLower(lib), one) {
+		if one != "" && !strings.Contains(strings.ToLower(lib), one) {
 			lib += " (" + one + ")"
 		}
 		return []string{lib + " " + ratioCI(fs[0].QPS)}
@@ -89,9 +129,12 @@ func kindPart(fs []finding, one, many string) []string {
 		for _, f := range fs {
 			names = append(names, shortLibrary(f.Other))
 		}
+		if many == "" {
+			return []string{fmt.Sprintf("%s %s", strings.Join(names, ", "), ratioCI(lo.QPS))}
+		}
 		return []string{fmt.Sprintf("%s (%s) %s", many, strings.Join(names, ", "), ratioCI(lo.QPS))}
 	}
-	return []string{fmt.Sprintf("%s %s (%s) to %s (%s)", many, ratioCI(lo.QPS), shortLibrary(lo.Other), ratioCI(hi.QPS), shortLibrary(hi.Other))}
+	return []string{strings.TrimSpace(fmt.Sprintf("%s %s (%s) to %s (%s)", many, ratioCI(lo.QPS), shortLibrary(lo.Other), ratioCI(hi.QPS), shortLibrary(hi.Other)))}
 }
 
 func cmpFloat(a, b float64) int {
@@ -116,7 +159,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(fs),
 		Chart: "QPS of each mode ÷ prepare's"}
 	var clauses []string
-	for _, stmt := range stmtsOf(fs) {
+	for i, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		var unset []string
 		for _, lang := range langsOf(of) {
@@ -127,6 +170,9 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 					shown = append(shown, s)
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: s})
 				}
+			}
+			if i > 0 { // the sentence answers the first mode (interpolate); the chart and section every one
+				continue
 			}
 			if chunk, ok := settingChunk(lang, fs, shown, langs[lang]); ok {
 				clauses = append(clauses, chunk)
@@ -139,6 +185,9 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 		}
 	}
 	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
+	if len(clauses) > 0 && len(clauses[0]) > 0 && !strings.HasPrefix(clauses[0], stmtPhrase(stmtsOf(fs)[0], true)) {
+		a.Sentence = "Throughput against a prepare per query — " + a.Sentence
+	}
 	return a
 }
 
@@ -156,10 +205,8 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 		change = commandsTerm(count)
 		if st == nil {
 			change += ": " + names
-		} else if b, o := f.Base.Roundtrips, f.Other.Roundtrips; b != nil && o != nil {
-			_, rb := b.Commands()
-			_, ro := o.Commands()
-			change += fmt.Sprintf(", %s → %s round trips", units.Number(rb), units.Number(ro))
+		} else {
+			change += tripChange(f.Base, f.Other)
 		}
 	}
 	var lists []string
@@ -175,9 +222,21 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	}
 	chunk = fmt.Sprintf("%s: %s (default: %s)", langName(lang), st.Set, st.Default)
 	if change != "" {
-		chunk += ": " + change + " per request"
+		chunk += ": " + change
 	}
-	return chunk + "; " + strings.Join(lists, ", ") + " the throughput here", true
+	return chunk + "; " + strings.Join(lists, ", "), true
+}
+
+// tripChange is ", 2 → 1 round trips" between two variants' counts, "" when either
+// was not counted: the round trips beside the commands wherever a change is worded.
+func tripChange(base, other *results.Variant) string {
+	b, o := base.Roundtrips, other.Roundtrips
+	if b == nil || o == nil {
+		return ""
+	}
+	_, rb := b.Commands()
+	_, ro := o.Commands()
+	return fmt.Sprintf(", %s → %s round trips", units.Number(rb), units.Number(ro))
 }
 
 // modeOf is what lang's drivers set for mode (matrix.yaml's modes), nil when unknown.
@@ -239,17 +298,15 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	var clauses, chunks []string
 	for _, lang := range langsOf(conn) {
 		var lists []string
-		var first finding
 		for _, g := range groupsOf(conn) {
 			if g.lang != lang {
 				continue
 			}
 			shown := firstBaseline(atSetting(inGroup(conn, g), mostCommon(inGroup(conn, g))), 3)
-			first = shown[0]
-			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent", Findings: shown})
+			a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, conn) + ": per-request vs persistent at " + shown[0].Other.Stmt, Findings: shown})
 			list := strings.Join(items(shown), ", ") + " at " + shown[0].Other.Stmt
 			if st := modeOf(langs, lang, "persistent"); st != nil {
-				lists = append(lists, list+onDB(conn, g.db))
+				lists = append(lists, strings.Join(items(shown), ", ")+onDB(conn, g.db))
 				continue
 			}
 			chunk := groupName(g, conn) + " " + list
@@ -259,11 +316,13 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 			chunks = append(chunks, chunk)
 		}
 		if st := modeOf(langs, lang, "persistent"); st != nil && len(lists) > 0 {
-			clause := fmt.Sprintf("%s: %s (default: %s); a connection per request instead keeps, of the throughput: %s", langName(lang), st.Set, st.Default, strings.Join(lists, ", "))
-			if count, names := commandChange(first.Base, first.Other); count != "" {
-				clause += fmt.Sprintf(" (%s: %s)", commandsTerm(count), names)
+			keeps := "a connection per request keeps"
+			if len(clauses) > 0 {
+				keeps = "per request"
 			}
-			clauses = append(clauses, clause)
+			// The commands a new connection adds are in the section: the first screen is
+			// short.
+			clauses = append(clauses, fmt.Sprintf("%s: %s (default: %s): %s %s", langName(lang), st.Set, st.Default, keeps, strings.Join(lists, ", ")))
 		}
 	}
 	if len(chunks) > 0 {
@@ -272,9 +331,9 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	type langDB struct{ lang, db string }
 	for _, ld := range distinct(server, func(f finding) langDB { return langDB{f.Other.Lang, f.Other.Database} }) {
 		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return langDB{f.Other.Lang, f.Other.Database} != ld })
-		shown := firstBaseline(of, 4)
+		shown := firstBaseline(of, 1)
 		phrase := fmt.Sprintf("%s %s instead of %s", langName(ld.lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server)) + onDB(server, ld.db)
-		clauses = append(clauses, phrase+" give "+strings.Join(items(shown), ", ")+" the throughput")
+		clauses = append(clauses, phrase+": "+strings.Join(items(shown), ", "))
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}
 	a.Sentence = sentenceOr(clauses, "No per-request variant was measured against a persistent one, and no second server against the first.")

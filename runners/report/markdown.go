@@ -32,7 +32,8 @@ func markdown(p *page) []byte {
 		b.WriteString(r + "\n\n")
 	}
 	for _, a := range p.Answers {
-		fmt.Fprintf(&b, "**%s** %s [Evidence ↓](#%s)\n\n", endStop(a.Title), strings.TrimSpace(a.Sentence), a.ID)
+		// The title links to the answer's evidence, its section.
+		fmt.Fprintf(&b, "**[%s](#%s)** %s\n\n", endStop(a.Title), a.ID, strings.TrimSpace(a.Sentence))
 		if _, ok := a.chart(); ok {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", a.Title, answerChartFile(a))
 		}

@@ -65,18 +65,17 @@ func TestMarkdownAnswersComeFirst(t *testing.T) {
 	perReq := expectedRatio(t, 2, 4)     // per-request against persistent, database/sql
 	worker := expectedRatio(t, 10, 13)   // PDO under workers against php-fpm
 	for _, want := range []string{
-		"**1. What a layer costs over the raw driver.**",
-		"Go, database/sql at interpolate/persistent: ORMs " + ci(expectedRatio(t, 2, 6)) + " (GORM) to " + ci(beego) + " (Beego ORM v2)",
-		"squirrel (builder) " + ci(expectedRatio(t, 2, 7)),
-		"Eloquent (ORM) " + ci(eloquent),
-		"**2. What a statement mode is worth.**",
+		"**[1. What a layer costs.](#q-layer)**",
+		"an ORM keeps ([95% intervals](../../README.md#wilcoxon-interval), at interpolate/persistent) — Go: " + ci(expectedRatio(t, 2, 6)) + " (GORM) to " + ci(beego) + " (Beego ORM v2)",
+		"(Beego ORM v2); PHP: ", "; builders and wrappers below.",
+		"Eloquent " + ci(eloquent),
+		"**[2. What a statement mode is worth.](#q-stmt)**",
 		"Go database/sql " + ci(interp), "(3 → 1 [commands](../../README.md#commands): −Prepare −Execute −Close stmt +Query)",
-		"a statement prepared once and reused: Go database/sql " + ci(expectedRatio(t, 1, 3)),
-		"**3. What connections and the runtime cost.**",
+		"**[3. What connections and the runtime cost.](#q-conn)**",
 		"Go database/sql " + ci(perReq) + " at interpolate (1 → 3 commands: +Connect +Quit)",
-		"PHP resident workers instead of php-fpm give PDO " + ci(worker),
-		"[Evidence ↓](#q-layer)", "![1. What a layer costs over the raw driver](report-charts/answer-q-layer.svg)",
-		"Run of 2026-01-02 03:04 UTC, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores, Debian GNU/Linux 12 (bookworm), 6.1.0",
+		"PHP resident workers instead of php-fpm: PDO " + ci(worker),
+		"![1. What a layer costs](report-charts/answer-q-layer.svg)",
+		"Run of 2026-01-02, complete after 8m30s · preset test, 16 variants · Test CPU, 2 cores · embedded 10.11.19-MariaDB",
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first 20 lines of report.md lack %q:\n%s", want, first)
@@ -189,7 +188,7 @@ func TestMarkdownUnpairedRun(t *testing.T) {
 	// orm/raw at prepare: medians 4025 against 5025.
 	for _, want := range []string{
 		"**This run was not measured in pairs:",
-		fmt.Sprintf("lib-orm (ORM) %.2f× [", 4025.0/5025),
+		fmt.Sprintf("lib-orm %.2f× [", 4025.0/5025),
 		"comparisons of unpaired medians (this run was not measured in pairs).",
 		"unpaired, n = 6",
 		"ratio of unpaired medians, bootstrap interval, n = 6",
@@ -210,7 +209,7 @@ func TestMarkdownSaysWhenTooFewSlices(t *testing.T) {
 	for _, want := range []string{
 		"| go | nethttp | raw | prepare | persistent | 8 | 5005 ± ∞ (!1) |",
 		"(!1) need >= 6 samples for confidence interval at level 0.95",
-		"lib-orm (ORM) 0.80× (no interval: 2 pairs)",
+		"lib-orm 0.80× (no interval: 2 pairs)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, s)
@@ -291,13 +290,11 @@ func TestStmtAnswerSaysWhatToSet(t *testing.T) {
 	}
 	s := string(md)
 	for _, want := range []string{
-		"Go: set `interpolateParams=true` (default: false): 3 → 1 [commands](../../README.md#commands), 2 → 1 round trips per request; database/sql 1.49× [1.48, 1.49] the throughput here",
-		// prepared has no setting in this run's facts: worded as before.
-		"a statement prepared once and reused: Go database/sql 1.60× [1.59, 1.61] (3 → 1 commands: −Prepare −Close stmt)",
+		"Throughput against a prepare per query — Go: set `interpolateParams=true` (default: false): 3 → 1 [commands](../../README.md#commands), 2 → 1 round trips; database/sql 1.49× [1.48, 1.49]",
 		"Before switching: Go, interpolate: not with SJIS.",
 		// Answer 3 the same way: what keeps connections pooled, then what a connection
 		// per request costs; PHP, without the facts, as before.
-		"Go: keep idle connections (default: 2 idle); a connection per request instead keeps, of the throughput: database/sql " + ci(expectedRatio(t, 2, 4)) + " at interpolate (1 → 3 commands: +Connect +Quit)",
+		"Go: keep idle connections (default: 2 idle): a connection per request keeps database/sql " + ci(expectedRatio(t, 2, 4)) + ";",
 		"PHP PDO ",
 		"Before switching: Go, persistent: mind wait_timeout.",
 	} {

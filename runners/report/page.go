@@ -96,9 +96,10 @@ func build(r *results.Run) (*page, error) {
 		legend := "" // the first section that explains how to read a cell; the others point to it
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
+			layer := func(fs []finding) answer { return layerAnswer(fs, r.Langs) }
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
 			conn := func(fs []finding) answer { return connAnswer(fs, r.Langs) }
-			a := []func([]finding) answer{layerAnswer, stmt, conn}[i](of)
+			a := []func([]finding) answer{layer, stmt, conn}[i](onFirstDB(of))
 			if op != "" {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
@@ -184,6 +185,17 @@ func onceEach(ss []section) {
 			}
 		}
 	}
+}
+
+// onFirstDB keeps the findings of the first database server fs measured: the first
+// screen answers on one server, and the MariaDB-and-MySQL answer says where the other
+// differs; the sections keep both.
+func onFirstDB(fs []finding) []finding {
+	if len(fs) == 0 {
+		return fs
+	}
+	db := fs[0].Other.Database
+	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Database != db })
 }
 
 // forAnswer are the findings an answer of questions qs speaks of: get's, or when get

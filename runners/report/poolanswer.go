@@ -42,9 +42,10 @@ func (d *data) pools() (poolsize.Need, []sized) {
 	return need, out
 }
 
-// poolAnswer answers "how large a pool?" per language and server: the pool of its raw
-// driver and the range over its other layers, at the stmt mode most of them share,
-// sized for production's hosts, then what the check measured here.
+// poolAnswer answers "how large a pool?" per language and server on the run's first
+// database: the setting of its raw driver, with its other layers' largest, at the stmt
+// mode most of them share, sized for production's hosts, then what the check measured
+// here. The section holds every variant's pool.
 func (d *data) poolAnswer() answer {
 	a := answer{ID: "q-pool", Title: "4. How large a pool"}
 	need, all := d.pools()
@@ -52,33 +53,100 @@ func (d *data) poolAnswer() answer {
 		a.Sentence = "This run sized no pool (it has no zero-load " + term("hold times", "hold-time") + " or no pool need: runs before dbbench sized pools)."
 		return a
 	}
-	var chunks []string
+	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != all[0].v.Database })
+	var chunks, stmts []string
 	for _, g := range poolGroups(all) {
 		of := atCommonStmt(g)
-		chunks = append(chunks, poolChunk(of))
+		chunks = append(chunks, poolSetting(of))
+		if !slices.Contains(stmts, of[0].v.Stmt) {
+			stmts = append(stmts, of[0].v.Stmt)
+		}
 	}
-	a.Sentence = fmt.Sprintf("Sized %s: %s.", needText(need), strings.Join(chunks, "; "))
+	if len(stmts) == 1 { // one stmt mode for all: said once
+		for i, c := range chunks {
+			chunks[i] = strings.Replace(c, " at "+stmts[0]+":", ":", 1)
+		}
+		chunks[0] = "at " + stmts[0] + ", " + chunks[0]
+	}
+	a.Sentence = fmt.Sprintf("For %s: %s.", needText(need), strings.Join(chunks, "; "))
 	if cur := currentText(need, all); cur != "" {
 		a.Sentence += " " + cur
 	}
-	a.Sentence += " " + checkSummary(d.run.PoolCheck)
+	a.Sentence += " " + checkSummary(d.run.PoolCheck, need, all[0].v.Database)
 	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
 		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
 }
 
-// needText echoes what the pools are sized for, each with the flag that changes it.
+// needText echoes what the pools are sized for, then the flags that change it.
 func needText(n poolsize.Need) string {
 	rtt := n.RTT.String()
 	if n.RTT == 0 {
 		rtt = "0 ms"
 	}
-	s := fmt.Sprintf("for %.0f req/s per app instance (`--pool-rate`), p99 ≤ %v (`--pool-p99`), %s to the database (`--pool-rtt`), "+
-		"%d instances (`--app-instances`), max_connections %d (`--max-connections`)", n.Rate, n.P99, rtt, n.Instances, n.MaxConnections)
+	s := fmt.Sprintf("%d instances × %.0f req/s, p99 ≤ %v, %s away", n.Instances, n.Rate, n.P99, rtt)
+	flags := "`--app-instances`, `--pool-rate`, `--pool-p99`, `--pool-rtt`"
 	if n.AppCores > 0 {
-		s += fmt.Sprintf(", an app host of %d cores (`--app-cores`) and a database host of %d (`--db-cores`)", n.AppCores, n.DBCores)
+		s += fmt.Sprintf(", %d app and %d database cores", n.AppCores, n.DBCores)
+		flags += ", `--app-cores`, `--db-cores`"
+	}
+	return fmt.Sprintf("%s, max_connections %d (%s, `--max-connections`)", s, n.MaxConnections, flags)
+}
+
+// poolSetting is one family's answer in its own setting: "php-fpm at interpolate:
+// `pm.max_children = 3` (2 the fewest that hold; Eloquent needs 6)".
+func poolSetting(of []sized) string {
+	var raw *sized
+	most := of[0]
+	for i, s := range of {
+		if s.v.Kind == "raw" && s.v.Layer == "raw" && raw == nil {
+			raw = &of[i]
+		}
+		if advised(s.advice) > advised(most.advice) {
+			most = s
+		}
+	}
+	if raw == nil {
+		raw = &most
+	}
+	s := fmt.Sprintf("%s at %s: %s", familyName(raw.v), raw.v.Stmt, settingOf(raw.hold, raw.advice))
+	var notes []string
+	if raw.advice.Recommended > raw.advice.Pool && raw.advice.Pool > 0 {
+		notes = append(notes, fmt.Sprintf("%d the fewest that hold", raw.advice.Pool))
+	}
+	if advised(most.advice) > advised(raw.advice) {
+		notes = append(notes, fmt.Sprintf("%s needs %d", shortLibrary(most.v), advised(most.advice)))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return s
+}
+
+// advised is the pool recommended, with headroom when the model gives it.
+func advised(a poolsize.Advice) int { return max(a.Pool, a.Recommended) }
+
+// settingOf is the pool in the setting that applies it: "`SetMaxOpenConns(3)`".
+func settingOf(h poolsize.Hold, a poolsize.Advice) string {
+	if a.Pool == 0 {
+		return "no pool holds"
+	}
+	n := advised(a)
+	switch h.Resource {
+	case "connection":
+		return fmt.Sprintf("`SetMaxOpenConns(%d)`", n)
+	case "php-fpm child":
+		return fmt.Sprintf("`pm.max_children = %d`", n)
+	}
+	return fmt.Sprintf("`worker.php --workers %d`", n)
+}
+
+// familyName is "Go", "php-fpm" or "resident workers": who holds a pool.
+func familyName(v *results.Variant) string {
+	if v.Lang == "php" && v.Server != "" {
+		return serverName(v.Server)
+	}
+	return langName(v.Lang)
 }
 
 // currentText says what the user's present pool does at the rate, per family's raw
@@ -116,30 +184,61 @@ func checkText(pc *results.PoolCheck) string {
 		pc.Rate, pc.RTT, units.Seconds(pc.Path), strings.Join(parts, "; "))
 }
 
-// checkSummary is the check in a few words for the first screen: per family, the
-// model's pool and the one below, held or not, and how far the model was short; the
-// probes' p99s are in checkText, at the top of the pool section.
-func checkSummary(pc *results.PoolCheck) string {
+// checkSummary is the check in a few words for the first screen, for the families on
+// db: per family, the model's pool and the one below, held or not, and how far the
+// model was short; the probes' p99s are in checkText, at the top of the pool section.
+func checkSummary(pc *results.PoolCheck, need poolsize.Need, db string) string {
 	if pc == nil || pc.Skipped != "" || len(pc.Families) == 0 || pc.Error != "" && len(pc.Families[0].Points) == 0 {
 		return checkText(pc)
 	}
 	var parts []string
 	for _, f := range pc.Families {
-		model, below, first := checkedPoints(f)
-		if model == nil {
-			parts = append(parts, familyShort(f.Family)+" not measured")
+		v := familyVariant(f.Family)
+		if v.Database != db {
 			continue
 		}
-		part := fmt.Sprintf("%s %d %s", familyShort(f.Family), model.Pool, heldWord(model))
-		if below != nil {
-			part += fmt.Sprintf(", %d %s", below.Pool, heldWord(below))
+		model, below, first := checkedPoints(f)
+		name := familyName(v)
+		switch {
+		case model == nil:
+			parts = append(parts, name+" not measured")
+		case model.Held && below != nil && below.Held:
+			parts = append(parts, fmt.Sprintf("%s %d held (%d too)", name, model.Pool, below.Pool))
+		case model.Held && below != nil:
+			parts = append(parts, fmt.Sprintf("%s %d held, %d did not", name, model.Pool, below.Pool))
+		case model.Held:
+			parts = append(parts, fmt.Sprintf("%s %d held", name, model.Pool))
+		case first != nil:
+			parts = append(parts, fmt.Sprintf("%s %d did not, %d held (model %d short)", name, model.Pool, first.Pool, first.Pool-f.Model))
+		default:
+			parts = append(parts, fmt.Sprintf("%s none held up to %d", name, f.Points[len(f.Points)-1].Pool))
 		}
-		if !model.Held && first != nil {
-			part += fmt.Sprintf(", %d held (the model was short by %d)", first.Pool, first.Pool-f.Model)
-		}
-		parts = append(parts, part)
 	}
-	return fmt.Sprintf("Checked here at %.0f req/s, %s away: %s.", pc.Rate, pc.RTT, strings.Join(parts, "; "))
+	at := "" // the need's rate and distance, echoed before, unless the check had others
+	if pc.Rate != need.Rate || pc.RTT != need.RTT.String() {
+		at = fmt.Sprintf(" at %.0f req/s, %s away", pc.Rate, pc.RTT)
+	}
+	return fmt.Sprintf("Checked here%s: %s.", at, strings.Join(parts, "; "))
+}
+
+// familyVariant reads a family's key ("lang=php/server=fpm/layer=raw/…") into the
+// fields a name needs.
+func familyVariant(fam string) *results.Variant {
+	v := &results.Variant{}
+	for _, part := range strings.Split(fam, "/") {
+		k, val, _ := strings.Cut(part, "=")
+		switch k {
+		case "lang":
+			v.Lang = val
+		case "server":
+			v.Server = val
+		case "db":
+			v.Database = val
+		case "stmt":
+			v.Stmt = val
+		}
+	}
+	return v
 }
 
 // checkedFamily is "Go raw: pool 2 held (p99 4.1 ms), 1 did not (p99 120 ms)", and when
@@ -271,41 +370,6 @@ func familyHead(v *results.Variant) string {
 	return fmt.Sprintf("%s (%s)%s", langName(v.Lang), v.Stmt, on)
 }
 
-// poolChunk is "Go (interpolate): database/sql 2 → 3 connections, its other layers 2 → 3".
-func poolChunk(of []sized) string {
-	v := of[0].v
-	head := familyHead(v)
-	var raw, rest []sized
-	for _, s := range of {
-		if s.v.Kind == "raw" && s.v.Layer == "raw" {
-			raw = append(raw, s)
-		} else {
-			rest = append(rest, s)
-		}
-	}
-	var parts []string
-	for _, s := range raw {
-		parts = append(parts, fmt.Sprintf("%s %s %s", shortLibrary(s.v), poolText(s.advice), resourceWord(s.hold)))
-	}
-	if len(rest) > 0 {
-		lo, hi := rest[0], rest[0]
-		for _, s := range rest {
-			if s.advice.Pool < lo.advice.Pool {
-				lo = s
-			}
-			if s.advice.Pool > hi.advice.Pool {
-				hi = s
-			}
-		}
-		if lo.advice.Pool == hi.advice.Pool {
-			parts = append(parts, fmt.Sprintf("its other layers %s", poolText(lo.advice)))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s (%s) to %s (%s)", poolText(lo.advice), shortLibrary(lo.v), poolText(hi.advice), shortLibrary(hi.v)))
-		}
-	}
-	return head + ": " + strings.Join(parts, ", ")
-}
-
 // poolText is the smallest pool that holds, and the one with headroom when larger.
 func poolText(a poolsize.Advice) string {
 	if a.Pool == 0 {
@@ -315,17 +379,6 @@ func poolText(a poolsize.Advice) string {
 		return fmt.Sprintf("%d → %d", a.Pool, a.Recommended)
 	}
 	return fmt.Sprint(a.Pool)
-}
-
-// resourceWord names what a pool counts, with the setting that sizes it.
-func resourceWord(h poolsize.Hold) string {
-	switch h.Resource {
-	case "connection":
-		return "connections (SetMaxOpenConns)"
-	case "php-fpm child":
-		return "children (pm.max_children)"
-	}
-	return "workers (worker.php --workers)"
 }
 
 // poolSection holds the fourth answer's table: every sized variant, how its hold was

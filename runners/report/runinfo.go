@@ -15,19 +15,15 @@ import (
 // runLine says in one line what this run was: when, machine, versions, preset, length.
 func (d *data) runLine() string {
 	r, env := d.run, d.run.Environment
-	parts := []string{fmt.Sprintf("Run of %s UTC, %s", r.Started.UTC().Format("2006-01-02 15:04"), r.Status)}
+	parts := []string{fmt.Sprintf("Run of %s, %s", r.Started.UTC().Format("2006-01-02"), r.Status)}
 	if !r.Finished.IsZero() {
 		parts[0] += fmt.Sprintf(" after %s", r.Finished.Sub(r.Started).Round(time.Second))
 	}
 	parts = append(parts, fmt.Sprintf("preset %s, %d variants", r.Settings.Preset, len(r.Variants)))
+	// The system and kernel are in the appendix's environment table.
 	machine := strings.TrimSpace(fmt.Sprintf("%s, %s cores", env["cpu"], env["cpu-count"]))
 	if env["cpu-count"] == "" {
 		machine = env["cpu"]
-	}
-	for _, k := range []string{"os", "kernel"} {
-		if env[k] != "" {
-			machine += ", " + env[k]
-		}
 	}
 	parts = append(parts, strings.Trim(machine, ", "))
 	var versions []string
