@@ -107,7 +107,15 @@ type Layer struct {
 	VersionOf string // whose version the environment records: a Go module or a Debian package
 	Stmt      []string
 	Conn      []string
+	// Was is the name the layer had before layers were named by their library (orm,
+	// builder): keys, patterns and baselines written with it still mean this layer, and
+	// the targets serve it under it, as a revision built before the rename knows no
+	// other (dbbench ab). "" when the name never changed.
+	Was string
 }
+
+// TargetName is the name the targets serve the layer under.
+func (l *Layer) TargetName() string { return cmp.Or(l.Was, l.Name) }
 
 // Exclusion is a combination the lists would produce but that is not run.
 type Exclusion struct {
@@ -250,8 +258,21 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool { return m.match(re, v, true) }
 
 // match is Match; spellDB adds the default database's spelling (db=mariadb), which a
-// variant on another database, matched as it would be without db=, must not get.
+// variant on another database, matched as it would be without db=, must not get. A
+// layer renamed since also matches by the name it had (Layer.Was).
 func (m *Matrix) match(re *regexp.Regexp, v Variant, spellDB bool) bool {
+	if m.spelledAs(re, v, spellDB) {
+		return true
+	}
+	if l, ok := m.Langs[v.Lang]; ok && l.Layers[v.Layer] != nil && l.Layers[v.Layer].Was != "" {
+		v.Layer = l.Layers[v.Layer].Was
+		return m.spelledAs(re, v, spellDB)
+	}
+	return false
+}
+
+// spelledAs says whether re matches v in any of its spellings.
+func (m *Matrix) spelledAs(re *regexp.Regexp, v Variant, spellDB bool) bool {
 	spellings := []string{v.Key()}
 	if v.Op == "" {
 		spellings = append(spellings, v.OpKey())
@@ -290,7 +311,8 @@ func (m *Matrix) Preset(name string) (*Preset, error) {
 }
 
 // Resolve reads a variant name, fills in the language's first server when the name has
-// no server=, and checks that the matrix knows the variant.
+// no server=, reads a layer's former name as the layer, and checks that the matrix
+// knows the variant.
 func (m *Matrix) Resolve(name string) (Variant, error) {
 	v, err := ParseName(name)
 	if err != nil {
@@ -298,6 +320,13 @@ func (m *Matrix) Resolve(name string) (Variant, error) {
 	}
 	if l, ok := m.Langs[v.Lang]; ok && v.Server == "" {
 		v.Server = l.DefaultServer()
+	}
+	if l, ok := m.Langs[v.Lang]; ok && l.Layers[v.Layer] == nil {
+		for _, name := range l.order { // a name the layer had before (Layer.Was)
+			if l.Layers[name].Was == v.Layer {
+				v.Layer = name
+			}
+		}
 	}
 	if v.Database == m.DefaultDB() {
 		v.Database = ""

@@ -161,7 +161,7 @@ presets:
 		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, dbs, exclude, roundtrips, presets)`},
 		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate)`},
 		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request)`},
-		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn)`},
+		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn, was)`},
 		{"unknown preset key", strings.Replace(base, "reps: 1", "reps: 1, rep: 2", 1), `m.yaml:9: unknown key "rep" in preset p (allowed: about, include`},
 		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:9: unknown key "goo" in pools (allowed: go)`},
 		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:9: warmup: "1 sec" is not a positive duration`},
@@ -483,5 +483,32 @@ func TestMySQLReprepareIsLogOnlyAndExplained(t *testing.T) {
 		if !maps.Equal(m.Expected(c.v), m.Expected(c.v.WithoutDB())) {
 			t.Errorf("Expected(%s) = %v differs from the MariaDB variant's %v: the wire is the same", c.v, m.Expected(c.v), m.Expected(c.v.WithoutDB()))
 		}
+	}
+}
+
+// A layer named after its library answers to the name it had (was): a key typed with
+// it resolves to the layer, a pattern written with it selects it, and the targets are
+// told the old name, which every revision's target knows.
+func TestLayersAnswerToTheirFormerNames(t *testing.T) {
+	m := loadRepoMatrix(t)
+	for old, want := range map[string]string{
+		"lang=go/layer=orm/stmt=interpolate/conn=persistent/pool=64":               "lang=go/server=nethttp/layer=beego/stmt=interpolate/conn=persistent/pool=64",
+		"lang=php/layer=builder/stmt=prepare/conn=persistent/pool=8":               "lang=php/server=fpm/layer=illuminate/stmt=prepare/conn=persistent/pool=8",
+		"lang=php/server=worker/layer=orm/stmt=interpolate/conn=persistent/pool=8": "lang=php/server=worker/layer=eloquent/stmt=interpolate/conn=persistent/pool=8",
+		"lang=go/layer=gorm/stmt=interpolate/conn=persistent/pool=64":              "lang=go/server=nethttp/layer=gorm/stmt=interpolate/conn=persistent/pool=64",
+	} {
+		v, err := m.Resolve(old)
+		if err != nil || v.Key() != want {
+			t.Errorf("Resolve(%s) = %s, %v; want %s", old, v.Key(), err, want)
+		}
+	}
+	beego, _ := m.Resolve("lang=go/layer=beego/stmt=interpolate/conn=persistent/pool=64")
+	gorm, _ := m.Resolve("lang=go/layer=gorm/stmt=interpolate/conn=persistent/pool=64")
+	re := regexp.MustCompile("layer=orm/")
+	if !m.Match(re, beego) || m.Match(re, gorm) {
+		t.Errorf("layer=orm/ selects beego %v (want true), gorm %v (want false)", m.Match(re, beego), m.Match(re, gorm))
+	}
+	if spec, err := m.Spec(beego); err != nil || spec.Layer.TargetName() != "orm" {
+		t.Errorf("beego's target name %q, %v; want orm", spec.Layer.TargetName(), err)
 	}
 }

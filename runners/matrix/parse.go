@@ -237,6 +237,11 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 		l.Layers[layer.Name] = layer
 		l.order = append(l.order, layer.Name)
 	}
+	for _, lk := range keys(spec["layers"]) {
+		if was := l.Layers[lk.Value].Was; was != "" && (l.Layers[was] != nil || slices.ContainsFunc(l.order, func(o string) bool { return o != lk.Value && l.Layers[o].Was == was })) {
+			return nil, p.errorf(lk, "layer %s of %s was %q, which names another layer too", lk.Value, name, was)
+		}
+	}
 	if b := l.Layers[l.Baseline]; b == nil || !b.DB || b.Kind != "raw" {
 		return nil, p.errorf(spec["baseline"], "baseline of %s is %q: want a layer of kind raw that uses the database", name, l.Baseline)
 	}
@@ -286,7 +291,7 @@ func (p parser) eachEntry(n *yaml.Node, what, kind string, allowed, required []s
 // layer reads one layer. A layer with db: false serves no database: it takes no stmt,
 // conn, kind or library, and its stmt and conn are none.
 func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
-	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn")
+	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was")
 	if err != nil {
 		return nil, err
 	}
@@ -313,6 +318,9 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 		return nil, p.errorf(f["kind"], "unknown kind %q (allowed: %s)", f["kind"].Value, strings.Join(Kinds, ", "))
 	}
 	layer.Kind, layer.Library, layer.VersionOf = f["kind"].Value, f["library"].Value, f["version_of"].Value
+	if w := f["was"]; w != nil {
+		layer.Was = w.Value
+	}
 	if layer.Stmt, err = p.strings(f["stmt"], "stmt", Stmts[:len(Stmts)-1]); err != nil {
 		return nil, err
 	}

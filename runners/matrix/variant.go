@@ -40,7 +40,7 @@ type Variant struct {
 }
 
 // Key is the variant's name without the benchmark prefix:
-// lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent/pool=64, then
+// lang=go/server=nethttp/layer=beego/stmt=interpolate/conn=persistent/pool=64, then
 // /op=list100 for an op other than get, /db=mysql for a database other than the
 // first, and /rev=1a2b3c4 when the variant has a revision.
 func (v Variant) Key() string {

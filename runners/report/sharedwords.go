@@ -58,9 +58,10 @@ func library(v *results.Variant) string {
 	return v.Layer
 }
 
-// layerName is "orm (Beego ORM v2)", or "sqlx" when the library is named as the layer.
+// layerName is "beego (Beego ORM v2)", or "sqlx" when the library is named as the
+// layer (in any case: "eloquent" is Eloquent).
 func layerName(v *results.Variant) string {
-	if l := library(v); l != v.Layer {
+	if l := library(v); !strings.EqualFold(l, v.Layer) {
 		return fmt.Sprintf("%s (%s)", v.Layer, l)
 	}
 	return v.Layer

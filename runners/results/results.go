@@ -18,7 +18,7 @@ import (
 
 // Schema names this layout; change it when a field changes meaning. Read also accepts
 // the schemas before it (see upgrade.go).
-const Schema = "dbbench/results/v2"
+const Schema = "dbbench/results/v3"
 
 // Run is the whole of results.json.
 type Run struct {

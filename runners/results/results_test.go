@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,5 +137,41 @@ func TestLostUpdates(t *testing.T) {
 	v.Reps[1].Visits = &Visits{Successful: 50, Gained: 47}
 	if lost, ok, checked := v.LostUpdates(); lost != 3 || ok != 150 || !checked {
 		t.Errorf("LostUpdates = %d of %d (checked %v), want 3 of 150", lost, ok, checked)
+	}
+}
+
+// A run saved before layers were named by their library (schema v2) reads with Go's
+// orm and builder as beego and squirrel, PHP's as eloquent and illuminate, wherever a
+// key is written, so that a baseline from before compares with a run of today; other
+// layers and the keys of other languages stay as they were.
+func TestReadUpgradesSchemaV2(t *testing.T) {
+	old := &Run{Schema: schemaV2, Status: "complete", Variants: []*Variant{
+		{Name: "BenchmarkSingleRow/lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Key: "lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Lang: "go", Layer: "orm"},
+		{Key: "lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=8", Lang: "php", Layer: "builder"},
+		{Key: "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", Lang: "php", Layer: "raw"},
+	}, Comparisons: []*Comparison{{Question: "layer", Base: "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", Other: "lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=8"}},
+		PoolCheck: &PoolCheck{Families: []*CheckedFamily{{Family: "lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent"}}}}
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{r.Variants[0].Name, r.Variants[0].Key, r.Variants[0].Layer, r.Variants[1].Key, r.Variants[1].Layer, r.Variants[2].Key,
+		r.Comparisons[0].Base, r.Comparisons[0].Other, r.PoolCheck.Families[0].Family}
+	want := []string{"BenchmarkSingleRow/lang=go/server=nethttp/layer=beego/stmt=prepare/conn=persistent/pool=64",
+		"lang=go/server=nethttp/layer=beego/stmt=prepare/conn=persistent/pool=64", "beego",
+		"lang=php/server=fpm/layer=illuminate/stmt=prepare/conn=persistent/pool=8", "illuminate",
+		"lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8",
+		"lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", "lang=php/server=fpm/layer=illuminate/stmt=prepare/conn=persistent/pool=8",
+		"lang=go/server=nethttp/layer=beego/stmt=interpolate/conn=persistent"}
+	if !slices.Equal(got, want) || r.Schema != Schema {
+		t.Errorf("upgraded:\n%q\nwant\n%q (schema %s)", got, want, r.Schema)
 	}
 }

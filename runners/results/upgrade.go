@@ -33,15 +33,77 @@ var v1 = struct {
 	},
 }
 
+// schemaV2 is the layout before layers were named by their library.
+const schemaV2 = "dbbench/results/v2"
+
+// v2Renamed is each layer renamed after v2, by language: a fact of the past, frozen
+// with the schema (matrix.yaml's was says the same of today's layers).
+var v2Renamed = map[[2]string]string{
+	{"go", "orm"}: "beego", {"go", "builder"}: "squirrel",
+	{"php", "orm"}: "eloquent", {"php", "builder"}: "illuminate",
+}
+
 // upgrade brings a run read from disk to the current schema, or says why it cannot.
 func upgrade(r *Run) error {
 	switch r.Schema {
 	case Schema:
 		return nil
 	case schemaV1:
-		return upgradeV1(r)
+		if err := upgradeV1(r); err != nil {
+			return err
+		}
+		return upgradeV2(r)
+	case schemaV2:
+		return upgradeV2(r)
 	}
-	return fmt.Errorf("schema %q: this dbbench reads %q and %q", r.Schema, Schema, schemaV1)
+	return fmt.Errorf("schema %q: this dbbench reads %q, %q and %q", r.Schema, Schema, schemaV2, schemaV1)
+}
+
+// upgradeV2 renames the layers named orm and builder after their libraries wherever a
+// key or a layer is written, so that a run from before is compared with the same
+// variants of a later one (dbbench compare --baseline).
+func upgradeV2(r *Run) error {
+	for _, v := range r.Variants {
+		if to, ok := v2Renamed[[2]string{v.Lang, v.Layer}]; ok {
+			v.Layer = to
+		}
+		v.Key, v.Name = renamedV2(v.Key), renamedV2(v.Name)
+	}
+	for _, c := range r.Comparisons {
+		c.Base, c.Other = renamedV2(c.Base), renamedV2(c.Other)
+	}
+	if r.PoolCheck != nil {
+		for _, f := range r.PoolCheck.Families {
+			f.Family = renamedV2(f.Family)
+		}
+	}
+	if r.Writes != nil {
+		for i := range r.Writes.Counts {
+			for j, k := range r.Writes.Counts[i].Variants {
+				r.Writes.Counts[i].Variants[j] = renamedV2(k)
+			}
+		}
+	}
+	r.Schema = Schema
+	return nil
+}
+
+// renamedV2 is a v2 key or name ("…lang=go/server=nethttp/layer=orm/…") with its layer
+// renamed; any other string as it is.
+func renamedV2(key string) string {
+	for from, to := range v2Renamed {
+		lang := "lang=" + from[0] + "/"
+		i := strings.Index(key, lang)
+		if i < 0 {
+			continue
+		}
+		rest := key[i+len(lang):]
+		old := "layer=" + from[1] + "/"
+		if j := strings.Index(rest, old); j >= 0 && !strings.Contains(rest[:j], "lang=") {
+			return key[:i+len(lang)] + rest[:j] + "layer=" + to + "/" + rest[j+len(old):]
+		}
+	}
+	return key
 }
 
 // upgradeV1 names each variant's server (inserting server= into its name, so it is

@@ -69,7 +69,7 @@ func TestDefaultVariantsFromTheMatrix(t *testing.T) {
 	for _, k := range []string{
 		"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16",
 		"lang=go/server=nethttp/layer=bun/stmt=interpolate/conn=persistent/pool=16",
-		"lang=php/server=fpm/layer=orm/stmt=prepare/conn=persistent/pool=4",
+		"lang=php/server=fpm/layer=eloquent/stmt=prepare/conn=persistent/pool=4",
 		"lang=go/server=nethttp/layer=raw/stmt=prepare/conn=per-request/pool=16",
 	} {
 		if !strings.Contains(strings.Join(keys, " "), k) {

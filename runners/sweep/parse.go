@@ -14,9 +14,9 @@ import (
 var (
 	// DefaultPoolVariants: raw and ORM, interpolated, persistent, in both languages.
 	DefaultPoolVariants = "lang=go/layer=raw/stmt=interpolate/conn=persistent," +
-		"lang=go/layer=orm/stmt=interpolate/conn=persistent," +
+		"lang=go/layer=beego/stmt=interpolate/conn=persistent," +
 		"lang=php/layer=raw/stmt=interpolate/conn=persistent," +
-		"lang=php/layer=orm/stmt=interpolate/conn=persistent"
+		"lang=php/layer=eloquent/stmt=interpolate/conn=persistent"
 	// DefaultRTTVariants: the raw driver under every statement mode, at a pool large
 	// enough that the pool is not what distance exhausts first.
 	DefaultRTTVariants = "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64," +

@@ -62,19 +62,28 @@ func Agree(l *matrix.Lang, o Options) error {
 
 func disagreements(l *matrix.Lang, server string, d *Description) []string {
 	var diffs []string
+	// The targets name each layer by its TargetName (matrix.yaml's was, if any).
 	code := map[string]DescribedLayer{}
+	listed := map[string]bool{}
+	for _, name := range l.LayerNames() {
+		listed[l.Layers[name].TargetName()] = true
+	}
 	for _, dl := range d.Layers {
 		code[dl.Name] = dl
-		if _, ok := l.Layers[dl.Name]; !ok {
+		if !listed[dl.Name] {
 			diffs = append(diffs, fmt.Sprintf("server %s serves layer %s, which matrix.yaml does not list", server, dl.Name))
 		}
 	}
 	for _, name := range l.LayerNames() {
 		ml := l.Layers[name]
-		dl, ok := code[name]
+		dl, ok := code[ml.TargetName()]
 		switch {
 		case !ok:
-			diffs = append(diffs, fmt.Sprintf("matrix.yaml lists layer %s, which server %s does not serve", name, server))
+			as := ""
+			if ml.Was != "" {
+				as = " (served as " + ml.Was + ")"
+			}
+			diffs = append(diffs, fmt.Sprintf("matrix.yaml lists layer %s%s, which server %s does not serve", name, as, server))
 		case ml.DB != dl.DB:
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says db: %v, server %s says %v", name, ml.DB, server, dl.DB))
 		case ml.DB && !sameSet(ml.Stmt, dl.Stmt):

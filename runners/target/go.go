@@ -189,7 +189,7 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	v := s.Variant
 	if !s.Layer.DB {
-		return []string{"--layer", v.Layer}, nil
+		return []string{"--layer", s.Layer.TargetName()}, nil
 	}
 	if dsnFile == "" {
 		return nil, fmt.Errorf("target %s: the layer reads the database, but no DSN file was given", v.Key())
@@ -203,7 +203,7 @@ func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	if _, err := provider.ParseDSN(strings.TrimSpace(string(b))); err != nil {
 		return nil, fmt.Errorf("target %s: DSN file %s: %w", v.Key(), dsnFile, err)
 	}
-	return []string{"--layer", v.Layer, "--stmt", v.Stmt, "--conn", v.Conn,
+	return []string{"--layer", s.Layer.TargetName(), "--stmt", v.Stmt, "--conn", v.Conn,
 		"--pool", strconv.Itoa(v.Pool), "--dsn-file", dsnFile}, nil
 }
 

@@ -111,7 +111,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}()
 	conf := phpConf{
 		Dir: dir, PHPDir: phpDir, Listen: listen, Pool: v.Pool, Backlog: phpBacklog,
-		Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn,
+		Layer: spec.Layer.TargetName(), Stmt: v.Stmt, Conn: v.Conn,
 	}
 	if o.From != "" && o.From != "127.0.0.1" {
 		conf.StatusFrom = o.From

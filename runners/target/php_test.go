@@ -348,9 +348,9 @@ func TestPHPBurstAtQuickPresetConcurrency(t *testing.T) {
 	_, dsnFile, _ := sharedDB(t)
 	const pool, clients = 8, 64
 	for _, v := range []matrix.Variant{
-		{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool}, // fastest: deepest queues
-		{Lang: "php", Server: "fpm", Layer: "orm", Stmt: "prepare", Conn: "per-request", Pool: pool},    // most work per request
-		{Lang: "php", Server: "fpm", Layer: "builder", Stmt: "prepare", Conn: "persistent", Pool: pool}, // Laravel on a persistent connection
+		{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool},    // fastest: deepest queues
+		{Lang: "php", Server: "fpm", Layer: "eloquent", Stmt: "prepare", Conn: "per-request", Pool: pool},  // most work per request
+		{Lang: "php", Server: "fpm", Layer: "illuminate", Stmt: "prepare", Conn: "persistent", Pool: pool}, // Laravel on a persistent connection
 	} {
 		t.Run(v.Key(), func(t *testing.T) {
 			tg := startPHPTarget(t, v, dsnFile, "")
@@ -531,7 +531,7 @@ func TestPHPRuntimeMemory(t *testing.T) {
 	for _, server := range []string{"fpm", "worker"} {
 		for _, l := range []struct{ layer, stmt, conn string }{
 			{"hello", "none", "none"}, {"raw", "interpolate", "persistent"},
-			{"orm", "interpolate", "persistent"}, {"doctrine", "prepare", "per-request"},
+			{"eloquent", "interpolate", "persistent"}, {"doctrine", "prepare", "per-request"},
 		} {
 			v := matrix.Variant{Lang: "php", Server: server, Layer: l.layer, Stmt: l.stmt, Conn: l.conn, Pool: pool}
 			t.Run(v.Key(), func(t *testing.T) {

@@ -67,7 +67,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 		"--listen", listen, "--workers", strconv.Itoa(v.Pool), "--status-dir", status}
 	// The CLI has no clear_env: it sees exactly this environment.
 	env := append([]string{phpPath, "PHP_INI_SCAN_DIR=", "DBBENCH_SERVER=worker",
-		"DBBENCH_LAYER=" + v.Layer, "DBBENCH_STMT=" + v.Stmt, "DBBENCH_CONN=" + v.Conn}, dbEnv...)
+		"DBBENCH_LAYER=" + spec.Layer.TargetName(), "DBBENCH_STMT=" + v.Stmt, "DBBENCH_CONN=" + v.Conn}, dbEnv...)
 	if stacks != nil {
 		env = append(env, profileEnv(conf)...)
 	}

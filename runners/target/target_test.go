@@ -98,7 +98,7 @@ func TestDisagreementsAreNamed(t *testing.T) {
 	got := strings.Join(disagreements(l, "nethttp", d), "\n")
 	for _, want := range []string{
 		"server nethttp serves layer newlib, which matrix.yaml does not list",
-		"matrix.yaml lists layer orm, which server nethttp does not serve",
+		"matrix.yaml lists layer beego (served as orm), which server nethttp does not serve",
 		"layer raw: matrix.yaml offers stmt prepare,prepared,interpolate, server nethttp prepare,interpolate",
 		`layer gorm: matrix.yaml says kind "orm", server nethttp "builder"`,
 	} {
