@@ -25,7 +25,7 @@ func TestDiskFull(t *testing.T) {
 	out := filepath.Join(disk, "run")
 	p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw, "--reps", "6")...)
 	code := p.wait(180 * time.Second)
-	line := p.oneErrorLine(`no space left on device|results.json holds|repetitions`)
+	line := p.oneErrorLine(`no space left on device|results.json holds|slices measured|slices were measured`)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, p.errText())
 	}
@@ -34,13 +34,13 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("no results.json that parses after the disk filled:\n%s", line)
 	}
 	var said int
-	if m := regexp.MustCompile(`holds (\d+) of them|the (\d+) repetitions measured are kept`).FindStringSubmatch(line); m != nil {
+	if m := regexp.MustCompile(`holds (\d+) of them|the (\d+) slices measured are kept`).FindStringSubmatch(line); m != nil {
 		said, _ = strconv.Atoi(m[1] + m[2])
 	} else {
-		t.Fatalf("the error line does not say how many repetitions are kept: %q", line)
+		t.Fatalf("the error line does not say how many slices are kept: %q", line)
 	}
 	if said != reps {
-		t.Errorf("the line says %d repetitions are kept, results.json holds %d: %q", said, reps, line)
+		t.Errorf("the line says %d slices are kept, results.json holds %d: %q", said, reps, line)
 	}
 	exec.Command("umount", disk).Run()
 	table.Add(Row{"disk full", "the run directory on a 64 KiB tmpfs", fmt.Sprintf("exit %d: %q", code, tail(cause(line), 90)),

@@ -62,7 +62,7 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(md)
-	first := s[:strings.Index(s, "## ")]
+	first := oneLine([]byte(s[:strings.Index(s, "## ")]))
 	for _, want := range []string{
 		"A = aaa1111 (HEAD~1): “go: GORM v1.30.0”", "B = bbb2222 (HEAD): “go: GORM v1.31.2”",
 		"The builds differ in: go-gorm gorm.io/gorm v1.30.0 → gorm.io/gorm v1.31.2.",

@@ -332,7 +332,8 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	for _, ld := range distinct(server, func(f finding) langDB { return langDB{f.Other.Lang, f.Other.Database} }) {
 		of := slices.DeleteFunc(slices.Clone(server), func(f finding) bool { return langDB{f.Other.Lang, f.Other.Database} != ld })
 		shown := firstBaseline(of, 1)
-		phrase := fmt.Sprintf("%s %s instead of %s", langName(ld.lang), serverName(shown[0].Other.Server), serverName(shown[0].Base.Server)) + onDB(server, ld.db)
+		// A server names its language (php-fpm, resident workers): no "PHP" before it.
+		phrase := fmt.Sprintf("%s instead of %s", serverName(shown[0].Other.Server), serverName(shown[0].Base.Server)) + onDB(server, ld.db)
 		clauses = append(clauses, phrase+": "+strings.Join(items(shown), ", "))
 		a.Groups = append(a.Groups, answerGroup{Heading: phrase, Findings: shown})
 	}

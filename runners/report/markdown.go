@@ -26,6 +26,12 @@ func Markdown(r *results.Run) ([]byte, error) {
 }
 
 func markdown(p *page) []byte {
+	return []byte(wrapped(linkTerms(markdownUnwrapped(p), p.Glossary, mdTermLink)))
+}
+
+// markdownUnwrapped is report.md with each paragraph on one line and its terms not yet
+// linked.
+func markdownUnwrapped(p *page) string {
 	var b strings.Builder
 	b.WriteString("# dbbench report\n\n")
 	for _, r := range p.Revisions {
@@ -57,7 +63,7 @@ func markdown(p *page) []byte {
 		}
 	}
 	mdAppendix(&b, p.Appendix)
-	return []byte(linkTerms(b.String(), p.Glossary, mdTermLink))
+	return b.String()
 }
 
 // endStop ends a title with a full stop unless it asks a question.

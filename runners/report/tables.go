@@ -216,7 +216,7 @@ func findingCell(f finding) cell {
 		c.Lines = append(c.Lines, strings.Join(extra, ", "))
 	}
 	if count, _ := commandChange(f.Base, f.Other); count != "" {
-		c.Lines = append(c.Lines, count)
+		c.Lines = append(c.Lines, count+tripChange(f.Base, f.Other))
 	}
 	c.Lines = append(c.Lines, pairsText(f))
 	return c

@@ -264,7 +264,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 		}
 	}
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
-	what := fmt.Sprintf("block, repetition %d", n)
+	what := fmt.Sprintf("block, slice %d", n)
 	if !r.record(v, rep, res, afterErr, what) {
 		return nil, r.databaseAlive(ctx)
 	}
@@ -298,18 +298,24 @@ const blockNamesShown = 1
 func blockNames(vs []*results.Variant, n int) string {
 	var names []string
 	for _, v := range vs[:min(n, len(vs))] {
-		parts := strings.Split(strings.TrimPrefix(v.Key, "lang="+v.Lang+"/"), "/")
-		for i, kv := range parts {
-			_, val, _ := strings.Cut(kv, "=")
-			parts[i] = val
-		}
-		names = append(names, strings.Join(parts, "/"))
+		names = append(names, strings.TrimPrefix(shortKey(v.Key), v.Lang+"/"))
 	}
 	s := strings.Join(names, " · ")
 	if len(vs) > n {
 		s += fmt.Sprintf(" +%d more", len(vs)-n)
 	}
 	return s
+}
+
+// shortKey is a variant key by its values alone, for a progress line of at most 120
+// characters: "php/worker/eloquent/interpolate/persistent/8".
+func shortKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, kv := range parts {
+		_, val, _ := strings.Cut(kv, "=")
+		parts[i] = val
+	}
+	return strings.Join(parts, "/")
 }
 
 // flushNowAndThen rewrites results.json when it has not been for a while.

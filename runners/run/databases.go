@@ -185,9 +185,9 @@ func (r *runner) measureConnections(ctx context.Context, d *database, opts provi
 	for _, c := range costs {
 		tls := ""
 		if c.TLS {
-			tls = " over TLS"
+			tls = " + TLS"
 		}
-		fmt.Fprintf(r.o.Log, "a new connection to %s by %s%s: %s, %.0f µs of the server's CPU [%.0f, %.0f] (median)\n",
+		fmt.Fprintf(r.o.Log, "new connection, %s, %s%s: %s, server CPU %.0f µs [%.0f, %.0f] (median)\n",
 			d.server, c.Path, tls, units.Count(c.RoundTrips, "round trip"), c.ServerCPU*1e6, c.ServerCPULo*1e6, c.ServerCPUHi*1e6)
 	}
 	return nil

@@ -24,7 +24,7 @@ func JudgeAll(ss []Summary) Verdict {
 // repetitions had that state. With none marked it is the first repetition's verdict.
 func Combine(vs []Verdict) Verdict {
 	if len(vs) == 0 {
-		return Verdict{State: OK, Reason: "no repetition: nothing to judge"}
+		return Verdict{State: OK, Reason: "no slice: nothing to judge"}
 	}
 	count := map[string]int{}
 	marked := 0
@@ -45,7 +45,7 @@ func Combine(vs []Verdict) Verdict {
 	}
 	for _, v := range vs {
 		if v.State == best {
-			prefix := fmt.Sprintf("in %d of %d repetitions", count[best], len(vs))
+			prefix := fmt.Sprintf("in %d of %d slices", count[best], len(vs))
 			if other := marked - count[best]; other > 0 {
 				prefix += fmt.Sprintf(" (%d more marked otherwise)", other)
 			}

@@ -241,10 +241,10 @@ func TestCombine(t *testing.T) {
 	if v := Combine([]Verdict{ok, ok}); v.State != OK || v.Reason != "fine" {
 		t.Fatalf("none marked: %+v", v)
 	}
-	if v := Combine([]Verdict{ok, past, ok}); v.State != PastCapacity || v.Reason != "in 1 of 3 repetitions: short" {
+	if v := Combine([]Verdict{ok, past, ok}); v.State != PastCapacity || v.Reason != "in 1 of 3 slices: short" {
 		t.Fatalf("one marked: %+v", v)
 	}
-	if v := Combine([]Verdict{past, gen, ok}); v.State != GeneratorBehind || v.Reason != "in 1 of 3 repetitions (1 more marked otherwise): slow generator" {
+	if v := Combine([]Verdict{past, gen, ok}); v.State != GeneratorBehind || v.Reason != "in 1 of 3 slices (1 more marked otherwise): slow generator" {
 		t.Fatalf("a tie goes to the more severe: %+v", v)
 	}
 	if v := Combine([]Verdict{past, gen, past}); v.State != PastCapacity {

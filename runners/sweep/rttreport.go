@@ -23,7 +23,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	s := points[0].Run.Settings
 	p.Intro = []string{
 		fmt.Sprintf("Each point adds a fixed delay in each direction between the targets and the database (%s each way), through a user-space TCP proxy (toxiproxy v2.5.0 as a library, with a microsecond delay toxic; its own latency toxic counts whole milliseconds). Delay 0 goes through the same proxy, so every point pays the same proxy hop; the runner's own connections to the database are direct. The proxy overshoots a little: waking up after each sleep takes 30-60 µs, so on the development machine 1 ms each way added 2.1 ms to a round trip and 0.2 ms each way 0.5 ms (sweep/delay_test.go measures it).", durations(delays)),
-		fmt.Sprintf("Closed loop: %d client connections. Open loop: %g requests per second in all, latency from the intended send time. %d repetitions of %s after a %s warm-up per variant and run; each run provisions its own database.", plan.Concurrency, plan.Rate, s.Reps, s.Duration, s.Warmup),
+		fmt.Sprintf("Closed loop: %d client connections. Open loop: %g requests per second in all, latency from the intended send time. %d slices of %s after a %s warm-up per variant and run; each run provisions its own database.", plan.Concurrency, plan.Rate, s.Reps, s.Duration, s.Warmup),
 		"A request that waits for k round trips to the database should slow down by about k × 2 × delay; the last table sets that prediction beside the open-loop p50 (closed loop adds queueing on top).",
 	}
 	byMode := map[string]map[time.Duration]*results.Run{Closed: {}, Open: {}}
@@ -182,7 +182,7 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 	if len(lines) == 0 {
 		return report.SweepSection{}, false
 	}
-	intro := "Medians over the repetitions; the delay is added each way. A QPS ratio above 1 and a negative p50 change favour the first mode."
+	intro := "Medians over the slices; the delay is added each way. A QPS ratio above 1 and a negative p50 change favour the first mode."
 	return report.SweepSection{Heading: "In words", Paragraphs: append([]string{intro}, lines...)}, true
 }
 

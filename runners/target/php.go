@@ -389,6 +389,11 @@ func (r *stackReader) readTimed() ([]profile.TimedStack, error) {
 		if err != nil {
 			return nil, fmt.Errorf("php profile: %s: %w", filepath.Base(f), err)
 		}
+		for _, st := range ss { // repository-relative frames, as read() writes them
+			for i, frame := range st.Frames {
+				st.Frames[i] = strings.ReplaceAll(frame, r.root, "")
+			}
+		}
 		out = append(out, ss...)
 	}
 	return out, nil

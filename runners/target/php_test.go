@@ -678,6 +678,23 @@ func TestPHPProfile(t *testing.T) {
 					if p, err := tg.Profile(context.Background()); err != nil || len(p.Stacks) != 0 {
 						t.Errorf("Profile again with no request = %v, %v; want nothing", p, err)
 					}
+					// The timed samples, which perf's are joined with, name no frame by
+					// the checkout's path either.
+					timed, err := tg.ProfileTimed(context.Background())
+					if err != nil || len(timed) == 0 {
+						t.Fatalf("ProfileTimed = %d samples, %v; want the requests' samples", len(timed), err)
+					}
+					phpDir, err := findPHPDir("")
+					if err != nil {
+						t.Fatal(err)
+					}
+					root := filepath.Dir(phpDir) + "/"
+					for _, st := range timed {
+						if f := strings.Join(st.Frames, ";"); strings.Contains(f, root) {
+							t.Errorf("a timed stack names the checkout's path %s: %s", root, f)
+							break
+						}
+					}
 				}
 			})
 		}

@@ -117,7 +117,7 @@ func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) 
 	if err != nil {
 		kept := "nothing was measured"
 		if measured > 0 {
-			kept = fmt.Sprintf("the %d repetitions measured are kept in %s", measured, dir)
+			kept = fmt.Sprintf("the %d slices measured are kept in %s", measured, dir)
 		}
 		if errors.Is(err, run.ErrInterrupted) {
 			return fmt.Errorf("ab %w; %s", err, kept)

@@ -46,6 +46,7 @@ func TestTerminalPrintsTheReportsRatios(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(string(md), "\n## ")
+	first = strings.Join(strings.Fields(first), " ") // report.md wraps its lines
 	ratios := regexp.MustCompile(`\d+\.\d+× \[\d+\.\d+, \d+\.\d+\]`).FindAllString(first, -1)
 	if len(ratios) < 5 {
 		t.Fatalf("the report's first screen holds %d ratios with intervals, want the answers' (5 or more):\n%s", len(ratios), first)

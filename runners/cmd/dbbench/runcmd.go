@@ -282,11 +282,11 @@ func keptText(measured int, dir string) string {
 	onDisk, err := results.Read(filepath.Join(dir, "results.json"))
 	switch held := measuredReps(onDisk); {
 	case err != nil:
-		return fmt.Sprintf("%d repetitions were measured, but %s cannot be read back: %v", measured, filepath.Join(dir, "results.json"), err)
+		return fmt.Sprintf("%d slices were measured, but %s cannot be read back: %v", measured, filepath.Join(dir, "results.json"), err)
 	case held < measured:
-		return fmt.Sprintf("%d repetitions were measured; %s holds %d of them (its last write failed)", measured, filepath.Join(dir, "results.json"), held)
+		return fmt.Sprintf("%d slices were measured; %s holds %d of them (its last write failed)", measured, filepath.Join(dir, "results.json"), held)
 	}
-	return fmt.Sprintf("the %d repetitions measured are kept in %s", measured, dir)
+	return fmt.Sprintf("the %d slices measured are kept in %s", measured, dir)
 }
 
 func measuredReps(res *results.Run) int {

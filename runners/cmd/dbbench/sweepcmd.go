@@ -174,7 +174,7 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 		var runErr error
 		if !reportOnly {
 			o.Run.Log, o.Run.DB.Log = stderr, stderr
-			fmt.Fprintf(stderr, "rtt sweep: %d points × %d reps in %d runs, about %v; results go to %s\n",
+			fmt.Fprintf(stderr, "rtt sweep: %d points × %d slices in %d runs, about %v; results go to %s\n",
 				runs*len(vs), reps, runs, sweep.RTTEstimate(o).Round(time.Minute), dir)
 			runErr = sweep.RTT(ctx, o)
 		}
