@@ -133,15 +133,18 @@ func Check(root string, p Passage) []string {
 var (
 	number   = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	emphasis = regexp.MustCompile(`\*\*|__`)
+	link     = regexp.MustCompile(`\[([^\]]*)\]\([^)\s]*\)`)
 	space    = regexp.MustCompile(`\s+`)
 )
 
-// fold drops quote marks and emphasis and folds white space.
+// fold drops quote marks, emphasis and links' targets (a quote quotes what a reader
+// sees) and folds white space.
 func fold(s string) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		lines = append(lines, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), ">"))) // ">" alone is a quote's blank line
 	}
 	s = emphasis.ReplaceAllString(strings.Join(lines, " "), "")
+	s = link.ReplaceAllString(s, "$1")
 	return space.ReplaceAllString(s, " ")
 }

@@ -87,8 +87,8 @@ func needText(n poolsize.Need) string {
 	s := fmt.Sprintf("%d instances × %.0f req/s, p99 ≤ %v, %s away", n.Instances, n.Rate, n.P99, rtt)
 	flags := "`--app-instances`, `--pool-rate`, `--pool-p99`, `--pool-rtt`"
 	if n.AppCores > 0 {
-		s += fmt.Sprintf(", %d app and %d database cores", n.AppCores, n.DBCores)
-		flags += ", `--app-cores`, `--db-cores`"
+		s += fmt.Sprintf(", %d app, %d database cores", n.AppCores, n.DBCores)
+		flags += ", `--app-cores`/`--db-cores`"
 	}
 	return fmt.Sprintf("%s, max_connections %d (%s, `--max-connections`)", s, n.MaxConnections, flags)
 }
