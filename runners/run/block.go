@@ -35,6 +35,9 @@ const TurnsPerLatency = 4
 // repetitions in vs's order, nil for a variant that turned invalid; an error ends the
 // run.
 func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]*results.Repetition, error) {
+	if p.blocks == 0 {
+		p.firstBlock = time.Now()
+	}
 	p.progressBlock(vs)
 	p.blocks++
 	n := len(vs)

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -176,6 +177,7 @@ func (pl *Pairs) walk(ctx context.Context) error {
 // comparison is narrow enough or has its most pairs, or the budget is spent and every
 // comparison has its fewest. A block gives each of its comparisons one pair.
 func (pl *Pairs) interleave(ctx context.Context) error {
+	pl.p.SetBlocksLeft(pl.blocksLeft)
 	start := time.Now()
 	for {
 		open := openEdges(pl.edges)
@@ -234,17 +236,46 @@ func (pl *Pairs) judge() {
 // narrow says whether both the QPS and the app CPU ratio of c have a 95% interval no
 // wider than ± the precision target (a unit not measured does not hold it back).
 func (pl *Pairs) narrow(c *results.Comparison) bool {
+	w, ok := pl.halfWidth(c)
+	return ok && w <= pl.p.r.o.Precision
+}
+
+// halfWidth is the wider half-width of c's QPS and app CPU ratio intervals; ok is false
+// while a unit measured has none.
+func (pl *Pairs) halfWidth(c *results.Comparison) (w float64, ok bool) {
 	for _, unit := range []string{units.QPS, units.AppCPU} {
 		ratios := questions.Ratios(pl.p.r.res, c, unit)
 		if len(ratios) == 0 && unit == units.AppCPU {
 			continue
 		}
 		est, err := stats.PairedRatio(ratios)
-		if err != nil || !est.HasInterval() || est.HalfWidth() > pl.p.r.o.Precision {
-			return false
+		if err != nil || !est.HasInterval() {
+			return 0, false
 		}
+		w = max(w, est.HalfWidth())
 	}
-	return true
+	return w, true
+}
+
+// blocksLeft estimates the interleaved blocks still to measure: each open comparison
+// gains a pair a block, and an interval narrows as 1/√n, so one of half-width w at n
+// pairs needs about n·(w/precision)² in all, within MinPairs and MaxPairs. One with no
+// interval yet counts at MinPairs: the estimate is then a floor. Past the budget a
+// comparison goes on to MinPairs only (interleave's stopping rule).
+func (pl *Pairs) blocksLeft(pastBudget bool) int {
+	o := pl.p.r.o
+	most := 0
+	for _, e := range pl.edges {
+		if e.done {
+			continue
+		}
+		n, need := len(e.comp.Pairs), o.MinPairs
+		if w, ok := pl.halfWidth(e.comp); ok && n > 0 && !pastBudget {
+			need = max(need, int(math.Ceil(float64(n)*(w/o.Precision)*(w/o.Precision))))
+		}
+		most = max(most, min(need, o.MaxPairs)-n)
+	}
+	return max(most, 0)
 }
 
 func (pl *Pairs) everyEdgeHas(n int) bool {

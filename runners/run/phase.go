@@ -34,8 +34,13 @@ type Phase struct {
 	slices  int
 	blocks  int
 	status  func() string // what the plan says of its progress, for the progress line
-	planned int           // slices the plan will measure, when it knows (SetPlanned)
-	each    time.Duration // and its estimate of one, for the time left before a pace
+	// blocksLeft is the plan's estimate of the blocks still to measure (SetBlocksLeft),
+	// from which the progress line estimates the time left; firstBlock is when the
+	// first block started, for their pace.
+	blocksLeft func(pastBudget bool) int
+	firstBlock time.Time
+	planned    int           // slices the plan will measure, when it knows (SetPlanned)
+	each       time.Duration // and its estimate of one, for the time left before a pace
 	// latency is each variant's median latency in its last measurement (the warm-up at
 	// first): a block sets its turn from it.
 	latency map[*results.Variant]time.Duration
@@ -68,6 +73,10 @@ func (p *Phase) Note(s string) { p.r.progress.note(s) }
 // gives the time left instead of the budget (a sweep has none); each, the plan's
 // estimate of one slice, gives it on the first slice, before there is a pace (0: "?").
 func (p *Phase) SetPlanned(slices int, each time.Duration) { p.planned, p.each = slices, each }
+
+// SetBlocksLeft gives the progress line the plan's estimate of the blocks still to
+// measure: it says the time left at the blocks' pace, beside the budget's bound.
+func (p *Phase) SetBlocksLeft(f func(pastBudget bool) int) { p.blocksLeft = f }
 
 // SetStatus sets what the progress line says of the plan's progress.
 func (p *Phase) SetStatus(f func() string) { p.status = f }
@@ -177,5 +186,9 @@ func (p *Phase) progress(what string) {
 		p.r.progress.planned(p.lang, p.slices, p.planned, spent, p.each, status, what)
 		return
 	}
-	p.r.progress.slice(p.lang, p.slices, spent, p.budget, status, what)
+	estimate := time.Duration(-1) // none
+	if p.blocksLeft != nil && p.blocks > 0 {
+		estimate = time.Since(p.firstBlock) / time.Duration(p.blocks) * time.Duration(p.blocksLeft(spent >= p.budget))
+	}
+	p.r.progress.slice(p.lang, p.slices, spent, p.budget, estimate, status, what)
 }

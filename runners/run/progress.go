@@ -38,15 +38,22 @@ func (p *progress) note(s string) { p.line(s) }
 // slice reports slice n of a language starting, on the variant key, with what the
 // plan says of its progress: the time spent of the budget, or, without a budget (a
 // sweep's run, which stops at the fewest pairs), the time spent alone.
-func (p *progress) slice(lang string, n int, spent, budget time.Duration, status, key string) {
+func (p *progress) slice(lang string, n int, spent, budget, estimate time.Duration, status, key string) {
 	if status != "" {
 		status = ", " + status
 	}
 	// The stopping rule ends the phase once every comparison is decided, so the
-	// budget bounds the time left; it does not foretell it.
-	left := fmt.Sprintf(", ≤%s left", max(budget-spent, 0).Round(time.Second))
-	if budget <= 0 {
+	// budget bounds the time left; the plan's estimate (blocks left at their pace,
+	// negative when it has none) foretells it.
+	bound := max(budget-spent, 0).Round(time.Second)
+	left := fmt.Sprintf(", ≤%s left", bound)
+	switch {
+	case budget <= 0:
 		left = ""
+	case estimate >= 0 && spent >= budget: // the fewest pairs go on past the budget
+		left = fmt.Sprintf(", about %s left (past the budget)", estimate.Round(time.Second))
+	case estimate >= 0:
+		left = fmt.Sprintf(", about %s left (≤%s)", min(estimate.Round(time.Second), bound), bound)
 	}
 	p.line(fmt.Sprintf("[%s slice %d] %s spent%s%s: %s", lang, n, spent.Round(time.Second), left, status, key))
 }

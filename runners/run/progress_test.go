@@ -28,21 +28,28 @@ func TestTimeLeft(t *testing.T) {
 }
 
 // The first planned slice gives the time left from the plan's estimate of a slice; a
-// run without a budget (a sweep's) says the time spent, not "of 0s"; a line is never
-// longer than a terminal's 120 characters.
+// run without a budget (a sweep's) says the time spent, not "of 0s"; a budgeted phase
+// gives its plan's estimate beside the budget's bound; a line is never longer than a
+// terminal's 120 characters.
 func TestProgressLines(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b}
 	p.planned("go", 1, 96, 0, 1350*time.Millisecond, "ceiling at 64 clients, round 1 of 2", "lang=go/…/pool=1")
 	p.planned("go", 11, 96, 15*time.Second, 1350*time.Millisecond, "", "lang=go/…/pool=4")
-	p.slice("php", 3, 4*time.Second, 0, "0/2 decided", "raw/… +1 more")
-	p.slice("php", 4, 5*time.Second, time.Minute, "", "lang=php/…")
-	p.slice("php", 5, 6*time.Second, time.Minute, "0/2 decided", strings.Repeat("fpm/raw/interpolate/persistent/8 ", 5))
+	p.slice("php", 3, 4*time.Second, 0, -1, "0/2 decided", "raw/… +1 more")
+	p.slice("php", 4, 5*time.Second, time.Minute, -1, "", "lang=php/…")
+	p.slice("php", 5, 6*time.Second, time.Minute, 20*time.Second, "0/2 decided", strings.Repeat("fpm/raw/interpolate/persistent/8 ", 5))
+	p.slice("php", 6, 7*time.Second, time.Minute, 2*time.Minute, "1/2 decided", "fpm/raw/interpolate/persistent/8")
+	p.slice("php", 7, 70*time.Second, time.Minute, 3*time.Second, "1/2 decided", "fpm/raw/interpolate/persistent/8")
 	want := "[go slice 1 of 96] 0s spent, about 2m10s left, ceiling at 64 clients, round 1 of 2: lang=go/…/pool=1\n" +
 		"[go slice 11 of 96] 15s spent, about 2m9s left: lang=go/…/pool=4\n" +
 		"[php slice 3] 4s spent, 0/2 decided: raw/… +1 more\n" +
 		"[php slice 4] 5s spent, ≤55s left: lang=php/…\n" +
-		"[php slice 5] 6s spent, ≤54s left, 0/2 decided: fpm/raw/interpolate/persistent/8 fpm/raw/interpolate/persistent/8 fpm/r…\n"
+		"[php slice 5] 6s spent, about 20s left (≤54s), 0/2 decided: fpm/raw/interpolate/persistent/8 fpm/raw/interpolate/persis…\n" +
+		// An estimate beyond the budget says the budget's bound.
+		"[php slice 6] 7s spent, about 53s left (≤53s), 1/2 decided: fpm/raw/interpolate/persistent/8\n" +
+		// Past the budget, the comparisons go on to their fewest pairs.
+		"[php slice 7] 1m10s spent, about 3s left (past the budget), 1/2 decided: fpm/raw/interpolate/persistent/8\n"
 	if b.String() != want {
 		t.Errorf("progress lines:\n%s\nwant\n%s", b.String(), want)
 	}
