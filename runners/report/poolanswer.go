@@ -53,7 +53,8 @@ func (d *data) poolAnswer() answer {
 		a.Sentence = "This run sized no pool (it has no zero-load " + term("hold times", "hold-time") + " or no pool need: runs before dbbench sized pools)."
 		return a
 	}
-	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != all[0].v.Database })
+	db := all[0].v.Database // the first screen answers on the run's first server
+	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != db })
 	var chunks, stmts []string
 	for _, g := range poolGroups(all) {
 		of := atCommonStmt(g)
@@ -72,7 +73,7 @@ func (d *data) poolAnswer() answer {
 	if cur := currentText(need, all); cur != "" {
 		a.Sentence += " " + cur
 	}
-	a.Sentence += " " + checkSummary(d.run.PoolCheck, need, all[0].v.Database)
+	a.Sentence += " " + checkSummary(d.run.PoolCheck, need, db)
 	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
 		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
