@@ -108,9 +108,10 @@ type Layer struct {
 	Stmt      []string
 	Conn      []string
 	// Was is the name the layer had before layers were named by their library (orm,
-	// builder): keys, patterns and baselines written with it still mean this layer, and
-	// the targets serve it under it, as a revision built before the rename knows no
-	// other (dbbench ab). "" when the name never changed.
+	// builder): variant keys and patterns written with it still mean this layer (saved
+	// results are renamed on read, runners/results), and the targets serve it under it,
+	// as a revision built before the rename knows no other (dbbench ab). "" when the
+	// name never changed.
 	Was string
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"dbbench/runners/questions"
@@ -25,5 +26,28 @@ func TestEvidenceAgreesWithTheMarks(t *testing.T) {
 		"1 of 2 reached the ±3% target; 1 undecided (?): sqlx QPS."
 	if got := linkTerms(evidence(fs), "", func(words, _ string) string { return words }); got != want {
 		t.Errorf("evidence:\n got %q\nwant %q", got, want)
+	}
+}
+
+// The first screen answers at each language's default server, or at the first it
+// measured when the run left the default out (a worker-only run still has answers).
+func TestAtDefaultServer(t *testing.T) {
+	langs := map[string]*results.Lang{"php": {Default: "fpm"}, "go": {Default: "nethttp"}}
+	f := func(lang, server string) finding {
+		return finding{Other: &results.Variant{Lang: lang, Server: server}}
+	}
+	servers := func(fs []finding) (out []string) {
+		for _, x := range fs {
+			out = append(out, x.Other.Lang+"/"+x.Other.Server)
+		}
+		return out
+	}
+	both := []finding{f("php", "worker"), f("go", "nethttp"), f("php", "fpm"), f("php", "worker")}
+	if got := servers(atDefaultServer(both, langs)); strings.Join(got, " ") != "go/nethttp php/fpm" {
+		t.Errorf("fpm and workers measured: %v, want Go's and php-fpm's", got)
+	}
+	workers := []finding{f("php", "worker"), f("go", "nethttp")}
+	if got := servers(atDefaultServer(workers, langs)); strings.Join(got, " ") != "php/worker go/nethttp" {
+		t.Errorf("workers alone: %v, want them kept", got)
 	}
 }

@@ -79,11 +79,23 @@ func layerAnswer(all []finding, langs map[string]*results.Lang) answer {
 }
 
 // atDefaultServer keeps the findings at each language's default server (php-fpm for
-// PHP): the first screen's; all of fs when langs does not say.
+// PHP), or, when the run did not measure it, at the first server it measured: the first
+// screen's. All of fs when langs does not say.
 func atDefaultServer(fs []finding, langs map[string]*results.Lang) []finding {
-	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool {
+	keep := map[string]string{} // lang → its server on the first screen
+	for _, f := range fs {
 		l := langs[f.Other.Lang]
-		return l != nil && l.Default != "" && f.Other.Server != "" && f.Other.Server != l.Default
+		switch {
+		case l == nil || l.Default == "":
+		case f.Other.Server == l.Default:
+			keep[f.Other.Lang] = l.Default
+		case keep[f.Other.Lang] == "":
+			keep[f.Other.Lang] = f.Other.Server
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool {
+		s, ok := keep[f.Other.Lang]
+		return ok && f.Other.Server != s
 	})
 }
 
@@ -116,7 +128,7 @@ func kindPart(fs []finding, one, many string) []string {
 		return nil
 	case 1:
 		lib := shortLibrary(fs[0].Other)
-		if one != "" && !strings.Contains(strings.ToLower(lib), one) {
+		if one != "" && !strings.Contains(strings.ToLower(lib), strings.ToLower(one)) {
 			lib += " (" + one + ")"
 		}
 		return []string{lib + " " + ratioCI(fs[0].QPS)}
@@ -152,11 +164,12 @@ func cmpFloat(a, b float64) int {
 // what it changes in commands and round trips, and the throughput it gives here on
 // each database server, the raw driver first.
 func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
-	fs := byQuestion(all, questions.Stmt)
+	section := byQuestion(all, questions.Stmt)
+	fs := atDefaultServer(section, langs)
 	if pooled := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Conn != "persistent" }); len(pooled) > 0 {
 		fs = pooled
 	}
-	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(fs),
+	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section),
 		Chart: "QPS of each mode ÷ prepare's"}
 	var clauses []string
 	for i, stmt := range stmtsOf(fs) {
@@ -295,6 +308,7 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	conn, server := byQuestion(all, questions.Conn), byQuestion(all, questions.Server)
 	a := answer{ID: "q-conn", Title: "3. What connections and the runtime cost", Evidence: evidence(append(slices.Clone(conn), server...)),
 		Chart: "QPS ÷ the pooled connection's, or php-fpm's"}
+	conn = atDefaultServer(conn, langs) // the sentence's; the section has every server
 	var clauses, chunks []string
 	for _, lang := range langsOf(conn) {
 		var lists []string

@@ -99,7 +99,7 @@ func build(r *results.Run) (*page, error) {
 			layer := func(fs []finding) answer { return layerAnswer(fs, r.Langs) }
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
 			conn := func(fs []finding) answer { return connAnswer(fs, r.Langs) }
-			a := []func([]finding) answer{layer, stmt, conn}[i](onFirstDB(of))
+			a := []func([]finding) answer{layer, stmt, conn}[i](onDBOnly(of, d.firstDB()))
 			if op != "" {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
@@ -187,14 +187,10 @@ func onceEach(ss []section) {
 	}
 }
 
-// onFirstDB keeps the findings of the first database server fs measured: the first
-// screen answers on one server, and the MariaDB-and-MySQL answer says where the other
-// differs; the sections keep both.
-func onFirstDB(fs []finding) []finding {
-	if len(fs) == 0 {
-		return fs
-	}
-	db := fs[0].Other.Database
+// onDBOnly keeps the findings on database server db: the first screen answers on one
+// server (data.firstDB), and the MariaDB-and-MySQL answer says where the other differs;
+// the sections keep both.
+func onDBOnly(fs []finding, db string) []finding {
 	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Database != db })
 }
 

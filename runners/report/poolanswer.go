@@ -53,7 +53,7 @@ func (d *data) poolAnswer() answer {
 		a.Sentence = "This run sized no pool (it has no zero-load " + term("hold times", "hold-time") + " or no pool need: runs before dbbench sized pools)."
 		return a
 	}
-	db := all[0].v.Database // the first screen answers on the run's first server
+	db := d.firstDB() // the first screen answers on the run's first server
 	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != db })
 	var chunks, stmts []string
 	for _, g := range poolGroups(all) {
@@ -73,7 +73,7 @@ func (d *data) poolAnswer() answer {
 	if cur := currentText(need, all); cur != "" {
 		a.Sentence += " " + cur
 	}
-	a.Sentence += " " + checkSummary(d.run.PoolCheck, need, db)
+	a.Sentence += " " + checkSummary(d.run.PoolCheck, need)
 	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
 		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
@@ -117,6 +117,11 @@ func poolSetting(of []sized) string {
 	}
 	if advised(most.advice) > advised(raw.advice) {
 		notes = append(notes, fmt.Sprintf("%s needs %d", shortLibrary(most.v), advised(most.advice)))
+	}
+	for _, s := range of {
+		if s.advice.Pool == 0 && s.v != raw.v { // raw's own says so in its setting
+			notes = append(notes, shortLibrary(s.v)+": no pool holds")
+		}
 	}
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, "; ") + ")"
@@ -185,19 +190,17 @@ func checkText(pc *results.PoolCheck) string {
 		pc.Rate, pc.RTT, units.Seconds(pc.Path), strings.Join(parts, "; "))
 }
 
-// checkSummary is the check in a few words for the first screen, for the families on
-// db: per family, the model's pool and the one below, held or not, and how far the
-// model was short; the probes' p99s are in checkText, at the top of the pool section.
-func checkSummary(pc *results.PoolCheck, need poolsize.Need, db string) string {
+// checkSummary is the check in a few words for the first screen: per family, the
+// model's pool and the one below, held or not, and how far the model was short; the
+// probes' p99s are in checkText, at the top of the pool section. The check measures the
+// run's first server only (sweep.CheckTargets), the one the first screen answers on.
+func checkSummary(pc *results.PoolCheck, need poolsize.Need) string {
 	if pc == nil || pc.Skipped != "" || len(pc.Families) == 0 || pc.Error != "" && len(pc.Families[0].Points) == 0 {
 		return checkText(pc)
 	}
 	var parts []string
 	for _, f := range pc.Families {
 		v := familyVariant(f.Family)
-		if v.Database != db {
-			continue
-		}
 		model, below, first := checkedPoints(f)
 		name := familyName(v)
 		switch {

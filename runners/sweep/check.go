@@ -151,6 +151,9 @@ func Check(ctx context.Context, o CheckOptions, targets []Checked) *results.Pool
 	ro := o.Run
 	ro.List, ro.Out, ro.RTT = list, filepath.Join(o.Dir, pc.Dir), o.Need.RTT
 	ro.Variants, ro.Budget, ro.Profile, ro.NoProfile, ro.PoolNeed, ro.Revisions = nil, 0, false, true, nil, nil
+	// The first screen answers the pool on the run's first server: the check measures
+	// that one (on two, their probes would share one family's points).
+	ro.DBs = ro.DBs[:min(len(ro.DBs), 1)]
 	ro.Warmup, ro.Duration, ro.Reps, ro.RoundtripRequests = 300*time.Millisecond, time.Second, 1, 20
 	ro.Preset = &matrix.Preset{Name: "pool-check", Warmup: ro.Warmup, Duration: ro.Duration, Reps: 1, Connections: 1}
 	ro.Plan = &CheckPlan{Rate: o.Need.Rate, SLO: o.Need.P99, Probes: o.Probes, OpenConnections: 256, Seed: ro.Seed}
