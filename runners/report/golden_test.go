@@ -43,6 +43,26 @@ func TestGoldenHTML(t *testing.T) {
 	golden.Check(t, "testdata/quick-report.html", h, *update)
 }
 
+// report.md and report.html of a committed dbbench ab run (two revisions, a planted
+// slowdown): the first screen answers "did B cost anything?" from the same kind of
+// findings, and its wording is checked as a run's is.
+func TestGoldenABPage(t *testing.T) {
+	r, err := results.Read("testdata/ab-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/ab-report.md", md, *update)
+	h, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/ab-report.html", h, *update)
+}
+
 // The same run through Write, as `dbbench report` does: its variants have no latency
 // histograms (the fixture dropped them), and report.html's latency panels, empty, once
 // drew log ticks without end.
