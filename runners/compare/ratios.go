@@ -41,7 +41,7 @@ func comparisons(r *results.Run, valid map[string]*results.Variant) map[[3]strin
 // ratio estimates Other/Base in unit within run r.
 func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (est, Estimate, error) {
 	if c.measured != nil {
-		e, err := stats.PairedRatio(questions.Ratios(r, c.measured, unit))
+		e, err := questions.Estimate(r, c.measured, unit)
 		if err != nil {
 			return est{}, Estimate{}, err
 		}

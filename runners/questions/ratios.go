@@ -4,17 +4,26 @@ import (
 	"math"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 )
 
 // The figures of a pair are computed here rather than in package results, which only
 // stores and loads: the runner (when to stop pairing), the report, compare and ab all
-// take a comparison's per-pair figures from these two functions.
+// take a comparison's per-pair figures and its estimate from these functions.
 
 // Ratios are a comparison's per-pair ratios in unit, Other over Base: for each pair the
 // geometric mean of Other's values over that of Base's. A pair a side of which lacks the
 // unit, or has a value that is not positive, is left out.
 func Ratios(r *results.Run, c *results.Comparison, unit string) []float64 {
 	return perPair(r, c, unit, func(other, base float64) float64 { return other / base })
+}
+
+// Estimate is a comparison's estimate of Other ÷ Base in unit from its pairs: the
+// typical per-pair ratio with its 95% interval (stats.PairedRatio). The runner's
+// stopping rule, the report, the terminal, compare and ab all take a comparison's
+// estimate from here, so none of them reads the same pairs another way.
+func Estimate(r *results.Run, c *results.Comparison, unit string) (stats.RatioEstimate, error) {
+	return stats.PairedRatio(Ratios(r, c, unit))
 }
 
 // Differences are a comparison's per-pair differences in unit, Other less Base, each

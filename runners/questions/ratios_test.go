@@ -26,3 +26,22 @@ func TestRatiosAndDifferences(t *testing.T) {
 		t.Errorf("Ratios = %v, want [1.9 2.5]", got)
 	}
 }
+
+// Estimate is the paired estimate of the comparison's ratios: the Hodges–Lehmann ratio
+// of its pairs with an interval from six pairs on, an error with none.
+func TestEstimateReadsThePairs(t *testing.T) {
+	r := &results.Run{Variants: []*results.Variant{{Key: "a"}, {Key: "b"}}}
+	c := &results.Comparison{Base: "a", Other: "b"}
+	for i, ratio := range []float64{1.1, 1.2, 1.15, 1.1, 1.2, 1.15, 1.12} {
+		r.Variants[0].Reps = append(r.Variants[0].Reps, &results.Repetition{Rep: i + 1, QPS: 100})
+		r.Variants[1].Reps = append(r.Variants[1].Reps, &results.Repetition{Rep: i + 1, QPS: 100 * ratio})
+		c.Pairs = append(c.Pairs, results.Pair{Base: []int{i + 1}, Other: []int{i + 1}})
+	}
+	e, err := Estimate(r, c, units.QPS)
+	if err != nil || e.N != 7 || !e.HasInterval() || e.Ratio < 1.14 || e.Ratio > 1.16 || e.Lo > 1.12 || e.Hi < 1.15 {
+		t.Errorf("Estimate = %+v, %v; want about 1.15 from 7 pairs with its interval", e, err)
+	}
+	if _, err := Estimate(r, &results.Comparison{Base: "a", Other: "b"}, units.QPS); err == nil {
+		t.Error("an estimate from no pair")
+	}
+}

@@ -229,7 +229,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 	for _, f := range byQuestion(fs, questions.DB) {
 		dbCPU := "not measured"
 		if f.Paired {
-			if e := paired(questions.Ratios(d.run, f.Comp, units.DBCPU), margin); e.OK {
+			if e := paired(d.run, f.Comp, units.DBCPU, margin); e.OK {
 				dbCPU = ratioCI(e)
 			}
 		}

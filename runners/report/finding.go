@@ -53,8 +53,8 @@ func (d *data) findings() []finding {
 			}
 			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Comp: c, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
 			m := d.marginOf(c.Question)
-			f.QPS = paired(questions.Ratios(d.run, c, units.QPS), m)
-			f.CPU = paired(questions.Ratios(d.run, c, units.AppCPU), m)
+			f.QPS = paired(d.run, c, units.QPS, m)
+			f.CPU = paired(d.run, c, units.AppCPU, m)
 			out = append(out, d.withCounts(f))
 		}
 	} else {
@@ -96,9 +96,9 @@ func (d *data) marginOf(q string) float64 {
 	return margin
 }
 
-// paired estimates a comparison from its per-pair ratios.
-func paired(ratios []float64, margin float64) estimate {
-	e, err := stats.PairedRatio(ratios)
+// paired estimates a comparison in unit from its pairs, judged at margin.
+func paired(r *results.Run, c *results.Comparison, unit string, margin float64) estimate {
+	e, err := questions.Estimate(r, c, unit)
 	if err != nil {
 		return estimate{}
 	}

@@ -125,11 +125,7 @@ func unpairedReason(v *results.Variant) string {
 
 // estimate is c's figure m, when both sides measured it in at least one pair.
 func estimate(r *results.Run, c *results.Comparison, m Metric, threshold float64) (Estimate, bool) {
-	ratios := questions.Ratios(r, c, m.Unit)
-	if len(ratios) == 0 {
-		return Estimate{}, false
-	}
-	est, err := stats.PairedRatio(ratios)
+	est, err := questions.Estimate(r, c, m.Unit) // fails without a pair that measured m
 	if err != nil {
 		return Estimate{}, false
 	}

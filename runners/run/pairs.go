@@ -10,7 +10,6 @@ import (
 	"dbbench/runners/loadgen"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 	"dbbench/runners/target"
 	"dbbench/runners/units"
 )
@@ -244,11 +243,10 @@ func (pl *Pairs) narrow(c *results.Comparison) bool {
 // while a unit measured has none.
 func (pl *Pairs) halfWidth(c *results.Comparison) (w float64, ok bool) {
 	for _, unit := range []string{units.QPS, units.AppCPU} {
-		ratios := questions.Ratios(pl.p.r.res, c, unit)
-		if len(ratios) == 0 && unit == units.AppCPU {
+		if unit == units.AppCPU && len(questions.Ratios(pl.p.r.res, c, unit)) == 0 {
 			continue
 		}
-		est, err := stats.PairedRatio(ratios)
+		est, err := questions.Estimate(pl.p.r.res, c, unit)
 		if err != nil || !est.HasInterval() {
 			return 0, false
 		}
