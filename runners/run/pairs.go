@@ -47,7 +47,7 @@ func (pl *Pairs) Measure(ctx context.Context, p *Phase) error {
 	if err := pl.measureSolos(ctx, solos, r.o.Reps-half); err != nil {
 		return err
 	}
-	if r.o.Profile {
+	if r.o.Profile == ProfileOn {
 		p.profile(ctx)
 	}
 	return nil

@@ -63,10 +63,9 @@ type Options struct {
 	// Plan measures each language once its targets are up; nil is Pairs, the paired
 	// measurement of the comparisons. Sweeps bring their own.
 	Plan Plan
-	// Profile adds one profiled slice of ProfileTime per variant after its measured
-	// ones (profile.go); a preset with a profile length profiles unless NoProfile.
-	Profile     bool
-	NoProfile   bool
+	// Profile says whether each variant gets one profiled slice of ProfileTime after
+	// its measured ones (profile.go): as the preset says, on or off.
+	Profile     Profiling
 	ProfileTime time.Duration
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
@@ -106,6 +105,27 @@ type Options struct {
 	// pairs (questions.Rev). Threshold is recorded for the report's verdicts.
 	Revisions []Revision
 	Threshold float64
+}
+
+// Profiling is whether a run profiles its variants.
+type Profiling int
+
+const (
+	// ProfileAsPreset profiles when the preset gives a profile length (smoke does).
+	ProfileAsPreset Profiling = iota
+	ProfileOn                 // --profile
+	ProfileOff                // --profile=false
+)
+
+// ProfilingOf is the flag's choice: as the preset says unless given.
+func ProfilingOf(given, on bool) Profiling {
+	switch {
+	case !given:
+		return ProfileAsPreset
+	case on:
+		return ProfileOn
+	}
+	return ProfileOff
 }
 
 // Defaults of the paired measurement (README.md says why these).
@@ -173,12 +193,12 @@ func (o *Options) Defaults() {
 	if o.MaxPairs == 0 {
 		o.MaxPairs = DefaultMaxPairs
 	}
-	if p.Profile > 0 && !o.NoProfile {
-		o.Profile = true
+	if p.Profile > 0 && o.Profile != ProfileOff {
+		o.Profile = ProfileOn
 		o.ProfileTime = cmp.Or(o.ProfileTime, p.Profile)
 	}
-	if o.NoProfile {
-		o.Profile = false
+	if o.Profile == ProfileAsPreset {
+		o.Profile = ProfileOff
 	}
 	if o.ProfileTime == 0 {
 		o.ProfileTime = DefaultProfileTime
@@ -261,9 +281,9 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		if err := goOnly(vs); err != nil {
 			return nil, err
 		}
-		if o.Profile { // perf and the profiled slice read this host's processes
+		if o.Profile == ProfileOn { // perf and the profiled slice read this host's processes
 			fmt.Fprintln(o.Log, "note: no profiles with --app-host: the profiler reads this host's processes")
-			o.Profile = false
+			o.Profile = ProfileOff
 		}
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {

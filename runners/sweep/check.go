@@ -150,7 +150,7 @@ func Check(ctx context.Context, o CheckOptions, targets []Checked) *results.Pool
 	}
 	ro := o.Run
 	ro.List, ro.Out, ro.RTT = list, filepath.Join(o.Dir, pc.Dir), o.Need.RTT
-	ro.Variants, ro.Budget, ro.Profile, ro.NoProfile, ro.PoolNeed, ro.Revisions = nil, 0, false, true, nil, nil
+	ro.Variants, ro.Budget, ro.Profile, ro.PoolNeed, ro.Revisions = nil, 0, run.ProfileOff, nil, nil
 	// The first screen answers the pool on the run's first server: the check measures
 	// that one (on two, their probes would share one family's points).
 	ro.DBs = ro.DBs[:min(len(ro.DBs), 1)]

@@ -59,7 +59,7 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 	}
 	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
 		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs, Budget: *budget, Precision: *precision,
-		Profile: *profile, NoProfile: fs.given("profile") && !*profile, KeepAlive: true, Seed: 1, Out: dir,
+		Profile: run.ProfilingOf(fs.given("profile"), *profile), KeepAlive: true, Seed: 1, Out: dir,
 		Threshold: *threshold, Command: fs.command(args),
 	}}, nil
 }

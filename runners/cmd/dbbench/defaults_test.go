@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dbbench/runners/run"
 )
 
 // TestRunHelpPrintsTheDefaultsThatRun parses `dbbench run` with no flags, resolves its
@@ -35,7 +37,7 @@ func TestRunHelpPrintsTheDefaultsThatRun(t *testing.T) {
 		"max-pairs": strconv.Itoa(o.MaxPairs), "profile-time": o.ProfileTime.String(),
 		"connections": strconv.Itoa(o.Connections), "rate": strconv.FormatFloat(o.Rate, 'g', -1, 64),
 		"keepalive": strconv.FormatBool(o.KeepAlive), "seed": strconv.FormatUint(o.Seed, 10),
-		"profile": strconv.FormatBool(o.Profile),
+		"profile": strconv.FormatBool(o.Profile == run.ProfileOn),
 	}
 	fromPreset := map[string]string{
 		"duration": p.Duration.String(), "warmup": p.Warmup.String(), "reps": strconv.Itoa(p.Reps),

@@ -63,7 +63,7 @@ func (c profileConfig) run(ctx context.Context, stdout, stderr io.Writer) error 
 	c.db.Log = stderr
 	res, err := run.Run(ctx, run.Options{
 		Root: c.root, Matrix: c.m, Preset: c.smoke, List: []matrix.Variant{c.variant}, DB: c.db,
-		Duration: time.Second, Reps: 2, Profile: true, ProfileTime: c.duration, Out: c.out, Log: stderr,
+		Duration: time.Second, Reps: 2, Profile: run.ProfileOn, ProfileTime: c.duration, Out: c.out, Log: stderr,
 	})
 	if measuredReps(res) == 0 {
 		return err
