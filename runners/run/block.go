@@ -301,7 +301,7 @@ const blockNamesShown = 1
 func blockNames(vs []*results.Variant, n int) string {
 	var names []string
 	for _, v := range vs[:min(n, len(vs))] {
-		names = append(names, strings.TrimPrefix(shortKey(v.Key), v.Lang+"/"))
+		names = append(names, shortName(v))
 	}
 	s := strings.Join(names, " · ")
 	if len(vs) > n {
@@ -309,6 +309,10 @@ func blockNames(vs []*results.Variant, n int) string {
 	}
 	return s
 }
+
+// shortName is a variant in a progress line that has said its language: its key's
+// values without it ("nethttp/raw/prepare/persistent/64").
+func shortName(v *results.Variant) string { return strings.TrimPrefix(shortKey(v.Key), v.Lang+"/") }
 
 // shortKey is a variant key by its values alone, for a progress line of at most 120
 // characters: "php/worker/eloquent/interpolate/persistent/8".

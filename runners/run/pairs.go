@@ -61,7 +61,7 @@ func (p *Phase) profile(ctx context.Context) {
 		if !v.Valid || ctx.Err() != nil {
 			continue
 		}
-		p.r.progress.note(fmt.Sprintf("%s: profiling %s", p.lang, blockNames([]*results.Variant{v}, 1)))
+		p.r.progress.note(fmt.Sprintf("%s: profiling %s", p.lang, shortName(v)))
 		if err := p.profileOne(ctx, v); err != nil {
 			fmt.Fprintf(p.r.o.Log, "profile: %v\n", err)
 		}

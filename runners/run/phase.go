@@ -116,7 +116,7 @@ func (p *Phase) startTargets(ctx context.Context) error {
 		if v.Lang != p.lang || !v.Valid {
 			continue
 		}
-		p.r.progress.note(fmt.Sprintf("%s: starting %s", p.lang, blockNames([]*results.Variant{v}, 1)))
+		p.r.progress.note(fmt.Sprintf("%s: starting %s", p.lang, shortName(v)))
 		t, err := p.r.startTarget(ctx, p.r.variant(v), p.r.on(v).dsnFile)
 		if err != nil {
 			if err := p.r.failRep(ctx, v, 0, "target did not start", err); err != nil {
@@ -157,7 +157,7 @@ func (p *Phase) stopTargets() {
 // measured window with every counter around it) and rewrites the results now and then.
 // It returns nil when v turned out invalid (the reason is in v); an error ends the run.
 func (p *Phase) Slice(ctx context.Context, v *results.Variant, load Load) (*results.Repetition, error) {
-	p.progress(blockNames([]*results.Variant{v}, 1))
+	p.progress(shortName(v))
 	rep, err := p.r.slice(ctx, p.targets[v], v, load)
 	if err != nil {
 		return nil, err
