@@ -223,7 +223,8 @@ func (pl *Pairs) judge() {
 			continue
 		}
 		n := len(e.comp.Pairs)
-		if n >= pl.p.r.o.MinPairs && pl.narrow(e.comp) {
+		e.width, e.widthOK = pl.halfWidth(e.comp)
+		if n >= pl.p.r.o.MinPairs && e.widthOK && e.width <= pl.p.r.o.Precision {
 			e.done, e.comp.Reached = true, true
 		}
 		if n >= pl.p.r.o.MaxPairs {
@@ -232,15 +233,9 @@ func (pl *Pairs) judge() {
 	}
 }
 
-// narrow says whether both the QPS and the app CPU ratio of c have a 95% interval no
-// wider than ± the precision target (a unit not measured does not hold it back).
-func (pl *Pairs) narrow(c *results.Comparison) bool {
-	w, ok := pl.halfWidth(c)
-	return ok && w <= pl.p.r.o.Precision
-}
-
 // halfWidth is the wider half-width of c's QPS and app CPU ratio intervals; ok is false
-// while a unit measured has none.
+// while a unit measured has none (a unit not measured does not hold it back). judge
+// closes a comparison once it is within the precision target.
 func (pl *Pairs) halfWidth(c *results.Comparison) (w float64, ok bool) {
 	for _, unit := range []string{units.QPS, units.AppCPU} {
 		if unit == units.AppCPU && len(questions.Ratios(pl.p.r.res, c, unit)) == 0 {
@@ -268,7 +263,7 @@ func (pl *Pairs) blocksLeft(pastBudget bool) int {
 			continue
 		}
 		n, need := len(e.comp.Pairs), o.MinPairs
-		if w, ok := pl.halfWidth(e.comp); ok && n > 0 && !pastBudget {
+		if w := e.width; e.widthOK && n > 0 && !pastBudget { // as judge last read it
 			need = max(need, int(math.Ceil(float64(n)*(w/o.Precision)*(w/o.Precision))))
 		}
 		most = max(most, min(need, o.MaxPairs)-n)

@@ -30,6 +30,10 @@ type edge struct {
 	comp        *results.Comparison
 	base, other *results.Variant
 	done        bool // its interval is narrow enough, it has MaxPairs, or a side failed
+	// width is the wider half-width of its QPS and app CPU intervals when judge last
+	// read them (widthOK: both had one), for the progress line's estimate.
+	width   float64
+	widthOK bool
 }
 
 // walker chooses which variant to measure next, and turns adjacent slices into pairs.
