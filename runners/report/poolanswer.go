@@ -368,10 +368,7 @@ func familyHead(v *results.Variant) string {
 	if v.Database != "" {
 		on = " on " + dbName(v)
 	}
-	if v.Server != "" && v.Lang == "php" {
-		return fmt.Sprintf("%s (%s)%s", serverName(v.Server), v.Stmt, on)
-	}
-	return fmt.Sprintf("%s (%s)%s", langName(v.Lang), v.Stmt, on)
+	return fmt.Sprintf("%s (%s)%s", familyName(v), v.Stmt, on)
 }
 
 // poolText is the smallest pool that holds, and the one with headroom when larger.
