@@ -55,18 +55,20 @@ func (d *data) poolAnswer() answer {
 	}
 	db := d.firstDB() // the first screen answers on the run's first server
 	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != db })
-	var chunks, stmts []string
+	var families [][]sized
+	var stmts []string
 	for _, g := range poolGroups(all) {
 		of := atCommonStmt(g)
-		chunks = append(chunks, poolSetting(of))
+		families = append(families, of)
 		if !slices.Contains(stmts, of[0].v.Stmt) {
 			stmts = append(stmts, of[0].v.Stmt)
 		}
 	}
+	var chunks []string
+	for _, of := range families {
+		chunks = append(chunks, poolSetting(of, len(stmts) > 1))
+	}
 	if len(stmts) == 1 { // one stmt mode for all: said once
-		for i, c := range chunks {
-			chunks[i] = strings.Replace(c, " at "+stmts[0]+":", ":", 1)
-		}
 		chunks[0] = "at " + stmts[0] + ", " + chunks[0]
 	}
 	a.Sentence = fmt.Sprintf("For %s: %s.", needText(need), strings.Join(chunks, "; "))
@@ -95,8 +97,9 @@ func needText(n poolsize.Need) string {
 }
 
 // poolSetting is one family's answer in its own setting: "php-fpm at interpolate:
-// `pm.max_children = 3` (2 the fewest that hold; Eloquent needs 6)".
-func poolSetting(of []sized) string {
+// `pm.max_children = 3` (2 the fewest that hold; Eloquent needs 6)", its stmt mode
+// named when withStmt.
+func poolSetting(of []sized, withStmt bool) string {
 	var raw *sized
 	most := of[0]
 	for i, s := range of {
@@ -110,7 +113,11 @@ func poolSetting(of []sized) string {
 	if raw == nil {
 		raw = &most
 	}
-	s := fmt.Sprintf("%s at %s: %s", familyName(raw.v), raw.v.Stmt, settingOf(raw.hold, raw.advice))
+	s := familyName(raw.v)
+	if withStmt {
+		s += " at " + raw.v.Stmt
+	}
+	s += ": " + settingOf(raw.hold, raw.advice)
 	var notes []string
 	if raw.advice.Recommended > raw.advice.Pool && raw.advice.Pool > 0 {
 		notes = append(notes, fmt.Sprintf("%d the fewest that hold", raw.advice.Pool))
