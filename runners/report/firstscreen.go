@@ -172,6 +172,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section),
 		Chart: "QPS of each mode ÷ prepare's"}
 	var clauses []string
+	settingLed := false // a clause says what to set: the sentence names what it is against
 	for i, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		var unset []string
@@ -188,7 +189,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 				continue
 			}
 			if chunk, ok := settingChunk(lang, fs, shown, langs[lang]); ok {
-				clauses = append(clauses, chunk)
+				clauses, settingLed = append(clauses, chunk), true
 			} else {
 				unset = append(unset, chunk)
 			}
@@ -198,7 +199,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 		}
 	}
 	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
-	if len(clauses) > 0 && len(clauses[0]) > 0 && !strings.HasPrefix(clauses[0], stmtPhrase(stmtsOf(fs)[0], true)) {
+	if settingLed {
 		a.Sentence = "Throughput against a prepare per query — " + a.Sentence
 	}
 	return a
