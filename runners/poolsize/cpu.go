@@ -80,22 +80,23 @@ func stretch(u float64, k int) float64 {
 }
 
 // Model is one family's pool on given hosts, at the need's distance and target: the
-// M/M/c queue of stats/erlang.go with a hold that is not fixed but grows with the
-// hosts' CPU contention. A request's hold is its round trips on the wire, which CPU does
+// G/G/c queue of stats/erlang.go (M/M/c corrected for regular arrivals and holds) with
+// a hold that is not fixed but grows with the hosts' CPU contention. A request's hold is its round trips on the wire, which CPU does
 // not touch, plus the rest (the app's and the database's work), which stretches as the
 // hosts fill; the request's own p99 alone stretches alike, and the wait a request may
 // spend for the pool is what the target leaves of it. Without CPU figures or hosts it
-// is the plain M/M/c model.
+// is the plain queue.
 type Model struct {
-	Hold  Hold // at the need's distance
-	CPU   CPU
-	Hosts Hosts
-	P99   float64 // the target, seconds
+	Hold     Hold // at the need's distance
+	CPU      CPU
+	Hosts    Hosts
+	P99      float64 // the target, seconds
+	Arrivals Arrivals
 }
 
 // ModelOf is h's model for n on hosts.
 func ModelOf(h Hold, n Need, hosts Hosts) Model {
-	return Model{Hold: h.At(n.RTT), CPU: h.CPU, Hosts: hosts, P99: n.P99.Seconds()}
+	return Model{Hold: h.At(n.RTT), CPU: h.CPU, Hosts: hosts, P99: n.P99.Seconds(), Arrivals: n.Arrivals}
 }
 
 // at is the mean hold (from hold, one end of its interval or its mean), the p99 alone
@@ -129,7 +130,17 @@ func (m Model) holds(c int, rate, hold float64) bool {
 		return false
 	}
 	budget := m.P99 - p99
-	return budget > 0 && stats.WaitTail(c, rate, s, budget) <= Tail
+	return budget > 0 && stats.WaitTailGG(c, rate, s, budget, m.variability(s)) <= Tail
+}
+
+// variability is (ca² + cs²)/2 of a hold of s: the arrivals' and the hold's. The round
+// trips on the wire take the same time every request; the rest, the app's and the
+// database's work, is taken as spread exponentially, so cs² = ((s − wire)/s)². A hold of
+// one round trip and a little work is nearly constant; one of mostly work, as random as
+// M/M/c assumes.
+func (m Model) variability(s float64) float64 {
+	work := max(s-m.Hold.RoundTrips*m.Hold.RTT, 0) / s
+	return (m.Arrivals.cv2() + work*work) / 2
 }
 
 // Capacity is the highest rate a pool of c holds, at the hold's mean and at the ends of

@@ -39,10 +39,42 @@ type Need struct {
 	AppCores, DBCores int
 	// Current is the pool the user runs today, to say what it does at the rate; 0: none given.
 	Current int
+	// Arrivals is how the rate arrives: at random in production (the zero value), evenly
+	// spaced from dbbench's own generator when the model predicts a measurement here.
+	Arrivals Arrivals
+}
+
+// Arrivals is the pattern of the gaps between requests, which sets how long a queue
+// grows at a given rate (stats.WaitTailGG).
+type Arrivals int
+
+const (
+	// Random is independent clients, gaps spread exponentially (Poisson): production's
+	// traffic, and the model's answer for it.
+	Random Arrivals = iota
+	// Even is one request every 1/rate per connection, staggered across connections, as
+	// dbbench's open-loop generator sends (runners/loadgen): the sweep's and the check's.
+	Even
+)
+
+// cv2 is the squared coefficient of variation of the gaps between arrivals.
+func (a Arrivals) cv2() float64 {
+	if a == Even {
+		return 0
+	}
+	return 1
 }
 
 // Hosts is production's layout: the app and the database on hosts of their own.
 func (n Need) Hosts() Hosts { return Hosts{AppCores: n.AppCores, DBCores: n.DBCores} }
+
+// Here is n as dbbench measures it on this machine, to predict a sweep's or a check's
+// measurement: every role sharing the machine's cores, the requests evenly spaced by
+// dbbench's generator.
+func (n Need) Here(cores int) (Need, Hosts) {
+	n.Arrivals = Even
+	return n, Hosts{Shared: true, AppCores: cores}
+}
 
 // NeedOf reads a run's stored need; ok is false when the run has none or it does not parse.
 func NeedOf(n *results.PoolNeed) (Need, bool) {

@@ -150,3 +150,33 @@ func TestNeedRoundTrips(t *testing.T) {
 		t.Errorf("NeedOf(Stored) = %+v, want %+v", got, n)
 	}
 }
+
+// A hold that is almost all round trip is nearly constant: with requests evenly spaced
+// (dbbench's generator) one child carries close to 1/hold, while at random (production)
+// the same child queues far earlier; a hold of mostly work is as random either way.
+func TestArrivalsAndAConstantHold(t *testing.T) {
+	wire := Hold{Seconds: 3e-3, Lo: 3e-3, Hi: 3e-3, P99: 4e-3, RTT: 1.4e-3, RoundTrips: 2, Resource: "php-fpm child"}
+	need := Need{Rate: 100, P99: 50 * time.Millisecond, RTT: 1400 * time.Microsecond}
+	random, _, _ := CapacityOf(wire, 1, need, Hosts{})
+	here, _ := need.Here(0)
+	even, _, _ := CapacityOf(wire, 1, here, Hosts{})
+	if even < 0.95/wire.Seconds || even >= 1/wire.Seconds {
+		t.Errorf("evenly spaced: one child holds %.0f req/s, want just under 1/hold = %.0f", even, 1/wire.Seconds)
+	}
+	if random > 0.9*even {
+		t.Errorf("at random one child holds %.0f req/s, evenly %.0f: random arrivals should queue sooner", random, even)
+	}
+	work := wire
+	work.RoundTrips = 0 // all of the hold is work: cs² = 1
+	mm, _, _ := CapacityOf(work, 1, need, Hosts{})
+	mmc := 0.0
+	for r := 1.0; r < 1/work.Seconds; r++ { // M/M/1 by its own formula: ρ·exp(−(μ−λ)·budget) ≤ 1%
+		if r*work.Seconds*math.Exp(-(1/work.Seconds-r)*(need.P99.Seconds()-work.P99)) > Tail {
+			break
+		}
+		mmc = r
+	}
+	if math.Abs(mm-mmc) > 1.5 {
+		t.Errorf("a hold of all work at random arrivals: %.1f req/s, want M/M/1's %.0f", mm, mmc)
+	}
+}

@@ -77,7 +77,7 @@ func (d *data) poolAnswer() answer {
 	}
 	a.Sentence += " " + checkSummary(d.run.PoolCheck, need)
 	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
-		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
+		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model, corrected for holds that are mostly round trips, whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
 	return a
 }
 
@@ -404,7 +404,8 @@ func (d *data) poolSection(a answer) section {
 		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection while its commands wait for " +
 			"the database (timed at the counting proxy: the database's work and every round trip); a PHP request holds its php-fpm child or worker for all of its latency. " +
 			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
-			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5) then gives the smallest pool in which at most 1% of requests wait longer than the target " +
+			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5), corrected for a hold that is mostly round trips of constant length (Allen–Cunneen, runners/stats/erlang.go) " +
+			"and with requests arriving at random as in production, then gives the smallest pool in which at most 1% of requests wait longer than the target " +
 			"less a request's own p99 at that distance, using the upper end of the hold's 95% interval. " +
 			"Each request's CPU, measured in this run, fills its host's cores (production's: --app-cores and --db-cores), and the work in a hold stretches as they fill (runners/poolsize/cpu.go). " +
 			"After the run the answer is checked here by measurement (runners/sweep/check.go); `make pool-sweep` measures capacities at a distance and prints the model beside them."}

@@ -78,3 +78,26 @@ func TestMeanOf(t *testing.T) {
 		t.Errorf("MeanOf(nil) = %+v, want void and NaN", none)
 	}
 }
+
+// The G/G/c tail: at v = 1 it is M/M/c's; less variable traffic waits less, none at all
+// when arrivals and holds are both regular, and the chance to wait is never exceeded.
+func TestWaitTailGG(t *testing.T) {
+	c, rate, s, wait := 4, 3000.0, 0.001, 0.005
+	mmc := WaitTail(c, rate, s, wait)
+	if got := WaitTailGG(c, rate, s, wait, 1); got != mmc {
+		t.Errorf("WaitTailGG(v=1) = %g, want M/M/c's %g", got, mmc)
+	}
+	// By hand: a = 3, C(4, 3) = 0.5094, exp(-(4-3)·5/(1·0.5)) = exp(-10).
+	if got, want := WaitTailGG(c, rate, s, wait, 0.5), 0.50943*math.Exp(-10); math.Abs(got-want) > 1e-8 {
+		t.Errorf("WaitTailGG(v=0.5) = %g, want %g", got, want)
+	}
+	if got := WaitTailGG(c, rate, s, wait, 0); got != 0 {
+		t.Errorf("regular arrivals and holds below capacity wait with probability %g, want 0", got)
+	}
+	if got := WaitTailGG(c, 4000, s, wait, 0); got != 1 {
+		t.Errorf("at capacity the queue grows: %g, want 1", got)
+	}
+	if WaitTailGG(c, rate, s, wait, 0.2) >= WaitTailGG(c, rate, s, wait, 0.8) {
+		t.Error("more variable traffic waited less")
+	}
+}

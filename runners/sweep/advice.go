@@ -201,7 +201,8 @@ func Predicted(cv Curve, p Point, need poolsize.Need) (pred, poolLimit float64, 
 	h.CPU = cv.CPU()
 	at := need
 	at.RTT = secondsToDuration(h.RTT) // this sweep's own distance: no move
-	pred, _, _ = poolsize.CapacityOf(h, p.Pool, at, poolsize.Hosts{Shared: true, AppCores: cv.Cores})
-	poolLimit, _, _ = poolsize.CapacityOf(h, p.Pool, at, poolsize.Hosts{})
+	here, hosts := at.Here(cv.Cores)
+	pred, _, _ = poolsize.CapacityOf(h, p.Pool, here, hosts)
+	poolLimit, _, _ = poolsize.CapacityOf(h, p.Pool, here, poolsize.Hosts{})
 	return pred, poolLimit, true
 }

@@ -113,7 +113,8 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 		if !ok {
 			continue
 		}
-		a := poolsize.SizeOn(h, need, poolsize.Hosts{Shared: true, AppCores: cores})
+		here, hosts := need.Here(cores)
+		a := poolsize.SizeOn(h, here, hosts)
 		mv := matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn}
 		out = append(out, Checked{Variant: mv, Model: a.Pool})
 	}

@@ -47,7 +47,7 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 	return append(out,
 		fmt.Sprintf("Every pool size of each family ran at once (one target each), %s. Each point's capacity is the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), "+
 			"found by independent bisections interleaved across the points, a probe being one slice of %s after a %s lead-in; "+
-			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the M/M/c queue of runners/poolsize on the hold a request of the family has alone.",
+			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the queue of runners/poolsize (M/M/c, corrected for requests evenly spaced and holds that are mostly round trips) on the hold a request of the family has alone.",
 			link, need.P99, 100*s.MaxErrorRate, units.OrDash(pairingSlice(s)), units.OrDash(pairingLeadIn(s))),
 		"**The database, the app, the load generator and the delay proxy share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. "+
 			"The first screen's model sizes production's hosts (`--app-cores`, `--db-cores`), where the app and the database each have their own; the table's prediction is the same model on this machine's shared cores.",
@@ -132,7 +132,8 @@ func whyApart(cv Curve, a Advice) string {
 	h.CPU = cv.CPU()
 	n := a.Need
 	n.RTT = secondsToDuration(h.RTT)
-	here := poolsize.SizeOn(h, n, poolsize.Hosts{Shared: true, AppCores: cv.Cores})
+	at, hosts := n.Here(cv.Cores)
+	here := poolsize.SizeOn(h, at, hosts)
 	return fmt.Sprintf("More than one size apart: the model sizes an app host of %d cores and a database host of %d, "+
 		"while here every role (and the load generator and delay proxy) shared %d cores; on those the same model says %d.",
 		n.AppCores, n.DBCores, cv.Cores, here.Pool)
@@ -179,8 +180,9 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 			"A probe whose load generator fell behind says nothing about the target: it is measured again, up to twice, and a search none of whose probes decided is left out. " +
 			"Searches lists each bisection's highest rate that held. " +
 			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99, as if the CPU were endless; " +
-			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the family's largest pool's ceiling slices) " +
-			"fills them, and a hold's work stretches as they fill (runners/poolsize/cpu.go). It is the model the first screen sizes with, and `dbbench run` checks.",
+			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the open-loop probes that held at the family's largest pool) " +
+			"fills them, and a hold's work stretches as they fill (runners/poolsize/cpu.go). Both take the requests as evenly spaced, as dbbench's generator sends them (runners/loadgen); " +
+			"the first screen's answer takes production's as arriving at random, which queues sooner. It is the model the first screen sizes with, and `dbbench run` checks.",
 		modelVerdict(curves, need),
 	}
 	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}
