@@ -6,9 +6,9 @@ import "math"
 // c servers (pooled connections, php-fpm children) for a mean time S, and a request that
 // finds every server busy waits. With offered load a = λS < c, the probability that a
 // request waits is C(c, a), and P(W > t) = C(c, a)·exp(-(c - a)·t/S) (Erlang, 1917;
-// Kleinrock, Queueing Systems I, 1975, §3.5). Poisson arrivals are what an open-loop
-// generator sends; exponential holds are the model's assumption, pessimistic for holds
-// that vary less (a round trip plus a short query), so it errs toward a larger pool.
+// Kleinrock, Queueing Systems I, 1975, §3.5). Poisson arrivals are independent users'
+// traffic; exponential holds are pessimistic for holds that vary less (a round trip plus
+// a short query): WaitTailGG corrects for both.
 
 // ErlangC is the probability that a request waits for one of c servers at offered load
 // a (Erlangs). It is 1 when a >= c (the queue grows without bound), 0 for a <= 0, and
@@ -56,35 +56,4 @@ func WaitTailGG(c int, rate, s, t, v float64) float64 {
 		return 0
 	}
 	return pw * math.Exp(-(float64(c)-a)*t/(s*v))
-}
-
-// MaxRate is the highest arrival rate at which c servers of mean hold s keep
-// P(W > slack) <= q: the capacity of a pool when a request may wait slack seconds for a
-// connection in all but a share q of cases. 0 when slack <= 0 or the inputs are not
-// positive. Found by bisection: WaitTail grows with the rate.
-func MaxRate(c int, s, slack, q float64) float64 {
-	if c < 1 || !(s > 0) || !(slack > 0) || !(q > 0) {
-		return 0
-	}
-	lo, hi := 0.0, float64(c)/s // at c/s the queue grows without bound
-	for range 60 {
-		mid := (lo + hi) / 2
-		if WaitTail(c, mid, s, slack) <= q {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
-
-// MinServers is the fewest servers (at most limit) that keep P(W > slack) <= q at rate
-// arrivals of mean hold s; 0 when even limit does not.
-func MinServers(rate, s, slack, q float64, limit int) int {
-	for c := 1; c <= limit; c++ {
-		if MaxRate(c, s, slack, q) >= rate {
-			return c
-		}
-	}
-	return 0
 }

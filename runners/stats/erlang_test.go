@@ -26,45 +26,6 @@ func TestErlangCByHand(t *testing.T) {
 	}
 }
 
-// One server: P(W > t) = ρ·exp(-(μ-λ)t); the capacity at a wait budget is where that
-// reaches q, and more servers, a shorter hold or a looser budget never lower it.
-func TestMaxRate(t *testing.T) {
-	s, slack, q := 0.001, 0.02, 0.01
-	got := MaxRate(1, s, slack, q)
-	rho := got * s
-	if tail := rho * math.Exp(-(1/s-got)*slack); math.Abs(tail-q) > 1e-6 {
-		t.Errorf("MaxRate(1) = %g req/s: its tail is %g, want %g", got, tail, q)
-	}
-	prev := 0.0
-	for c := 1; c <= 64; c *= 2 {
-		r := MaxRate(c, s, slack, q)
-		if r <= prev || r >= float64(c)/s {
-			t.Errorf("MaxRate(%d) = %g: want above %g and below %g", c, r, prev, float64(c)/s)
-		}
-		prev = r
-	}
-	if MaxRate(4, 2*s, slack, q) >= MaxRate(4, s, slack, q) || MaxRate(4, s, slack/2, q) > MaxRate(4, s, slack, q) {
-		t.Error("a longer hold or a tighter budget raised the capacity")
-	}
-	for _, bad := range [][3]float64{{0, slack, q}, {s, 0, q}, {s, slack, 0}} {
-		if r := MaxRate(2, bad[0], bad[1], bad[2]); r != 0 {
-			t.Errorf("MaxRate(2, %v) = %g, want 0", bad, r)
-		}
-	}
-}
-
-// 1500 req/s holding a connection 1.2 ms each (a query 1 ms away): 1.8 Erlangs, so at
-// least 2 connections, and the budget decides how many more.
-func TestMinServers(t *testing.T) {
-	n := MinServers(1500, 0.0012, 0.04, 0.01, 256)
-	if n < 2 || MaxRate(n, 0.0012, 0.04, 0.01) < 1500 || MaxRate(n-1, 0.0012, 0.04, 0.01) >= 1500 {
-		t.Fatalf("MinServers = %d: want the smallest c >= 2 whose capacity holds 1500", n)
-	}
-	if MinServers(1e9, 0.0012, 0.04, 0.01, 8) != 0 {
-		t.Fatal("a rate no pool under the limit holds gave a pool")
-	}
-}
-
 func TestMeanOf(t *testing.T) {
 	m := MeanOf([]float64{1, 2, 3, 4, 5})
 	// s = √2.5, half = 1.96·√2.5/√5 = 1.386
