@@ -49,17 +49,7 @@ type Options struct {
 	Duration time.Duration
 	LeadIn   time.Duration
 	Reps     int
-	// The paired measurement (README.md): Design (Interleave, Walk or Alternate); Turn,
-	// the shortest turn of a variant in an interleaved block; Budget, the time
-	// for all the slices of the run; a comparison stops once the 95% intervals of its QPS
-	// and app CPU ratios are within ±Precision (0.02) and it has MinPairs pairs, or once
-	// it has MaxPairs. The budget never cuts a comparison below MinPairs.
-	Design    string
-	Turn      time.Duration
-	Budget    time.Duration
-	Precision float64
-	MinPairs  int
-	MaxPairs  int
+	Pairing
 	// Plan measures each language once its targets are up; nil is Pairs, the paired
 	// measurement of the comparisons. Sweeps bring their own.
 	Plan Plan
@@ -79,6 +69,32 @@ type Options struct {
 	Log          io.Writer
 	// Verbose progress lines name every variant of a block, not only the first.
 	Verbose bool
+	Placement
+	// PoolNeed is the production load the report sizes pools for; nil: none.
+	PoolNeed *results.PoolNeed
+	// Command is the command line that made the run, for its report (password masked).
+	Command string
+	// Versus, when set, is dbbench ab's two revisions: zero in every other run.
+	Versus
+}
+
+// Pairing is how a run pairs the slices of a comparison and when it stops (README.md):
+// Design (Interleave, Walk or Alternate); Turn, the shortest turn of a variant in an
+// interleaved block; Budget, the time for all the slices of the run. A comparison stops
+// once the 95% intervals of its QPS and app CPU ratios are within ±Precision (0.02) and
+// it has MinPairs pairs, or once it has MaxPairs. The budget never cuts a comparison
+// below MinPairs.
+type Pairing struct {
+	Design    string
+	Turn      time.Duration
+	Budget    time.Duration
+	Precision float64
+	MinPairs  int
+	MaxPairs  int
+}
+
+// Placement is where the roles run and how far apart.
+type Placement struct {
 	// TargetDBAddr, when set, gets the database's host:port once it runs and returns the
 	// address targets dial instead (the rtt sweep's delay proxy), listening on host (an
 	// address of the runner's that the targets reach). The runner's own connections stay
@@ -96,13 +112,12 @@ type Options struct {
 	// way, runners/delay), as a network hop in production would: the distance a pool is
 	// sized for. Ignored when TargetDBAddr is set.
 	RTT time.Duration
-	// PoolNeed is the production load the report sizes pools for; nil: none.
-	PoolNeed *results.PoolNeed
-	// Command is the command line that made the run, for its report (password masked).
-	Command string
-	// Revisions, when set, are A and B of dbbench ab: every variant is measured once
-	// per revision, against the same database, and its comparisons are the revision
-	// pairs (questions.Rev). Threshold is recorded for the report's verdicts.
+}
+
+// Versus is what dbbench ab measures: A and B, every variant measured once per revision
+// against the same database, its comparisons the revision pairs (questions.Rev), and
+// the threshold the report's verdicts are judged at.
+type Versus struct {
 	Revisions []Revision
 	Threshold float64
 }

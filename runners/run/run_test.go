@@ -213,7 +213,7 @@ func TestOpsEndToEndAndALostUpdateCaught(t *testing.T) {
 	res, err := Run(context.Background(), Options{
 		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: t.TempDir(), KeepAlive: true, Seed: 11,
 		Variants:    regexp.MustCompile(`^lang=go/server=nethttp/layer=(raw|orm)/stmt=interpolate/conn=persistent/pool=64/op=(list100|list10|insert|update)$`),
-		Connections: 64, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Budget: time.Second, Reps: 2, RoundtripRequests: 20,
+		Connections: 64, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Pairing: Pairing{Budget: time.Second}, Reps: 2, RoundtripRequests: 20,
 		DB: provider.Options{Rows: 1000}, Log: &log,
 	})
 	t.Log(log.String())

@@ -163,9 +163,9 @@ func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
 		Root: root, Matrix: m, DB: provider.Options{Rows: 100, Log: &log}, Log: &log, Out: t.TempDir(),
 		Preset: &matrix.Preset{Name: "test", Connections: 1, Reps: 1, Duration: time.Second},
 		List:   []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}},
-		TargetDBAddr: func(string, string) (string, error) {
+		Placement: run.Placement{TargetDBAddr: func(string, string) (string, error) {
 			return "", errors.New("no proxy today")
-		},
+		}},
 	})
 	if err == nil || !strings.Contains(err.Error(), "no proxy today") {
 		t.Fatalf("err = %v, want the hook's error", err)

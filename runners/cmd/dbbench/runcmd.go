@@ -119,10 +119,11 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, opts: run.Options{
 		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs,
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
-		Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs,
+		Pairing: run.Pairing{Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs},
 		Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh, PoolNeed: pn.need(fs, *rtt).Stored(), Command: fs.command(args), Verbose: *verbose,
+		Placement: run.Placement{RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh},
+		PoolNeed:  pn.need(fs, *rtt).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
 }
 
