@@ -35,7 +35,7 @@ func TestCheckText(t *testing.T) {
 	pc.Families[0].Points[0].Probes[0].Why = "past capacity: achieved 977 of 1000 req/s offered"
 	pc.Families[0].Points[0].P99s[0] = 0.0321
 	s := checkText(pc)
-	for _, want := range []string{"open loop at 1000 req/s with 1ms to the database (1.21 ms measured)",
+	for _, want := range []string{"open loop at 1000 req/s evenly spaced with 1ms to the database (1.21 ms measured)",
 		"go/nethttp/raw/interpolate at the model's pool for this machine, 2, held (p99 4.1 ✓, 3.9 ✓ ms), 1 did not (p99 32.1 ✗ ms, past capacity)",
 		"php/fpm/raw/interpolate at the model's pool for this machine, 4, did not (p99 689.0 ✗ ms), 3 did not (p99 500.0 ✗ ms); 5 held (p99 7.9 ✓ ms): the model was short by 1"} {
 		if !strings.Contains(s, want) {
