@@ -82,8 +82,8 @@ var countColumns = []column{
 // countsNote says what the counts table leaves out, and why (results.Variant.Counted).
 const countsNote = "read+write: the target's and the load generator's read(2) and write(2) calls (/proc/PID/io), which is all of Go's socket I/O. " +
 	"Not shown: a PHP target's and mariadbd's system calls, whose sockets use recv(2) and send(2), which that count does not see " +
-	"(runs before this showed them as 10.0 under php-fpm, 0.0 for workers and the database); and php-fpm's peak memory per request, " +
-	"which its status page gives in whole 2 MiB chunks of PHP's allocator (2097 kB for every layer). " +
+	"(older runs' tables may show a figure for them: it meant nothing); and php-fpm's peak memory per request, " +
+	"which its status page gives in whole 2 MiB chunks of PHP's allocator, the same for every layer. " +
 	"PHP req peak: the most a resident worker's request had allocated at once, the worker's own objects included."
 
 // keyHeadOf are the key columns of vs's tables: rev too in a run of two revisions.
