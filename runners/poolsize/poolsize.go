@@ -39,6 +39,9 @@ type Need struct {
 	AppCores, DBCores int
 	// Current is the pool the user runs today, to say what it does at the rate; 0: none given.
 	Current int
+	// AppMemory is the memory of an app instance's host, bytes: what bounds how many
+	// php-fpm children or workers it runs. 0: not given (older runs).
+	AppMemory int64
 	// Arrivals is how the rate arrives: at random in production (the zero value), evenly
 	// spaced from dbbench's own generator when the model predicts a measurement here.
 	Arrivals Arrivals
@@ -87,13 +90,13 @@ func NeedOf(n *results.PoolNeed) (Need, bool) {
 		return Need{}, false
 	}
 	return Need{Rate: n.Rate, P99: p99, RTT: rtt, Instances: n.Instances, MaxConnections: n.MaxConnections,
-		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current}, true
+		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current, AppMemory: n.AppMemory}, true
 }
 
 // Stored is the need as results keeps it.
 func (n Need) Stored() *results.PoolNeed {
 	return &results.PoolNeed{Rate: n.Rate, P99: n.P99.String(), RTT: n.RTT.String(), Instances: n.Instances, MaxConnections: n.MaxConnections,
-		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current}
+		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current, AppMemory: n.AppMemory}
 }
 
 // Hold is what one request costs a pooled resource, measured alone.
@@ -104,6 +107,9 @@ type Hold struct {
 	RoundTrips      float64 // per request: each adds one round-trip time to the hold
 	Resource        string  // what is held: "connection", "php-fpm child", "worker"
 	CPU             CPU     // per request, measured under load (not alone)
+	// Memory is what each php-fpm child or worker keeps for itself (its private
+	// memory, results.WorkerMemory), bytes; 0 for a connection or when not measured.
+	Memory int64
 }
 
 // Of is the hold of a variant measured by its round-trip count: a Go request holds its
@@ -118,6 +124,9 @@ func Of(v *results.Variant, link float64) (Hold, bool) {
 	z := rt.ZeroLoad
 	_, trips := rt.Commands()
 	h := Hold{P99: z.LatencyP99, RTT: link, RoundTrips: trips, CPU: CPUOf(v)}
+	if m := v.WorkerMemory; m != nil && v.Lang == "php" {
+		h.Memory = m.Private
+	}
 	switch {
 	case v.Lang == "go":
 		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, "connection"
@@ -158,7 +167,10 @@ type Advice struct {
 	Capacity, CapLo, CapHi float64
 	// AppUse and DBUse are the hosts' CPU utilisations at the rate (0: not modelled).
 	AppUse, DBUse float64
-	Why           string // when no pool holds
+	// MemoryBound is how many php-fpm children or workers of the hold's private memory
+	// the app host's memory holds, before anything they share; 0: not known.
+	MemoryBound int
+	Why         string // when no pool holds
 }
 
 // Size gives the pool h needs for n on production's hosts (n.Hosts).
@@ -171,6 +183,9 @@ func Size(h Hold, n Need) Advice {
 func SizeOn(h Hold, n Need, hosts Hosts) Advice {
 	m := ModelOf(h, n, hosts)
 	a := Advice{Need: n, Hold: m.Hold, Upper: n.MaxConnections / max(1, n.Instances)}
+	if h.Memory > 0 && n.AppMemory > 0 {
+		a.MemoryBound = int(n.AppMemory / h.Memory)
+	}
 	if m.CPU.Known() {
 		a.AppUse, a.DBUse = hosts.Use(m.CPU, n.Rate)
 	}

@@ -58,6 +58,17 @@ func TestPHPAndNoPool(t *testing.T) {
 	if a.Pool < 3 || !strings.Contains(a.Sentence("PHP"), "pm.max_children = ") {
 		t.Errorf("1000 req/s × 3 ms: pool %d\n%s", a.Pool, a.Sentence("PHP"))
 	}
+	// What each child keeps for itself bounds how many a host holds: 4 GiB ÷ 24 MiB.
+	v.WorkerMemory = &results.WorkerMemory{Private: 24 << 20, Processes: 8}
+	h, _ = Of(v, 50e-6)
+	mem := Size(h, Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151, AppMemory: 4 << 30})
+	if mem.MemoryBound != 170 || !strings.Contains(mem.Sentence("PHP"), "Each php-fpm child keeps 24.00 MiB of its own") ||
+		!strings.Contains(mem.Sentence("PHP"), "an app host of 4.00 GiB holds at most 170") {
+		t.Errorf("memory bound %d:\n%s", mem.MemoryBound, mem.Sentence("PHP"))
+	}
+	if a.MemoryBound != 0 || strings.Contains(a.Sentence("PHP"), "of its own") {
+		t.Errorf("without a measured memory: bound %d\n%s", a.MemoryBound, a.Sentence("PHP"))
+	}
 	none := Size(h, Need{Rate: 1000, P99: 3 * time.Millisecond, Instances: 1, MaxConnections: 151})
 	if none.Pool != 0 || !strings.Contains(none.Sentence("PHP"), "no pool holds") {
 		t.Errorf("a target under a request's own p99: %+v", none)
@@ -144,7 +155,8 @@ func TestAdviceHasHeadroomAndBounds(t *testing.T) {
 
 // A need survives results.json: its cores and present pool too.
 func TestNeedRoundTrips(t *testing.T) {
-	n := Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151, AppCores: 8, DBCores: 16, Current: 20}
+	n := Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151, AppCores: 8, DBCores: 16, Current: 20,
+		AppMemory: 4 << 30}
 	got, ok := NeedOf(n.Stored())
 	if !ok || got != n {
 		t.Errorf("NeedOf(Stored) = %+v, want %+v", got, n)

@@ -54,6 +54,10 @@ func (a Advice) Sentence(family string) string {
 	if a.Upper > 0 {
 		fmt.Fprintf(&b, " Too large costs too: more than %d per instance (max_connections ÷ instances) and the server refuses connections; each idle connection holds a server thread and its buffers.", a.Upper)
 	}
+	if a.MemoryBound > 0 {
+		fmt.Fprintf(&b, " Each %s keeps %s of its own between requests (private memory, read after the run's slices; a request's peak adds to it): an app host of %s holds at most %d, before what they share, the web server and the OS.",
+			a.Hold.Resource, units.BinaryBytes(a.Hold.Memory), units.BinaryBytes(a.Need.AppMemory), a.MemoryBound)
+	}
 	b.WriteString(" " + a.Settings())
 	return b.String()
 }

@@ -285,6 +285,8 @@ type PoolNeed struct {
 	AppCores int `json:"app_cores,omitempty"`
 	DBCores  int `json:"db_cores,omitempty"`
 	Current  int `json:"current,omitempty"`
+	// AppMemory is a production app instance's host's memory, bytes; absent in older runs.
+	AppMemory int64 `json:"app_memory_bytes,omitempty"`
 }
 
 // Pairing is the design of the paired measurement (runners/run/README.md).
@@ -336,6 +338,16 @@ type Variant struct {
 	Profile *Profile `json:"profile,omitempty"`
 	// Capacity is the pool sweep's capacity search, nil elsewhere.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// WorkerMemory is what each process of a PHP target's pool keeps for itself after
+	// the run's slices; nil for Go and for runs before it was measured.
+	WorkerMemory *WorkerMemory `json:"worker_memory,omitempty"`
+}
+
+// WorkerMemory is the private memory of a PHP target's php-fpm children or resident
+// workers (procstat.PrivateBytes): the median over them, and how many there were.
+type WorkerMemory struct {
+	Private   int64 `json:"private_bytes"`
+	Processes int   `json:"processes"`
 }
 
 // Capacity is the highest open-loop arrival rate at which a variant kept its p99 within

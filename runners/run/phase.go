@@ -101,6 +101,7 @@ func (r *runner) measureLang(ctx context.Context, lang string, budget time.Durat
 	}
 	took := time.Since(start)
 	for _, v := range p.vs {
+		p.recordWorkerMemory(v)
 		if len(v.Reps) > 0 {
 			if err := r.writeHistogram(v); err != nil {
 				return 0, err
@@ -145,6 +146,22 @@ func (p *Phase) warm(ctx context.Context, v *results.Variant, t *target.Target) 
 		p.latency[v] = time.Duration(res.Latency.ValueAtQuantile(50))
 	}
 	return nil
+}
+
+// recordWorkerMemory writes what each process of v's PHP pool holds for itself, after
+// the plan's slices; a reading that fails leaves it unknown and says so.
+func (p *Phase) recordWorkerMemory(v *results.Variant) {
+	t := p.targets[v]
+	if t == nil || !v.Valid {
+		return
+	}
+	private, n, err := t.WorkerMemory()
+	switch {
+	case err != nil:
+		p.r.progress.note(fmt.Sprintf("%s: memory per worker unknown: %v", shortName(v), err))
+	case n > 0:
+		v.WorkerMemory = &results.WorkerMemory{Private: private, Processes: n}
+	}
 }
 
 func (p *Phase) stopTargets() {

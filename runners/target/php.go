@@ -187,6 +187,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	fmt.Fprintf(o.Log, "php target %s on %s (nginx pid %d, php-fpm pid %d, dir $TMPDIR/%s)\n",
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop,
+		workers: func() []int { return fpmChildren(url) },
 		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}
 	if stacks != nil {
 		// Each child appends a request's stacks as the request ends: nothing to flush.
@@ -257,6 +258,22 @@ func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// fpmChildren are the pool's children as its status page lists them: not the master's
+// whole tree, which holds the status page's own process too (pm.status_listen).
+func fpmChildren(url string) []int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := readFPMStatus(ctx, url)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, p := range st.Processes {
+		pids = append(pids, p.PID)
+	}
+	return pids
 }
 
 func readFPMStatus(ctx context.Context, url string) (*fpmStatus, error) {

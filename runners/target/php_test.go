@@ -569,6 +569,12 @@ func TestPHPRuntimeMemory(t *testing.T) {
 				if alloc, ok := s.PerRequest["req-peak-alloc-B"]; server == "worker" && (!ok || alloc < 100_000 || alloc > peak) {
 					t.Errorf("req-peak-alloc-B = %v, want between 100 kB and req-peak-B (%v)", alloc, peak)
 				}
+				// Each process of the pool holds some memory of its own (its heap, what it
+				// wrote after the fork), far less than it maps with the others.
+				own, procs, err := tg.WorkerMemory()
+				if err != nil || procs != pool || own < 64<<10 || own > 128*mb {
+					t.Errorf("WorkerMemory = %d B over %d processes (%v), want %d processes of 64 KiB to 128 MiB each", own, procs, err, pool)
+				}
 				if server == "fpm" {
 					assertFPMStatusLocalOnly(t, tg.URL)
 				} else if r := get(t, tg.URL+"/fpm-status"); r.status != http.StatusNotFound {

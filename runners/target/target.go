@@ -6,6 +6,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -100,8 +101,11 @@ type Target struct {
 	// waits for the database included).
 	ProfileClock string
 	pids         func() []int
-	alive        func() error
-	stop         func() error
+	// workers lists the processes a PHP target's pool is made of (php-fpm's children,
+	// the resident workers); nil for Go, whose pool is connections.
+	workers func() []int
+	alive   func() error
+	stop    func() error
 	// proc reads the /proc of the target's host for pids at once; nil: this host's.
 	proc func(pids []int) (procstat.FS, error)
 	// resetRSS resets the peak RSS of pids on the target's host; nil: here.
@@ -126,6 +130,36 @@ func (t *Target) PeakRSS(pids []int) (int64, error) {
 		return 0, err
 	}
 	return procstat.PeakRSSIn(fsys, pids...)
+}
+
+// WorkerMemory is the median private memory (procstat.PrivateBytes) of the processes
+// a PHP target's pool is made of, and how many there are: what one more php-fpm child
+// or worker costs the host. n is 0 for a target whose pool is not processes (Go).
+func (t *Target) WorkerMemory() (median int64, n int, err error) {
+	if t.workers == nil {
+		return 0, 0, nil
+	}
+	pids := t.workers()
+	fsys, err := t.procFS(pids)
+	if err != nil {
+		return 0, 0, err
+	}
+	var each []int64
+	for _, pid := range pids {
+		b, err := procstat.PrivateBytes(fsys, pid)
+		if errors.Is(err, procstat.ErrNotFound) {
+			continue // a child php-fpm replaced meanwhile
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		each = append(each, b)
+	}
+	if len(each) == 0 {
+		return 0, 0, nil
+	}
+	slices.Sort(each)
+	return each[len(each)/2], len(each), nil
 }
 
 // ResetPeakRSS starts the peak resident sets of pids anew (procstat.ResetPeakRSS).

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"dbbench/runners/poolsize"
@@ -25,6 +28,7 @@ type poolNeedFlags struct {
 	instances, maxConn *int
 	appCores, dbCores  *int
 	current            *int
+	appMemoryMiB       *int
 }
 
 func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
@@ -35,6 +39,24 @@ func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
 	f.maxConn = fs.Int("max-connections", defaultMaxConns, atLeast(1), "the production server's max_connections (151 is MariaDB's and MySQL's default)")
 	f.appCores = fs.Int("app-cores", runtime.NumCPU(), atLeast(1), "cores of a production app instance's host, for the CPU the pool answer models (default: this host's)")
 	f.current = fs.Int(prefix+"current", 0, atLeast0, "the pool you run today: the answer says whether it holds, queues or exceeds max_connections at the rate")
+	f.appMemoryMiB = fs.Int("app-memory-mib", hostMemoryMiB(), atLeast(1), "memory of a production app instance's host, MiB, for how many php-fpm children or workers it holds (default: this host's)")
+}
+
+// hostMemoryMiB is this host's memory (MemTotal of /proc/meminfo), MiB; 1024 when it
+// cannot be read, which the flag's help does not promise.
+func hostMemoryMiB() int {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 1024
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "MemTotal:" && f[2] == "kB" {
+			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return int(kb >> 10)
+			}
+		}
+	}
+	return 1024
 }
 
 // registerDBCores is --db-cores, apart because the pool sweep had a flag of that name
@@ -54,7 +76,7 @@ func (f *poolNeedFlags) need(fs *flagSet, measuredAt time.Duration) poolsize.Nee
 		}
 	}
 	n := poolsize.Need{Rate: *f.rate, P99: *f.p99, RTT: rtt, Instances: *f.instances, MaxConnections: *f.maxConn,
-		AppCores: *f.appCores, Current: *f.current}
+		AppCores: *f.appCores, Current: *f.current, AppMemory: int64(*f.appMemoryMiB) << 20}
 	if f.dbCores != nil {
 		n.DBCores = *f.dbCores
 	}
