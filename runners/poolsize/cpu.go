@@ -81,11 +81,11 @@ func stretch(u float64, k int) float64 {
 
 // Model is one family's pool on given hosts, at the need's distance and target: the
 // G/G/c queue of stats/erlang.go (M/M/c corrected for regular arrivals and holds) with
-// a hold that is not fixed but grows with the hosts' CPU contention. A request's hold is its round trips on the wire, which CPU does
-// not touch, plus the rest (the app's and the database's work), which stretches as the
-// hosts fill; the request's own p99 alone stretches alike, and the wait a request may
-// spend for the pool is what the target leaves of it. Without CPU figures or hosts it
-// is the plain queue.
+// a hold that is not fixed but grows with the hosts' CPU contention. A request's hold
+// is its round trips on the wire, which CPU does not touch, plus the rest (the app's
+// and the database's work), which stretches as the hosts fill; the request's own p99
+// alone stretches alike, and the wait a request may spend for the pool is what the
+// target leaves of it. Without CPU figures or hosts it is the plain queue.
 type Model struct {
 	Hold     Hold // at the need's distance
 	CPU      CPU

@@ -42,8 +42,9 @@ func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
 	f.appMemoryMiB = fs.Int("app-memory-mib", hostMemoryMiB(), atLeast(1), "memory of a production app instance's host, MiB, for how many php-fpm children or workers it holds (default: this host's)")
 }
 
-// hostMemoryMiB is this host's memory (MemTotal of /proc/meminfo), MiB; 1024 when it
-// cannot be read, which the flag's help does not promise.
+// hostMemoryMiB is this host's memory (MemTotal of /proc/meminfo), MiB. Where that
+// cannot be read (not Linux) it is 1024, a small host: the flag's default shows it in
+// -h, and the pool section names the memory it divided.
 func hostMemoryMiB() int {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
