@@ -134,17 +134,3 @@ func commandList(rt *results.Roundtrips) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// firstDB is the database server the first screen answers on: the matrix's first
-// (Database "", MariaDB) when the run measured it, else the server of its first variant.
-func (d *data) firstDB() string {
-	for _, v := range d.run.Variants {
-		if v.Database == "" {
-			return ""
-		}
-	}
-	if len(d.run.Variants) == 0 {
-		return ""
-	}
-	return d.run.Variants[0].Database
-}

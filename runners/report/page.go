@@ -99,7 +99,7 @@ func build(r *results.Run) (*page, error) {
 			layer := func(fs []finding) answer { return layerAnswer(fs, r.Langs) }
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
 			conn := func(fs []finding) answer { return connAnswer(fs, r.Langs) }
-			a := []func([]finding) answer{layer, stmt, conn}[i](onDBOnly(of, d.firstDB()))
+			a := []func([]finding) answer{layer, stmt, conn}[i](onDBOnly(of, r.FirstDatabase()))
 			if op != "" {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
@@ -188,7 +188,7 @@ func onceEach(ss []section) {
 }
 
 // onDBOnly keeps the findings on database server db: the first screen answers on one
-// server (data.firstDB), and the MariaDB-and-MySQL answer says where the other differs;
+// server (results.Run.FirstDatabase), and the MariaDB-and-MySQL answer says where the other differs;
 // the sections keep both.
 func onDBOnly(fs []finding, db string) []finding {
 	return slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Database != db })

@@ -53,7 +53,7 @@ func (d *data) poolAnswer() answer {
 		a.Sentence = "This run sized no pool (it has no zero-load " + term("hold times", "hold-time") + " or no pool need: runs before dbbench sized pools)."
 		return a
 	}
-	db := d.firstDB() // the first screen answers on the run's first server
+	db := d.run.FirstDatabase() // the first screen answers on the run's first server
 	all = slices.DeleteFunc(all, func(s sized) bool { return s.v.Database != db })
 	var families [][]sized
 	var stmts []string

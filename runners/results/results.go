@@ -184,6 +184,21 @@ func (r *Run) TopologyKind() string {
 	return r.Topology.Kind
 }
 
+// FirstDatabase is the run's first database server, the one its first screen answers
+// and its pool check measures: the matrix's first ("", MariaDB) when the run measured
+// it, else the server of its first variant.
+func (r *Run) FirstDatabase() string {
+	for _, v := range r.Variants {
+		if v.Database == "" {
+			return ""
+		}
+	}
+	if len(r.Variants) == 0 {
+		return ""
+	}
+	return r.Variants[0].Database
+}
+
 // Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
 // test, timed several times at each of a few moments of the run.
 type Yardstick struct {

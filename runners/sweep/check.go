@@ -82,9 +82,11 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 	if r.Link == nil {
 		return nil
 	}
-	// sizable is what the fourth answer sizes (runners/report's pools).
+	// sizable is what the fourth answer sizes (runners/report's pools), on the server it
+	// answers on and Check measures.
+	first := r.FirstDatabase()
 	sizable := func(v *results.Variant) bool {
-		return v.Valid && v.DB && v.Conn == "persistent" && v.Op == "" && v.Rev == ""
+		return v.Valid && v.DB && v.Conn == "persistent" && v.Op == "" && v.Rev == "" && v.Database == first
 	}
 	type group struct{ lang, server string }
 	stmts := map[group][]string{}
