@@ -19,11 +19,18 @@ var Metrics = []string{
 	"/memory/classes/total:bytes",
 }
 
-// Admin serves GET /debug/dbstats (database/sql's DBStats as JSON, WaitDuration in
-// nanoseconds), GET /debug/metrics (Metrics as a JSON object, name → number) and
+// PoolStats is database/sql's DBStats with the connections' holds (go/held): how many
+// checkouts ended and how long they held their connection together, in nanoseconds.
+type PoolStats struct {
+	sql.DBStats
+	Holds        int64
+	HeldDuration int64
+}
+
+// Admin serves GET /debug/dbstats (PoolStats as JSON, durations in nanoseconds), GET /debug/metrics (Metrics as a JSON object, name → number) and
 // net/http/pprof under /debug/pprof/. stats is nil for the hello layer, which has no
 // pool: then /debug/dbstats is a 404 that says so.
-func Admin(stats func() sql.DBStats) http.Handler {
+func Admin(stats func() PoolStats) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/debug/dbstats", getOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if stats == nil {

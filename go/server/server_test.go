@@ -294,8 +294,9 @@ func (h *heldFinder) Find(ctx context.Context, _ uint32) (User, error) {
 }
 
 func TestAdmin(t *testing.T) {
-	h := Admin(func() sql.DBStats {
-		return sql.DBStats{MaxOpenConnections: 8, OpenConnections: 3, Idle: 3, WaitCount: 2, WaitDuration: time.Millisecond}
+	h := Admin(func() PoolStats {
+		return PoolStats{DBStats: sql.DBStats{MaxOpenConnections: 8, OpenConnections: 3, Idle: 3, WaitCount: 2, WaitDuration: time.Millisecond},
+			Holds: 40, HeldDuration: 3e7}
 	})
 	w := serve(h, "GET", "/debug/dbstats")
 	var got map[string]int64
@@ -303,7 +304,8 @@ func TestAdmin(t *testing.T) {
 		t.Fatalf("/debug/dbstats = %d %s: %v", w.Code, w.Body, err)
 	}
 	want := map[string]int64{"MaxOpenConnections": 8, "OpenConnections": 3, "InUse": 0, "Idle": 3, "WaitCount": 2,
-		"WaitDuration": 1e6, "MaxIdleClosed": 0, "MaxIdleTimeClosed": 0, "MaxLifetimeClosed": 0}
+		"WaitDuration": 1e6, "MaxIdleClosed": 0, "MaxIdleTimeClosed": 0, "MaxLifetimeClosed": 0,
+		"Holds": 40, "HeldDuration": 3e7}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || g != v {
 			t.Errorf("%s = %d (present %v), want %d", k, g, ok, v)

@@ -106,6 +106,9 @@ type Hold struct {
 	RTT             float64 // the round-trip time it was measured at
 	RoundTrips      float64 // per request: each adds one round-trip time to the hold
 	Resource        string  // what is held: "connection", "php-fpm child", "worker"
+	// InTarget: a connection's hold was timed in the Go target from checkout to return
+	// (go/held); false, at the counting proxy (runs before that) or a PHP request's.
+	InTarget bool
 	CPU             CPU     // per request, measured under load (not alone)
 	// Memory is what each php-fpm child or worker keeps for itself (its private
 	// memory, results.WorkerMemory), bytes; 0 for a connection or when not measured.
@@ -113,9 +116,11 @@ type Hold struct {
 }
 
 // Of is the hold of a variant measured by its round-trip count: a Go request holds its
-// connection while its commands wait on the database (timed at the counting proxy); a
-// PHP request holds its child or worker for all of its latency. link is the round trip
-// the count was measured at (the run's Link.Path); ok is false without a measurement.
+// connection from the pool's handing it over to its return (timed in the target; runs
+// before that was measured give the time its commands waited at the counting proxy,
+// which leaves out the app's work in between); a PHP request holds its child or worker
+// for all of its latency. link is the round trip the count was measured at (the run's
+// Link.Path); ok is false without a measurement.
 func Of(v *results.Variant, link float64) (Hold, bool) {
 	rt := v.Roundtrips
 	if rt == nil || rt.ZeroLoad == nil {
@@ -128,6 +133,8 @@ func Of(v *results.Variant, link float64) (Hold, bool) {
 		h.Memory = m.Private
 	}
 	switch {
+	case v.Lang == "go" && z.Held > 0:
+		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, "connection", true
 	case v.Lang == "go":
 		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, "connection"
 	case v.Server == "worker":

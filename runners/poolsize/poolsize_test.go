@@ -44,6 +44,34 @@ func TestHoldMovesWithTheDistance(t *testing.T) {
 	}
 }
 
+// A Go variant whose target timed its holds (go/held) is sized on them: they add the
+// app's work between checkout and return to what the proxy saw, and the pool grows.
+func TestAHoldTimedInTheTarget(t *testing.T) {
+	z := &results.ZeroLoad{Requests: 100, Latency: 900e-6, LatencyLo: 890e-6, LatencyHi: 910e-6, LatencyP99: 1.2e-3,
+		DBWait: 600e-6, DBWaitLo: 590e-6, DBWaitHi: 610e-6}
+	v := &results.Variant{Lang: "go", Server: "nethttp", Roundtrips: &results.Roundtrips{
+		Requests: 100, Wire: map[string]float64{"Query": 1}, ZeroLoad: z}}
+	proxy, _ := Of(v, 500e-6)
+	timed := *z
+	timed.Held, timed.HeldLo, timed.HeldHi = 800e-6, 780e-6, 820e-6
+	v.Roundtrips.ZeroLoad = &timed
+	target, _ := Of(v, 500e-6)
+	if proxy.Seconds != 600e-6 || proxy.InTarget || target.Seconds != 800e-6 || target.Hi != 820e-6 || !target.InTarget {
+		t.Fatalf("Of at the proxy %+v, in the target %+v", proxy, target)
+	}
+	if !strings.Contains(target.HowHeld(), "in the target") || !strings.Contains(proxy.HowHeld(), "counting proxy") {
+		t.Errorf("HowHeld: %q / %q", target.HowHeld(), proxy.HowHeld())
+	}
+	need := Need{Rate: 5000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 1, MaxConnections: 151}
+	if a, b := Size(proxy, need), Size(target, need); b.Pool <= a.Pool {
+		t.Errorf("a longer hold needs no larger pool: %d at the proxy's hold, %d at the target's", a.Pool, b.Pool)
+	}
+	php := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: v.Roundtrips}
+	if h, _ := Of(php, 500e-6); h.Seconds != timed.Latency || h.InTarget {
+		t.Errorf("a PHP request holds its child for its latency, not a connection's hold: %+v", h)
+	}
+}
+
 // A PHP request holds its child for its whole latency; a target the request alone
 // misses has no pool, and says why.
 func TestPHPAndNoPool(t *testing.T) {

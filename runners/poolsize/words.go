@@ -81,6 +81,16 @@ func (a Advice) Settings() string {
 	}
 }
 
+// HowHeld says how a Go request's hold of its connection was timed, as a clause that
+// follows "holds its connection": in the target, or in runs before that, at the
+// counting proxy.
+func (h Hold) HowHeld() string {
+	if h.InTarget {
+		return "from the pool's handing it over to its return (timed in the target by go/held: the app's work in between, the database's and every round trip)"
+	}
+	return "while its commands wait for the database (timed at the counting proxy: the database's work and every round trip)"
+}
+
 // tripWord is "trip" for exactly one round trip, else "trips" (2, 1.5).
 func tripWord(n float64) string {
 	if n == 1 {

@@ -390,6 +390,16 @@ func poolText(a poolsize.Advice) string {
 	return fmt.Sprint(a.Pool)
 }
 
+// goHold is the first Go variant's hold: every variant of a run was timed alike.
+func goHold(all []sized) poolsize.Hold {
+	for _, x := range all {
+		if x.hold.Resource == "connection" {
+			return x.hold
+		}
+	}
+	return poolsize.Hold{}
+}
+
 // poolSection holds the fourth answer's table: every sized variant, how its hold was
 // measured and moved to the need's distance, and the pool with its settings.
 func (d *data) poolSection(a answer) section {
@@ -402,8 +412,8 @@ func (d *data) poolSection(a answer) section {
 	link := d.run.Link
 	s.Intro = []string{fmt.Sprintf("Sized %s. The link between targets and database was %s (a COM_PING's round trip on the targets' path; %s direct), "+
 		"%s added on purpose.", need.Assumptions(), units.Seconds(link.Path), units.Seconds(link.Direct), units.Seconds(link.Added)),
-		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection while its commands wait for " +
-			"the database (timed at the counting proxy: the database's work and every round trip); a PHP request holds its php-fpm child or worker for all of its latency. " +
+		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection " + goHold(all).HowHeld() +
+			"; a PHP request holds its php-fpm child or worker for all of its latency. " +
 			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
 			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5), corrected for a hold that is mostly round trips of constant length (Allen–Cunneen, runners/stats/erlang.go) " +
 			"and with requests arriving at random as in production, then gives the smallest pool in which at most 1% of requests wait longer than the target " +

@@ -505,7 +505,10 @@ type ConnectCost struct {
 // ZeroLoad is the cost of one request alone, in seconds: its latency, and the time its
 // commands waited for the database's answers, timed at the counting proxy (so it holds
 // the database's work and every round trip to it, and none of the app's own work).
-// Means with their 95% interval; the latency's p99 too.
+// Held is how long a Go request kept its connection checked out (go/held: from the
+// pool's handing it over to its return), which adds the app's work in between; 0 for
+// PHP and for runs before it was measured. Means with their 95% interval; the
+// latency's p99 too.
 type ZeroLoad struct {
 	Requests   int     `json:"requests"`
 	Latency    float64 `json:"latency_s"`
@@ -515,6 +518,9 @@ type ZeroLoad struct {
 	DBWait     float64 `json:"db_wait_s"`
 	DBWaitLo   float64 `json:"db_wait_lo_s"`
 	DBWaitHi   float64 `json:"db_wait_hi_s"`
+	Held       float64 `json:"held_s,omitempty"`
+	HeldLo     float64 `json:"held_lo_s,omitempty"`
+	HeldHi     float64 `json:"held_hi_s,omitempty"`
 }
 
 // byteUnits are the capture's bytes per request, when counted.
@@ -579,6 +585,9 @@ type Repetition struct {
 	// The pool's connections in use, sampled every 100 ms (database/sql's InUse).
 	PoolInUseMean float64 `json:"pool_in_use_mean,omitempty"`
 	PoolInUseMax  int64   `json:"pool_in_use_max,omitempty"`
+	// PoolHeld is a checkout's mean hold of its connection over the repetition, seconds
+	// (go/held, timed in the target); 0 where not timed.
+	PoolHeld float64 `json:"pool_held_s,omitempty"`
 	// Saturation is what saturation.Judge reads of the slice's load (the schedule, the
 	// timeline, the queues), stored so that a report judges it again.
 	Saturation *saturation.Summary `json:"saturation,omitempty"`

@@ -79,5 +79,8 @@ func (c *counterSample) sub(start *counterSample, requests int64, rep *results.R
 		rep.PoolCounted = true
 		rep.PoolWaits = c.pool.WaitCount - start.pool.WaitCount
 		rep.PoolWaitSeconds = time.Duration(c.pool.WaitDuration - start.pool.WaitDuration).Seconds()
+		if n := c.pool.Holds - start.pool.Holds; n > 0 {
+			rep.PoolHeld = time.Duration(c.pool.HeldDuration-start.pool.HeldDuration).Seconds() / float64(n)
+		}
 	}
 }

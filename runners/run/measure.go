@@ -281,11 +281,14 @@ func checkHello(_ loadgen.Request, body []byte) error {
 	return nil
 }
 
-// poolStats is the part of database/sql's DBStats the runner records.
+// poolStats is the part of a Go target's pool counters the runner records: database/sql's
+// DBStats and the connections' holds (go/held).
 type poolStats struct {
 	InUse        int64
 	WaitCount    int64
 	WaitDuration int64 // nanoseconds
+	Holds        int64
+	HeldDuration int64 // nanoseconds
 }
 
 // dbStats reads a Go target's pool counters; nil when there is no admin endpoint.

@@ -33,11 +33,19 @@ func (r *runner) expectation(v matrix.Variant) Expectation {
 	return Expectation{Commands: r.o.Matrix.Expected(v), LogOnly: logOnly, Why: why}
 }
 
+// counted is where a count reads its figures: the database's own counters (admin),
+// the counting proxy, and a Go target's pool counters (adminURL; "" for PHP).
+type counted struct {
+	admin    *sql.DB
+	proxy    *roundtrip.Proxy
+	adminURL string
+}
+
 // countRoundtrips warms the target up on its op (so every pooled connection and every
 // php-fpm worker's persistent connection is open, and every statement prepared), then
 // sends n requests of the op one at a time under roundtrip.Capture and compares the
 // counts with what the matrix expects.
-func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy, base string, op *matrix.Op, pool, rows, n int, seed uint64, want Expectation) (*results.Roundtrips, error) {
+func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.Op, pool, rows, n int, seed uint64, want Expectation) (*results.Roundtrips, error) {
 	c := newRequester(base, op, rows, seed, 0x726f756e64) // "round": a stream of its own
 	defer c.close()
 	// Warm-up at concurrency = pool: php-fpm hands requests to whichever worker is free,
@@ -68,19 +76,25 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		return nil, fmt.Errorf("round-trip warm-up: %w", err)
 	}
 
-	// One request at a time: each one's latency, and its commands' wait at the proxy.
-	latency, waited := make([]float64, 0, n), make([]float64, 0, n)
-	res, err := roundtrip.Capture(ctx, admin, n, func(ctx context.Context) error {
+	// One request at a time: each one's latency, its commands' wait at the proxy, and
+	// how long it held its connection (a Go target's; nothing for PHP).
+	latency, waited, held := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	res, err := roundtrip.Capture(ctx, via.admin, n, func(ctx context.Context) error {
+		h0 := dbStats(via.adminURL)
 		for range n {
-			w0, t0 := proxy.Waited(), time.Now()
+			w0, t0 := via.proxy.Waited(), time.Now()
 			if err := c.ok(ctx, c.draw()); err != nil {
 				return err
 			}
 			latency = append(latency, time.Since(t0).Seconds())
-			waited = append(waited, (proxy.Waited() - w0).Seconds())
+			waited = append(waited, (via.proxy.Waited() - w0).Seconds())
+			if h1 := dbStats(via.adminURL); h0 != nil && h1 != nil && h1.Holds > h0.Holds {
+				held = append(held, float64(h1.HeldDuration-h0.HeldDuration)/1e9)
+				h0 = h1
+			}
 		}
 		return nil
-	}, roundtrip.WithProxy(proxy))
+	}, roundtrip.WithProxy(via.proxy))
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +108,7 @@ func countRoundtrips(ctx context.Context, admin *sql.DB, proxy *roundtrip.Proxy,
 		Why:      want.Why,
 		Queries:  res.Queries,
 		NotQuiet: res.NotQuiet,
-		ZeroLoad: zeroLoad(latency, waited),
+		ZeroLoad: zeroLoad(latency, waited, held),
 	}
 	if res.Wire != nil {
 		out.BytesToDB, out.BytesFromDB = float64(res.ToServer)/float64(n), float64(res.ToClient)/float64(n)
@@ -167,12 +181,17 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// zeroLoad summarizes the count's requests, one at a time.
-func zeroLoad(latency, waited []float64) *results.ZeroLoad {
+// zeroLoad summarizes the count's requests, one at a time. held counts only when every
+// request gave one (a Go target's holds), so the mean is of the same requests.
+func zeroLoad(latency, waited, held []float64) *results.ZeroLoad {
 	l, w := stats.MeanOf(latency), stats.MeanOf(waited)
 	if l.Void || l.Infinite {
 		return nil
 	}
-	return &results.ZeroLoad{Requests: l.N, Latency: l.Mean, LatencyLo: l.Lo, LatencyHi: l.Hi, LatencyP99: l.P99,
+	z := &results.ZeroLoad{Requests: l.N, Latency: l.Mean, LatencyLo: l.Lo, LatencyHi: l.Hi, LatencyP99: l.P99,
 		DBWait: w.Mean, DBWaitLo: w.Lo, DBWaitHi: w.Hi}
+	if h := stats.MeanOf(held); len(held) == len(latency) && !h.Void && !h.Infinite {
+		z.Held, z.HeldLo, z.HeldHi = h.Mean, h.Lo, h.Hi
+	}
+	return z
 }

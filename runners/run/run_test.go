@@ -113,6 +113,14 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 		if rt := v.Roundtrips; rt != nil && (rt.PerfSchema == nil || rt.ServerTime <= 0) {
 			t.Errorf("%s: performance_schema did not count (%s)", v.Key, rt.PerfSchemaOff)
 		}
+		// A Go request's hold of its connection, timed in the target, covers its commands'
+		// wait at the proxy and more (the hop to the proxy, the app's work between); PHP
+		// has no such hold.
+		if rt := v.Roundtrips; rt == nil {
+			continue
+		} else if z := rt.ZeroLoad; z == nil || (v.Lang == "go") != (z.Held > 0) || (z.Held > 0 && z.Held <= z.DBWait) {
+			t.Errorf("%s: zero-load hold %+v; want a Go hold longer than its wait at the proxy", v.Key, z)
+		}
 		// A connection per request authenticates as MariaDB's users do, in one round trip.
 		if rt := v.Roundtrips; rt != nil && v.Conn == "per-request" && (rt.Auth["mysql_native_password"] != 1 || rt.HandshakeTrips != 1) {
 			t.Errorf("%s: new connections %v in %.2f handshake round trips per request; want mysql_native_password, 1", v.Key, rt.Auth, rt.HandshakeTrips)

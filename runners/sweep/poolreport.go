@@ -169,6 +169,9 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 				row[6] = fmt.Sprintf("%.1f", 1e3*rep.P99)
 				if rep.PoolCounted {
 					row[7] = fmt.Sprintf("%.1f (%d)", rep.PoolInUseMean, rep.PoolInUseMax)
+					if rep.PoolHeld > 0 { // timed in the target: what a checkout held there
+						row[7] += fmt.Sprintf(", %s a checkout", units.Seconds(rep.PoolHeld))
+					}
 				}
 			}
 			t.Rows = append(t.Rows, row)
@@ -256,10 +259,14 @@ func probes(c *results.Capacity) string {
 func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 	sec := report.SweepSection{Heading: "The model's input: what a request holds"}
 	t := report.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
+	var goHold poolsize.Hold // every point of a sweep was timed alike
 	for _, cv := range curves {
 		h, ok := cv.Hold()
 		if !ok {
 			continue
+		}
+		if h.Resource == "connection" {
+			goHold = h
 		}
 		trips := h.RoundTrips * h.RTT
 		there := h.At(need.RTT)
@@ -267,8 +274,8 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 			fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi)),
 			units.Seconds(trips), units.Seconds(h.Seconds - trips), units.Seconds(there.Seconds), units.Seconds(h.P99)})
 	}
-	sec.Paragraphs = []string{"Each point's round trips are counted with requests sent one at a time; a Go request holds its connection while its commands wait on the database " +
-		"(timed at the counting proxy), a PHP request its child or worker for all of its latency. The family's hold is the median point's. " +
+	sec.Paragraphs = []string{"Each point's round trips are counted with requests sent one at a time; a Go request holds its connection " + goHold.HowHeld() +
+		", a PHP request its child or worker for all of its latency. The family's hold is the median point's. " +
 		"At another distance the hold moves by one round-trip time per round trip (runners/poolsize)."}
 	sec.Tables = []report.Table{t}
 	return sec

@@ -758,7 +758,7 @@ func dbStats(t *testing.T, tg *Target) map[string]int64 {
 		t.Fatalf("/debug/dbstats: %v: %s", err, r.body)
 	}
 	for _, k := range []string{"MaxOpenConnections", "OpenConnections", "InUse", "Idle", "WaitCount", "WaitDuration",
-		"MaxIdleClosed", "MaxIdleTimeClosed", "MaxLifetimeClosed"} {
+		"MaxIdleClosed", "MaxIdleTimeClosed", "MaxLifetimeClosed", "Holds", "HeldDuration"} {
 		if _, ok := stats[k]; !ok {
 			t.Errorf("/debug/dbstats lacks %s: %s", k, r.body)
 		}
@@ -781,6 +781,16 @@ func TestGoAdmin(t *testing.T) {
 	if s["MaxOpenConnections"] != pool || s["InUse"] != 0 || s["OpenConnections"] < 1 || s["OpenConnections"] > pool ||
 		s["Idle"] != s["OpenConnections"] || s["MaxIdleClosed"] != 0 {
 		t.Errorf("DBStats after 30 requests at concurrency %d = %v", pool, s)
+	}
+	// One request, one hold of its connection, and no longer than the request took.
+	t0 := time.Now()
+	if r := get(t, tg.URL+"/users/7"); r.status != http.StatusOK {
+		t.Fatalf("GET /users/7 = %d %s", r.status, r.body)
+	}
+	took := time.Since(t0)
+	s2 := dbStats(t, tg)
+	if n, d := s2["Holds"]-s["Holds"], time.Duration(s2["HeldDuration"]-s["HeldDuration"]); n != 1 || d <= 0 || d > took {
+		t.Errorf("one request: %d holds of %v together, want 1 within the request's %v", n, d, took)
 	}
 	if r := get(t, tg.AdminURL+"/debug/pprof/"); r.status != http.StatusOK || !strings.Contains(r.body, "goroutine") {
 		t.Errorf("GET /debug/pprof/ = %d %.200s", r.status, r.body)

@@ -32,6 +32,7 @@ import (
 
 	"dbbench/dsn"
 	"dbbench/go/config"
+	"dbbench/go/held"
 	"dbbench/go/layers"
 	"dbbench/go/server"
 )
@@ -87,10 +88,11 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	logger := log.New(stderr, "", log.LstdFlags)
 	var (
 		store server.Store
-		stats func() sql.DBStats
+		stats func() server.PoolStats
 	)
 	if c.UsesDB() {
-		db, cfg, err := openPool(ctx, c)
+		var holds held.Counter
+		db, cfg, err := openPool(ctx, c, &holds)
 		if err != nil {
 			return err
 		}
@@ -117,7 +119,10 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		if store, err = plantLeak(store, db, c.Layer, logger); err != nil {
 			return err
 		}
-		stats = db.Stats
+		stats = func() server.PoolStats {
+			n, d := holds.Stats()
+			return server.PoolStats{DBStats: db.Stats(), Holds: n, HeldDuration: int64(d)}
+		}
 	}
 
 	api, err := listen("--listen", c.Listen)
@@ -178,9 +183,10 @@ func readDSN(c config.Config) (*mysql.Config, error) {
 	return cfg, err
 }
 
-// openPool opens the database/sql pool the way the variant says and checks that the
-// database answers, so a wrong DSN fails at start rather than as 503s.
-func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, error) {
+// openPool opens the database/sql pool the way the variant says, its connections'
+// holds timed into holds, and checks that the database answers, so a wrong DSN fails
+// at start rather than as 503s.
+func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.DB, *mysql.Config, error) {
 	cfg, err := readDSN(c)
 	if err != nil {
 		return nil, nil, err
@@ -191,7 +197,7 @@ func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
 	}
-	db := sql.OpenDB(connector)
+	db := sql.OpenDB(held.Wrap(connector, holds))
 	db.SetMaxOpenConns(c.Pool)
 	if c.Conn == "persistent" {
 		db.SetMaxIdleConns(c.Pool)
@@ -213,7 +219,7 @@ func openPool(ctx context.Context, c config.Config) (*sql.DB, *mysql.Config, err
 // host to the database, where the app runs (dbbench run --app-host).
 func ping(ctx context.Context, c config.Config, stdout io.Writer) error {
 	c.Pool = 1
-	db, cfg, err := openPool(ctx, c)
+	db, cfg, err := openPool(ctx, c, &held.Counter{})
 	if err != nil {
 		return err
 	}

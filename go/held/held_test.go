@@ -1,0 +1,123 @@
+package held
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"testing"
+	"time"
+)
+
+// The fake driver is the pure logic's stand-in: each query takes a fixed time, so the
+// holds database/sql makes of it are known. runners/target's TestGoDBStats times the
+// real driver against MariaDB.
+type fakeDriver struct{}
+
+func (fakeDriver) Open(string) (driver.Conn, error) { return &fakeConn{}, nil }
+
+type fakeConnector struct{ opened int }
+
+func (k *fakeConnector) Connect(context.Context) (driver.Conn, error) {
+	k.opened++
+	return &fakeConn{}, nil
+}
+func (*fakeConnector) Driver() driver.Driver { return fakeDriver{} }
+
+type fakeConn struct{ closed bool }
+
+const queryTime = 3 * time.Millisecond
+
+func (*fakeConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("no prepare") }
+func (c *fakeConn) Close() error                      { c.closed = true; return nil }
+func (*fakeConn) Begin() (driver.Tx, error)           { return nil, errors.New("no tx") }
+func (*fakeConn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
+	return nil, errors.New("no tx")
+}
+func (*fakeConn) PrepareContext(context.Context, string) (driver.Stmt, error) {
+	return nil, errors.New("no prepare")
+}
+func (*fakeConn) ExecContext(context.Context, string, []driver.NamedValue) (driver.Result, error) {
+	time.Sleep(queryTime)
+	return driver.RowsAffected(1), nil
+}
+func (*fakeConn) QueryContext(context.Context, string, []driver.NamedValue) (driver.Rows, error) {
+	time.Sleep(queryTime)
+	return &oneRow{}, nil
+}
+func (*fakeConn) Ping(context.Context) error               { return nil }
+func (*fakeConn) ResetSession(context.Context) error       { return nil }
+func (c *fakeConn) IsValid() bool                          { return !c.closed }
+func (*fakeConn) CheckNamedValue(*driver.NamedValue) error { return nil }
+
+type oneRow struct{ done bool }
+
+func (*oneRow) Columns() []string { return []string{"n"} }
+func (*oneRow) Close() error      { return nil }
+func (r *oneRow) Next(dest []driver.Value) error {
+	if r.done {
+		return io.EOF
+	}
+	r.done, dest[0] = true, int64(1)
+	return nil
+}
+
+// TestHoldsCoverTheRequestsWork: one hold per request, from checkout to the rows'
+// close, so a request that works on between its query and the close holds longer.
+func TestHoldsCoverTheRequestsWork(t *testing.T) {
+	for _, idle := range []int{2, 0} { // pooled, and a connection per request
+		var c Counter
+		k := &fakeConnector{}
+		db := sql.OpenDB(Wrap(k, &c))
+		db.SetMaxIdleConns(idle)
+		const requests, work = 5, 2 * time.Millisecond
+		for range requests {
+			rows, err := db.Query("SELECT 1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				time.Sleep(work) // the app's own work while it holds the connection
+			}
+			rows.Close()
+		}
+		if _, err := db.Exec("UPDATE t SET n = 1"); err != nil {
+			t.Fatal(err)
+		}
+		holds, total := c.Stats()
+		if holds != requests+1 {
+			t.Errorf("idle %d: %d holds, want %d", idle, holds, requests+1)
+		}
+		if min := requests*(queryTime+work) + queryTime; total < min {
+			t.Errorf("idle %d: held %v in all, want at least %v", idle, total, min)
+		}
+		if want := map[int]int{2: 1, 0: requests + 1}[idle]; k.opened != want {
+			t.Errorf("idle %d: %d connections opened, want %d", idle, k.opened, want)
+		}
+		db.Close()
+	}
+}
+
+// A connection without the interfaces database/sql would use is not wrapped.
+func TestPartialConnPassesThrough(t *testing.T) {
+	k := connector{inner: partialConnector{}, c: &Counter{}}
+	dc, err := k.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, wrapped := dc.(*conn); wrapped {
+		t.Error("a connection lacking Validator was wrapped")
+	}
+}
+
+type partialConnector struct{}
+
+func (partialConnector) Connect(context.Context) (driver.Conn, error) { return partialConn{}, nil }
+func (partialConnector) Driver() driver.Driver                        { return fakeDriver{} }
+
+type partialConn struct{}
+
+func (partialConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("no") }
+func (partialConn) Close() error                        { return nil }
+func (partialConn) Begin() (driver.Tx, error)           { return nil, errors.New("no") }
