@@ -109,7 +109,7 @@ type Hold struct {
 	// InTarget: a connection's hold was timed in the Go target from checkout to return
 	// (go/held); false, at the counting proxy (runs before that) or a PHP request's.
 	InTarget bool
-	CPU             CPU     // per request, measured under load (not alone)
+	CPU      CPU // per request, measured under load (not alone)
 	// Memory is what each php-fpm child or worker keeps for itself (its private
 	// memory, results.WorkerMemory), bytes; 0 for a connection or when not measured.
 	Memory int64
