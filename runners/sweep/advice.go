@@ -192,13 +192,19 @@ func (cv Curve) CPU() poolsize.CPU {
 
 // Predicted is the model's capacity of one point at the sweep's own distance and
 // target on this machine, every role sharing its cores (pred), and the pool's limit
-// alone, as if the CPU were endless (poolLimit).
+// alone, as if the CPU were endless (poolLimit). The CPU per request is the point's
+// own, from its probes that held: it falls as the rate rises (a busy process serves
+// several requests per wake-up), so the family's cheapest, at its largest pool,
+// would leave the hosts too idle at a small pool's rates.
 func Predicted(cv Curve, p Point, need poolsize.Need) (pred, poolLimit float64, ok bool) {
 	h, ok := cv.Hold()
 	if !ok {
 		return 0, 0, false
 	}
 	h.CPU = cv.CPU()
+	if p.held != nil && p.Invalid == "" {
+		h.CPU = poolsize.CPUOf(p.held)
+	}
 	at := need
 	at.RTT = secondsToDuration(h.RTT) // this sweep's own distance: no move
 	here, hosts := at.Here(cv.Cores)

@@ -183,7 +183,7 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 			"A probe whose load generator fell behind says nothing about the target: it is measured again, up to twice, and a search none of whose probes decided is left out. " +
 			"Searches lists each bisection's highest rate that held. " +
 			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99, as if the CPU were endless; " +
-			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the open-loop probes that held at the family's largest pool) " +
+			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the point's own open-loop probes that held: a request costs more CPU at a lower rate) " +
 			"fills them, and a hold's work stretches as they fill (runners/poolsize/cpu.go). Both take the requests as evenly spaced, as dbbench's generator sends them (runners/loadgen); " +
 			"the first screen's answer takes production's as arriving at random, which queues sooner. It is the model the first screen sizes with, and `dbbench run` checks.",
 		modelVerdict(curves, need),
