@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
@@ -56,7 +57,7 @@ func (t twin) differs() bool {
 		return false
 	}
 	apart := a.Hi < b.Lo || b.Hi < a.Lo
-	return apart && math.Abs(b.Ratio/a.Ratio-1) > margin
+	return apart && math.Abs(b.Ratio/a.Ratio-1) > findings.Margin
 }
 
 // dbAnswer is the answer and section for a run on several servers; ok false otherwise.
@@ -89,16 +90,16 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 	}
 	a.Sentence = fmt.Sprintf("The answers above are %s's. Of %d comparisons measured on both, ", first, len(ts))
 	if len(names) == 0 {
-		a.Sentence += fmt.Sprintf("none differs by more than ±%.0f%% with its intervals apart: the answers hold on both.", margin*100)
+		a.Sentence += fmt.Sprintf("none differs by more than ±%.0f%% with its intervals apart: the answers hold on both.", findings.Margin*100)
 	} else {
 		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%.0f%%): %s.",
-			len(names), units.Plural(len(names), "differs", "differ"), second, margin*100, strings.Join(names, "; "))
+			len(names), units.Plural(len(names), "differs", "differ"), second, findings.Margin*100, strings.Join(names, "; "))
 	}
 	a.Evidence = "Each in the section below with its interval."
 	s := section{ID: a.ID, Title: a.Title, Intro: []string{fmt.Sprintf("Each comparison of the three answers on %s beside the same comparison on %s, "+
 		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%.0f%%; "+
 		"what differs is read from the counts: commands by the wire, the general log and performance_schema, the bytes from the database, and what a new connection costs on each server (appendix).",
-		second, first, margin*100)}}
+		second, first, findings.Margin*100)}}
 	if len(parts) > 0 {
 		s.Paragraphs = append(s.Paragraphs, "What the counts say of each that differs: "+strings.Join(parts, "; ")+"; the rest agree.")
 	}
@@ -229,7 +230,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 	for _, f := range byQuestion(fs, questions.DB) {
 		dbCPU := "not measured"
 		if f.Paired {
-			if e := paired(d.run, f.Comp, units.DBCPU, margin); e.OK {
+			if e := paired(d.run, f.Comp, units.DBCPU); e.OK {
 				dbCPU = ratioCI(e)
 			}
 		}

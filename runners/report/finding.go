@@ -4,15 +4,12 @@ import (
 	"math"
 	"slices"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
-
-// margin is the equivalence margin of every decision: differences within ±2% are too
-// small to matter, and 2% is the precision a run aims at.
-const margin = 0.02
 
 // Methods of a finding's estimates besides stats.HodgesLehmann.
 const unpairedMedians = "unpaired-medians"
@@ -52,9 +49,8 @@ func (d *data) findings() []finding {
 				continue
 			}
 			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Comp: c, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
-			m := d.marginOf(c.Question)
-			f.QPS = paired(d.run, c, units.QPS, m)
-			f.CPU = paired(d.run, c, units.AppCPU, m)
+			judged := findings.Of(d.run, c)
+			f.QPS, f.CPU = stored(judged.QPS), stored(judged.AppCPU)
 			out = append(out, d.withCounts(f))
 		}
 	} else {
@@ -87,30 +83,18 @@ func (d *data) validVariant(key string) *results.Variant {
 	return nil
 }
 
-// marginOf is a question's equivalence margin: a run of two revisions states its own
-// threshold, which its verdicts use.
-func (d *data) marginOf(q string) float64 {
-	if q == questions.Rev && d.run.AB != nil && d.run.AB.Threshold > 0 {
-		return d.run.AB.Threshold
-	}
-	return margin
-}
-
-// paired estimates a comparison in unit from its pairs, judged at margin.
-func paired(r *results.Run, c *results.Comparison, unit string, margin float64) estimate {
-	e, err := questions.Estimate(r, c, unit)
-	if err != nil {
+// stored is a finding's estimate as the report's tables take it; nil: not measured.
+func stored(e *results.Estimate) estimate {
+	if e == nil {
 		return estimate{}
 	}
-	return decided(e, margin)
+	return estimate{RatioEstimate: e.RatioEstimate(), OK: true, Decision: e.Verdict}
 }
 
-func decided(e stats.RatioEstimate, margin float64) estimate {
-	dec, err := e.Decide(margin)
-	if err != nil {
-		dec = stats.Undecided // margin is a valid constant: cannot happen
-	}
-	return estimate{RatioEstimate: e, OK: true, Decision: dec}
+// paired estimates a comparison in a unit besides the finding's two (the database's
+// CPU), judged as findings judges those.
+func paired(r *results.Run, c *results.Comparison, unit string) estimate {
+	return stored(findings.In(r, c, unit))
 }
 
 // unpaired is the ratio of Other's median to Base's with the bootstrap interval of
@@ -129,7 +113,7 @@ func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
 	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || e.Lo <= 0 {
 		e.Lo, e.Hi, e.Confidence = 0, math.Inf(1), 0
 	}
-	return decided(e, margin)
+	return stored(findings.Decide(e, findings.Margin))
 }
 
 // withCounts fills in the differences of medians: app CPU, allocations, bytes, each of

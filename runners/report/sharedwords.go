@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
@@ -115,11 +116,14 @@ var marks = map[stats.Decision]string{
 
 // marksLegendStart opens markLegend: a table note that holds it is found by it (page.go,
 // onceEach).
-const marksLegendStart = "● differs by more than 2%"
+var marksLegendStart = "● differs by more than " + marginText
+
+// marginText is the findings' margin as the legend says it: "2%".
+var marginText = fmt.Sprintf("%.0f%%", 100*findings.Margin)
 
 func markLegend(p *results.Pairing) string {
-	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±2%); " +
-		"◐ differs, by less than 2%; = " + term("equivalent", "marks") + " within ±2%; ? undecided: more pairs needed; " +
+	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±" + marginText + "); " +
+		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed; " +
 		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
 }
 

@@ -18,7 +18,7 @@ import (
 
 // Schema names this layout; change it when a field changes meaning. Read also accepts
 // the schemas before it (see upgrade.go).
-const Schema = "dbbench/results/v3"
+const Schema = "dbbench/results/v4"
 
 // Run is the whole of results.json.
 type Run struct {
@@ -223,6 +223,9 @@ type Comparison struct {
 	// Reached says whether the interval of the QPS and the app CPU ratio both came
 	// within the run's precision target before its budget ended.
 	Reached bool `json:"reached"`
+	// Finding is the comparison judged from its pairs (runners/findings), when the run
+	// that measured it stored one (schema v4 on).
+	Finding *Finding `json:"finding,omitempty"`
 }
 
 // Pair is one observation of a comparison: the repetitions (Rep numbers) of each side

@@ -43,10 +43,17 @@ var v2Renamed = map[[2]string]string{
 	{"php", "orm"}: "eloquent", {"php", "builder"}: "illuminate",
 }
 
+// schemaV3 is the layout before comparisons carried their finding: nothing to move,
+// and runners/findings judges a comparison without one when it is read.
+const schemaV3 = "dbbench/results/v3"
+
 // upgrade brings a run read from disk to the current schema, or says why it cannot.
 func upgrade(r *Run) error {
 	switch r.Schema {
 	case Schema:
+		return nil
+	case schemaV3:
+		r.Schema = Schema
 		return nil
 	case schemaV1:
 		if err := upgradeV1(r); err != nil {
@@ -56,7 +63,7 @@ func upgrade(r *Run) error {
 	case schemaV2:
 		return upgradeV2(r)
 	}
-	return fmt.Errorf("schema %q: this dbbench reads %q, %q and %q", r.Schema, Schema, schemaV2, schemaV1)
+	return fmt.Errorf("schema %q: this dbbench reads %q, %q, %q and %q", r.Schema, Schema, schemaV3, schemaV2, schemaV1)
 }
 
 // upgradeV2 renames the layers named orm and builder after their libraries wherever a

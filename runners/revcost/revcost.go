@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -93,8 +94,8 @@ func Of(r *results.Run) (*Answer, error) {
 		paired[base.Key], paired[other.Key] = true, true
 		v := Variant{A: base, B: other, Reached: c.Reached, Commands: commandsOf(base, other)}
 		for _, m := range Metrics {
-			if e, ok := estimate(r, c, m, r.AB.Threshold); ok {
-				v.Estimates = append(v.Estimates, e)
+			if e := findings.In(r, c, m.Unit); e != nil { // nil: no pair measured m
+				v.Estimates = append(v.Estimates, judge(m, e.RatioEstimate(), e.Verdict, findings.MarginOf(r, c.Question)))
 			}
 		}
 		a.Variants = append(a.Variants, v)
@@ -123,23 +124,10 @@ func unpairedReason(v *results.Variant) string {
 	return v.Key + ": no pair measured"
 }
 
-// estimate is c's figure m, when both sides measured it in at least one pair.
-func estimate(r *results.Run, c *results.Comparison, m Metric, threshold float64) (Estimate, bool) {
-	est, err := questions.Estimate(r, c, m.Unit) // fails without a pair that measured m
-	if err != nil {
-		return Estimate{}, false
-	}
-	return judge(m, est, threshold), true
-}
-
-// judge reads est against the threshold: stats' decision (the interval as a test and
-// as an equivalence test), turned into worse or better by the figure's direction.
-func judge(m Metric, est stats.RatioEstimate, threshold float64) Estimate {
+// judge words findings' decision d of est (at threshold, the run's own) as worse or
+// better by the figure's direction.
+func judge(m Metric, est stats.RatioEstimate, d stats.Decision, threshold float64) Estimate {
 	e := Estimate{Metric: m, RatioEstimate: est, Verdict: Undecided}
-	d, err := est.Decide(threshold)
-	if err != nil {
-		return e // a threshold above 0 was checked: cannot happen
-	}
 	up := est.Ratio > 1 // B's figure is higher
 	worse := up == (units.Better(m.Unit) == units.Lower)
 	switch d {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -36,7 +37,8 @@ func TestJudgeReadsTheIntervalAgainstTheThreshold(t *testing.T) {
 		{allocs, 0.80, 0.70, 0.90, Better, true, "fewer"},
 		{cpu, 1.30, 0, math.Inf(1), Undecided, false, "undecided"}, // no interval: too few pairs
 	} {
-		e := judge(tc.m, stats.RatioEstimate{Ratio: tc.ratio, Lo: tc.lo, Hi: tc.hi, N: 8}, 0.03)
+		est := stats.RatioEstimate{Ratio: tc.ratio, Lo: tc.lo, Hi: tc.hi, N: 8}
+		e := judge(tc.m, est, findings.Decide(est, 0.03).Verdict, 0.03)
 		if e.Verdict != tc.want || e.Beyond != tc.beyond || e.Word(0.03) != tc.word {
 			t.Errorf("%s %.2f [%.3f, %.3f]: %s beyond=%v %q, want %s beyond=%v %q", tc.m.Name, tc.ratio, tc.lo, tc.hi,
 				e.Verdict, e.Beyond, e.Word(0.03), tc.want, tc.beyond, tc.word)

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"time"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/loadgen"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/target"
-	"dbbench/runners/units"
 )
 
 // Pairs is the default plan: every comparison of package questions among the phase's
@@ -215,15 +215,17 @@ func (pl *Pairs) ends(es []*edge) []*results.Variant {
 	return out
 }
 
-// judge closes every open comparison that is decided: its QPS and app CPU ratios both
-// have intervals within the precision target, or it has MaxPairs.
+// judge judges every open comparison (findings.Judge, stored with it) and closes those
+// that are decided: their QPS and app CPU ratios both have intervals within the
+// precision target, or they have MaxPairs.
 func (pl *Pairs) judge() {
 	for _, e := range pl.edges {
 		if e.done {
 			continue
 		}
 		n := len(e.comp.Pairs)
-		e.width, e.widthOK = pl.halfWidth(e.comp)
+		e.comp.Finding = findings.Judge(pl.p.r.res, e.comp)
+		e.width, e.widthOK = findings.HalfWidth(e.comp.Finding)
 		if n >= pl.p.r.o.MinPairs && e.widthOK && e.width <= pl.p.r.o.Precision {
 			e.done, e.comp.Reached = true, true
 		}
@@ -231,23 +233,6 @@ func (pl *Pairs) judge() {
 			e.done = true
 		}
 	}
-}
-
-// halfWidth is the wider half-width of c's QPS and app CPU ratio intervals; ok is false
-// while a unit measured has none (a unit not measured does not hold it back). judge
-// closes a comparison once it is within the precision target.
-func (pl *Pairs) halfWidth(c *results.Comparison) (w float64, ok bool) {
-	for _, unit := range []string{units.QPS, units.AppCPU} {
-		if unit == units.AppCPU && len(questions.Ratios(pl.p.r.res, c, unit)) == 0 {
-			continue
-		}
-		est, err := questions.Estimate(pl.p.r.res, c, unit)
-		if err != nil || !est.HasInterval() {
-			return 0, false
-		}
-		w = max(w, est.HalfWidth())
-	}
-	return w, true
 }
 
 // blocksLeft estimates the interleaved blocks still to measure: each open comparison

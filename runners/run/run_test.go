@@ -14,6 +14,7 @@ import (
 
 	"dbbench/runners/benchfile"
 	"dbbench/runners/dbtest"
+	"dbbench/runners/findings"
 	"dbbench/runners/matrix"
 	"dbbench/runners/profile"
 	"dbbench/runners/provider"
@@ -133,6 +134,10 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	for _, c := range res.Comparisons {
 		if len(c.Pairs) < stats.MinPairs || len(questions.Ratios(res, c, units.QPS)) != len(c.Pairs) {
 			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(questions.Ratios(res, c, units.QPS)))
+		}
+		// The finding stored is the judgement of all of the comparison's pairs.
+		if f, now := c.Finding, findings.Judge(res, c); f == nil || f.QPS == nil || f.AppCPU == nil || *f.QPS != *now.QPS || *f.AppCPU != *now.AppCPU {
+			t.Errorf("%s against %s: stored finding %+v, the pairs judge %+v", c.Other, c.Base, f, now)
 		}
 	}
 	// The smoke preset profiles every variant: components per request, and files that
