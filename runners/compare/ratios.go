@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -41,11 +42,11 @@ func comparisons(r *results.Run, valid map[string]*results.Variant) map[[3]strin
 // ratio estimates Other/Base in unit within run r.
 func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (est, Estimate, error) {
 	if c.measured != nil {
-		e, err := questions.Estimate(r, c.measured, unit)
-		if err != nil {
-			return est{}, Estimate{}, err
+		e := findings.In(r, c.measured, unit) // as the run and its report judged it
+		if e == nil {
+			return est{}, Estimate{}, fmt.Errorf("no pair measured %s", unit)
 		}
-		x, j := fromPaired(e)
+		x, j := fromPaired(e.RatioEstimate())
 		return x, j, nil
 	}
 	base, other := valid[c.base], valid[c.other]

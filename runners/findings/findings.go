@@ -71,7 +71,7 @@ func Decide(e stats.RatioEstimate, m float64) *results.Estimate {
 	if err != nil {
 		v = stats.Undecided // m is a positive constant or a validated flag: cannot happen
 	}
-	out := &results.Estimate{Method: e.Method, Pairs: e.N, Ratio: e.Ratio, Verdict: v}
+	out := &results.Estimate{Method: e.Method, Pairs: e.N, Ratio: e.Ratio, Verdict: v, Warnings: e.Warnings}
 	if e.HasInterval() {
 		out.Lo, out.Hi, out.Confidence = e.Lo, e.Hi, e.Confidence
 	}

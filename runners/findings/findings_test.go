@@ -2,6 +2,7 @@ package findings
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"dbbench/runners/results"
@@ -47,7 +48,7 @@ func TestJudge(t *testing.T) {
 	if e := In(r, c, units.P99); e != nil {
 		t.Errorf("p99 in pairs that never measured it: %+v", *e)
 	}
-	if e := In(r, c, units.QPS); e != f.QPS && *e != *f.QPS {
+	if e := In(r, c, units.QPS); !reflect.DeepEqual(e, f.QPS) {
 		t.Errorf("In(QPS) = %+v, want the finding's %+v", *e, *f.QPS)
 	}
 }

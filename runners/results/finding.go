@@ -28,12 +28,13 @@ type Estimate struct {
 	Hi         float64        `json:"hi,omitempty"`
 	Confidence float64        `json:"confidence,omitempty"` // the interval's coverage reached
 	Verdict    stats.Decision `json:"verdict"`
+	Warnings   []string       `json:"warnings,omitempty"` // stats': why there is no interval
 }
 
 // RatioEstimate is the estimate as package stats gives it: no interval is Lo = 0,
 // Hi = +Inf there (JSON has no infinity, so results stores both as 0).
 func (e *Estimate) RatioEstimate() stats.RatioEstimate {
-	r := stats.RatioEstimate{Method: e.Method, N: e.Pairs, Ratio: e.Ratio, Lo: e.Lo, Hi: e.Hi, Confidence: e.Confidence}
+	r := stats.RatioEstimate{Method: e.Method, N: e.Pairs, Ratio: e.Ratio, Lo: e.Lo, Hi: e.Hi, Confidence: e.Confidence, Warnings: e.Warnings}
 	if e.Lo == 0 && e.Hi == 0 {
 		r.Hi = math.Inf(1)
 	}

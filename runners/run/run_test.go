@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -136,7 +137,7 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 			t.Errorf("%s against %s: %d pairs, %d QPS ratios", c.Other, c.Base, len(c.Pairs), len(questions.Ratios(res, c, units.QPS)))
 		}
 		// The finding stored is the judgement of all of the comparison's pairs.
-		if f, now := c.Finding, findings.Judge(res, c); f == nil || f.QPS == nil || f.AppCPU == nil || *f.QPS != *now.QPS || *f.AppCPU != *now.AppCPU {
+		if f, now := c.Finding, findings.Judge(res, c); f == nil || f.QPS == nil || f.AppCPU == nil || !reflect.DeepEqual(f, now) {
 			t.Errorf("%s against %s: stored finding %+v, the pairs judge %+v", c.Other, c.Base, f, now)
 		}
 	}
