@@ -121,9 +121,18 @@ var marksLegendStart = "● differs by more than " + marginText
 // marginText is the findings' margin as the legend says it: "2%".
 var marginText = fmt.Sprintf("%.0f%%", 100*findings.Margin)
 
-func markLegend(p *results.Pairing) string {
+// marksMeaning says what each mark means.
+func marksMeaning() string {
 	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±" + marginText + "); " +
-		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed; " +
+		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed"
+}
+
+// MarksLegend is the marks' meaning in plain words, for the terminal, whose closing
+// table marks each ratio as the report's tables do.
+func MarksLegend() string { return termMark.ReplaceAllString(marksMeaning(), "$1") }
+
+func markLegend(p *results.Pairing) string {
+	return marksMeaning() + "; " +
 		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
 }
 
