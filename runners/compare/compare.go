@@ -39,6 +39,9 @@ const (
 // Kinds in the order the output gives them.
 var Kinds = []Kind{Ratio, Count, Absolute}
 
+// DefaultNoise is compare's default noise threshold (--noise): changes up to 3% are noise.
+const DefaultNoise = 0.03
+
 // Verdict is a row's outcome.
 type Verdict string
 

@@ -104,7 +104,7 @@ func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
 	if len(a) == 0 || len(b) == 0 {
 		return estimate{}
 	}
-	c, err := stats.ChangeOf(a, b, unit, stats.DefaultNoise)
+	c, err := stats.ChangeOf(a, b, unit)
 	if err != nil {
 		return estimate{}
 	}

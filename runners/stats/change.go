@@ -10,19 +10,6 @@ import (
 	"strings"
 )
 
-// Verdict is the one-word outcome of a Change, as criterion words it.
-type Verdict string
-
-const (
-	Improved    Verdict = "improved"     // significant, beyond the noise, in the better direction
-	Regressed   Verdict = "regressed"    // significant, beyond the noise, in the worse direction
-	NoChange    Verdict = "no change"    // not significant (benchstat's `~`), or the same value
-	WithinNoise Verdict = "within noise" // significant, but no larger than the noise threshold
-)
-
-// DefaultNoise is compare's default noise threshold: changes up to 3% are noise.
-const DefaultNoise = 0.03
-
 // Bootstrap parameters of the change interval. The seed is fixed so that the same two
 // samples always give the same interval.
 const (
@@ -31,8 +18,8 @@ const (
 	seed2     = 0x5349_4e47_4c45_524f // "SINGLERO"
 )
 
-// Change is a Comparison with a criterion-style interval of the relative change and a
-// verdict.
+// Change is a Comparison with a criterion-style interval of the relative change. It
+// decides nothing: runners/findings judges an interval, at one margin.
 type Change struct {
 	Comparison
 	// Mid is the relative change of the centers, New.Center/Old.Center - 1 (the number
@@ -41,29 +28,20 @@ type Change struct {
 	// medians taken each time. Lo and Hi are ±Inf when either sample is too small for
 	// its own confidence interval. For exact units they span the values' ranges.
 	Lo, Mid, Hi float64
-	Noise       float64 // the threshold the verdict used, as a fraction (0.03 = 3%)
-	Verdict     Verdict
 }
 
-// ChangeOf compares old and new in unit and judges the change against noise (a fraction,
-// DefaultNoise = 0.03). The verdict follows benchstat's test and delta: NoChange when
-// benchstat prints `~` (or the centers are equal), WithinNoise when |Mid| <= noise,
-// otherwise Improved or Regressed by units.Better(unit). Unlike criterion, the verdict judges
-// Mid rather than the whole interval, so that it never contradicts benchstat's table;
-// the interval shows how sure it is. No values on either side is an error.
-func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
-	if math.IsNaN(noise) || noise < 0 || noise >= 1 {
-		return Change{}, fmt.Errorf("noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", noise)
-	}
-	dir := units.Better(unit)
-	if dir == units.Unknown {
+// ChangeOf compares old and new in unit: benchstat's test and delta, and the change's
+// interval. No values on either side, or a unit with no direction of improvement, is
+// an error.
+func ChangeOf(old, new []float64, unit string) (Change, error) {
+	if units.Better(unit) == units.Unknown {
 		return Change{}, fmt.Errorf("unit %q: unknown direction of improvement, want a rate (…/s) or a cost per request (…/op)", unit)
 	}
 	cmp, err := Compare(old, new, unit)
 	if err != nil {
 		return Change{}, err
 	}
-	c := Change{Comparison: cmp, Mid: cmp.Ratio - 1, Noise: noise}
+	c := Change{Comparison: cmp, Mid: cmp.Ratio - 1}
 
 	switch {
 	case Exact(unit):
@@ -76,21 +54,11 @@ func ChangeOf(old, new []float64, unit string, noise float64) (Change, error) {
 		c.Lo, c.Hi = bootstrap(old, new)
 	}
 
-	switch {
-	case !c.Significant || c.Mid == 0:
-		c.Verdict = NoChange
-	case math.Abs(c.Mid) <= noise:
-		c.Verdict = WithinNoise
-	case (c.Mid > 0) == (dir == units.Higher):
-		c.Verdict = Improved
-	default:
-		c.Verdict = Regressed
-	}
 	return c, nil
 }
 
 // String formats the change as criterion does, with benchstat's p and n:
-// "[-3.10% -2.05% -0.90%] (p = 0.002, n = 10) improved", then any warnings.
+// "[-3.10% -2.05% -0.90%] (p = 0.002, n = 10)", then any warnings.
 func (c Change) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s %s %s] (", units.SignedPercent(c.Lo), units.SignedPercent(c.Mid), units.SignedPercent(c.Hi))
@@ -104,7 +72,7 @@ func (c Change) String() string {
 	} else {
 		fmt.Fprintf(&b, "n = %d+%d", c.Old.N, c.New.N)
 	}
-	fmt.Fprintf(&b, ") %s", c.Verdict)
+	b.WriteString(")")
 	if len(c.Warnings) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(c.Warnings, "; "))
 	}

@@ -38,7 +38,7 @@ func TestEmptyInput(t *testing.T) {
 	errs := map[string]func() error{
 		"Summarize":            func() error { _, err := Summarize(nil, "req/s"); return err },
 		"Compare":              func() error { _, err := Compare(nil, nil, "req/s"); return err },
-		"ChangeOf":             func() error { _, err := ChangeOf(nil, nil, "req/s", DefaultNoise); return err },
+		"ChangeOf":             func() error { _, err := ChangeOf(nil, nil, "req/s"); return err },
 		"PairedRatio":          func() error { _, err := PairedRatio(nil); return err },
 		"BootstrapMedianRatio": func() error { _, err := BootstrapMedianRatio(nil); return err },
 		"TwoSampleRatio":       func() error { _, err := TwoSampleRatio(nil, nil); return err },
