@@ -27,9 +27,10 @@ type PoolStats struct {
 	HeldDuration int64
 }
 
-// Admin serves GET /debug/dbstats (PoolStats as JSON, durations in nanoseconds), GET /debug/metrics (Metrics as a JSON object, name → number) and
-// net/http/pprof under /debug/pprof/. stats is nil for the hello layer, which has no
-// pool: then /debug/dbstats is a 404 that says so.
+// Admin serves GET /debug/dbstats (PoolStats as JSON, durations in nanoseconds), GET
+// /debug/metrics (Metrics as a JSON object, name → number) and net/http/pprof under
+// /debug/pprof/. stats is nil for the hello layer, which has no pool: then
+// /debug/dbstats is a 404 that says so.
 func Admin(stats func() PoolStats) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/debug/dbstats", getOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

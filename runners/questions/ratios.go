@@ -19,9 +19,8 @@ func Ratios(r *results.Run, c *results.Comparison, unit string) []float64 {
 }
 
 // Estimate is a comparison's estimate of Other ÷ Base in unit from its pairs: the
-// typical per-pair ratio with its 95% interval (stats.PairedRatio). The runner's
-// stopping rule, the report, the terminal, compare and ab all take a comparison's
-// estimate from here, so none of them reads the same pairs another way.
+// typical per-pair ratio with its 95% interval (stats.PairedRatio). runners/findings
+// alone calls it, and judges what it gives once for every output.
 func Estimate(r *results.Run, c *results.Comparison, unit string) (stats.RatioEstimate, error) {
 	return stats.PairedRatio(Ratios(r, c, unit))
 }

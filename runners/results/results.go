@@ -16,8 +16,9 @@ import (
 	"dbbench/runners/units"
 )
 
-// Schema names this layout; change it when a field changes meaning. Read also accepts
-// the schemas before it (see upgrade.go).
+// Schema names this layout; change it when a field changes meaning, or when readers
+// come to rely on a field the runs before it lack (v4: each comparison's finding). Read
+// also accepts the schemas before it (see upgrade.go).
 const Schema = "dbbench/results/v4"
 
 // Run is the whole of results.json.

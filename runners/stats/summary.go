@@ -1,6 +1,7 @@
 // Package stats summarizes and compares repeated measurements the way benchstat does
 // (golang.org/x/perf/benchmath: median with a 95% confidence interval, Mann-Whitney U
-// test at alpha 0.05), and adds a criterion-style change interval and verdict.
+// test at alpha 0.05), and adds a criterion-style change interval; runners/findings
+// judges intervals.
 //
 // Reports built on this package print the same centers, intervals and `~` as
 // `benchstat bench.txt` prints for the same samples.
