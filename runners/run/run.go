@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/runners/findings"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/remote"
@@ -146,7 +147,7 @@ func ProfilingOf(given, on bool) Profiling {
 // Defaults of the paired measurement (README.md says why these).
 const (
 	DefaultLeadIn    = 150 * time.Millisecond
-	DefaultPrecision = 0.02
+	DefaultPrecision = findings.Margin // a comparison is measured until its verdict at the margin is clear
 	DefaultMaxPairs  = 60
 	// DefaultProfileTime gives a few hundred CPU samples at pprof's 100 Hz.
 	DefaultProfileTime = 3 * time.Second
@@ -523,6 +524,9 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error())
 	}
 	rv.Roundtrips = rt
+	if z := rt.ZeroLoad; t.AdminURL != "" && z != nil && z.Held == 0 {
+		fmt.Fprintf(r.o.Log, "note: %s: the target's connection holds could not be timed (GET /debug/dbstats); its pool is sized on the commands' wait at the counting proxy\n", v.Key())
+	}
 	for _, why := range rt.Why {
 		if !r.explained[why] {
 			r.explained[why] = true
