@@ -265,7 +265,7 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 		if !ok {
 			continue
 		}
-		if h.Resource == "connection" {
+		if h.Resource == "connection" && goHold.Resource == "" { // the first, as the report takes it
 			goHold = h
 		}
 		trips := h.RoundTrips * h.RTT
