@@ -2,6 +2,7 @@ package findings
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -89,5 +90,35 @@ func TestOf(t *testing.T) {
 	c.Question = "rev"
 	if f := Judge(r, c); f.Margin != 0.03 {
 		t.Errorf("ab's comparison judged at %v, want its threshold 0.03", f.Margin)
+	}
+}
+
+// A run of schema v3 stored no finding: read, it is judged from its pairs; a v4 run's
+// finding comes back from results.json as it was stored. dbbench ab's comparisons keep
+// the finding stored at the run's own threshold.
+func TestFindingsThroughResultsJSON(t *testing.T) {
+	r, c := pairedRun(8, 1.10)
+	dir := t.TempDir()
+	read := func(schema string) (*results.Run, *results.Comparison) {
+		r.Schema = schema
+		path := filepath.Join(dir, schema[len("dbbench/results/"):]+".json")
+		if err := results.WriteJSON(path, r); err != nil {
+			t.Fatal(err)
+		}
+		back, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back, back.Comparisons[0]
+	}
+	old, oc := read("dbbench/results/v3")
+	if old.Schema != results.Schema || oc.Finding != nil || !reflect.DeepEqual(Of(old, oc), Judge(r, c)) {
+		t.Errorf("v3: schema %s, stored %+v: want it read as %s and judged from its pairs", old.Schema, oc.Finding, results.Schema)
+	}
+	r.AB, c.Question = &results.AB{Threshold: 0.05}, "rev"
+	c.Finding = Judge(r, c)
+	now, nc := read(results.Schema)
+	if nc.Finding == nil || nc.Finding.Margin != 0.05 || !reflect.DeepEqual(Of(now, nc), c.Finding) {
+		t.Errorf("v4 ab run: stored %+v, read %+v", c.Finding, nc.Finding)
 	}
 }
