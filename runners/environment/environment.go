@@ -91,6 +91,17 @@ func memTotal() string {
 	return ""
 }
 
+// MemTotalKiB is this host's memory, MemTotal of /proc/meminfo (the environment's
+// mem-total) in KiB; ok is false where it cannot be read (not Linux).
+func MemTotalKiB() (kib int64, ok bool) {
+	f := strings.Fields(memTotal())
+	if len(f) != 2 || f[1] != "kB" {
+		return 0, false
+	}
+	kib, err := strconv.ParseInt(f[0], 10, 64)
+	return kib, err == nil
+}
+
 func osName() string {
 	for _, line := range strings.Split(readFile("/etc/os-release"), "\n") {
 		if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {

@@ -1,6 +1,7 @@
 package environment
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,13 @@ func TestVersionInAndCommand(t *testing.T) {
 	}
 	if got := Command("dbbench-no-such-binary", "--version"); got != "" {
 		t.Errorf("Command of a missing binary = %q, want empty", got)
+	}
+}
+
+// MemTotalKiB is the environment's mem-total as a number, the one reading of it.
+func TestMemTotalKiB(t *testing.T) {
+	kib, ok := MemTotalKiB()
+	if want := Collect("../..")["mem-total"]; !ok || kib < 1<<10 || want != strconv.FormatInt(kib, 10)+" kB" {
+		t.Errorf("MemTotalKiB = %d, %v; mem-total %q", kib, ok, want)
 	}
 }

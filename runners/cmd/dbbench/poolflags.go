@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
+	"dbbench/runners/environment"
 	"dbbench/runners/poolsize"
 )
 
@@ -46,16 +44,8 @@ func (f *poolNeedFlags) register(fs *flagSet, prefix string) {
 // cannot be read (not Linux) it is 1024, a small host: the flag's default shows it in
 // -h, and the pool section names the memory it divided.
 func hostMemoryMiB() int {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 1024
-	}
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "MemTotal:" && f[2] == "kB" {
-			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				return int(kb >> 10)
-			}
-		}
+	if kib, ok := environment.MemTotalKiB(); ok {
+		return int(kib >> 10)
 	}
 	return 1024
 }
