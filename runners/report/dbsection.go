@@ -90,16 +90,16 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 	}
 	a.Sentence = fmt.Sprintf("The answers above are %s's. Of %d comparisons measured on both, ", first, len(ts))
 	if len(names) == 0 {
-		a.Sentence += fmt.Sprintf("none differs by more than ±%.0f%% with its intervals apart: the answers hold on both.", findings.Margin*100)
+		a.Sentence += fmt.Sprintf("none differs by more than ±%s with its intervals apart: the answers hold on both.", marginText)
 	} else {
-		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%.0f%%): %s.",
-			len(names), units.Plural(len(names), "differs", "differ"), second, findings.Margin*100, strings.Join(names, "; "))
+		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%s): %s.",
+			len(names), units.Plural(len(names), "differs", "differ"), second, marginText, strings.Join(names, "; "))
 	}
 	a.Evidence = "Each in the section below with its interval."
 	s := section{ID: a.ID, Title: a.Title, Intro: []string{fmt.Sprintf("Each comparison of the three answers on %s beside the same comparison on %s, "+
-		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%.0f%%; "+
+		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%s; "+
 		"what differs is read from the counts: commands by the wire, the general log and performance_schema, the bytes from the database, and what a new connection costs on each server (appendix).",
-		second, first, findings.Margin*100)}}
+		second, first, marginText)}}
 	if len(parts) > 0 {
 		s.Paragraphs = append(s.Paragraphs, "What the counts say of each that differs: "+strings.Join(parts, "; ")+"; the rest agree.")
 	}

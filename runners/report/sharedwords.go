@@ -121,20 +121,15 @@ var marksLegendStart = "● differs by more than " + marginText
 // marginText is the findings' margin as the legend says it: "2%".
 var marginText = fmt.Sprintf("%.0f%%", 100*findings.Margin)
 
-// marksMeaning says what each mark means.
-func marksMeaning() string {
-	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±" + marginText + "); " +
-		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed"
-}
-
-// MarksLegend is the marks' meaning in plain words, for the terminal, whose closing
-// table marks each ratio as the report's tables do.
-func MarksLegend() string { return termMark.ReplaceAllString(marksMeaning(), "$1") }
-
 func markLegend(p *results.Pairing) string {
-	return marksMeaning() + "; " +
+	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±" + marginText + "); " +
+		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed; " +
 		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
 }
+
+// MarksLegend is markLegend in plain words, for the terminal, whose closing table marks
+// each ratio, and each comparison cut short, as the report's tables do.
+func MarksLegend() string { return termMark.ReplaceAllString(markLegend(nil), "$1") }
 
 // commandsTerm marks "commands" in "3 → 1 commands" for the glossary, which says what
 // counts as a command and as a round trip.

@@ -314,5 +314,5 @@ func printComparisons(w io.Writer, cs []report.Comparison) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Question, c.Other, c.Base, c.QPS, c.CPU, c.Pairs)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, report.MarksLegend()+"; † the comparison stopped at the end of its budget, before its intervals were within the run's precision target.")
+	fmt.Fprintln(w, report.MarksLegend())
 }
