@@ -96,3 +96,11 @@ func HalfWidth(f *results.Finding) (w float64, ok bool) {
 	}
 	return w, true
 }
+
+// Past says e's whole interval lies past margin m, on either side of 1: the figure
+// changed by more than m at the interval's confidence. It is what a gate fails on
+// (dbbench ab and compare --fail-on regression); an estimate without an interval is
+// never past.
+func Past(e stats.RatioEstimate, m float64) bool {
+	return e.HasInterval() && (e.Lo > 1+m || e.Hi < 1/(1+m))
+}

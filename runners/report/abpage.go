@@ -95,10 +95,10 @@ func abAnswer(a *revcost.Answer, fs []finding) answer {
 		clauses = append(clauses, c)
 	}
 	past := fmt.Sprintf("past ±%g%%", 100*t)
-	if items := figures(a, revcost.Worse, true); len(items) > 0 {
+	if items := figures(a, true, true); len(items) > 0 {
 		clauses = append(clauses, "worse "+past+": "+strings.Join(items, "; "))
 	}
-	if items := figures(a, revcost.Better, true); len(items) > 0 {
+	if items := figures(a, false, true); len(items) > 0 {
 		clauses = append(clauses, "better "+past+": "+strings.Join(items, "; "))
 	}
 	clauses = append(clauses, insideClause(a, n))
@@ -113,9 +113,9 @@ func insideClause(a *revcost.Answer, n count) string {
 	t := 100 * a.AB.Threshold
 	s := fmt.Sprintf("of the %d figures compared, %d are the same within ±%g%% and %d undecided", n.all, n.same, t, n.undecided)
 	var inside []string
-	for _, v := range []revcost.Verdict{revcost.Worse, revcost.Better} {
-		if items := figures(a, v, false); len(items) > 0 {
-			inside = append(inside, fmt.Sprintf("%s, its interval reaching inside ±%g%%: %s", v, t, strings.Join(items, "; ")))
+	for _, worse := range []bool{true, false} {
+		if items := figures(a, worse, false); len(items) > 0 {
+			inside = append(inside, fmt.Sprintf("%s, its interval reaching inside ±%g%%: %s", side(worse), t, strings.Join(items, "; ")))
 		}
 	}
 	if len(inside) == 0 {
@@ -136,11 +136,11 @@ func tally(a *revcost.Answer) count {
 		for _, e := range v.Estimates {
 			n.all++
 			switch {
-			case e.Verdict == revcost.Worse && e.Beyond:
+			case e.Worse && e.Beyond:
 				n.worsePast++
-			case e.Verdict == revcost.Same:
+			case e.Same():
 				n.same++
-			case e.Verdict == revcost.Undecided:
+			case !e.Changed():
 				n.undecided++
 			}
 		}
@@ -157,7 +157,7 @@ func leadWord(a *revcost.Answer, n count) string {
 	switch {
 	case n.worsePast > 0 || grew || len(a.Broken) > 0:
 		return "Yes."
-	case n.same == n.all || len(figures(a, revcost.Worse, false))+n.undecided == 0:
+	case n.same == n.all || len(figures(a, true, false))+n.undecided == 0:
 		return "No."
 	}
 	return fmt.Sprintf("Nothing past ±%g%%.", 100*a.AB.Threshold)
@@ -177,14 +177,22 @@ func commandClause(a *revcost.Answer) string {
 	return "commands per request changed (counted exactly): " + strings.Join(items, "; ")
 }
 
-// figures lists the figures of a verdict, past the threshold or not, per variant:
-// "go/nethttp/raw/…/pool=8: app CPU per request +31.0% [+28.0%, +34.5%]".
-func figures(a *revcost.Answer, verdict revcost.Verdict, beyond bool) []string {
+// side is a changed figure's way: worse or better.
+func side(worse bool) string {
+	if worse {
+		return "worse"
+	}
+	return "better"
+}
+
+// figures lists the figures that changed, worse or better, past the threshold or not,
+// per variant: "go/nethttp/raw/…/pool=8: app CPU per request +31.0% [+28.0%, +34.5%]".
+func figures(a *revcost.Answer, worse, beyond bool) []string {
 	var out []string
 	for _, v := range a.Variants {
 		var of []string
 		for _, e := range v.Estimates {
-			if e.Verdict == verdict && e.Beyond == beyond {
+			if e.Changed() && e.Worse == worse && e.Beyond == beyond {
 				of = append(of, fmt.Sprintf("%s %s", e.Name, revcost.Change(e.RatioEstimate)))
 			}
 		}

@@ -119,17 +119,30 @@ var marks = map[stats.Decision]string{
 var marksLegendStart = "● differs by more than " + marginText
 
 // marginText is the findings' margin as the legend says it: "2%".
-var marginText = fmt.Sprintf("%.0f%%", 100*findings.Margin)
+var marginText = percent(findings.Margin)
 
-func markLegend(p *results.Pairing) string {
-	return marksLegendStart + " (the 95% interval excludes 1 and reaches past ±" + marginText + "); " +
-		"◐ differs, by less than " + marginText + "; = " + term("equivalent", "marks") + " within ±" + marginText + "; ? undecided: more pairs needed; " +
-		"† the comparison stopped at the end of its budget, before its intervals were within the " + target(p) + " " + term("target", "precision-target") + "."
+func percent(m float64) string { return fmt.Sprintf("%g%%", 100*m) }
+
+func markLegend(p *results.Pairing) string { return markLegendAt(marginText, target(p)) }
+
+// markLegendAt explains the marks at margin m ("2%"), † against the precision target.
+func markLegendAt(m, target string) string {
+	return "● differs by more than " + m + " (the 95% interval excludes 1 and reaches past ±" + m + "); " +
+		"◐ differs, by less than " + m + "; = " + term("equivalent", "marks") + " within ±" + m + "; ? undecided: more pairs needed; " +
+		"† the comparison stopped at the end of its budget, before its intervals were within the " + target + " " + term("target", "precision-target") + "."
 }
+
+// Mark is d's sign, as the report's tables print it.
+func Mark(d stats.Decision) string { return marks[d] }
 
 // MarksLegend is markLegend in plain words, for the terminal, whose closing table marks
 // each ratio, and each comparison cut short, as the report's tables do.
 func MarksLegend() string { return termMark.ReplaceAllString(markLegend(nil), "$1") }
+
+// MarksLegendAt is the same legend at margin m, a fraction (dbbench ab's threshold).
+func MarksLegendAt(m float64) string {
+	return termMark.ReplaceAllString(markLegendAt(percent(m), target(nil)), "$1")
+}
 
 // commandsTerm marks "commands" in "3 → 1 commands" for the glossary, which says what
 // counts as a command and as a round trip.

@@ -15,7 +15,7 @@ func (a *Answer) Regressions() []string {
 			out = append(out, Label(v.B)+": "+v.Commands.String())
 		}
 		for _, e := range v.Estimates {
-			if e.Gates && e.Verdict == Worse && e.Beyond {
+			if e.Gates && e.Worse && e.Beyond {
 				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.RatioEstimate), 100*a.AB.Threshold))
 			}
 		}

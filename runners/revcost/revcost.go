@@ -37,24 +37,26 @@ var Metrics = []Metric{
 	{units.AllocBytes, "bytes allocated per request", "B/req", false},
 }
 
-// Verdict is what an interval says of B against A.
-type Verdict string
-
-const (
-	Worse     Verdict = "worse"     // the interval excludes no change and reaches past the threshold, on the bad side
-	Better    Verdict = "better"    // the same on the good side
-	Same      Verdict = "same"      // within ± the threshold: the interval lies inside it
-	Undecided Verdict = "undecided" // the interval holds no change and reaches past the threshold: more pairs needed
-)
-
-// Estimate is one figure of one variant: B ÷ A with its paired interval.
+// Estimate is one figure of one variant: B ÷ A with its paired interval, and what the
+// run's findings decided of it at the run's threshold.
 type Estimate struct {
 	Metric
 	stats.RatioEstimate
-	Verdict Verdict
-	// Beyond says the whole interval lies past the threshold, on the verdict's side: B
-	// changed the figure by more than the threshold, at 95% confidence.
+	Decision stats.Decision
+	// Worse says B moved the figure the bad way (its ratio is on that side of 1).
+	Worse bool
+	// Beyond says the whole interval lies past the threshold: B changed the figure by
+	// more than the threshold, at 95% confidence.
 	Beyond bool
+}
+
+// Changed says the interval excludes no change and reaches past the threshold: B is
+// worse or better (Worse says which).
+func (e Estimate) Changed() bool { return e.Decision == stats.Different }
+
+// Same says the interval lies inside the threshold.
+func (e Estimate) Same() bool {
+	return e.Decision == stats.Equivalent || e.Decision == stats.DifferentWithinMargin
 }
 
 // Variant is one variant's answer: B's against A's.
@@ -124,22 +126,12 @@ func unpairedReason(v *results.Variant) string {
 	return v.Key + ": no pair measured"
 }
 
-// judge words findings' decision d of est (at threshold, the run's own) as worse or
-// better by the figure's direction.
+// judge reads findings' decision d of est (at threshold, the run's own) in the
+// figure's direction.
 func judge(m Metric, est stats.RatioEstimate, d stats.Decision, threshold float64) Estimate {
-	e := Estimate{Metric: m, RatioEstimate: est, Verdict: Undecided}
 	up := est.Ratio > 1 // B's figure is higher
-	worse := up == (units.Better(m.Unit) == units.Lower)
-	switch d {
-	case stats.Different:
-		e.Verdict = Better
-		if worse {
-			e.Verdict = Worse
-		}
-		e.Beyond = est.Lo > 1+threshold || est.Hi < 1/(1+threshold)
-	case stats.Equivalent, stats.DifferentWithinMargin:
-		e.Verdict = Same
-	}
+	e := Estimate{Metric: m, RatioEstimate: est, Decision: d, Worse: up == (units.Better(m.Unit) == units.Lower)}
+	e.Beyond = d == stats.Different && findings.Past(est, threshold)
 	return e
 }
 
@@ -148,18 +140,18 @@ func judge(m Metric, est stats.RatioEstimate, d stats.Decision, threshold float6
 func (e Estimate) Word(threshold float64) string {
 	count := e.Unit == units.Allocs || e.Unit == units.AllocBytes
 	switch {
-	case e.Verdict == Same:
+	case e.Same():
 		return fmt.Sprintf("same within ±%g%%", 100*threshold)
-	case e.Verdict == Worse && count:
+	case !e.Changed():
+		return "undecided"
+	case e.Worse && count:
 		return "more"
-	case e.Verdict == Better && count:
+	case count:
 		return "fewer"
-	case e.Verdict == Worse:
+	case e.Worse:
 		return "slower"
-	case e.Verdict == Better:
-		return "faster"
 	}
-	return string(e.Verdict)
+	return "faster"
 }
 
 // Label is a variant's key without its revision: the variant both sides share.

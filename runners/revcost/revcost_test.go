@@ -21,27 +21,26 @@ func TestJudgeReadsTheIntervalAgainstTheThreshold(t *testing.T) {
 	for _, tc := range []struct {
 		m             Metric
 		ratio, lo, hi float64
-		want          Verdict
 		beyond        bool
 		word          string
 	}{
-		{cpu, 1.05, 1.02, 1.08, Worse, false, "slower"}, // +5% found, not yet known to pass 3%
-		{cpu, 1.10, 1.05, 1.15, Worse, true, "slower"},
-		{cpu, 0.90, 0.85, 0.95, Better, true, "faster"},
-		{qps, 0.90, 0.85, 0.95, Worse, true, "slower"}, // fewer req/s is worse
-		{qps, 1.05, 1.02, 1.08, Better, false, "faster"},
-		{cpu, 1.00, 0.99, 1.01, Same, false, "same within ±3%"},
-		{cpu, 1.01, 1.005, 1.02, Same, false, "same within ±3%"}, // real, and too small to matter
-		{cpu, 1.00, 0.95, 1.06, Undecided, false, "undecided"},
-		{allocs, 1.20, 1.10, 1.30, Worse, true, "more"},
-		{allocs, 0.80, 0.70, 0.90, Better, true, "fewer"},
-		{cpu, 1.30, 0, math.Inf(1), Undecided, false, "undecided"}, // no interval: too few pairs
+		{cpu, 1.05, 1.02, 1.08, false, "slower"}, // +5% found, not yet known to pass 3%
+		{cpu, 1.10, 1.05, 1.15, true, "slower"},
+		{cpu, 0.90, 0.85, 0.95, true, "faster"},
+		{qps, 0.90, 0.85, 0.95, true, "slower"}, // fewer req/s is worse
+		{qps, 1.05, 1.02, 1.08, false, "faster"},
+		{cpu, 1.00, 0.99, 1.01, false, "same within ±3%"},
+		{cpu, 1.01, 1.005, 1.02, false, "same within ±3%"}, // real, and too small to matter
+		{cpu, 1.00, 0.95, 1.06, false, "undecided"},
+		{allocs, 1.20, 1.10, 1.30, true, "more"},
+		{allocs, 0.80, 0.70, 0.90, true, "fewer"},
+		{cpu, 1.30, 0, math.Inf(1), false, "undecided"}, // no interval: too few pairs
 	} {
 		est := stats.RatioEstimate{Ratio: tc.ratio, Lo: tc.lo, Hi: tc.hi, N: 8}
 		e := judge(tc.m, est, findings.Decide(est, 0.03).Verdict, 0.03)
-		if e.Verdict != tc.want || e.Beyond != tc.beyond || e.Word(0.03) != tc.word {
-			t.Errorf("%s %.2f [%.3f, %.3f]: %s beyond=%v %q, want %s beyond=%v %q", tc.m.Name, tc.ratio, tc.lo, tc.hi,
-				e.Verdict, e.Beyond, e.Word(0.03), tc.want, tc.beyond, tc.word)
+		if e.Beyond != tc.beyond || e.Word(0.03) != tc.word {
+			t.Errorf("%s %.2f [%.3f, %.3f]: beyond=%v %q, want beyond=%v %q", tc.m.Name, tc.ratio, tc.lo, tc.hi,
+				e.Beyond, e.Word(0.03), tc.beyond, tc.word)
 		}
 	}
 }
@@ -103,19 +102,20 @@ func TestAnswerFindsThePlantedChangeAndNothingElse(t *testing.T) {
 	verdicts := func(v Variant) string {
 		var out []string
 		for _, e := range v.Estimates {
-			out = append(out, e.Unit+" "+string(e.Verdict))
+			out = append(out, e.Unit+" "+e.Word(0.03))
 		}
 		return strings.Join(out, ", ")
 	}
 	raw, orm, hello := a.Variants[0], a.Variants[1], a.Variants[2]
 	cpu := raw.Estimates[0]
-	if cpu.Unit != units.AppCPU || cpu.Verdict != Worse || !cpu.Beyond || cpu.Lo > 1.3 || cpu.Hi < 1.3 {
-		t.Errorf("raw's CPU: %s %s beyond=%v; want worse, past 3%%, its interval holding 1.30", Change(cpu.RatioEstimate), cpu.Verdict, cpu.Beyond)
+	if cpu.Unit != units.AppCPU || !cpu.Changed() || !cpu.Worse || !cpu.Beyond || cpu.Lo > 1.3 || cpu.Hi < 1.3 {
+		t.Errorf("raw's CPU: %s %s beyond=%v; want worse, past 3%%, its interval holding 1.30", Change(cpu.RatioEstimate), cpu.Word(0.03), cpu.Beyond)
 	}
-	if got := verdicts(orm); strings.Contains(got, "worse") || strings.Contains(got, "better") {
+	if slices.ContainsFunc(orm.Estimates, Estimate.Changed) {
+		got := verdicts(orm)
 		t.Errorf("orm changed nothing, but: %s", got)
 	}
-	if hello.Estimates[0].Verdict != Undecided || hello.Commands.Changed() {
+	if hello.Estimates[0].Decision != stats.Undecided || hello.Commands.Changed() {
 		t.Errorf("hello with one pair: %s, commands %v; want undecided, no commands", verdicts(hello), hello.Commands)
 	}
 	if want := "1 → 2 commands per request: Ping appeared (1)"; raw.Commands.String() != want {

@@ -148,7 +148,7 @@ func printAnswer(w io.Writer, res *results.Run, a *revcost.Answer) {
 		fmt.Fprintf(w, "\n%s\n\n", text)
 	}
 	t := a.AB.Threshold
-	fmt.Fprintf(w, "B ÷ A, 95%% intervals: = same within ±%g%%, ? undecided, + worse, - better, ! past ±%g%%\n", 100*t, 100*t)
+	fmt.Fprintf(w, "B ÷ A, 95%% intervals; \"past\": the whole interval lies past ±%g%%. %s\n", 100*t, report.MarksLegendAt(t))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"variant"}
 	for _, m := range revcost.Metrics {
@@ -176,16 +176,17 @@ func printAnswer(w io.Writer, res *results.Run, a *revcost.Answer) {
 	}
 }
 
-// marks are the verdicts in the table's cells.
-var marks = map[revcost.Verdict]string{revcost.Same: "=", revcost.Undecided: "?", revcost.Worse: "+", revcost.Better: "-"}
-
-// estimateText is "+4.9% [+1.8%, +8.1%] +", with "!" when past the threshold.
+// estimateText is "+4.9% [+1.8%, +8.1%] ●", with "past" when its whole interval lies
+// past the threshold and † when the comparison stopped before its target.
 func estimateText(v revcost.Variant, m revcost.Metric) string {
 	for _, e := range v.Estimates {
 		if e.Unit == m.Unit {
-			mark := marks[e.Verdict]
+			mark := report.Mark(e.Decision)
 			if e.Beyond {
-				mark += "!"
+				mark += " past"
+			}
+			if !v.Reached {
+				mark += " †"
 			}
 			return revcost.Change(e.RatioEstimate) + " " + mark
 		}

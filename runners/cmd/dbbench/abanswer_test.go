@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"dbbench/runners/internal/golden"
+	"dbbench/runners/report"
+	"dbbench/runners/results"
+	"dbbench/runners/revcost"
+)
+
+// dbbench ab's closing table marks each figure as the report's tables do (one set of
+// marks, from the findings the run stored), and its wording is a golden file.
+func TestABTerminalMarksTheFindings(t *testing.T) {
+	res, err := results.Read("../../report/testdata/ab-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := revcost.Of(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	printAnswer(&out, res, a)
+	for _, v := range a.Variants {
+		row := rowOf(out.String(), shortKey(revcost.Label(v.B)))
+		for _, e := range v.Estimates {
+			cell := revcost.Change(e.RatioEstimate) + " " + report.Mark(e.Decision)
+			if !strings.Contains(row, cell) {
+				t.Errorf("%s: %s: no cell %q in %q", v.B.Key, e.Name, cell, row)
+			}
+		}
+	}
+	golden.Check(t, "testdata/ab-closing.txt", out.Bytes(), *update)
+}
+
+// rowOf is the table's line for a variant.
+func rowOf(out, variant string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, variant+" ") {
+			return l
+		}
+	}
+	return ""
+}
