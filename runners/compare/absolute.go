@@ -58,11 +58,11 @@ type absCand struct {
 	key, unit    string
 	hello        bool // a variant without a database: the yardstick's check
 	old, new     float64
-	asIs, judged est // judged: relative to the yardstick when there is one
+	asIs, judged stats.RatioEstimate // judged: relative to the yardstick when there is one
 }
 
 // normalise is asIs relative to what the machine's speed alone explains.
-func normalise(asIs est, unit string, n norm) est {
+func normalise(asIs stats.RatioEstimate, unit string, n norm) stats.RatioEstimate {
 	if !n.on {
 		return asIs
 	}
@@ -107,10 +107,10 @@ func absoluteRow(c absCand, n norm, noise, spread float64) Row {
 }
 
 // invert is 1/e with its interval.
-func invert(e est) est {
-	out := est{ratio: 1 / e.ratio, lo: 0, hi: math.Inf(1)}
-	if e.hasInterval() {
-		out.lo, out.hi = 1/e.hi, 1/e.lo
+func invert(e stats.RatioEstimate) stats.RatioEstimate {
+	out := stats.RatioEstimate{Ratio: 1 / e.Ratio, Lo: 0, Hi: math.Inf(1)}
+	if e.HasInterval() {
+		out.Lo, out.Hi = 1/e.Hi, 1/e.Lo
 	}
 	return out
 }

@@ -57,13 +57,13 @@ type Hello struct {
 	// Agrees: relative to the yardstick the hello variant is unchanged, its interval
 	// widened by the between-run spread of QPS (only when the runs are normalised).
 	Agrees bool `json:"agrees"`
-	r      est
+	r      stats.RatioEstimate
 }
 
 // norm is what the absolute rows need of the yardstick.
 type norm struct {
 	on    bool // judge relative to speed
-	speed est
+	speed stats.RatioEstimate
 	moved bool
 	// contradicted: most hello variants disagree with the yardstick beyond the
 	// between-run spread, so the speed it gives is in doubt and absolute figures judged

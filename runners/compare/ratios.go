@@ -40,22 +40,22 @@ func comparisons(r *results.Run, valid map[string]*results.Variant) map[[3]strin
 }
 
 // ratio estimates Other/Base in unit within run r.
-func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (est, Estimate, error) {
+func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (stats.RatioEstimate, Estimate, error) {
 	if c.measured != nil {
 		e := findings.In(r, c.measured, unit) // as the run and its report judged it
 		if e == nil {
-			return est{}, Estimate{}, fmt.Errorf("no pair measured %s", unit)
+			return stats.RatioEstimate{}, Estimate{}, fmt.Errorf("no pair measured %s", unit)
 		}
 		x, j := fromPaired(e.RatioEstimate())
 		return x, j, nil
 	}
 	base, other := valid[c.base], valid[c.other]
 	if base == nil || other == nil {
-		return est{}, Estimate{}, fmt.Errorf("a side is not valid")
+		return stats.RatioEstimate{}, Estimate{}, fmt.Errorf("a side is not valid")
 	}
 	e, err := stats.TwoSampleRatio(values(base, unit), values(other, unit))
 	if err != nil {
-		return est{}, Estimate{}, err
+		return stats.RatioEstimate{}, Estimate{}, err
 	}
 	x, j := fromTwoSample(e)
 	return x, j, nil
@@ -74,7 +74,7 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 		res.Notes = append(res.Notes, "new run has no paired comparisons: its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
 	}
 	var rows []Row
-	var qs []est
+	var qs []stats.RatioEstimate
 	for _, other := range p.keys {
 		for _, key := range sortedKeys(oc, other) {
 			o, n := oc[key], nc[key]
@@ -98,10 +98,10 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 // compare A/A on fresh clones of one commit found the worker-over-php-fpm CPU ratio at
 // 0.249 over 20 pairs of one run and at 0.269 over 6 pairs of another
 // (runners/compare/README.md, "The between-run spread").
-func judgeRatios(rows []Row, qs []est, noise float64, res *Result) {
+func judgeRatios(rows []Row, qs []stats.RatioEstimate, noise float64, res *Result) {
 	byUnit := map[string][]float64{}
 	for i, row := range rows {
-		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].ratio))
+		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].Ratio))
 	}
 	tau, shown, few := spreadOf(byUnit, ratioUnits)
 	res.RatioSpread = shown
@@ -123,16 +123,16 @@ func judgeRatios(rows []Row, qs []est, noise float64, res *Result) {
 // ratioRow is the row of one comparison in unit, before its verdict, and its change q:
 // new over old, its interval the quotient's (the two runs' intervals do not overlap
 // when it excludes 1).
-func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (Row, est, bool) {
+func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (Row, stats.RatioEstimate, bool) {
 	oe, oj, err1 := o.ratio(old, p.old, unit)
 	ne, nj, err2 := n.ratio(new, p.new, unit)
 	if err1 != nil || err2 != nil {
-		return Row{}, est{}, false // the unit was not measured (CPU of a remote target)
+		return Row{}, stats.RatioEstimate{}, false // the unit was not measured (CPU of a remote target)
 	}
 	q := quotient(ne, oe)
 	row := Row{
 		Kind: Ratio, Variant: o.other, Question: o.question, Versus: o.base, Unit: unit,
-		Old: Num(oe.ratio), New: Num(ne.ratio), OldRatio: &oj, NewRatio: &nj, AsIs: change(q),
+		Old: Num(oe.Ratio), New: Num(ne.Ratio), OldRatio: &oj, NewRatio: &nj, AsIs: change(q),
 	}
 	switch {
 	case o.measured == nil && n.measured == nil:

@@ -36,7 +36,7 @@ const minSpreadVariants = 5
 func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
 	byUnit := map[string][]float64{}
 	for _, c := range cands {
-		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.ratio))
+		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.Ratio))
 	}
 	tau, shown, few := spreadOf(byUnit, absoluteUnits)
 	res.Spread = shown
@@ -72,13 +72,13 @@ func spreadOf(byUnit map[string][]float64, order []string) (tau, shown map[strin
 
 // widen adds the between-run spread tau (a standard deviation of log changes) to e's
 // interval, in quadrature with each side's half-width on the log scale.
-func widen(e est, tau float64) est {
-	if tau == 0 || !e.hasInterval() {
+func widen(e stats.RatioEstimate, tau float64) stats.RatioEstimate {
+	if tau == 0 || !e.HasInterval() {
 		return e
 	}
 	side := func(h float64) float64 { return math.Sqrt(h*h + 1.96*tau*1.96*tau) }
-	m := math.Log(e.ratio)
-	return est{ratio: e.ratio, lo: math.Exp(m - side(m-math.Log(e.lo))), hi: math.Exp(m + side(math.Log(e.hi)-m))}
+	m := math.Log(e.Ratio)
+	return stats.RatioEstimate{Ratio: e.Ratio, Lo: math.Exp(m - side(m-math.Log(e.Lo))), Hi: math.Exp(m + side(math.Log(e.Hi)-m))}
 }
 
 // spreadText is the spread of each unit as people read it: "req/s ±9.4%, …".

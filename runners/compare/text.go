@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"dbbench/runners/stats"
 	"fmt"
 	"io"
 	"math"
@@ -78,9 +79,9 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	}
 	switch {
 	case y.Normalised && y.Moved:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s; absolute figures are judged relative to it\n", times(y.Speed.est()), trial, EnvironmentChanged)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s; absolute figures are judged relative to it\n", times(y.Speed.estimate()), trial, EnvironmentChanged)
 	case y.Normalised:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise; absolute figures are judged relative to it\n", times(y.Speed.est()), trial)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise; absolute figures are judged relative to it\n", times(y.Speed.estimate()), trial)
 	case y.Old == nil && y.New == nil:
 		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are compared as they are (%s)\n", NotNormalised)
 	case y.Old == nil:
@@ -267,14 +268,16 @@ func value(r Row, x Num) string {
 }
 
 // times formats a ratio as "0.600× [0.594, 0.606]".
-func times(e est) string {
-	if !e.hasInterval() {
-		return fmt.Sprintf("%.3f× [no interval]", e.ratio)
+func times(e stats.RatioEstimate) string {
+	if !e.HasInterval() {
+		return fmt.Sprintf("%.3f× [no interval]", e.Ratio)
 	}
-	return fmt.Sprintf("%.3f× [%.3f, %.3f]", e.ratio, e.lo, e.hi)
+	return fmt.Sprintf("%.3f× [%.3f, %.3f]", e.Ratio, e.Lo, e.Hi)
 }
 
-func (e *Estimate) est() est { return est{float64(e.Ratio), float64(e.Lo), float64(e.Hi)} }
+func (e *Estimate) estimate() stats.RatioEstimate {
+	return stats.RatioEstimate{Ratio: float64(e.Ratio), Lo: float64(e.Lo), Hi: float64(e.Hi)}
+}
 
 // short is a variant key without its key names: lang/server/layer/stmt/conn/pool=N,
 // leaving out "none".
