@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,26 @@ import (
 type Proxy struct {
 	proxy *toxiproxy.Proxy
 	once  sync.Once
+}
+
+// Module is the toxiproxy this binary was built with, as "toxiproxy v2.5.0": a sweep
+// writes it beside its measurements. "toxiproxy" when the binary records no modules.
+func Module() string {
+	bi, _ := debug.ReadBuildInfo()
+	return moduleIn(bi)
+}
+
+// moduleIn is toxiproxy's module in bi, which is nil or has no dependencies in a test
+// binary.
+func moduleIn(bi *debug.BuildInfo) string {
+	if bi != nil {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/Shopify/toxiproxy/v2" {
+				return "toxiproxy " + d.Version
+			}
+		}
+	}
+	return "toxiproxy"
 }
 
 // delayToxicName is how the toxic is registered with toxiproxy.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -232,5 +233,17 @@ func TestProxyConnectionsWaitInParallel(t *testing.T) {
 	t.Logf("%d round trips at 5 ms each way: %v on one connection, %v on each of %d side by side", trips, alone, together, conns)
 	if together > 3*alone {
 		t.Fatalf("%d connections took %v, one alone %v: their delays did not overlap", conns, together, alone)
+	}
+}
+
+// A sweep writes the proxy's version beside its measurements, read from the build.
+func TestModuleNamesTheVersionBuilt(t *testing.T) {
+	bi := &debug.BuildInfo{Deps: []*debug.Module{{Path: "github.com/rs/zerolog", Version: "v1.33.0"},
+		{Path: "github.com/Shopify/toxiproxy/v2", Version: "v2.5.0"}}}
+	if got := moduleIn(bi); got != "toxiproxy v2.5.0" {
+		t.Errorf("moduleIn = %q, want toxiproxy v2.5.0", got)
+	}
+	if got := moduleIn(nil); got != "toxiproxy" {
+		t.Errorf("without build information: %q, want toxiproxy", got)
 	}
 }

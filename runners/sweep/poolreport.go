@@ -45,12 +45,9 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 			units.Seconds(r.Link.Path), units.Seconds(r.Link.Added), units.Seconds(r.Link.Direct))
 	}
 	return append(out,
-		fmt.Sprintf("Every pool size of each family ran at once (one target each), %s. Each point's capacity is the highest open-loop rate whose p99 stays within %v with errors under %.2g%% and the offered rate kept (runners/saturation), "+
-			"found by independent bisections interleaved across the points, a probe being one slice of %s after a %s lead-in; "+
-			"the capacity is their median with its 95%% interval. The model's capacity stands beside it: the queue of runners/poolsize (M/M/c, corrected for requests evenly spaced and holds that are mostly round trips) on the hold a request of the family has alone.",
-			link, need.P99, 100*s.MaxErrorRate, units.OrDash(pairingSlice(s)), units.OrDash(pairingLeadIn(s))),
-		"**The database, the app, the load generator and the delay proxy share this machine's cores**: where the pool is not the limit, the capacities are this machine's CPU. "+
-			"The first screen's model sizes production's hosts (`--app-cores`, `--db-cores`), where the app and the database each have their own; the table's prediction is the same model on this machine's shared cores.",
+		say("pool-method", map[string]any{"Link": link, "P99": need.P99, "MaxErrors": fmt.Sprintf("%.2g%%", 100*s.MaxErrorRate),
+			"Slice": units.OrDash(pairingSlice(s)), "LeadIn": units.OrDash(pairingLeadIn(s))}),
+		say("pool-shared-cores", nil),
 	)
 }
 
@@ -122,8 +119,7 @@ func adviceSentence(cv Curve, a Advice) string {
 // every role shares the cores; the same model on those predicts what it should have.
 func whyApart(cv Curve, a Advice) string {
 	if u, m := a.Undecided, a.Model.Pool; u > 0 && m >= u && m < a.Pool {
-		return fmt.Sprintf("More than one size apart, but not in conflict: pool %d's measured interval straddles %.0f req/s (it may hold), the sweep measured no size between %d and %d, and the model's %d lies from %d up to %d.",
-			u, a.Need.Rate, u, a.Pool, m, u, a.Pool-1)
+		return say("pool-apart-not-in-conflict", map[string]any{"Undecided": u, "Rate": a.Need.Rate, "Pool": a.Pool, "Model": m, "Below": a.Pool - 1})
 	}
 	h, ok := cv.Hold()
 	if !ok || cv.Cores == 0 || a.Need.AppCores == 0 {
@@ -179,13 +175,7 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 		chart.Series = append(chart.Series, measured, model)
 	}
 	sec.Paragraphs = []string{
-		"A probe holds a rate for one slice and fails on its p99, its errors, or a shortfall or growing backlog (past capacity). " +
-			"A probe whose load generator fell behind says nothing about the target: it is measured again, up to twice, and a search none of whose probes decided is left out. " +
-			"Searches lists each bisection's highest rate that held. " +
-			"The model's pool limit is the highest rate at which at most 1% of requests wait for the pool longer than the target less a request's own p99, as if the CPU were endless; " +
-			"predicted is the same model on this machine's cores, shared by every role: each request's CPU (app, database, load generator and delay proxy, from the point's own open-loop probes that held: a request costs more CPU at a lower rate) " +
-			"fills them, and a hold's work stretches as they fill (runners/poolsize/cpu.go). Both take the requests as evenly spaced, as dbbench's generator sends them (runners/loadgen); " +
-			"the first screen's answer takes production's as arriving at random, which queues sooner. It is the model the first screen sizes with, and `dbbench run` checks.",
+		say("pool-probes", map[string]any{"Tail": poolsize.Tail}),
 		modelVerdict(curves, need),
 	}
 	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}

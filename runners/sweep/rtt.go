@@ -32,6 +32,9 @@ type RTTPlan struct {
 	DelaysMicros []int64 `json:"delays_us"`
 	Concurrency  int     `json:"concurrency"`
 	Rate         float64 `json:"rate"`
+	// Proxy is the delay proxy's module and version ("toxiproxy v2.5.0"); "" in plans
+	// written before it was recorded.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // Modes of an rtt sweep's runs at one delay.
@@ -50,7 +53,7 @@ func RTTDir(out string, delay time.Duration, mode string) string {
 // The proxy is there at delay 0 as well, so every point pays the same proxy hop. Each
 // run provisions its own database; the runner's own connections to it stay direct.
 func RTT(ctx context.Context, o RTTOptions) error {
-	plan := RTTPlan{Concurrency: o.Concurrency, Rate: o.Rate}
+	plan := RTTPlan{Concurrency: o.Concurrency, Rate: o.Rate, Proxy: delay.Module()}
 	for _, d := range o.Delays {
 		if d < 0 {
 			return fmt.Errorf("rtt sweep: delay %v is negative", d)

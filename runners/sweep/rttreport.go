@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -22,9 +23,9 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	}
 	s := points[0].Run.Settings
 	p.Intro = []string{
-		fmt.Sprintf("Each point adds a fixed delay in each direction between the targets and the database (%s each way), through a user-space TCP proxy (toxiproxy v2.5.0 as a library, with a microsecond delay toxic; its own latency toxic counts whole milliseconds). Delay 0 goes through the same proxy, so every point pays the same proxy hop; the runner's own connections to the database are direct. The proxy overshoots a little: waking up after each sleep takes 30-60 µs, so on the development machine 1 ms each way added 2.1 ms to a round trip and 0.2 ms each way 0.5 ms (sweep/delay_test.go measures it).", durations(delays)),
-		fmt.Sprintf("Closed loop: %d client connections. Open loop: %g requests per second in all, latency from the intended send time. %d slices of %s after a %s warm-up per variant and run; each run provisions its own database.", plan.Concurrency, plan.Rate, s.Reps, s.Duration, s.Warmup),
-		"A request that waits for k round trips to the database should slow down by about k × 2 × delay; the last table sets that prediction beside the open-loop p50 (closed loop adds queueing on top).",
+		say("rtt-proxy", map[string]any{"Delays": durations(delays), "Proxy": cmp.Or(plan.Proxy, "toxiproxy")}),
+		say("rtt-loads", map[string]any{"Concurrency": plan.Concurrency, "Rate": plan.Rate, "Reps": s.Reps, "Duration": s.Duration, "Warmup": s.Warmup}),
+		say("rtt-prediction", nil),
 	}
 	byMode := map[string]map[time.Duration]*results.Run{Closed: {}, Open: {}}
 	for _, pt := range points {
@@ -72,7 +73,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 			report.SweepSection{Heading: "Closed loop: QPS", Charts: []report.LineChart{cq}, Tables: []report.Table{tq}},
 			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
 			report.SweepSection{Heading: "Closed loop: CPU of the load generator and the delay proxy, µs per request",
-				Paragraphs: []string{"The delay proxy runs inside the dbbench process, beside the load generator, on the same cores as target and database: its CPU is counted here with the generator's. Where it grows with the delay, part of the lost QPS is the proxy's cost rather than distance."},
+				Paragraphs: []string{say("rtt-proxy-cpu", nil)},
 				Tables:     []report.Table{tc}})
 	}
 	if len(byMode[Open]) > 0 {
@@ -225,7 +226,7 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 		t.Rows = append(t.Rows, row)
 	}
 	sec := report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
-		Paragraphs: []string{"Measured: the median p50 at the delay minus the median p50 at delay 0 (first delay of the sweep). Predicted: round trips per request (counted on the wire at the first delay; one-way commands such as Close stmt and Quit not counted) × 2 × the delay each way. A point past capacity (the target did not keep the offered rate, or its backlog kept growing: runners/saturation) shows no measured figure: its latency is queueing behind an overloaded server, not distance. Nor does a point whose load generator fell behind its own schedule (generator behind), or whose delay-0 point did: it is a different finding, about the measurement."},
+		Paragraphs: []string{say("rtt-added-p50", nil)},
 		Tables:     []report.Table{t}}
 	for _, p := range past {
 		sec.Paragraphs = append(sec.Paragraphs, p)

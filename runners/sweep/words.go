@@ -1,0 +1,13 @@
+package sweep
+
+import (
+	"embed"
+
+	"dbbench/runners/internal/words"
+)
+
+//go:embed words.tmpl
+var wordsFS embed.FS
+
+// say fills one of the sweep pages' sentences (words.tmpl).
+var say = words.Load(wordsFS, "words.tmpl").Say
