@@ -79,12 +79,4 @@ func abPairs(v revcost.Variant) cell {
 	return numCell(float64(n), text)
 }
 
-func abCellNote(t float64) string {
-	p := fmt.Sprintf("±%g%%", 100*t)
-	return "Each cell is B's figure ÷ A's as a change, with its 95% interval from the pairs (Hodges–Lehmann, as every comparison of dbbench), and its verdict at the threshold of " + p + ": " +
-		"slower or faster (more or fewer), the interval excludes no change and reaches past " + p + "; “past " + p + "”, the whole interval lies past it, " +
-		"which is what `dbbench ab --fail-on regression` fails on for app CPU per request and req/s; same within " + p + ", the interval lies inside it; " +
-		"undecided, the interval holds no change and reaches past " + p + ": more pairs would tell. " +
-		"Commands per request are counted exactly, one request at a time on the wire: any difference is the code's. " +
-		"† the comparison stopped at the end of its budget, before its intervals reached the run's precision target."
-}
+func abCellNote(t float64) string { return say("ab-cell-note", map[string]any{"Threshold": t}) }

@@ -96,10 +96,8 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 			len(names), units.Plural(len(names), "differs", "differ"), second, marginText, strings.Join(names, "; "))
 	}
 	a.Evidence = "Each in the section below with its interval."
-	s := section{ID: a.ID, Title: a.Title, Intro: []string{fmt.Sprintf("Each comparison of the three answers on %s beside the same comparison on %s, "+
-		"both measured in the same interleaved blocks. Called different when the two 95%% intervals are apart and the ratios differ by more than ±%s; "+
-		"what differs is read from the counts: commands by the wire, the general log and performance_schema, the bytes from the database, and what a new connection costs on each server (appendix).",
-		second, first, marginText)}}
+	s := section{ID: a.ID, Title: a.Title, Intro: []string{say("db-twins-intro",
+		map[string]any{"Second": second, "First": first, "Margin": findings.Margin})}}
 	if len(parts) > 0 {
 		s.Paragraphs = append(s.Paragraphs, "What the counts say of each that differs: "+strings.Join(parts, "; ")+"; the rest agree.")
 	}

@@ -410,16 +410,11 @@ func (d *data) poolSection(a answer) section {
 		return s
 	}
 	link := d.run.Link
-	s.Intro = []string{fmt.Sprintf("Sized %s. The link between targets and database was %s (a COM_PING's round trip on the targets' path; %s direct), "+
-		"%s added on purpose.", need.Assumptions(), units.Seconds(link.Path), units.Seconds(link.Direct), units.Seconds(link.Added)),
-		"How: while its commands are counted, each variant serves requests one at a time. A Go request holds its pooled connection " + goHold(all).HowHeld() +
-			"; a PHP request holds its php-fpm child or worker for all of its latency. " +
-			"Moved to the production distance, the hold grows by one round-trip time per round trip. " +
-			"An " + term("M/M/c", "mmc") + " queue (Erlang C: Kleinrock, Queueing Systems I, §3.5), corrected for a hold that is mostly round trips of constant length (Allen–Cunneen, runners/stats/erlang.go) " +
-			"and with requests arriving at random as in production, then gives the smallest pool in which at most 1% of requests wait longer than the target " +
-			"less a request's own p99 at that distance, using the upper end of the hold's 95% interval. " +
-			"Each request's CPU, measured in this run, fills its host's cores (production's: --app-cores and --db-cores), and the work in a hold stretches as they fill (runners/poolsize/cpu.go). " +
-			"After the run the answer is checked here by measurement (runners/sweep/check.go); `make pool-sweep` measures capacities at a distance and prints the model beside them."}
+	s.Intro = []string{
+		say("pool-sized", map[string]any{"Assumptions": need.Assumptions(),
+			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added)}),
+		say("pool-how", map[string]any{"HowHeld": goHold(all).HowHeld(), "Tail": poolsize.Tail}),
+	}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",
 		Head: []string{"variant", "holds", "round trips", "hold here [95%]", "hold there", "p99 alone there", "pool", "its capacity [95%]"}}
 	for _, x := range all {

@@ -14,7 +14,8 @@ import (
 )
 
 // A profiled slice runs under the profilers and after the measured slices, so its own
-// app CPU per request is not the measured one (on the quick sample 0.96–2.13× of it).
+// app CPU per request is not the measured one (by how much, the report says:
+// profiledAgainstMeasured).
 // Its components are used for their shares only: scaled to the measured median, they
 // add up to the figures of the tables, and a layer's components add up to its
 // measured difference from the raw driver.
@@ -39,15 +40,6 @@ func componentSum(p *results.Profile) float64 {
 	return sum
 }
 
-// profileCauses are, by a profile's source, what ran in a profiled slice and not in a
-// measured one.
-var profileCauses = map[string]string{
-	"perf":         "perf's call-graph samples at 997 Hz and Go's own profiler, in the measured target",
-	"pprof":        "Go's own profiler, in the measured target",
-	"perf+excimer": "a php-fpm pool started again for the profile, with Excimer in every request and a prepended script that writes each request's stacks (php/profile-request.php), and perf beside it",
-	"excimer":      "workers started again with Excimer's CPU-time sampler",
-}
-
 // profiledAgainstMeasured says, per server, how the profiled slices' own app CPU per
 // request compares with the measured slices', and why it may differ.
 func (d *data) profiledAgainstMeasured(vs []*results.Variant) []string {
@@ -64,16 +56,14 @@ func (d *data) profiledAgainstMeasured(vs []*results.Variant) []string {
 			continue
 		}
 		ranges = append(ranges, fmt.Sprintf("%s %s", groupTitle(g), ratioRange(lo, hi)))
-		if c := profileCauses[cmp.Or(by[g][0].Profile.Source, "pprof")]; c != "" {
+		if c := say("profile-cause", cmp.Or(by[g][0].Profile.Source, "pprof")); c != "" {
 			causes = append(causes, fmt.Sprintf("%s: %s", groupTitle(g), c))
 		}
 	}
 	if len(ranges) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("The profiled slices' own app CPU per request was %s the measured slices' median (per variant in the table of profiles). "+
-		"One slice cannot tell apart the two reasons: what the profilers cost (%s), and a different slice, after the measured ones, "+
-		"at another moment of the machine's drift (see the "+term("yardstick", "yardstick")+" in the appendix).", strings.Join(ranges, ", "), strings.Join(causes, "; "))}
+	return []string{say("profiled-against-measured", map[string]any{"Ranges": ranges, "Causes": causes})}
 }
 
 // ratioRange is "1.15–1.58×", or "1.20×" for a range of one.

@@ -33,13 +33,13 @@ func (d *data) profileSection(fs []finding) *section {
 		return nil
 	}
 	comps := componentOrder(profiled)
-	s := &section{ID: "profile", Title: "Where the app CPU goes", Intro: []string{profileMethod}}
+	s := &section{ID: "profile", Title: "Where the app CPU goes", Intro: []string{say("profile-method", nil)}}
 	s.Intro = append(s.Intro, d.profiledAgainstMeasured(profiled)...)
 	if line := profileCoverage(profiled); line != "" {
 		s.Intro = append(s.Intro, line)
 	}
 	if slices.ContainsFunc(profiled, func(v *results.Variant) bool { return v.Profile.Clock == "real" }) {
-		s.Intro = append(s.Intro, "PHP under php-fpm is sampled on the wall clock (a per-request CPU timer seldom fires in a 1 ms request), so its bars include the waits for MariaDB and for a core, and are not scaled.")
+		s.Intro = append(s.Intro, say("profile-wall-clock", nil))
 	}
 	f := figure{ID: "fig-profile", Title: "App CPU per request by component (µs)"}
 	for i, c := range comps {
@@ -55,13 +55,6 @@ func (d *data) profileSection(fs []finding) *section {
 	s.Grids = []grid{d.flameGrid(profiled)}
 	return s
 }
-
-// profileMethod says how the bars are made: shares from the profile, amounts from the
-// measured slices.
-const profileMethod = "From one profiled slice per variant, run after its measured ones: the profile's stacks fold into components, " +
-	"and each variant's components are then scaled in proportion so that they add up to its median app CPU per request over the measured slices " +
-	"(the “Every variant” table). The profile gives the shares, the measured slices the amount, so the bars and the differences below agree with the tables. " +
-	"Hover a segment for its value, and for what the profiled slice itself measured."
 
 // componentPanel is one group's bars: a layer each, at the group's common setting.
 func (d *data) componentPanel(g group, shown []*results.Variant, at string, comps []string) chart.Bars {
@@ -215,17 +208,11 @@ func profileCoverage(vs []*results.Variant) string {
 	if math.IsInf(lo, 1) {
 		return ""
 	}
-	names := map[string]string{
-		"perf":         "Go: Linux perf's cpu-clock samples, kernel time included (Go's own profiler, kept as cpu.pb.gz, misses 10–15% of the CPU here)",
-		"pprof":        "Go: Go's own CPU profiler (perf was not available; it misses 10–15% of the CPU here)",
-		"excimer":      "PHP's resident workers: Excimer's CPU clock",
-		"perf+excimer": "php-fpm: perf's CPU samples, each given the stack of Excimer's wall-clock sample of the same process nearest in time",
-	}
 	var from []string
 	for _, src := range []string{"perf", "pprof", "perf+excimer", "excimer"} {
 		if sources[src] {
-			from = append(from, names[src])
+			from = append(from, say("profiler", src))
 		}
 	}
-	return fmt.Sprintf("Profilers: %s. Their components add up to %.2f–%.2f of the profiled slice's own app CPU over the same seconds.", strings.Join(from, "; "), lo, hi)
+	return say("profile-coverage", map[string]any{"From": from, "Lo": lo, "Hi": hi})
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"dbbench/runners/results"
@@ -64,7 +63,7 @@ func rounds(r *results.Run) []round {
 func roundsSection(rs []round) ([]string, *grid) {
 	sentence, head, rows := roundsText(rs)
 	if rows == nil {
-		return []string{roundsIntro + " " + sentence}, nil
+		return []string{say("rounds-intro", nil) + " " + sentence}, nil
 	}
 	g := grid{ID: "t-rounds", Head: head}
 	for _, r := range rows {
@@ -74,26 +73,28 @@ func roundsSection(rs []round) ([]string, *grid) {
 		}
 		g.Rows = append(g.Rows, cells)
 	}
-	return []string{roundsIntro + " " + sentence}, &g
+	return []string{say("rounds-intro", nil) + " " + sentence}, &g
 }
 
-const roundsIntro = "Repetitions run in rounds, every variant once per round. A round's pace is the median over the variants of its QPS divided by the variant's median QPS: 1.00 is a typical round."
+// paceTolerance is how far off the usual pace a round may run before roundsText names
+// it.
+const paceTolerance = 0.05
 
 // roundsText is the markdown section body: a sentence on rounds off the usual pace
-// by more than 5%, then the table.
+// by more than paceTolerance, then the table.
 func roundsText(rs []round) (sentence string, head []string, rows [][]string) {
 	if len(rs) < 2 {
 		return "One round only: nothing to compare.", nil, nil
 	}
 	var off []string
 	for _, r := range rs {
-		if r.Pace < 0.95 || r.Pace > 1.05 {
+		if r.Pace < 1-paceTolerance || r.Pace > 1+paceTolerance {
 			off = append(off, fmt.Sprintf("round %d ran at %.2f", r.Rep, r.Pace))
 		}
 	}
-	sentence = "Every round ran within 5% of the usual pace: no machine-wide drift."
+	sentence = say("rounds-steady", paceTolerance)
 	if len(off) > 0 {
-		sentence = fmt.Sprintf("Off the usual pace by more than 5%%: %s. Variants moved together then, so the cause lies outside them (other load on the machine, the host, the database's own state); interleaving spread it over every variant, and the intervals above are wider for it.", strings.Join(off, ", "))
+		sentence = say("rounds-off", map[string]any{"Tolerance": paceTolerance, "Off": off})
 	}
 	head = []string{"round", "started (UTC)", "pace: median over variants of QPS / the variant's median", "lowest", "highest", "variants"}
 	for _, r := range rs {

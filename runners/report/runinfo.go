@@ -78,7 +78,7 @@ func (d *data) alerts(fs []finding) []string {
 		out = append(out, msg)
 	}
 	if len(fs) > 0 && !fs[0].Paired {
-		out = append(out, "This run was not measured in pairs: each comparison is the ratio of the two sides' medians with a bootstrap interval, which the machine's drift widens (a run made with the paired design is about five times as precise).")
+		out = append(out, say("alert-unpaired", nil))
 	}
 	if len(d.invalid) > 0 {
 		n := len(d.invalid)
@@ -161,7 +161,7 @@ func (d *data) yardstick() string {
 	}
 	out := fmt.Sprintf("%s (%s), median of the trials at each reading: %s.", term("Yardstick", "yardstick"), y.Work, strings.Join(parts, ", "))
 	if lo > 0 {
-		out += fmt.Sprintf(" The slowest reading took %.0f%% longer than the fastest: the machine's speed drifted that much during the run, which pairs cancel and unpaired medians do not.", 100*(hi/lo-1))
+		out += " " + say("yardstick-drift", map[string]any{"Percent": 100 * (hi/lo - 1)})
 	}
 	return out
 }

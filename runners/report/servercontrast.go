@@ -13,7 +13,7 @@ import (
 	"dbbench/runners/units"
 )
 
-// Resident PHP workers answer hello faster than Go's net/http on the reference machine,
+// Resident PHP workers can answer hello faster than Go's net/http (reports/sample/quick),
 // which surprises. serverContrast puts the two hello variants side by side with the
 // run's own figures and says what each HTTP server does per request (from the code), so
 // that the report explains its result or says what it cannot.
@@ -63,7 +63,7 @@ func (d *data) serverContrast() (grid, []string, bool) {
 	for _, r := range d.serverRows() {
 		g.Rows = append(g.Rows, []cell{textCell(r.name), textCell(r.cell(vs[0])), textCell(r.cell(vs[1]))})
 	}
-	return g, append([]string{d.whyFaster(c)}, serverWork...), true
+	return g, append([]string{d.whyFaster(c)}, serverWork()...), true
 }
 
 func (d *data) serverRows() []serverRow {
@@ -189,22 +189,6 @@ func (d *data) lessOrMore(f, s *results.Variant, unit string) string {
 
 // serverWork says what each HTTP server does per request, from its code, and what the
 // run does not show.
-var serverWork = []string{
-	"Go's net/http (go/server/server.go, go/cmd/gotarget/main.go, and the standard library's net/http/server.go): a goroutine per connection (conn.serve); " +
-		"per request it parses the request line and every header into a map with canonical keys (net/textproto), builds an *http.Request with its context " +
-		"and URL, cleans the path (canonicalOnly) and matches ServeMux's patterns, writes Content-Type, Content-Length and Date from a header map through " +
-		"a buffered writer flushed once (one write(2)), and reads the next request, which is not there yet: a read(2) that finds the socket empty, the " +
-		"goroutine parked in the netpoller, the scheduler waking it when the request comes: two reads and one write. Besides, for every request it " +
-		"starts a goroutine that watches the connection for the client going away (connReader.startBackgroundRead), and once the response is written " +
-		"stops it with a read deadline in the past and waits for it to end (abortPendingRead). Its allocations are the collector's work later.",
-	"PHP's resident workers (php/src/Server/Master.php, Worker.php, Connection.php, RequestParser.php, php/src/Response.php): one single-threaded process per " +
-		"worker, each with its own SO_REUSEPORT listening socket, loops on stream_select() over all its connections and serves every one that is ready in " +
-		"the same pass: one fread() of up to 64 KiB, the end of the head found with strpos(), the lines split and only Host, Connection, Content-Length and " +
-		"Transfer-Encoding looked at (no header map, no request object beyond method, target, version and keep-alive), the app built once at start, " +
-		"and Response::render() concatenating the status line and four headers (Date formatted once a second) into one string written with one fwrite(): " +
-		"one select() for all the connections ready, then one read and one write each. " +
-		"No runtime scheduler of its own runs between requests, and PHP frees a request's values by reference counting as they go.",
-	"What the run does not show: the workers' system calls (their sockets use recv(2) and send(2), which the read+write count does not see), " +
-		"how many requests one select() pass serves, or how the workers' CPU divides between PHP and the kernel: Excimer sees PHP frames only, " +
-		"so stream_select(), fread() and fwrite() count as the frames that call them (“HTTP server”). Go's profile, from perf, includes the kernel's frames.",
+func serverWork() []string {
+	return []string{say("server-work-go", nil), say("server-work-php", nil), say("server-work-unseen", nil)}
 }

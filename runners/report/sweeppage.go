@@ -83,24 +83,7 @@ func SweepMarkdown(p *SweepPage) []byte {
 	return []byte(b.String())
 }
 
-var sweepPage = template.Must(template.New("sweep").Funcs(funcs).Parse(pageHead + `<title>{{.Title}}</title>
-<style>
-` + pageCSS + `</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<section class="recommendation">{{range .Answer}}<p>{{.}}</p>
-{{end}}</section>
-{{range .Intro}}<p class="note">{{.}}</p>
-{{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
-{{range .Paragraphs}}<p>{{.}}</p>
-{{end}}{{with .Figure}}<figure class="chart" id="{{.ID}}">{{if .Legend}}<div class="legend">{{range .Legend}}<span>{{swatch .}}{{.Name}}</span>{{end}}</div>{{end}}<div class="panels">{{range .Panels}}{{svg .}}{{end}}</div></figure>
-{{end}}{{range .Tables}}<div class="scroll"><table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table></div>
-{{end}}{{end}}</body>
-</html>
-`))
+var sweepPage = pageTemplate("sweep.html")
 
 // SweepHTML renders the page as one self-contained HTML file (inline SVG charts, no
 // script, a CSP that forbids every fetch), like a run's report.html: the

@@ -178,8 +178,7 @@ func (d *data) tripGrid() grid {
 		g.Rows = append(g.Rows, []cell{textCell(label(v)), textCell(append([]string{commandList(rt)}, authLines(rt)...)...), textCell(units.Number(cmds)), textCell(units.Number(trips)),
 			textCell(fmt.Sprintf("%.0f", rt.BytesToDB)), textCell(fmt.Sprintf("%.0f", rt.BytesFromDB)), textCell(examined), textCell(server), textCell(match)})
 	}
-	g.Notes = []string{"Rows examined and server µs per request are performance_schema's (its statement events during the count; – where it was off, as MariaDB ships it: --perf-schema). " +
-		"The matrix's commands are checked against the wire, the general log and performance_schema."}
+	g.Notes = []string{say("trips-note", nil)}
 	return g
 }
 
@@ -203,10 +202,7 @@ func (d *data) connectionsGrid() *grid {
 				textCell(fmt.Sprint(c.Connections))})
 		}
 	}
-	g.Notes = []string{"Round trips are the handshake's after TCP's; at a distance each costs one round-trip time more. " +
-		"Server CPU is the server process's, to accept, authenticate and close; client wait is dbbench's (Go's driver) until the connection is usable. " +
-		"A full caching_sha2_password path is a user the server has not authenticated since it started (or since FLUSH PRIVILEGES): once per user, then cached. " +
-		"No target uses TLS; the paths in each variant's row above are the ones it took."}
+	g.Notes = []string{say("connections-note", nil)}
 	return g
 }
 
