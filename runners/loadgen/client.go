@@ -18,8 +18,8 @@ import (
 // little else: the request is pre-formatted bytes with the id (or an insert's body)
 // spliced in, the response parser
 // reads the status line, Content-Length, Transfer-Encoding and Connection, and nothing
-// is allocated per request. net/http's client costs several times the CPU per request,
-// and on two cores the generator shares the CPU with what it measures.
+// is allocated per request. net/http's client costs more CPU per request (README.md,
+// "Measured"), and on two cores the generator shares the CPU with what it measures.
 type client struct {
 	addr      string
 	keepAlive bool

@@ -178,8 +178,7 @@ func (c Config) plan() (*plan, error) {
 // are counted in Result.Unsent rather than sent; Result.Scheduled, Late, LateTarget,
 // LateGenerator and Timeline say how far the schedule was kept, and why not. Latency
 // from the intended send time also includes the generator's own lateness in waking up
-// (about 75 µs at the median here, see sleepUntil): for medians of fast endpoints,
-// read Service.
+// (see sleepUntil; README.md, "Measured"): for medians of fast endpoints, read Service.
 //
 // If ctx is cancelled, Run stops at once: requests in flight are abandoned and not
 // counted, and the result so far is returned together with ctx's error.
@@ -422,10 +421,11 @@ func (w *worker) leave() {
 }
 
 // sleepUntil waits for t; false means the run was aborted meanwhile. Go's timers wake
-// through epoll, whose timeout is in milliseconds, and came 0.2 to 1 ms late here,
-// which open loop would add to every latency. So the timer only covers all but the
-// last millisecond, and nanosleep (tens of microseconds late) the rest; it blocks this
-// goroutine's thread for at most that millisecond, which the runtime copes with.
+// through epoll, whose timeout is in milliseconds, so they wake late by up to that
+// millisecond (README.md, "Measured"), which open loop would add to every latency. So
+// the timer only covers all but the last millisecond, and nanosleep (far more
+// punctual) the rest; it blocks this goroutine's thread for at most that millisecond,
+// which the runtime copes with.
 func (w *worker) sleepUntil(t time.Time, timer **time.Timer) bool {
 	if wait := time.Until(t) - time.Millisecond; wait > 0 {
 		if *timer == nil {

@@ -3,18 +3,18 @@ package loadgen
 import "time"
 
 // LateAfter is how far after its intended time an open-loop send may go out and still
-// count as on time. The generator's own wake-up error is about 75 µs at the median here
-// and rarely over half a millisecond (see sleepUntil), so a send 1 ms late is not
-// jitter; and 1 ms is the scale of the fastest database request measured here, so
-// lateness beyond it changes the latency a report shows. A fraction of the interval
-// would not do: latency is measured from the intended time, so what lateness costs is
-// set against the latency, whatever the interval between sends.
+// count as on time. The generator's own wake-up error is well under it (see sleepUntil;
+// README.md, "Measured"), so a send 1 ms late is not jitter; and 1 ms is the scale of
+// the fastest database request (README.md, "Measured"), so lateness beyond it changes
+// the latency a report shows. A fraction of the interval would not do: latency is
+// measured from the intended time, so what lateness costs is set against the latency,
+// whatever the interval between sends.
 const LateAfter = time.Millisecond
 
 // TimelineBuckets is how many equal slices of the window the timeline has: ten give a
 // saturation detector enough points for a trend (Theil–Sen needs about five) and, at
-// the quick preset's 1.5 s and a few hundred requests per second, tens of requests per
-// slice for a mean.
+// the quick preset's window and rates, tens of requests per slice for a mean
+// (README.md, "Measured").
 const TimelineBuckets = 10
 
 // Bucket is one slice of the measured window in Result.Timeline, by completion time.

@@ -54,9 +54,8 @@ const (
 	// which a past-capacity reason names that queue: where the backlog sat.
 	WaitShareNamed = 0.1
 	// P99Ceiling is the last resort, where no cause can be seen: no single-row read by
-	// primary key takes a second on this machine unless it queued. The slowest variant
-	// measured here answers in a few milliseconds; 8 round trips at 2 ms each way is
-	// 32 ms.
+	// primary key takes a second unless it queued. The slowest variant answers far below
+	// it (README.md, "Measured"); 8 round trips at 2 ms each way is 32 ms.
 	P99Ceiling = time.Second
 )
 

@@ -1,10 +1,19 @@
 package saturation
 
 import (
+	"embed"
 	"fmt"
 
+	book "dbbench/runners/internal/words"
 	"dbbench/runners/units"
 )
+
+//go:embed words.tmpl
+var wordsFS embed.FS
+
+// say fills one of the verdicts' sentences (words.tmpl); the package's own type words
+// writes a verdict's reasons with them.
+var say = book.Load(wordsFS, "words.tmpl").Say
 
 // words writes a verdict's reasons.
 type words struct {
@@ -21,24 +30,21 @@ func (w words) achieved() string {
 }
 
 // generator says how the generator fell behind, and whether for its own CPU or
-// because it waited for a core.
+// because it waited for a core (words.tmpl).
 func (w words) generator() string {
 	busy := units.Share(w.v.GeneratorBusy)
 	if w.v.GeneratorBusy >= GeneratorBusyMax {
-		s := fmt.Sprintf("the load generator kept %s of the cores it could use busy: it was the bottleneck", busy)
+		late := ""
 		if w.s.LateGenerator > 0 {
-			s += fmt.Sprintf(", and %s of sends went out late although their connection was free", units.Share(w.v.LateGenerator))
+			late = units.Share(w.v.LateGenerator)
 		}
-		return s
+		return say("generator-bottleneck", map[string]any{"Busy": busy, "Late": late})
 	}
-	s := fmt.Sprintf("%s of sends (%d of %d) went out more than %s late although their connection was free: the load generator could not keep its own schedule",
-		units.Share(w.v.LateGenerator), w.s.LateGenerator, w.s.Completed, secs(w.s.LateAfter))
-	if w.v.GeneratorBusy > 0 && w.v.GeneratorBusy < 0.5 {
-		s += fmt.Sprintf(", yet it used only %s of the cores it could use: it was held up (waiting for a core the machine gave to other work, or blocked), not short of CPU of its own", busy)
-	} else if w.v.GeneratorBusy > 0 {
-		s += fmt.Sprintf(" (it used %s of the cores it could use)", busy)
-	}
-	return s
+	return say("generator-late", map[string]any{
+		"Late": units.Share(w.v.LateGenerator), "LateCount": w.s.LateGenerator, "Completed": w.s.Completed,
+		"After": secs(w.s.LateAfter), "Busy": busy,
+		"HeldUp": w.v.GeneratorBusy > 0 && w.v.GeneratorBusy < 0.5, "Used": w.v.GeneratorBusy > 0,
+	})
 }
 
 // waits describes the measured queues whose share of the requests' time is at least

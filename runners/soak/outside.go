@@ -12,15 +12,15 @@ import (
 //
 // The server's global counts (Threads_connected, Prepared_stmt_count) hold every
 // target's connections and statements, which rise and fall with the requests in
-// flight: an outside client leaking a connection every 15 s is lost in that noise over
-// a few minutes. What no target explains has none of it. Each round lists the server's
-// connections twice, at its start and at its end; a connection in both lived across
-// the round (a per-request one, which lives a millisecond, seldom does). Of those, the
-// ones whose client port is one of a target's sockets are the target's; the runner's
-// own is left out by the query. The rest are outside: another client, a cron job, a
-// leak in something the soak does not run. Their prepared statements come from
-// performance_schema, on in the embedded server a soak starts and, on a dsn server,
-// only if it is on there.
+// flight: an outside client's slow leak is lost in that noise over a few minutes (the
+// repository's README.md, "Calibrated on both sides"). What no target explains has none
+// of it. Each round lists the server's connections twice, at its start and at its end;
+// a connection in both lived across the round (a per-request one, which lives for one
+// request, seldom does). Of those, the ones whose client port is one of a target's
+// sockets are the target's; the runner's own is left out by the query. The rest are
+// outside: another client, a cron job, a leak in something the soak does not run. Their
+// prepared statements come from performance_schema, on in the embedded server a soak
+// starts and, on a dsn server, only if it is on there.
 
 // dbConn is one client connection the server lists.
 type dbConn struct {

@@ -22,9 +22,8 @@ import (
 const (
 	DefaultDuration = 60 * time.Minute
 	// DefaultRateFraction: at 0.8, clean soaks on a 2-core VM fell short of their rate
-	// (below MinAchieved) in 5 of 18 with nothing else running (3 of 15 at 90 s, 2 of 3
-	// at 5 min), at 82–95% of it: a capacity measured for 20 s moved by up to 20% from
-	// soak to soak, and the VM's speed wanders within one.
+	// (below MinAchieved) with nothing else running: a capacity measured for 20 s moved
+	// from soak to soak, and the VM's speed wanders within one (README.md, "Measured").
 	DefaultRateFraction   = 0.7
 	DefaultCapacityTime   = 20 * time.Second
 	DefaultCapacityWarmup = 5 * time.Second

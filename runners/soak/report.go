@@ -64,57 +64,38 @@ func intro(f *File) []string {
 	}
 	together := f.withOthers()
 	if rising := f.Rising(); len(rising) > 0 {
-		out = append(out, fmt.Sprintf("**Rising, unresolved**: %s. Each rose over the soak, and it was too short to tell a leak from settling: its verdict says how long would.",
-			strings.Join(rising, "; ")))
+		out = append(out, say("intro-rising", map[string]any{"Rising": rising}))
 	}
 	switch {
 	case flagged == 0 && len(f.Rising()) > 0:
-		out = append(out, fmt.Sprintf("None of the %d series is flagged, but the rising ones above are not shown flat.", total))
+		out = append(out, say("intro-none-flagged-rising", map[string]any{"Total": total}))
 		if together != "" {
 			out = append(out, together)
 		}
 	case flagged == 0 && together != "":
-		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged.", total), together)
+		out = append(out, say("intro-nothing-grows", map[string]any{"Total": total}), together)
 	case flagged == 0:
-		out = append(out, fmt.Sprintf("Nothing grows: none of the %d series is flagged, and every load achieved its rate without errors.", total))
+		out = append(out, say("intro-nothing-grows", map[string]any{"Total": total, "LoadsOK": true}))
 	default:
-		out = append(out, fmt.Sprintf("%d of %d series are flagged (grows, reached a limit, short of its rate, or errors): they come first in the table below.", flagged, total))
+		out = append(out, say("intro-flagged", map[string]any{"Flagged": flagged, "Total": total}))
 		if together != "" {
 			out = append(out, together)
 		}
 	}
 	out = append(out,
-		fmt.Sprintf("How: every variant is served at once, each by its own target and its own open-loop generator, for the whole %s. "+
-			"One after the other, each would get a fraction of the time, and leaks are functions of requests and time. "+
-			"The capacity of each variant is what it achieved in a closed loop of %s (after %s of warm-up) while every other variant was loaded too, "+
-			"so the %.0f%% it is then served at is %.0f%% of what it gets on this machine shared with the others.",
-			st.Duration, st.CapacityTime, st.CapacityWarmup, 100*st.RateFraction, 100*st.RateFraction),
-		fmt.Sprintf("Verdicts: the first %s (warm-up) is excluded from every verdict and drawn in the charts. Over the rest, a series *grows* when "+
-			"(1) the %g%% interval of its Theil–Sen slope is above 0, widened for samples that wander together (lag-1 autocorrelation); "+
-			"(2) the %g%% interval over the last half of that window is above 0 too, else it is *settling* where that interval lies below the first half's slope, as a heap that fills and stops does, and *rising, unresolved* where it does not (a leak and settling look alike for that long; the verdict gives the duration that would tell them apart); "+
-			"a count must also keep at least half its rise between two samples with no load running, %v before the load began and %v after it stopped, else it is *in flight*: statements or connections held by requests in flight, which a queue at the end raises, while a leak keeps what it took; "+
-			"(3) it rose by at least %.0f%% of its median (memory), %.0f (counts) or %.0f%% (levels), and by twice its own scatter, else it *creeps*; "+
-			"(4) projected over 24 h it passes a threshold: memory (RSS, heap) %.0f%% of its median, "+
-			"counts (descriptors, threads, goroutines, connections, statements, processes, cumulative aborts) more than %.0f an hour, "+
-			"levels (p99, pool waits per second) double (+%.0f%% of their median, or of a floor: 1 ms, 1 wait/s), else it *rises slowly*. "+
-			"Memory and levels are judged only over %s or more, since a process's memory settles, and a p99 wanders, for that long: a shorter soak calls them *unresolved* (counts are exact and judged in any soak). "+
-			"A slope whose interval is below 0 *falls* and is not projected; one whose interval holds 0 is *flat*. "+
-			"So a soak of an hour resolves memory growth from about %.0f%% a day; %.0f%% a day takes %.1f hours. "+
-			"A load is short when it achieved less than %.0f%% of its offered rate (with %d variants or more, and less than %.0f%% of the median load's share too: else the machine gave every variant less, and it is *short with the others*, not flagged), and has errors when more than %.1f%% of its requests failed. "+
-			"A series with a limit (max_prepared_stmt_count %.0f, max_connections %.0f, ulimit -n) that grows gets the time to reach it at the measured slope.",
-			st.Warmup, 100*TrendConfidence, 100*LateConfidence, RestDelay, RestDelay,
-			100*MemoryResolution, CountResolution, 100*LevelResolution,
-			100*MemoryGrowthPerDay, CountGrowthPerHour, 100*LevelGrowthPerDay, MinNoisySpan,
-			100*MemoryResolution*24/0.9, 100*MemoryGrowthPerDay, 24*MemoryResolution/MemoryGrowthPerDay,
-			100*MinAchieved, MinLoadsCompared, 100*MinOfOthers, 100*MaxErrorRate,
-			st.MaxPreparedStmtCount, st.MaxConnections),
-		"The database's series are global: every variant's connections and statements together. "+
-			"Each target's own connections to the database are counted from its sockets (the database port, matched to the inodes of its descriptors), "+
-			"so a connection leak is attributed to its variant. The table is read once per sample, so a connection is counted when it lives across that moment: "+
-			"a leaked one always does, one opened per request for a few milliseconds seldom does. "+
-			"*Connections no target holds* are the server's connections listed at the start and at the end of a sample whose client port is none of the targets' sockets (the runner's own left out), "+
-			"and *prepared statements on connections no target holds* theirs, from performance_schema (on in the server a soak starts; on a dsn server only if it is on there): "+
-			"another client's leak, without the targets' requests in flight that make the global counts noisy.")
+		say("intro-how", map[string]any{"Duration": st.Duration, "CapacityTime": st.CapacityTime,
+			"CapacityWarmup": st.CapacityWarmup, "RatePct": 100 * st.RateFraction}),
+		say("intro-verdicts", map[string]any{
+			"Warmup": st.Warmup, "Trend": TrendConfidence, "Late": LateConfidence, "Rest": RestDelay,
+			"MemoryResolutionPct": 100 * MemoryResolution, "CountResolution": CountResolution,
+			"LevelResolutionPct": 100 * LevelResolution, "MemoryGrowthPct": 100 * MemoryGrowthPerDay,
+			"CountGrowth": CountGrowthPerHour, "LevelGrowthPct": 100 * LevelGrowthPerDay, "NoisySpan": MinNoisySpan,
+			// an hour's soak judges 0.9 of it, after the warm-up of a tenth
+			"HourResolvesPct": 100 * MemoryResolution * 24 / 0.9, "MemoryGrowthHours": 24 * MemoryResolution / MemoryGrowthPerDay,
+			"MinAchievedPct": 100 * MinAchieved, "MinLoadsCompared": MinLoadsCompared, "MinOfOthersPct": 100 * MinOfOthers,
+			"MaxErrorPct": 100 * MaxErrorRate, "MaxPreparedStmtCount": st.MaxPreparedStmtCount, "MaxConnections": st.MaxConnections,
+		}),
+		say("intro-database", nil))
 	return out
 }
 
@@ -141,7 +122,7 @@ func verdictSection(f *File) report.SweepSection {
 		t.Rows = append(t.Rows, r.cells)
 	}
 	return report.SweepSection{Heading: "Verdicts", Tables: []report.Table{t},
-		Paragraphs: []string{"Every series of every role, the flagged ones first. Why each verdict was given is in results (soak.json, `verdict.reason`)."}}
+		Paragraphs: []string{say("verdicts-note", nil)}}
 }
 
 func verdictRow(role string, s *Series, v *Verdict) []string {
@@ -210,10 +191,8 @@ func loadSection(f *File) report.SweepSection {
 		}
 		t.Rows = append(t.Rows, []string{v.Key, fmt.Sprint(v.Connections), capQPS, capP99, fmt.Sprintf("%.0f", v.Rate), achieved, failed, p99, v.Died})
 	}
-	return report.SweepSection{Heading: "Capacity and load", Tables: []report.Table{t}, Paragraphs: []string{fmt.Sprintf(
-		"Capacity is measured with every target up and loaded together; each variant is then served open loop at %.0f%% of it, "+
-			"in consecutive windows of %s (a fresh seed each), latency from the intended send time. Achieved and failed count the windows after the warm-up.",
-		100*f.Settings.RateFraction, f.Settings.Interval)}}
+	return report.SweepSection{Heading: "Capacity and load", Tables: []report.Table{t}, Paragraphs: []string{
+		say("load-note", map[string]any{"RatePct": 100 * f.Settings.RateFraction, "Interval": f.Settings.Interval})}}
 }
 
 // roleSection draws one small chart per series of a role: the samples, and the
@@ -227,8 +206,7 @@ func roleSection(f *File, name string, r *Role) report.SweepSection {
 		}
 		sec.Charts = append(sec.Charts, chart(f, s))
 	}
-	sec.Paragraphs = append(sec.Paragraphs, strings.Join(parts, " · ")+".",
-		"In report.html, one chart per series: the samples in red, the Theil–Sen trend over the points after the warm-up in green, and for the achieved rate the offered rate in blue.")
+	sec.Paragraphs = append(sec.Paragraphs, strings.Join(parts, " · ")+".", say("chart-legend", nil))
 	return sec
 }
 

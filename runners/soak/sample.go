@@ -383,7 +383,7 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 			}
 		} else if !s.noPorts {
 			s.noPorts = true
-			fmt.Fprintf(s.o.Log, "soak: the server lists none of the targets' %d client ports (a proxy or NAT between them): connections and statements no target holds are not told apart\n", len(ports))
+			fmt.Fprintln(s.o.Log, say("log-no-ports", map[string]any{"Ports": len(ports)}))
 		}
 	} else if connsErr != nil {
 		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: %v\n", t, connsErr)

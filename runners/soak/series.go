@@ -43,10 +43,11 @@ const (
 // Resolutions: the least rise, over the judged part of the soak, that a series must
 // show before its trend is projected at all. A short soak projects a few minutes over
 // 24 hours, and a process's memory creeps by a few pages long after start (code paged
-// in, the allocator settling): +0.2 MiB in two minutes is +140 MiB a day, yet it stops.
-// So memory must rise by MemoryResolution of its median within the soak, a count by at
-// least CountResolution, a level by LevelResolution of its median (or floor). A 60-minute
-// soak thus resolves memory growth from about 27% a day; 10% a day takes 2.4 hours.
+// in, the allocator settling): projected over a day, such a creep is a large leak, yet
+// it stops (README.md, "Measured"). So memory must rise by MemoryResolution of its
+// median within the soak, a count by at least CountResolution, a level by
+// LevelResolution of its median (or floor). A 60-minute soak thus resolves memory
+// growth from about 27% a day; 10% a day takes 2.4 hours.
 const (
 	MemoryResolution = 0.01
 	CountResolution  = 1.0
@@ -62,12 +63,12 @@ const NoiseResolution = 2.0
 // MinNoisySpan is the shortest judged window in which memory and levels (p99, pool
 // waits) can grow. A Go or PHP process's RSS settles over tens of minutes (pages touched
 // late, the allocator and the scavenger finding their level): a 5-minute soak of clean
-// code saw Go's RSS rise 1.5 to 2% in its last 4 minutes, which projects to a leak,
-// while the committed hour-long soak shows the same processes at +0.1 to +0.25 MiB/h once
-// settled. And a p99 window by window is too noisy for a minute's trend: in simulation
-// (TestCleanSeriesAreRarelyFlagged), 90-s soaks of clean code flagged a p99 in 3% of
-// them. Shorter soaks still judge counts, which are exact; memory and levels are
-// unresolved there.
+// code saw Go's RSS rise in its last minutes by what projects to a leak, while the
+// committed hour-long soak (reports/sample/soak) shows the same processes creeping far
+// less once settled. And a p99 window by window is too noisy for a minute's trend: in
+// simulation (TestCleanSeriesAreRarelyFlagged), 90-s soaks of clean code flagged a p99
+// by chance. The figures are in README.md, "Measured". Shorter soaks still judge counts,
+// which are exact; memory and levels are unresolved there.
 const MinNoisySpan = 10 * time.Minute
 
 // TrendConfidence is the confidence of the slope interval a growth needs over the
@@ -193,9 +194,9 @@ func Judge(s *Series, warmup float64) Verdict {
 	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
 	tr, err := trend(s.Kind, pts)
 	if err != nil || !tr.HasInterval() {
-		v.Verdict, v.Reason = NotEnough, fmt.Sprintf("%d points after the warm-up: too few for a %g%% interval of the slope (about 5 at different times, more when they wander together)", len(pts), 100*TrendConfidence)
+		v.Verdict, v.Reason = NotEnough, say("reason-not-enough", map[string]any{"N": len(pts), "Conf": TrendConfidence})
 		if limitReached {
-			v.Verdict, v.Reason = Reached, fmt.Sprintf("%s reached (%g of %g); %s", s.Limit.Name, s.Limit.Used, s.Limit.Value, v.Reason)
+			v.Verdict, v.Reason = Reached, reachedReason(s.Limit, v.Reason)
 		}
 		return v
 	}
@@ -206,42 +207,42 @@ func Judge(s *Series, warmup float64) Verdict {
 	span := pts[len(pts)-1].T - pts[0].T
 	rise, least := tr.Slope*span, max(resolution(s, v.Median), NoiseResolution*scatter(pts, tr))
 	judged := time.Duration(span * float64(time.Second)).Round(time.Second)
-	conf := fmt.Sprintf("%g%%", 100*TrendConfidence)
-	interval := fmt.Sprintf("%s, %s interval [%s, %s]", perHour(tr.Slope, u), conf, perHour(tr.Lo, u), perHour(tr.Hi, u))
+	// what the reasons say (words.tmpl), each filled from the fit
+	lo, hi := perHour(tr.Lo, u), perHour(tr.Hi, u)
+	interval := say("slope-interval", map[string]any{"Slope": perHour(tr.Slope, u), "Conf": TrendConfidence, "Lo": lo, "Hi": hi})
+	data := map[string]any{"Interval": interval, "Rise": FormatValue(rise, u), "Judged": judged, "Slope": perHour(tr.Slope, u),
+		"PerDay": signedValue(v.PerDay, u), "Threshold": FormatValue(v.Threshold, u)}
 	switch {
 	case tr.Lo <= 0 && tr.Hi >= 0:
 		v.Verdict = Flat
-		v.Reason = fmt.Sprintf("%s interval of the slope [%s, %s] includes 0", conf, perHour(tr.Lo, u), perHour(tr.Hi, u))
+		v.Reason = say("reason-flat", map[string]any{"Conf": TrendConfidence, "Lo": lo, "Hi": hi})
 	case tr.Hi < 0:
 		v.Verdict = Falls
-		v.Reason = "slope " + interval
+		v.Reason = say("reason-falls", data)
 	case rise < least:
 		v.Verdict = Creeps
-		v.Reason = fmt.Sprintf("slope %s, but it rose %s over the %s judged, under the %s a soak must see before projecting it",
-			interval, FormatValue(rise, u), judged, FormatValue(least, u))
+		data["Least"] = FormatValue(least, u)
+		v.Reason = say("reason-creeps", data)
 	case s.Kind != Count && span < MinNoisySpan.Seconds():
 		v.Verdict = Unresolved
-		v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but memory settles, and a level wanders, for longer than that: a soak must judge %s or more to tell growth",
-			FormatValue(rise, u), judged, interval, MinNoisySpan)
+		data["NoisySpan"] = MinNoisySpan
+		v.Reason = say("reason-unresolved-span", data)
 	case v.PerDay <= v.Threshold:
 		v.Verdict = Slow
-		v.Reason = fmt.Sprintf("slope %s; %s over 24 h stays under the threshold of %s",
-			interval, signedValue(v.PerDay, u), FormatValue(v.Threshold, u))
+		v.Reason = say("reason-slow", data)
 	default:
 		v.Verdict = Grows
-		v.Reason = fmt.Sprintf("slope %s, and %s over 24 h passes the threshold of %s",
-			interval, signedValue(v.PerDay, u), FormatValue(v.Threshold, u))
+		v.Reason = say("reason-grows", data)
 		switch late, ok := lateTrend(s.Kind, pts); {
 		case !ok:
 			v.Verdict = Unresolved
-			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but the last half has too few samples to tell growth from settling; sample more often or soak longer",
-				FormatValue(rise, u), judged, interval)
+			v.Reason = say("reason-unresolved-late", data)
 		case s.Kind == Count && s.RestBefore != nil && s.RestAfter != nil && s.RestAfter.Value-s.RestBefore.Value < rise/2:
 			v.Verdict = InFlight
-			v.Reason = fmt.Sprintf("rose %s over the %s judged (slope %s), but with no load running it read %s before and %s after: held by requests in flight, not kept; a leak keeps what it took",
-				FormatValue(rise, u), judged, perHour(tr.Slope, u), FormatValue(s.RestBefore.Value, u), FormatValue(s.RestAfter.Value, u))
+			data["Before"], data["After"] = FormatValue(s.RestBefore.Value, u), FormatValue(s.RestAfter.Value, u)
+			v.Reason = say("reason-in-flight", data)
 		case late.Lo <= 0: // after in flight: a count that fell back at rest is not rising
-			v.Verdict, v.Reason = lateVerdict(s, pts, tr, late, rise, judged)
+			v.Verdict, v.Reason = lateVerdict(s, pts, tr, late, data)
 		}
 	}
 	switch {
@@ -249,12 +250,17 @@ func Judge(s *Series, warmup float64) Verdict {
 		zero := 0.0
 		v.ToLimit = &zero
 		v.Verdict = Reached
-		v.Reason = fmt.Sprintf("%s reached (%g of %g); %s", s.Limit.Name, s.Limit.Used, s.Limit.Value, v.Reason)
+		v.Reason = reachedReason(s.Limit, v.Reason)
 	case v.Verdict == Grows && s.Limit != nil && s.Limit.Value > 0:
 		left := (s.Limit.Value - s.Limit.Used) / tr.Slope
 		v.ToLimit = &left
 	}
 	return v
+}
+
+// reachedReason puts the limit a series reached before the reason its trend gives.
+func reachedReason(l *Limit, reason string) string {
+	return say("reason-reached", map[string]any{"Name": l.Name, "Used": l.Used, "Value": l.Value, "Reason": reason})
 }
 
 // threshold is the 24-hour growth a series must pass to grow.
@@ -301,16 +307,17 @@ func lateTrend(kind Kind, pts []Point) (stats.Trend, bool) {
 
 // lateVerdict judges a rise whose last half no longer shows growth: settling when the
 // last half's slope is credibly below the first half's, else rising and unresolved,
-// with the judged span that would resolve it.
-func lateVerdict(s *Series, pts []Point, tr, late stats.Trend, rise float64, judged time.Duration) (string, string) {
+// with the judged span that would resolve it. data is Judge's for the reasons: the
+// rise, the span judged and the slope.
+func lateVerdict(s *Series, pts []Point, tr, late stats.Trend, data map[string]any) (string, string) {
 	u := s.Unit
-	halves := fmt.Sprintf("the last half's slope [%s, %s]", perHour(late.Lo, u), perHour(late.Hi, u))
+	data["LateLo"], data["LateHi"] = perHour(late.Lo, u), perHour(late.Hi, u)
 	if early, ok := earlyTrend(s.Kind, pts); ok && late.Hi < early.Slope {
-		return Settling, fmt.Sprintf("rose %s over the %s judged (slope %s), and %s lies below the first half's %s: settling, as a heap that fills and stops does; a longer soak tells",
-			FormatValue(rise, u), judged, perHour(tr.Slope, u), halves, perHour(early.Slope, u))
+		data["Early"] = perHour(early.Slope, u)
+		return Settling, say("reason-settling", data)
 	}
-	return Rising, fmt.Sprintf("rose %s over the %s judged (slope %s), but %s includes 0 and is not below the first half's: a leak and settling look alike for %s; judging about %s would tell",
-		FormatValue(rise, u), judged, perHour(tr.Slope, u), halves, judged, resolvingSpan(judged, tr.Slope, late))
+	data["Resolving"] = resolvingSpan(data["Judged"].(time.Duration), tr.Slope, late)
+	return Rising, say("reason-rising", data)
 }
 
 // resolvingSpan is the judged span over which the last half's interval would be half
@@ -367,10 +374,10 @@ func judgeAchieved(achieved, offered []Point) Verdict {
 	v.Ratio = got / want
 	if v.Ratio < MinAchieved {
 		v.Verdict = Short
-		v.Reason = fmt.Sprintf("achieved %.1f%% of the offered rate, below %.0f%%", 100*v.Ratio, 100*MinAchieved)
+		v.Reason = say("reason-short", map[string]any{"AchievedPct": 100 * v.Ratio, "MinAchievedPct": 100 * MinAchieved})
 		return v
 	}
-	v.Verdict, v.Reason = OK, fmt.Sprintf("achieved %.1f%% of the offered rate", 100*v.Ratio)
+	v.Verdict, v.Reason = OK, say("reason-achieved", map[string]any{"AchievedPct": 100 * v.Ratio})
 	return v
 }
 
@@ -383,12 +390,13 @@ func judgeErrors(failed, requests []Point) Verdict {
 	if all > 0 {
 		v.Ratio = bad / all
 	}
+	data := map[string]any{"Failed": bad, "Requests": all, "MaxErrorPct": 100 * MaxErrorRate}
 	if all == 0 || v.Ratio > MaxErrorRate {
-		v.Verdict = ErrorsFound
-		v.Reason = fmt.Sprintf("%.0f of %.0f requests failed, more than %.1f%%", bad, all, 100*MaxErrorRate)
+		v.Verdict, data["Over"] = ErrorsFound, true
+		v.Reason = say("reason-errors", data)
 		return v
 	}
-	v.Verdict, v.Reason = OK, fmt.Sprintf("%.0f of %.0f requests failed", bad, all)
+	v.Verdict, v.Reason = OK, say("reason-errors", data)
 	return v
 }
 
@@ -399,7 +407,7 @@ func judgeErrors(failed, requests []Point) Verdict {
 func windowShare(part, whole []Point) (v Verdict, p, w float64, ok bool) {
 	v = Verdict{N: len(part)}
 	if len(part) == 0 || len(whole) != len(part) {
-		v.Verdict, v.Reason = NotEnough, "no load window after the warm-up"
+		v.Verdict, v.Reason = NotEnough, say("reason-no-window", nil)
 		return v, 0, 0, false
 	}
 	for i := range part {

@@ -258,7 +258,7 @@ func (s *soaker) provision(ctx context.Context) error {
 	s.file.Settings.DatabaseProcessSeries = db.PID != 0
 	s.file.Settings.OutsideStatements = instrumented(ctx, s.admin)
 	if !s.file.Settings.OutsideStatements {
-		fmt.Fprintln(s.o.Log, "soak: performance_schema is off on this server, or this user cannot read it: statements no target holds are not told apart from the targets' (Prepared_stmt_count counts both)")
+		fmt.Fprintln(s.o.Log, say("log-no-performance-schema", nil))
 	}
 	s.mu.Unlock()
 	if s.secrets, err = os.MkdirTemp("", "dbbench-secrets-"); err != nil {

@@ -1,19 +1,13 @@
 package soak
 
-import (
-	"fmt"
-
-	"dbbench/runners/stats"
-)
+import "dbbench/runners/stats"
 
 // MinOfOthers: with at least MinLoadsCompared variants soaked at once, a load short of
 // MinAchieved is flagged only when it also achieved less than this share of the median
 // load's ratio. The variants share the machine, so when the machine gives less than it
 // did while the capacities were measured (a VM whose speed wanders), every load falls
-// short together: in 41 soaks of 19 variants on 2 cores on 2026-11-27, 37 of them of
-// clean code, loads fell short in 14 of the 37, and no variant achieved less than 0.874
-// of the median load's ratio (in a soak that compiles overlapped; 0.889 in the soaks
-// nothing else disturbed). A target that cannot keep its own rate falls behind the others.
+// short together, and no clean variant falls far below the median load's ratio
+// (README.md, "Measured"). A target that cannot keep its own rate falls behind the others.
 const (
 	MinOfOthers      = 0.85
 	MinLoadsCompared = 3
@@ -53,8 +47,8 @@ func (f *File) judgeLoadsTogether() {
 	for _, s := range achieved {
 		if v := s.Verdict; v.Verdict == Short && v.Ratio >= MinOfOthers*median {
 			v.Verdict = ShortWithOthers
-			v.Reason = fmt.Sprintf("achieved %.1f%% of the offered rate, below %.0f%%, but so did the others: the median load achieved %.1f%%, and this one more than %.0f%% of that; the machine gave every variant less than when the capacities were measured",
-				100*v.Ratio, 100*MinAchieved, 100*median, 100*MinOfOthers)
+			v.Reason = say("reason-short-with-others", map[string]any{"AchievedPct": 100 * v.Ratio, "MinAchievedPct": 100 * MinAchieved,
+				"MedianPct": 100 * median, "MinOfOthersPct": 100 * MinOfOthers})
 		}
 	}
 }
@@ -71,6 +65,6 @@ func (f *File) withOthers() string {
 	if !ok || n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d loads fell short of their rate together (the median load achieved %.1f%% of its rate): the machine gave every variant less than when the capacities were measured, so they are marked *%s* and not flagged; a load is flagged short when it also falls below %.0f%% of the median load.",
-		n, len(achieved), 100*median, ShortWithOthers, 100*MinOfOthers)
+	return say("intro-short-with-others", map[string]any{"Short": n, "Loads": len(achieved), "MedianPct": 100 * median,
+		"Verdict": ShortWithOthers, "MinOfOthersPct": 100 * MinOfOthers})
 }
