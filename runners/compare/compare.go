@@ -1,6 +1,7 @@
 // Package compare judges two runs: did a new ORM, driver or setting make the same
-// variants slower? Runs on two machines of the same kind can differ in speed by 1.7×,
-// so it first says whether the environments match and how fast each run's machine was
+// variants slower? Runs on two machines of the same kind can differ in speed by far more
+// than any change a comparison looks for (README.md gives a measured case), so it first
+// says whether the environments match and how fast each run's machine was
 // (the yardstick: fixed CPU work timed during the run, package yardstick), then gives
 // verdicts of three kinds, each labelled with its kind:
 //

@@ -80,9 +80,9 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 	case errors.Is(err, yardstick.ErrMissing):
 		res.Notes = append(res.Notes, missing(y.Old == nil, y.New == nil))
 	case err != nil:
-		res.Notes = append(res.Notes, fmt.Sprintf("yardstick: %v: absolute figures are compared as they are (not normalised) and do not count for --fail-on regression", err))
+		res.Notes = append(res.Notes, say("yardstick-unread", map[string]any{"Err": err}))
 	case !e.HasInterval():
-		res.Notes = append(res.Notes, fmt.Sprintf("yardstick: %d and %d trials, too few for an interval: absolute figures are compared as they are (not normalised) and do not count for --fail-on regression", e.Old, e.New))
+		res.Notes = append(res.Notes, say("yardstick-few-trials", map[string]any{"Old": e.Old, "New": e.New}))
 	default:
 		var speed Estimate
 		n.speed, speed = fromTwoSample(e)
@@ -101,9 +101,7 @@ func missing(old, new bool) string {
 	case new:
 		which = "new run has no yardstick"
 	}
-	return which + " (made before dbbench timed one): absolute figures are compared as they are, " +
-		"and a machine change cannot be told from a code change; they are labelled " + NotNormalised +
-		" and do not count for --fail-on regression"
+	return say("no-yardstick", map[string]any{"Which": which, "Label": NotNormalised})
 }
 
 func side(y *results.Yardstick) *Side {
@@ -147,10 +145,11 @@ func hellos(p pairing, n norm, noise, tau float64) []Hello {
 }
 
 // contradicted reports whether at least two hello variants, and more than half of them,
-// disagree with the yardstick. One hello variant off is a variant (Go's hello, at 17 µs
-// of CPU a request, moved 23% between two runs of one commit), also when it is the only
-// one; most of them off means the fixed work's reading is in doubt (a trial disturbed by
-// a build made 17 unchanged figures "slower").
+// disagree with the yardstick. One hello variant off is a variant (Go's hello alone has
+// moved between two runs of one commit by far more than the spread of all variants),
+// also when it is the only one; most of them off means the fixed work's reading is in
+// doubt (a trial disturbed by a build has made unchanged figures "slower"). README.md,
+// "The yardstick" ("Why, measured"), has the figures.
 func contradicted(hs []Hello, n norm) bool {
 	off := 0
 	for _, h := range hs {
@@ -173,15 +172,12 @@ func helloNote(hs []Hello, n norm) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	if n.contradicted {
-		return fmt.Sprintf("most hello variants (the HTTP stack alone) disagree with the yardstick beyond the between-run spread: %s, where the fixed work says %s. "+
-			"A reading of the fixed work was disturbed (a build or a neighbour busy during it), the machine changed in a way the CPU work does not capture (kernel, network stack) "+
-			"or the HTTP stack itself changed: absolute figures are judged relative to the yardstick but do not count for --fail-on regression", strings.Join(parts, ", "), times(n.speed))
+	data := map[string]any{"Hellos": strings.Join(parts, ", "), "Speed": times(n.speed)}
+	switch {
+	case n.contradicted:
+		return say("hellos-contradict", data)
+	case n.on:
+		return say("hellos-disagree", data)
 	}
-	if n.on {
-		return fmt.Sprintf("the hello variants (the HTTP stack alone) disagree with the yardstick: %s, where the fixed work says %s. "+
-			"The machine changed in a way the CPU work does not capture (kernel, network stack, a neighbour busy during the readings) "+
-			"or the HTTP stack itself changed: read absolute verdicts with care", strings.Join(parts, ", "), times(n.speed))
-	}
-	return fmt.Sprintf("the hello variants (the HTTP stack alone, no database) moved as they are: %s: the two machines probably differ in speed", strings.Join(parts, ", "))
+	return say("hellos-moved", data)
 }

@@ -68,10 +68,10 @@ func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, uni
 func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []Row {
 	oc, nc := comparisons(old, p.old), comparisons(new, p.new)
 	if !res.Old.Paired && len(oc) > 0 {
-		res.Notes = append(res.Notes, "old run has no paired comparisons (made before pairing): its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
+		res.Notes = append(res.Notes, say("unpaired", map[string]any{"Side": "old", "Label": Unpaired}))
 	}
 	if !res.New.Paired && len(nc) > 0 {
-		res.Notes = append(res.Notes, "new run has no paired comparisons: its within-run ratios are ratios of two variants' slices measured apart, with wider intervals (labelled "+Unpaired+")")
+		res.Notes = append(res.Notes, say("unpaired", map[string]any{"Side": "new", "Label": Unpaired}))
 	}
 	var rows []Row
 	var qs []stats.RatioEstimate
@@ -95,9 +95,9 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 
 // judgeRatios gives each ratio row its verdict, its change q widened by the between-run
 // spread of its unit. A within-run ratio is free of the machine's speed, not of the run:
-// compare A/A on fresh clones of one commit found the worker-over-php-fpm CPU ratio at
-// 0.249 over 20 pairs of one run and at 0.269 over 6 pairs of another
-// (runners/compare/README.md, "The between-run spread").
+// compare A/A on fresh clones of one commit found the same ratio steady within each run
+// and apart between runs, by more than either run's interval (runners/compare/README.md,
+// "The between-run spread", has the figures).
 func judgeRatios(rows []Row, qs []stats.RatioEstimate, noise float64, res *Result) {
 	byUnit := map[string][]float64{}
 	for i, row := range rows {

@@ -12,10 +12,10 @@ import (
 // repetitions, which see the machine's drift within a run but not what differs from one
 // run to the next for one variant: which vCPU its processes land on, a noisy neighbour
 // that slows code with a large footprint more than the yardstick's tight loop, the state
-// a target starts in. On this kind of machine that term is large: across six pairs of
-// quick runs of the same code, the median variant's absolute figure moved by 7.5%
-// relative to the yardstick, and 13 figures of one pair were called regressed on their
-// within-run intervals alone (README.md, "The between-run spread").
+// a target starts in. On this kind of machine that term is large: in pairs of quick runs
+// of the same code, the median variant's absolute figure moved relative to the yardstick
+// by more than the noise threshold, and figures were called regressed on their
+// within-run intervals alone (README.md, "The between-run spread", has the figures).
 //
 // So compare estimates it from the two runs themselves, as a random-effects
 // meta-analysis estimates heterogeneity: with no change of code, the variants' judged

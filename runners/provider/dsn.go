@@ -64,8 +64,7 @@ func checkServer(ctx context.Context, db *DB, need int) error {
 		return fmt.Errorf("%s provider: cannot reach %s: %s", db.Kind, db.Redacted(), secret.Scrub(err.Error()))
 	}
 	if max < need {
-		return fmt.Errorf("%s provider: server max_connections is %d but this run needs %d (its pools plus the runner's own); raise it (SET GLOBAL max_connections = %d) or run smaller pools",
-			db.Kind, max, need, need)
+		return fmt.Errorf("%s provider: %s", db.Kind, say("max-connections-short", map[string]any{"Max": max, "Need": need}))
 	}
 	return nil
 }

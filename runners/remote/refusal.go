@@ -26,20 +26,18 @@ func (h *Host) refusal() error {
 	if h.Port != 22 {
 		entry = fmt.Sprintf("[%s]:%d", h.Name, h.Port)
 	}
+	data := map[string]any{"Host": h.String(), "KnownHosts": kh, "Entry": entry, "Port": h.Port, "Name": h.Name, "User": h.User}
 	switch {
 	case strings.Contains(said, "REMOTE HOST IDENTIFICATION HAS CHANGED"):
-		return fmt.Errorf("%w: %s: the host's key is not the one %s holds for %s: if the host was reinstalled, check its new fingerprint, then replace the entry (ssh-keygen -R '%s' -f %s)",
-			ErrHostKey, h, kh, entry, entry, kh)
+		return fmt.Errorf("%w: %s", ErrHostKey, say("host-key-changed", data))
 	case strings.Contains(said, "Host key verification failed"), strings.Contains(said, "host key is known"):
-		return fmt.Errorf("%w: %s: %s has no key for %s: check the host's fingerprint, then add it (ssh-keyscan -p %d %s >> %s)",
-			ErrHostKey, h, kh, entry, h.Port, h.Name, kh)
+		return fmt.Errorf("%w: %s", ErrHostKey, say("host-key-unknown", data))
 	case strings.Contains(said, "Permission denied"):
-		key := h.o.Key
-		if key == "" {
-			key = "ssh's default keys"
+		data["Key"] = h.o.Key
+		if h.o.Key == "" {
+			data["Key"] = "ssh's default keys"
 		}
-		return fmt.Errorf("%w: %s refused %s (key authentication only): add its public key to %s's ~/.ssh/authorized_keys there, or give another with --ssh-key",
-			ErrAuth, h, key, h.User)
+		return fmt.Errorf("%w: %s", ErrAuth, say("key-refused", data))
 	}
 	return fmt.Errorf("remote: cannot connect to %s: %s", h, h.masterSays())
 }

@@ -37,10 +37,10 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 	var pf presetFlags
 	pf.register(fs, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
 	threshold := fs.Percent("threshold", 0.03, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
-	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when B broke a variant, sends more MySQL commands per request, or is worse than --threshold in app CPU per request or req/s with its whole 95% interval past it")
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-ab-fail-on", map[string]any{"Status": exitGate}))
 	budget := fs.Duration("budget", 0, above0, fmt.Sprintf("time for all the paired slices (default: the preset's); no comparison stops below %d pairs", stats.MinPairs))
 	precision := precisionFlag(fs)
-	profile := fs.Bool("profile", false, "after the measured slices, profile one slice of each variant at each revision into profiles/ (the smoke preset always does; --profile=false stops it)")
+	profile := fs.Bool("profile", false, say("flag-ab-profile", nil))
 	out := fs.String("out", "", anything, "run directory (default reports/runs/<stamp>-ab)")
 	pos, err := fs.parseAmong(args)
 	if err != nil {

@@ -27,7 +27,7 @@ func parseCompare(fs *flagSet, args []string) (action, error) {
 	noise := fs.Percent("noise", compare.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
 	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
 	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
-	failOn := fs.String("fail-on", "", oneOf("", "regression"), "regression: exit with status 3 when a regression survives normalisation (a hello variant's own figures, and absolute figures on a yardstick most hello variants contradict, do not count) or a deterministic count changed")
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-compare-fail-on", map[string]any{"Status": exitGate}))
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.dsnFile = fs.String("dsn-file", "", anything, "with --provider dsn: a file holding the DSN on one line (mode 0600); else $"+dsnEnv)
 	f.replace = fs.String("replace-table", "", oneOf("", schema.Table), "with --provider dsn: replace the users table even though it is not dbbench's (it is dropped)")
 	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
-	f.perfSchema = fs.Bool("perf-schema", false, "start an embedded MariaDB with performance_schema on (every instrument off) so that commands are counted by it too, as on MySQL, which ships with it on; it costs MariaDB about 4 µs of CPU per statement (README)")
+	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
 }
 
 // servers are the --db list, in the order given.

@@ -59,13 +59,18 @@ var commands = []command{
 	{"soak", "the variants most at risk served at once for an hour: does anything grow?", parseSoak},
 }
 
+// usageWidth is the widest line of the usage's closing paragraph.
+const usageWidth = 91
+
 func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: dbbench COMMAND [flags]\n\ncommands:\n")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-11s%s\n", c.name, c.about)
 	}
-	b.WriteString("\nRun 'dbbench COMMAND -h' for a command's flags. Exit status: 0 done, 1 failed, 2 bad usage,\n3 compare or ab --fail-on regression found one, 4 a soak's database connections or\nstatements rise unresolved, 5 the database died (a run's writes counted once it is back),\n130 interrupted.\n")
+	exits := say("usage-exit", map[string]any{"Failed": exitFailed, "Usage": exitUsage, "Gate": exitGate,
+		"Rising": exitRising, "Database": exitDatabase, "Interrupted": exitInterrupted})
+	b.WriteString("\n" + wrap(exits, usageWidth) + "\n")
 	return b.String()
 }
 

@@ -17,8 +17,7 @@ import (
 
 // topologyFlag registers --topology, which run and the sweeps share.
 func topologyFlag(fs *flagSet) *string {
-	return fs.String("topology", topology.Loopback, oneOf(topology.Kinds...),
-		"where the roles run: loopback (all on this host's 127.0.0.1) or netns (the database, the targets and the load generator each with an address and a network namespace of its own, behind a bridge: real TCP stacks between real interfaces; needs root and ip)")
+	return fs.String("topology", topology.Loopback, oneOf(topology.Kinds...), say("flag-topology", nil))
 }
 
 // checkTopology refuses, by its flag, a topology this host cannot build or the
@@ -37,7 +36,7 @@ func checkTopology(fs *flagSet, kind string, db provider.Options) error {
 type appHostFlags struct{ url, key, knownHosts *string }
 
 func (f *appHostFlags) register(fs *flagSet) {
-	f.url = fs.String("app-host", "", anything, "run the targets on this machine, ssh://user@host[:port] (Go targets only; key authentication, the host's key in known_hosts); the load generator stays here, the database is embedded here (at the address the host sees this one at) or --provider dsn")
+	f.url = fs.String("app-host", "", anything, say("flag-app-host", nil))
 	f.key = fs.String("ssh-key", "", anything, "with --app-host: the private key (default: ssh's own, ~/.ssh/id_* or the agent)")
 	f.knownHosts = fs.String("known-hosts", "", anything, "with --app-host: the known_hosts file that holds the host's key (default: ssh's own, ~/.ssh/known_hosts)")
 }

@@ -1,0 +1,13 @@
+package provider
+
+import (
+	"embed"
+
+	"dbbench/runners/internal/words"
+)
+
+//go:embed words.tmpl
+var wordsFS embed.FS
+
+// say fills one of the provider's sentences (words.tmpl).
+var say = words.Load(wordsFS, "words.tmpl").Say
