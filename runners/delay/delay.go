@@ -84,11 +84,11 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 func init() { toxics.Register(delayToxicName, new(delayToxic)) }
 
 // preciseTimer waits with a timerfd read through Go's network poller. The obvious ways
-// fail here, measured: a Go timer, when the process is otherwise idle, is waited for in
-// epoll with a timeout of whole milliseconds, so 0.2 ms each way added 1 ms; nanosleep
-// is exact but holds the goroutine's P for the whole sleep, and with two Ps a few
-// sleeping links starved everything else in the process (5 ms each way cut Go's QPS from
-// ~6000 to ~200). A timerfd fires on the kernel's high-resolution timer and wakes the
+// fail, measured (README.md, "Measured"): a Go timer, when the process is otherwise
+// idle, is waited for in epoll with a timeout of whole milliseconds, so a sub-millisecond
+// delay was rounded up to a whole one; nanosleep is exact but holds the goroutine's P for the
+// whole sleep, and with two Ps a few sleeping links starved everything else in the
+// process. A timerfd fires on the kernel's high-resolution timer and wakes the
 // poller at once, and a goroutine blocked on it holds no P. The wait cannot be
 // interrupted, which is harmless: toxiproxy interrupts a toxic only to change the
 // chain, which the sweep never does while connections are open.

@@ -26,8 +26,8 @@ const kernelStart = 0xffff800000000000
 // by their period in nanoseconds.
 //
 // Why perf as well as Go's own profile: Go's CPU profiler drops a tick's samples when
-// a thread's timer overruns, and it lost 10–15% of the target's CPU here
-// (runners/profile/README.md, "Which profiler").
+// a thread's timer overruns, and it lost part of the target's CPU
+// (runners/profile/README.md, "Which profiler", has the measurements).
 func ReadPerfScript(r io.Reader, from, to int64) (*Profile, error) {
 	p := &Profile{Unit: "nanoseconds"}
 	sc := bufio.NewScanner(r)

@@ -412,10 +412,10 @@ type Profile struct {
 	Clock string `json:"clock,omitempty"`
 	// Source is the profiler whose samples the components come from: "perf" (Linux
 	// perf's cpu-clock, kernel frames included: Go), "pprof" (Go's own profiler, which
-	// misses 10–15% of the CPU here: Go without perf, and files before perf was used),
-	// "perf+excimer" (php-fpm: perf's CPU samples given the stacks of Excimer's
-	// wall-clock samples nearest in time, profile.JoinCPU) or "excimer" (PHP workers,
-	// and php-fpm without perf).
+	// misses part of the CPU, runners/profile/README.md, "Which profiler": Go without
+	// perf, and files before perf was used), "perf+excimer" (php-fpm: perf's CPU
+	// samples given the stacks of Excimer's wall-clock samples nearest in time,
+	// profile.JoinCPU) or "excimer" (PHP workers, and php-fpm without perf).
 	Source string `json:"source,omitempty"`
 	// Matched is, for "perf+excimer" (php-fpm), the share of the PHP processes' CPU
 	// whose sample found a wall-clock stack of the same process within 2 ms; the rest

@@ -22,8 +22,9 @@ const DefaultTurn = 100 * time.Millisecond
 
 // TurnsPerLatency makes a slow variant's turn this many times its median latency, so
 // that a turn's last requests, which drain with fewer in flight, stay a small part of
-// it. Not more: php-fpm's heavy layers have a p50 of 100+ ms, and turns of seconds
-// doubled their pairs' spread (README.md, "Choosing the design").
+// it. Not more: php-fpm's heavy layers are slow enough that a larger multiple made
+// turns of seconds, which widened their pairs' spread (README.md, "Choosing the
+// design", has the figures).
 const TurnsPerLatency = 4
 
 // Block measures the variants vs together, each for the run's slice duration in all,
@@ -293,7 +294,8 @@ func (p *Phase) progressBlock(vs []*results.Variant) {
 }
 
 // blockNamesShown is how many of a block's variants a progress line names without -v:
-// a line that named all of them ran to 745 characters, three to over 200.
+// a line that named all of them, or even three, ran far past maxLine (README.md,
+// "Measured").
 const blockNamesShown = 1
 
 // blockNames names the first n of vs by their values without the keys or the language

@@ -21,18 +21,19 @@ import (
 // timer of the target. A frequency, not a fixed period: perf's cpu-clock is an hrtimer,
 // and when one fires late (the vCPU descheduled by the host) the kernel counts one
 // period where more passed; with -F it adapts the period to the time that passed. On
-// php-fpm under load, a fixed 1 ms period sampled 0.85–0.97 of the CPU schedstat
-// accounted over the same 3 s, -F 997 0.95.
+// php-fpm under load, a fixed period and -F were each measured against the CPU schedstat
+// accounted over the same seconds (runners/profile/README.md, "Which profiler", has the
+// figures).
 const perfHz = 997
 
 // recordPerf samples the CPU of pids (every thread) with perf's cpu-clock event into
 // dir/perf.data until stop is closed or ctx ends, with opts added (-g for call
 // graphs). Sample times are CLOCK_MONOTONIC's (monoNow), so that a window read around
 // other measurements selects the same seconds. Unlike Go's own profiler, whose
-// per-thread timers lose the samples of an overrun, perf's software clock sampled
-// 98–103% of the CPU the kernel accounted (runners/profile/README.md, "Which
-// profiler"). Read the recording outside the measured window: perf script takes a
-// second or two of CPU.
+// per-thread timers lose the samples of an overrun, perf's software clock sampled about
+// as much CPU as the kernel accounted (runners/profile/README.md, "Which profiler", has
+// the figures). Read the recording outside the measured window: perf script burns CPU
+// of its own, which the window would count.
 func recordPerf(ctx context.Context, pids []int, stop <-chan struct{}, dir string, opts ...string) error {
 	ids := make([]string, len(pids))
 	for i, pid := range pids {
@@ -62,7 +63,8 @@ func recordPerf(ctx context.Context, pids []int, stop <-chan struct{}, dir strin
 }
 
 // perfAttach is how long perf may take to attach to a target's threads before the
-// window it must cover begins (measured: about 0.3 s for a Go target).
+// window it must cover begins: more than it was measured to take for a Go target
+// (README.md, "Measured").
 const perfAttach = 500 * time.Millisecond
 
 // readPerf reads and removes dir's recording made with call graphs: the stacks of the

@@ -47,8 +47,8 @@ func TheilSenAt(x, y []float64, conf float64) (Trend, error) { return theilSen(x
 // TheilSenSerial is TheilSen for a time series whose errors are autocorrelated (memory
 // that wanders, a p99 that stays high for a while): such a series crosses its trend
 // less often than independent noise would, and Sen's interval, which assumes
-// independence, is too narrow (about 1 in 20 stationary AR(1) series with a lag-1
-// correlation of 0.6 got an interval above 0 where 1 in 40 should). The variance of
+// independence, is too narrow on stationary AR(1) noise (README.md, "Methods", has how
+// often it misses, from TestTheilSenSerialCoversWanderingNoise). The variance of
 // Kendall's S is multiplied by the effective-sample-size factor
 // n/n* = 1 + 2 Σ_{k=1}^{n-1} (1 - k/n) ρ^k (Yue & Wang, Water Resources Management
 // 18:201-218, 2004, after Hamed & Rao, J. Hydrology 204:182-196, 1998), with ρ the

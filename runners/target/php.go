@@ -297,18 +297,18 @@ func readFPMStatus(ctx context.Context, url string) (*fpmStatus, error) {
 }
 
 // phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,
-// "Profiles", has the measurements). php-fpm samples wall time: 1 ms gives a ~1 ms
-// request about one sample, so a 2-s repetition with a few busy children several
-// thousand, and costs a sampled request one stack walk (~10 µs at Laravel's depth) and
-// one append to its file; 0.5 ms doubled that cost for no better picture. Workers
-// sample CPU time, whose expiries the kernel delivers on scheduler ticks only (every
-// 4 ms of CPU here): there the period only sets the resolution of each sample's count.
+// "Profiles", has the measurements). php-fpm samples wall time: 1 ms gives a short
+// request about one sample, so a repetition with a few busy children thousands, and
+// costs a sampled request one stack walk and one append to its file; 0.5 ms cost more
+// for no better picture. Workers sample CPU time, whose expiries the kernel delivers on
+// scheduler ticks only (several periods apart): there the period only sets the
+// resolution of each sample's count.
 const phpProfilePeriod = time.Millisecond
 
 // Excimer's clock per PHP server. php-fpm samples wall time: a CPU timer fires only on a
-// scheduler tick, which a request profiled on its own almost never reaches (layer
-// hello: 8 samples in 20 s of requests). A worker samples CPU time: one profiler for
-// the process's life sees every tick.
+// scheduler tick, which a request profiled on its own almost never reaches (php/README.md,
+// "Profiles"). A worker samples CPU time: one profiler for the process's life sees
+// every tick.
 const (
 	fpmProfileClock    = "real"
 	workerProfileClock = "cpu"

@@ -21,10 +21,10 @@ import (
 const Description = "yardstick v1: 8 rounds of (sort 32768 uint64, FNV-1a over 16 × 256 KiB, " +
 	"chase 131072 pointers through a 1 MiB random cycle), one thread, wall-clock seconds"
 
-// The work's size: the three parts take about the same time (2 ms each a round on the
-// project's reference machine, 2 cores of an AMD EPYC), and one trial about 50 ms: long
+// The work's size: the three parts take about the same time, and one trial is long
 // enough that timer resolution and a stray interrupt do not matter, short enough that
-// ten trials cost half a second.
+// a reading's ten trials cost well under a second (README.md, "Measured", has the
+// times).
 const (
 	rounds     = 8
 	sortLen    = 32768     // 256 KiB of uint64: data-dependent branches, within L2
