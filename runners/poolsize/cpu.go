@@ -117,7 +117,7 @@ func (m Model) at(rate, hold float64) (s, p99 float64, ok bool) {
 		wa := m.CPU.App / (m.CPU.App + m.CPU.DB)
 		f = wa*fa + (1-wa)*fd
 	}
-	wire := m.Hold.RoundTrips * m.Hold.RTT
+	wire := m.wire()
 	work := func(x float64) float64 { return wire + max(x-wire, 0)*f }
 	return work(hold), work(m.Hold.P99), true
 }
@@ -133,13 +133,24 @@ func (m Model) holds(c int, rate, hold float64) bool {
 	return budget > 0 && stats.WaitTailGG(c, rate, s, budget, m.variability(s)) <= Tail
 }
 
+// wire is the part of a hold CPU contention does not touch: the round trips' time on
+// the wire. Through a delay proxy on a shared host only the proxy's sleep is: the rest
+// of each round trip (the proxy's hop, and waking each side to read) is CPU work on the
+// same cores, and it stretches with the rest of the hold's work.
+func (m Model) wire() float64 {
+	if m.Hosts.Shared && m.Hold.Added > 0 {
+		return m.Hold.RoundTrips * min(m.Hold.Added, m.Hold.RTT)
+	}
+	return m.Hold.RoundTrips * m.Hold.RTT
+}
+
 // variability is (ca² + cs²)/2 of a hold of s: the arrivals' and the hold's. The round
 // trips on the wire take the same time every request; the rest, the app's and the
 // database's work, is taken as spread exponentially, so cs² = ((s − wire)/s)². A hold of
 // one round trip and a little work is nearly constant; one of mostly work, as random as
 // M/M/c assumes.
 func (m Model) variability(s float64) float64 {
-	work := max(s-m.Hold.RoundTrips*m.Hold.RTT, 0) / s
+	work := max(s-m.wire(), 0) / s
 	return (m.Arrivals.cv2() + work*work) / 2
 }
 

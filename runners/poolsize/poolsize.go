@@ -104,8 +104,11 @@ type Hold struct {
 	Seconds, Lo, Hi float64 // mean hold per request with its 95% interval
 	P99             float64 // the p99 of a request alone (its latency)
 	RTT             float64 // the round-trip time it was measured at
-	RoundTrips      float64 // per request: each adds one round-trip time to the hold
-	Resource        string  // what is held: "connection", "php-fpm child", "worker"
+	// Added is the part of RTT a delay proxy added by sleeping (results.Link.Added); 0
+	// when none did.
+	Added      float64
+	RoundTrips float64 // per request: each adds one round-trip time to the hold
+	Resource   string  // what is held: "connection", "php-fpm child", "worker"
 	// InTarget: a connection's hold was timed in the Go target from checkout to return
 	// (go/held); false, at the counting proxy (runs before that) or a PHP request's.
 	InTarget bool
@@ -121,14 +124,17 @@ type Hold struct {
 // which leaves out the app's work in between); a PHP request holds its child or worker
 // for all of its latency. link is the round trip the count was measured at (the run's
 // Link.Path); ok is false without a measurement.
-func Of(v *results.Variant, link float64) (Hold, bool) {
+func Of(v *results.Variant, link *results.Link) (Hold, bool) {
 	rt := v.Roundtrips
 	if rt == nil || rt.ZeroLoad == nil {
 		return Hold{}, false
 	}
 	z := rt.ZeroLoad
 	_, trips := rt.Commands()
-	h := Hold{P99: z.LatencyP99, RTT: link, RoundTrips: trips, CPU: CPUOf(v)}
+	h := Hold{P99: z.LatencyP99, RoundTrips: trips, CPU: CPUOf(v)}
+	if link != nil {
+		h.RTT, h.Added = link.Path, link.Added
+	}
 	if m := v.WorkerMemory; m != nil && v.Lang == "php" {
 		h.Memory = m.Private
 	}
@@ -149,6 +155,9 @@ func Of(v *results.Variant, link float64) (Hold, bool) {
 func (h Hold) At(rtt time.Duration) Hold {
 	d := h.RoundTrips * (rtt.Seconds() - h.RTT)
 	h.Seconds, h.Lo, h.Hi, h.P99 = h.Seconds+d, h.Lo+d, h.Hi+d, h.P99+d
+	if h.Added > 0 { // a proxy adds the difference
+		h.Added = max(h.Added+rtt.Seconds()-h.RTT, 0)
+	}
 	h.RTT = rtt.Seconds()
 	return h
 }

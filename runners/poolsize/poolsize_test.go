@@ -16,7 +16,7 @@ func TestHoldMovesWithTheDistance(t *testing.T) {
 		Requests: 100, Wire: map[string]float64{"Query": 1},
 		ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 400e-6, LatencyLo: 390e-6, LatencyHi: 410e-6, LatencyP99: 700e-6,
 			DBWait: 150e-6, DBWaitLo: 145e-6, DBWaitHi: 155e-6}}}
-	h, ok := Of(v, 50e-6)
+	h, ok := Of(v, &results.Link{Path: 50e-6})
 	if !ok || h.Seconds != 150e-6 || h.RoundTrips != 1 || h.Resource != "connection" {
 		t.Fatalf("Of = %+v, %v", h, ok)
 	}
@@ -51,11 +51,11 @@ func TestAHoldTimedInTheTarget(t *testing.T) {
 		DBWait: 600e-6, DBWaitLo: 590e-6, DBWaitHi: 610e-6}
 	v := &results.Variant{Lang: "go", Server: "nethttp", Roundtrips: &results.Roundtrips{
 		Requests: 100, Wire: map[string]float64{"Query": 1}, ZeroLoad: z}}
-	proxy, _ := Of(v, 500e-6)
+	proxy, _ := Of(v, &results.Link{Path: 500e-6})
 	timed := *z
 	timed.Held, timed.HeldLo, timed.HeldHi = 800e-6, 780e-6, 820e-6
 	v.Roundtrips.ZeroLoad = &timed
-	target, _ := Of(v, 500e-6)
+	target, _ := Of(v, &results.Link{Path: 500e-6})
 	if proxy.Seconds != 600e-6 || proxy.InTarget || target.Seconds != 800e-6 || target.Hi != 820e-6 || !target.InTarget {
 		t.Fatalf("Of at the proxy %+v, in the target %+v", proxy, target)
 	}
@@ -67,7 +67,7 @@ func TestAHoldTimedInTheTarget(t *testing.T) {
 		t.Errorf("a longer hold needs no larger pool: %d at the proxy's hold, %d at the target's", a.Pool, b.Pool)
 	}
 	php := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: v.Roundtrips}
-	if h, _ := Of(php, 500e-6); h.Seconds != timed.Latency || h.InTarget {
+	if h, _ := Of(php, &results.Link{Path: 500e-6}); h.Seconds != timed.Latency || h.InTarget {
 		t.Errorf("a PHP request holds its child for its latency, not a connection's hold: %+v", h)
 	}
 }
@@ -78,7 +78,7 @@ func TestPHPAndNoPool(t *testing.T) {
 	v := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: &results.Roundtrips{
 		Requests: 100, Wire: map[string]float64{"Query": 1, "Ping": 1},
 		ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 2e-3, LatencyLo: 1.9e-3, LatencyHi: 2.1e-3, LatencyP99: 4e-3}}}
-	h, _ := Of(v, 50e-6)
+	h, _ := Of(v, &results.Link{Path: 50e-6})
 	if h.Resource != "php-fpm child" || h.RoundTrips != 2 {
 		t.Fatalf("Of = %+v", h)
 	}
@@ -88,7 +88,7 @@ func TestPHPAndNoPool(t *testing.T) {
 	}
 	// What each child keeps for itself bounds how many a host holds: 4 GiB ÷ 24 MiB.
 	v.WorkerMemory = &results.WorkerMemory{Private: 24 << 20, Processes: 8}
-	h, _ = Of(v, 50e-6)
+	h, _ = Of(v, &results.Link{Path: 50e-6})
 	mem := Size(h, Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151, AppMemory: 4 << 30})
 	if mem.MemoryBound != 170 || !strings.Contains(mem.Sentence("PHP"), "Each php-fpm child keeps 24.00 MiB of its own") ||
 		!strings.Contains(mem.Sentence("PHP"), "an app host of 4.00 GiB holds at most 170") {
@@ -135,6 +135,34 @@ func TestTheCPUCapsEveryPool(t *testing.T) {
 	prod := ModelOf(goHold(), n, Hosts{AppCores: 2, DBCores: 2})
 	if p, _, _ := prod.Capacity(64); p <= 6667 {
 		t.Errorf("pool 64 on hosts of their own: %g req/s, want more than the shared host's 6667", p)
+	}
+}
+
+// Through a delay proxy on a shared host only the proxy's sleep is distance: the rest
+// of the round trip (its hop, the wake-ups) is CPU work that stretches as the cores fill,
+// so near their capacity the hold is longer and the pool carries less. On production's
+// hosts the whole round trip is the wire, proxy or not.
+func TestAProxysHopStretchesOnlyOnASharedHost(t *testing.T) {
+	n := Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: time.Millisecond}
+	slept := goHold()
+	slept.Added = 0.7e-3 // of the 1 ms round trip, 0.3 ms is the proxy's hop
+	here := Hosts{Shared: true, AppCores: 2}
+	wired, _, _ := ModelOf(goHold(), n, here).Capacity(8)
+	hop, _, _ := ModelOf(slept, n, here).Capacity(8)
+	if !(hop < 0.97*wired) {
+		t.Errorf("pool 8 here: %g req/s with the proxy's hop stretching, %g without; want clearly fewer", hop, wired)
+	}
+	if s, _, _ := ModelOf(slept, n, here).at(100, slept.Seconds); math.Abs(s-slept.Seconds) > 0.02*slept.Seconds {
+		t.Errorf("at 100 req/s the cores are idle: hold %g, want about %g", s, slept.Seconds)
+	}
+	prod := Hosts{AppCores: 2, DBCores: 2}
+	a, _, _ := ModelOf(goHold(), n, prod).Capacity(8)
+	b, _, _ := ModelOf(slept, n, prod).Capacity(8)
+	if a != b {
+		t.Errorf("production's hosts: %g and %g req/s; the proxy's share should not matter there", a, b)
+	}
+	if moved := slept.At(2 * time.Millisecond); math.Abs(moved.Added-1.7e-3) > 1e-12 {
+		t.Errorf("moved to 2 ms the proxy adds %g, want 1.7 ms", moved.Added)
 	}
 }
 

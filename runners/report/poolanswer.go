@@ -35,7 +35,7 @@ func (d *data) pools() (poolsize.Need, []sized) {
 		if !v.DB || v.Conn != "persistent" || v.Op != "" { // pools are sized for get
 			continue
 		}
-		if h, ok := poolsize.Of(v, d.run.Link.Path); ok {
+		if h, ok := poolsize.Of(v, d.run.Link); ok {
 			out = append(out, sized{v, h, poolsize.Size(h, need)})
 		}
 	}

@@ -39,10 +39,7 @@ type Point struct {
 func Curves(r *results.Run) []Curve {
 	var out []Curve
 	idx := map[string]int{}
-	link := 0.0
-	if r.Link != nil {
-		link = r.Link.Path
-	}
+	link := r.Link
 	cores, _ := strconv.Atoi(r.Environment["cpu-count"])
 	for _, v := range r.Variants {
 		fam := familyOf(v)
@@ -60,7 +57,7 @@ func Curves(r *results.Run) []Curve {
 	return out
 }
 
-func point(v *results.Variant, link float64) Point {
+func point(v *results.Variant, link *results.Link) Point {
 	p := Point{Pool: v.Pool, Invalid: v.InvalidReason, Capacity: v.Capacity, Ceiling: closedCeiling(v)}
 	p.Hold, p.HasHold = poolsize.Of(v, link)
 	p.closed = withReps(v, func(r *results.Repetition) bool { return r.Saturation != nil && r.Saturation.Offered == 0 })

@@ -111,7 +111,7 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 			continue
 		}
 		v := r.Variants[i]
-		h, ok := poolsize.Of(v, r.Link.Path)
+		h, ok := poolsize.Of(v, r.Link)
 		if !ok {
 			continue
 		}
