@@ -109,8 +109,10 @@ type Hold struct {
 	Added      float64
 	RoundTrips float64 // per request: each adds one round-trip time to the hold
 	Resource   string  // what is held: "connection", "php-fpm child", "worker"
-	// InTarget: a connection's hold was timed in the Go target from checkout to return
-	// (go/held); false, at the counting proxy (runs before that) or a PHP request's.
+	// InTarget: the hold was timed in the target: a Go connection's from checkout to
+	// return (go/held), a php-fpm child's from accepting the request to its end (its
+	// status page); false: at the counting proxy (Go runs before that) or a PHP
+	// request's whole latency (workers, and php-fpm runs before that).
 	InTarget bool
 	CPU      CPU // per request, measured under load (not alone)
 	// Memory is what each php-fpm child or worker keeps for itself (its private
@@ -143,6 +145,8 @@ func Of(v *results.Variant, link *results.Link) (Hold, bool) {
 		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, "connection", true
 	case v.Lang == "go":
 		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, "connection"
+	case v.Server == "fpm" && z.Held > 0:
+		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, "php-fpm child", true
 	case v.Server == "worker":
 		h.Seconds, h.Lo, h.Hi, h.Resource = z.Latency, z.LatencyLo, z.LatencyHi, "worker"
 	default:

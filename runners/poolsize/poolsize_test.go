@@ -66,9 +66,16 @@ func TestAHoldTimedInTheTarget(t *testing.T) {
 	if a, b := Size(proxy, need), Size(target, need); b.Pool <= a.Pool {
 		t.Errorf("a longer hold needs no larger pool: %d at the proxy's hold, %d at the target's", a.Pool, b.Pool)
 	}
-	php := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: v.Roundtrips}
-	if h, _ := Of(php, &results.Link{Path: 500e-6}); h.Seconds != timed.Latency || h.InTarget {
-		t.Errorf("a PHP request holds its child for its latency, not a connection's hold: %+v", h)
+	// A php-fpm child timed by php-fpm is held for that time; a resident worker, whose
+	// holds nothing times, for the request's latency.
+	fpm := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: v.Roundtrips}
+	if h, _ := Of(fpm, &results.Link{Path: 500e-6}); h.Seconds != timed.Held || !h.InTarget || h.Resource != "php-fpm child" ||
+		!strings.Contains(h.HowHeld(), "php-fpm") {
+		t.Errorf("a php-fpm child timed by php-fpm: %+v, %q", h, h.HowHeld())
+	}
+	worker := &results.Variant{Lang: "php", Server: "worker", Roundtrips: v.Roundtrips}
+	if h, _ := Of(worker, &results.Link{Path: 500e-6}); h.Seconds != timed.Latency || h.InTarget || h.HowHeld() != "for all of its latency" {
+		t.Errorf("a resident worker is held for the request's latency: %+v", h)
 	}
 }
 

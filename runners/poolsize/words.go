@@ -56,11 +56,11 @@ func (a Advice) Settings() string {
 		"Total": total, "Fits": fits, "MaxConnections": a.Need.MaxConnections})
 }
 
-// HowHeld says how a Go request's hold of its connection was timed, as a clause that
-// follows "holds its connection": in the target, or in runs before that, at the
-// counting proxy.
+// HowHeld says how a request's hold was timed, as a clause that follows "holds its
+// connection" (Go) or "holds its php-fpm child or worker" (PHP): in the target, or in
+// runs before that at the counting proxy (Go) or as the request's latency (PHP).
 func (h Hold) HowHeld() string {
-	return say("held", h.InTarget)
+	return say("held", map[string]bool{"InTarget": h.InTarget, "Connection": h.Resource == "connection"})
 }
 
 func trim(x float64) string {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"database/sql"
+	"dbbench/runners/target"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,11 +35,13 @@ func (r *runner) expectation(v matrix.Variant) Expectation {
 }
 
 // counted is where a count reads its figures: the database's own counters (admin),
-// the counting proxy, and a Go target's pool counters (adminURL; "" for PHP).
+// the counting proxy, and the target's holds: a Go target's pool counters (adminURL;
+// "" for PHP), or a timer of its own (holds: php-fpm's; nil for Go).
 type counted struct {
 	admin    *sql.DB
 	proxy    *roundtrip.Proxy
 	adminURL string
+	holds    target.HoldTimer
 }
 
 // countRoundtrips warms the target up on its op (so every pooled connection and every
@@ -77,10 +80,11 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	}
 
 	// One request at a time: each one's latency, its commands' wait at the proxy, and
-	// how long it held its connection (a Go target's; nothing for PHP).
+	// how long it held its connection (a Go target's) or its php-fpm child.
 	latency, waited, held := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	res, err := roundtrip.Capture(ctx, via.admin, n, func(ctx context.Context) error {
 		h0 := dbStats(via.adminURL)
+		timed := via.holds != nil && via.holds.Start(ctx) == nil
 		for range n {
 			w0, t0 := via.proxy.Waited(), time.Now()
 			if err := c.ok(ctx, c.draw()); err != nil {
@@ -91,6 +95,11 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 			if h1 := dbStats(via.adminURL); h0 != nil && h1 != nil && h1.Holds > h0.Holds {
 				held = append(held, float64(h1.HeldDuration-h0.HeldDuration)/1e9)
 				h0 = h1
+			}
+			if timed {
+				if d, err := via.holds.Next(ctx); err == nil {
+					held = append(held, d.Seconds())
+				}
 			}
 		}
 		return nil

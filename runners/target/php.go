@@ -188,7 +188,8 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		v.Key(), url, s.nginx.cmd.Process.Pid, s.fpm.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-fpm.log"), pids: s.pids, alive: s.alive, stop: s.stop,
 		workers: func() []int { return fpmChildren(url) },
-		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) }}
+		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) },
+		Holds:   &fpmHolds{url: url}}
 	if stacks != nil {
 		// Each child appends a request's stacks as the request ends: nothing to flush.
 		t.Profile = func(context.Context) (*profile.Profile, error) { return stacks.read() }
@@ -205,6 +206,9 @@ type fpmStatus struct {
 		State      string `json:"state"`
 		Requests   int64  `json:"requests"`
 		RequestURI string `json:"request uri"`
+		// Duration is the request in progress's, or an Idle process's last request's,
+		// from accepting it to its end, in microseconds.
+		Duration int64 `json:"request duration"`
 		// LastMemory is zend_memory_peak_usage(true) at the end of the process's last
 		// request: what PHP's allocator held from the system at the request's peak, in
 		// whole 2 MiB chunks (php/README.md, "Memory per request"). php-fpm shows it
@@ -256,6 +260,65 @@ func fpmRuntime(ctx context.Context, url string) (RuntimeSample, error) {
 		case <-ctx.Done():
 			return RuntimeSample{}, fmt.Errorf("php-fpm status: %w", ctx.Err())
 		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// fpmHolds times each request served alone by the child that served it: the child is
+// the pool's resource, held from accepting the request to its end (its status page's
+// request duration), which leaves out nginx and the client around it.
+type fpmHolds struct {
+	url      string
+	requests map[int]int64 // each child's requests at the previous reading
+}
+
+// Start reads each child's count of requests served.
+func (h *fpmHolds) Start(ctx context.Context) error {
+	st, err := readFPMStatus(ctx, h.url)
+	if err != nil {
+		return err
+	}
+	h.requests = map[int]int64{}
+	for _, p := range st.Processes {
+		h.requests[p.PID] = p.Requests
+	}
+	return nil
+}
+
+// Next is the hold of the one request served since the previous reading: the duration
+// of the child whose count rose by one, read once it is Idle again (it is Finishing
+// for a moment after its answer has left).
+func (h *fpmHolds) Next(ctx context.Context) (time.Duration, error) {
+	deadline := time.Now().Add(fpmIdleWait)
+	for {
+		st, err := readFPMStatus(ctx, h.url)
+		if err != nil {
+			return 0, err
+		}
+		var served []int
+		idle, more := false, false
+		var d time.Duration
+		for _, p := range st.Processes {
+			if p.Requests != h.requests[p.PID] {
+				served = append(served, p.PID)
+				more = more || p.Requests > h.requests[p.PID]+1
+				idle, d = p.State == "Idle", time.Duration(p.Duration)*time.Microsecond
+			}
+		}
+		switch {
+		case len(served) > 1 || more:
+			h.Start(ctx)
+			return 0, fmt.Errorf("php-fpm status: more than one request served since the last reading, want one")
+		case len(served) == 1 && idle:
+			h.requests[served[0]]++
+			return d, nil
+		case time.Now().After(deadline):
+			return 0, fmt.Errorf("php-fpm status: no child finished one request within %s", fpmIdleWait)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("php-fpm status: %w", ctx.Err())
+		case <-time.After(time.Millisecond):
 		}
 	}
 }

@@ -791,3 +791,37 @@ func TestPHPUnitAgainstMariaDB(t *testing.T) {
 		t.Fatalf("phpunit ran no test, or skipped some:\n%s", out)
 	}
 }
+
+// A php-fpm child is held by each request it serves alone, timed on its status page:
+// one hold per request, longer than nothing and shorter than the request as the client
+// saw it (which adds nginx and the client). Two requests served between readings are
+// refused, not mixed up.
+func TestFPMHoldsTimeEachRequestsChild(t *testing.T) {
+	_, dsnFile, _ := sharedDB(t)
+	v := matrix.Variant{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 2}
+	tg := startPHPTarget(t, v, dsnFile, "")
+	if tg.Holds == nil {
+		t.Fatal("a php-fpm target times no holds")
+	}
+	ctx := context.Background()
+	if err := tg.Holds.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		t0 := time.Now()
+		if r := get(t, fmt.Sprintf("%s/users/%d", tg.URL, i+1)); r.status != http.StatusOK {
+			t.Fatalf("GET /users/%d = %d %s", i+1, r.status, r.body)
+		}
+		took := time.Since(t0)
+		d, err := tg.Holds.Next(ctx)
+		if err != nil || d <= 0 || d > took {
+			t.Errorf("request %d: hold %v (%v), want one within the request's %v", i+1, d, err, took)
+		}
+	}
+	get(t, tg.URL+"/users/1")
+	get(t, tg.URL+"/users/2")
+	if d, err := tg.Holds.Next(ctx); err == nil && d > 0 {
+		// Both may have gone to one child, which served two: that is refused too.
+		t.Errorf("two requests between readings gave one hold of %v", d)
+	}
+}

@@ -88,6 +88,10 @@ type Target struct {
 	// Runtime reads what the target's runtime counts about itself; nil when it counts
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
+	// Holds times, in the target, how long each request served alone held the pool's
+	// resource (a php-fpm child); nil where it does not (Go's holds are its pool
+	// counters on AdminURL).
+	Holds HoldTimer
 	// Profile returns the stacks the target sampled since it started (or since the
 	// last call), in nanoseconds of the clock ProfileClock names; nil unless the target
 	// can (started with Profile, and not Go: Go's profiles come from pprof on AdminURL).
@@ -110,6 +114,13 @@ type Target struct {
 	proc func(pids []int) (procstat.FS, error)
 	// resetRSS resets the peak RSS of pids on the target's host; nil: here.
 	resetRSS func(pids []int) error
+}
+
+// HoldTimer times requests served one at a time: Start before the first, Next after
+// each, which gives that request's hold.
+type HoldTimer interface {
+	Start(ctx context.Context) error
+	Next(ctx context.Context) (time.Duration, error)
 }
 
 // Counts reads the counters of the target's processes pids (procstat.TakeCounts) on
