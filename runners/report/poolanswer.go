@@ -390,14 +390,24 @@ func poolText(a poolsize.Advice) string {
 	return fmt.Sprint(a.Pool)
 }
 
-// goHold is the first Go variant's hold: every variant of a run was timed alike.
-func goHold(all []sized) poolsize.Hold {
+// holdOf is the first hold of resource among all: every variant of a run was timed
+// alike; one with nothing timed when none was sized.
+func holdOf(all []sized, resource string) poolsize.Hold {
 	for _, x := range all {
-		if x.hold.Resource == "connection" {
+		if x.hold.Resource == resource {
 			return x.hold
 		}
 	}
-	return poolsize.Hold{}
+	return poolsize.Hold{Resource: resource}
+}
+
+// fpmHeld is how a php-fpm child's hold was timed when php-fpm timed it, "" when the
+// run took a request's latency (runs before that, or none sized).
+func fpmHeld(all []sized) string {
+	if h := holdOf(all, "php-fpm child"); h.InTarget {
+		return h.HowHeld()
+	}
+	return ""
 }
 
 // poolSection holds the fourth answer's table: every sized variant, how its hold was
@@ -413,7 +423,7 @@ func (d *data) poolSection(a answer) section {
 	s.Intro = []string{
 		say("pool-sized", map[string]any{"Assumptions": need.Assumptions(),
 			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added)}),
-		say("pool-how", map[string]any{"HowHeld": goHold(all).HowHeld(), "Tail": poolsize.Tail}),
+		say("pool-how", map[string]any{"HowHeld": holdOf(all, "connection").HowHeld(), "FPMHeld": fpmHeld(all), "Tail": poolsize.Tail}),
 	}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",
 		Head: []string{"variant", "holds", "round trips", "hold here [95%]", "hold there", "p99 alone there", "pool", "its capacity [95%]"}}

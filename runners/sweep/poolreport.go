@@ -249,14 +249,15 @@ func probes(c *results.Capacity) string {
 func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 	sec := report.SweepSection{Heading: "The model's input: what a request holds"}
 	t := report.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
-	var goHold poolsize.Hold // every point of a sweep was timed alike
+	// Every point of a sweep was timed alike: the first hold of each resource says how.
+	first := map[string]poolsize.Hold{}
 	for _, cv := range curves {
 		h, ok := cv.Hold()
 		if !ok {
 			continue
 		}
-		if h.Resource == "connection" && goHold.Resource == "" { // the first, as the report takes it
-			goHold = h
+		if _, seen := first[h.Resource]; !seen {
+			first[h.Resource] = h
 		}
 		trips := h.RoundTrips * h.RTT
 		there := h.At(need.RTT)
@@ -264,9 +265,15 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 			fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi)),
 			units.Seconds(trips), units.Seconds(h.Seconds - trips), units.Seconds(there.Seconds), units.Seconds(h.P99)})
 	}
-	sec.Paragraphs = []string{"Each point's round trips are counted with requests sent one at a time; a Go request holds its connection " + goHold.HowHeld() +
-		", a PHP request its child or worker for all of its latency. The family's hold is the median point's. " +
-		"At another distance the hold moves by one round-trip time per round trip (runners/poolsize)."}
+	goHold, ok := first["connection"]
+	if !ok {
+		goHold = poolsize.Hold{Resource: "connection"}
+	}
+	fpmHeld := ""
+	if h := first["php-fpm child"]; h.InTarget {
+		fpmHeld = h.HowHeld()
+	}
+	sec.Paragraphs = []string{say("model-input", map[string]any{"GoHeld": goHold.HowHeld(), "FPMHeld": fpmHeld})}
 	sec.Tables = []report.Table{t}
 	return sec
 }
