@@ -99,20 +99,22 @@ func ModelOf(h Hold, n Need, hosts Hosts) Model {
 	return Model{Hold: h.At(n.RTT), CPU: h.CPU, Hosts: hosts, P99: n.P99.Seconds(), Arrivals: n.Arrivals}
 }
 
-// at is the mean hold (from hold, one end of its interval or its mean), the p99 alone
-// and the host utilisations at rate; ok is false past a host's cores.
-func (m Model) at(rate, hold float64) (s, p99 float64, ok bool) {
+// at is the mean hold (from hold, one end of its interval or its mean) in a pool of c,
+// and the p99 alone, at rate; ok is false past a host's cores. A hold's work stretches
+// with the CPU work it competes with (seen).
+func (m Model) at(c int, rate, hold float64) (s, p99 float64, ok bool) {
 	f := 1.0
 	if m.CPU.Known() && m.Hosts.Modelled() {
 		ua, ud := m.Hosts.Use(m.CPU, rate)
 		if ua >= 1 || ud >= 1 {
 			return 0, 0, false
 		}
+		sa, sd := m.Hosts.Use(m.seen(c), rate)
 		dbCores := m.Hosts.DBCores
 		if m.Hosts.Shared {
 			dbCores = m.Hosts.AppCores // the one host's
 		}
-		fa, fd := stretch(ua, m.Hosts.AppCores), stretch(ud, dbCores)
+		fa, fd := stretch(sa, m.Hosts.AppCores), stretch(sd, dbCores)
 		// The work in a hold is the app's and the database's, in the shares of their CPU.
 		wa := m.CPU.App / (m.CPU.App + m.CPU.DB)
 		f = wa*fa + (1-wa)*fd
@@ -122,10 +124,26 @@ func (m Model) at(rate, hold float64) (s, p99 float64, ok bool) {
 	return work(hold), work(m.Hold.P99), true
 }
 
+// seen is the CPU per request that a request in a pool of c competes with. A php-fpm
+// child or a resident worker bounds the work in flight: requests beyond c wait in the
+// listen backlog doing nothing, so a request competes with the other c-1 of c requests'
+// app and database work, by the arrival theorem as Schweitzer's approximation takes it
+// (Lazowska et al., Quantitative System Performance, 1984, §6.4.2), and with the load
+// generator's and a proxy's whole. A Go request waiting for a connection has done its
+// HTTP work already, and every request in flight competes: it sees the whole.
+func (m Model) seen(c int) CPU {
+	cpu := m.CPU
+	if m.Hold.Resource != "connection" && c >= 1 {
+		others := float64(c-1) / float64(c)
+		cpu.App, cpu.DB = cpu.App*others, cpu.DB*others
+	}
+	return cpu
+}
+
 // holds says whether a pool of c serves rate with at most Tail of requests waiting
 // longer than the target leaves, the hold taken at hold.
 func (m Model) holds(c int, rate, hold float64) bool {
-	s, p99, ok := m.at(rate, hold)
+	s, p99, ok := m.at(c, rate, hold)
 	if !ok || !(s > 0) {
 		return false
 	}
@@ -199,7 +217,7 @@ func (m Model) MinPool(rate float64, limit int) int {
 // Busy is a pool of c's utilisation at rate: the share of its connections (children,
 // workers) held on average, with the hold stretched by the hosts' CPU at that rate.
 func (m Model) Busy(c int, rate float64) float64 {
-	s, _, ok := m.at(rate, m.Hold.Seconds)
+	s, _, ok := m.at(c, rate, m.Hold.Seconds)
 	if !ok || c < 1 {
 		return math.Inf(1)
 	}

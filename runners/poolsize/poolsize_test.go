@@ -159,7 +159,7 @@ func TestAProxysHopStretchesOnlyOnASharedHost(t *testing.T) {
 	if !(hop < 0.97*wired) {
 		t.Errorf("pool 8 here: %g req/s with the proxy's hop stretching, %g without; want clearly fewer", hop, wired)
 	}
-	if s, _, _ := ModelOf(slept, n, here).at(100, slept.Seconds); math.Abs(s-slept.Seconds) > 0.02*slept.Seconds {
+	if s, _, _ := ModelOf(slept, n, here).at(8, 100, slept.Seconds); math.Abs(s-slept.Seconds) > 0.02*slept.Seconds {
 		t.Errorf("at 100 req/s the cores are idle: hold %g, want about %g", s, slept.Seconds)
 	}
 	prod := Hosts{AppCores: 2, DBCores: 2}
@@ -170,6 +170,28 @@ func TestAProxysHopStretchesOnlyOnASharedHost(t *testing.T) {
 	}
 	if moved := slept.At(2 * time.Millisecond); math.Abs(moved.Added-1.7e-3) > 1e-12 {
 		t.Errorf("moved to 2 ms the proxy adds %g, want 1.7 ms", moved.Added)
+	}
+}
+
+// A php-fpm child works on one request at a time and the requests beyond the pool
+// wait doing nothing: a pool of one child competes with no other request's work, only
+// with the load generator's, while a Go request competes with every request in flight.
+func TestAChildCompetesOnlyWithTheOtherChildren(t *testing.T) {
+	n := Need{Rate: 300, P99: 50 * time.Millisecond, RTT: time.Millisecond}
+	child := Hold{Seconds: 3e-3, Lo: 2.9e-3, Hi: 3.1e-3, P99: 4e-3, RTT: 1e-3, RoundTrips: 1, Resource: "php-fpm child",
+		CPU: CPU{App: 2e-3, DB: 0.5e-3}} // no load generator: its own work only
+	here := Hosts{Shared: true, AppCores: 2}
+	m := ModelOf(child, n, here)
+	if s, _, ok := m.at(1, 300, child.Seconds); !ok || s != child.Seconds {
+		t.Errorf("one child at 300 req/s: hold %g (%v), want its own %g: nothing else competes", s, ok, child.Seconds)
+	}
+	if s, _, _ := m.at(8, 300, child.Seconds); !(s > child.Seconds) {
+		t.Errorf("eight children at 300 req/s: hold %g, want more than %g", s, child.Seconds)
+	}
+	conn := child
+	conn.Resource = "connection"
+	if s, _, _ := ModelOf(conn, n, here).at(1, 300, conn.Seconds); !(s > conn.Seconds) {
+		t.Errorf("a Go pool of one at 300 req/s: hold %g, want more than %g: requests waiting for it still work", s, conn.Seconds)
 	}
 }
 
