@@ -133,7 +133,7 @@ func (m Model) at(c int, rate, hold float64) (s, p99 float64, ok bool) {
 // HTTP work already, and every request in flight competes: it sees the whole.
 func (m Model) seen(c int) CPU {
 	cpu := m.CPU
-	if m.Hold.Resource != "connection" && c >= 1 {
+	if m.Hold.Resource != Connection && c >= 1 {
 		others := float64(c-1) / float64(c)
 		cpu.App, cpu.DB = cpu.App*others, cpu.DB*others
 	}

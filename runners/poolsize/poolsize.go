@@ -99,6 +99,16 @@ func (n Need) Stored() *results.PoolNeed {
 		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current, AppMemory: n.AppMemory}
 }
 
+// Resource is what a pool is made of, and what a request holds: its value is the word
+// the report prints.
+type Resource string
+
+const (
+	Connection Resource = "connection"    // a Go database/sql connection
+	FPMChild   Resource = "php-fpm child" // one PHP request at a time, its PDO connection kept
+	Worker     Resource = "worker"        // a resident PHP worker, likewise
+)
+
 // Hold is what one request costs a pooled resource, measured alone.
 type Hold struct {
 	Seconds, Lo, Hi float64 // mean hold per request with its 95% interval
@@ -107,8 +117,8 @@ type Hold struct {
 	// Added is the part of RTT a delay proxy added by sleeping (results.Link.Added); 0
 	// when none did.
 	Added      float64
-	RoundTrips float64 // per request: each adds one round-trip time to the hold
-	Resource   string  // what is held: "connection", "php-fpm child", "worker"
+	RoundTrips float64  // per request: each adds one round-trip time to the hold
+	Resource   Resource // what is held
 	// InTarget: the hold was timed in the target: a Go connection's from checkout to
 	// return (go/held), a php-fpm child's from accepting the request to its end (its
 	// status page); false: at the counting proxy (Go runs before that) or a PHP
@@ -142,15 +152,15 @@ func Of(v *results.Variant, link *results.Link) (Hold, bool) {
 	}
 	switch {
 	case v.Lang == "go" && z.Held > 0:
-		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, "connection", true
+		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, Connection, true
 	case v.Lang == "go":
-		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, "connection"
+		h.Seconds, h.Lo, h.Hi, h.Resource = z.DBWait, z.DBWaitLo, z.DBWaitHi, Connection
 	case v.Server == "fpm" && z.Held > 0:
-		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, "php-fpm child", true
+		h.Seconds, h.Lo, h.Hi, h.Resource, h.InTarget = z.Held, z.HeldLo, z.HeldHi, FPMChild, true
 	case v.Server == "worker":
-		h.Seconds, h.Lo, h.Hi, h.Resource = z.Latency, z.LatencyLo, z.LatencyHi, "worker"
+		h.Seconds, h.Lo, h.Hi, h.Resource = z.Latency, z.LatencyLo, z.LatencyHi, Worker
 	default:
-		h.Seconds, h.Lo, h.Hi, h.Resource = z.Latency, z.LatencyLo, z.LatencyHi, "php-fpm child"
+		h.Seconds, h.Lo, h.Hi, h.Resource = z.Latency, z.LatencyLo, z.LatencyHi, FPMChild
 	}
 	return h, h.Seconds > 0
 }

@@ -60,7 +60,7 @@ func (a Advice) Settings() string {
 // connection" (Go) or "holds its php-fpm child or worker" (PHP): in the target, or in
 // runs before that at the counting proxy (Go) or as the request's latency (PHP).
 func (h Hold) HowHeld() string {
-	return say("held", map[string]bool{"InTarget": h.InTarget, "Connection": h.Resource == "connection"})
+	return say("held", map[string]bool{"InTarget": h.InTarget, "Connection": h.Resource == Connection})
 }
 
 func trim(x float64) string {

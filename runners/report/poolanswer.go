@@ -146,9 +146,9 @@ func settingOf(h poolsize.Hold, a poolsize.Advice) string {
 	}
 	n := advised(a)
 	switch h.Resource {
-	case "connection":
+	case poolsize.Connection:
 		return fmt.Sprintf("`SetMaxOpenConns(%d)`", n)
-	case "php-fpm child":
+	case poolsize.FPMChild:
 		return fmt.Sprintf("`pm.max_children = %d`", n)
 	}
 	return fmt.Sprintf("`worker.php --workers %d`", n)
@@ -392,7 +392,7 @@ func poolText(a poolsize.Advice) string {
 
 // holdOf is the first hold of resource among all: every variant of a run was timed
 // alike; one with nothing timed when none was sized.
-func holdOf(all []sized, resource string) poolsize.Hold {
+func holdOf(all []sized, resource poolsize.Resource) poolsize.Hold {
 	for _, x := range all {
 		if x.hold.Resource == resource {
 			return x.hold
@@ -404,7 +404,7 @@ func holdOf(all []sized, resource string) poolsize.Hold {
 // fpmHeld is how a php-fpm child's hold was timed when php-fpm timed it, "" when the
 // run took a request's latency (runs before that, or none sized).
 func fpmHeld(all []sized) string {
-	if h := holdOf(all, "php-fpm child"); h.InTarget {
+	if h := holdOf(all, poolsize.FPMChild); h.InTarget {
 		return h.HowHeld()
 	}
 	return ""
@@ -423,13 +423,13 @@ func (d *data) poolSection(a answer) section {
 	s.Intro = []string{
 		say("pool-sized", map[string]any{"Assumptions": need.Assumptions(),
 			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added)}),
-		say("pool-how", map[string]any{"HowHeld": holdOf(all, "connection").HowHeld(), "FPMHeld": fpmHeld(all), "Tail": poolsize.Tail}),
+		say("pool-how", map[string]any{"HowHeld": holdOf(all, poolsize.Connection).HowHeld(), "FPMHeld": fpmHeld(all), "Tail": poolsize.Tail}),
 	}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",
 		Head: []string{"variant", "holds", "round trips", "hold here [95%]", "hold there", "p99 alone there", "pool", "its capacity [95%]"}}
 	for _, x := range all {
 		h, ad := x.hold, x.advice
-		g.Rows = append(g.Rows, []cell{textCell(x.v.Key), textCell(h.Resource), numCell(h.RoundTrips, fmt.Sprintf("%.2g", h.RoundTrips)),
+		g.Rows = append(g.Rows, []cell{textCell(x.v.Key), textCell(string(h.Resource)), numCell(h.RoundTrips, fmt.Sprintf("%.2g", h.RoundTrips)),
 			numCell(h.Seconds, fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi))),
 			numCell(ad.Hold.Seconds, units.Seconds(ad.Hold.Seconds)), numCell(ad.Hold.P99, units.Seconds(ad.Hold.P99)),
 			numCell(float64(ad.Pool), poolText(ad)), numCell(ad.Capacity, capacityText(ad))})
