@@ -1,6 +1,7 @@
 package delay
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -245,5 +246,18 @@ func TestModuleNamesTheVersionBuilt(t *testing.T) {
 	}
 	if got := moduleIn(nil); got != "toxiproxy" {
 		t.Errorf("without build information: %q, want toxiproxy", got)
+	}
+}
+
+// The round trip through the proxy is the delay added and a little more (its hop and
+// wake-ups), within the proxy's slack.
+func TestRoundTripIsTheDelayAndTheHop(t *testing.T) {
+	rtt := time.Millisecond
+	got, err := RoundTrip(context.Background(), rtt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Duration(got * 1e9); d < rtt || d > rtt+addedSlack(rtt/2) {
+		t.Errorf("round trip through a 1 ms proxy: %v, want 1 ms to %v", d, rtt+addedSlack(rtt/2))
 	}
 }

@@ -77,8 +77,9 @@ type Checked struct {
 // CheckTargets picks what the fourth answer names from a run: per language and
 // server, the raw driver at persistent connections at the stmt mode most of the
 // group's persistent variants share (as the report groups them, runners/report),
-// with the model's pool for this machine.
-func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
+// with the model's pool for this machine. path is the round trip through the check's
+// delay proxy (delay.RoundTrip), which its requests pay; 0: not measured, need.RTT.
+func CheckTargets(r *results.Run, need poolsize.Need, cores int, path float64) []Checked {
 	if r.Link == nil {
 		return nil
 	}
@@ -115,12 +116,27 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int) []Checked {
 		if !ok {
 			continue
 		}
-		here, hosts := need.Here(cores)
+		h, at := throughProxy(h, need, path)
+		here, hosts := at.Here(cores)
 		a := poolsize.SizeOn(h, here, hosts)
 		mv := matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn}
 		out = append(out, Checked{Variant: mv, Model: a.Pool})
 	}
 	return out
+}
+
+// throughProxy moves h to the check's path, the proxy's sleep need.RTT and its hop on
+// top, and marks the sleep: on this machine's shared cores the hop is CPU work that
+// stretches with the rest of the hold (poolsize's wire).
+func throughProxy(h poolsize.Hold, need poolsize.Need, path float64) (poolsize.Hold, poolsize.Need) {
+	sleep := need.RTT.Seconds()
+	if path <= sleep {
+		return h, need
+	}
+	need.RTT = secondsToDuration(path)
+	h = h.At(need.RTT)
+	h.Added = sleep
+	return h, need
 }
 
 // Ladder is the pools a check probes around the model's n: the one below, n, the one

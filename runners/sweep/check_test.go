@@ -68,9 +68,21 @@ func TestCheckTargets(t *testing.T) {
 		mk("raw", "raw", "prepare"), mk("raw", "raw", "interpolate"), mk("orm", "orm", "interpolate"), mk("sqlx", "wrapper", "interpolate"),
 	}}
 	need := poolsize.Need{Rate: 1000, P99: 50 * time.Millisecond, RTT: time.Millisecond, Instances: 4, MaxConnections: 151}
-	got := CheckTargets(r, need, 2)
+	got := CheckTargets(r, need, 2, 0)
 	if len(got) != 1 || got[0].Variant.Stmt != "interpolate" || got[0].Variant.Layer != "raw" || got[0].Model < 2 {
 		t.Fatalf("CheckTargets = %+v", got)
+	}
+	// Through the check's proxy each round trip pays its hop too: a longer hold, whose
+	// hop stretches on the shared cores. At 3000 req/s that takes a larger pool.
+	need.Rate = 3000
+	plain, hop := CheckTargets(r, need, 2, 0), CheckTargets(r, need, 2, 1.6e-3)
+	if len(plain) != 1 || len(hop) != 1 || hop[0].Model <= plain[0].Model {
+		t.Errorf("at 3000 req/s: pool %+v through a 1.6 ms path, not more than %+v at 1 ms", hop, plain)
+	}
+	h, _ := poolsize.Of(r.Variants[1], r.Link)
+	moved, at := throughProxy(h, need, 1.6e-3)
+	if moved.RTT != 1.6e-3 || moved.Added != 1e-3 || at.RTT != 1600*time.Microsecond {
+		t.Errorf("through the proxy: hold at %g with %g slept, need at %v; want 1.6 ms, 1 ms, 1.6ms", moved.RTT, moved.Added, at.RTT)
 	}
 	if !strings.Contains(Family(got[0].Variant), "stmt=interpolate/conn=persistent") {
 		t.Errorf("family %q", Family(got[0].Variant))
