@@ -96,8 +96,9 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 				held = append(held, float64(h1.HeldDuration-h0.HeldDuration)/1e9)
 				h0 = h1
 			}
-			if timed {
-				if d, err := via.holds.Next(ctx); err == nil {
+			if timed { // one reading missed leaves the holds out (zeroLoad): stop reading
+				d, err := via.holds.Next(ctx)
+				if timed = err == nil; timed {
 					held = append(held, d.Seconds())
 				}
 			}
@@ -191,7 +192,8 @@ func countsText(counts map[string]int) string {
 }
 
 // zeroLoad summarizes the count's requests, one at a time. held counts only when every
-// request gave one (a Go target's holds), so the mean is of the same requests.
+// request gave one (a Go connection's or a php-fpm child's), so the mean is of the same
+// requests.
 func zeroLoad(latency, waited, held []float64) *results.ZeroLoad {
 	l, w := stats.MeanOf(latency), stats.MeanOf(waited)
 	if l.Void || l.Infinite {

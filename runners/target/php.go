@@ -307,7 +307,7 @@ func (h *fpmHolds) Next(ctx context.Context) (time.Duration, error) {
 		}
 		switch {
 		case len(served) > 1 || more:
-			h.Start(ctx)
+			h.Start(ctx) // count from here; if this reading fails too, the next Next says so
 			return 0, fmt.Errorf("php-fpm status: more than one request served since the last reading, want one")
 		case len(served) == 1 && idle:
 			h.requests[served[0]]++
