@@ -277,3 +277,16 @@ func TestArrivalsAndAConstantHold(t *testing.T) {
 		t.Errorf("a hold of all work at random arrivals: %.1f req/s, want M/M/1's %.0f", mm, mmc)
 	}
 }
+
+// A run's pages say once how its holds were timed: the first Go connection's way (the
+// counting proxy's when none was sized), and a php-fpm child's only when php-fpm timed it.
+func TestHowTimed(t *testing.T) {
+	conn := Hold{Resource: Connection, InTarget: true}
+	child := Hold{Resource: FPMChild, InTarget: true}
+	if c, ch := HowTimed([]Hold{child, conn}); c != conn.HowHeld() || ch != child.HowHeld() {
+		t.Errorf("timed in the targets: %q, %q", c, ch)
+	}
+	if c, ch := HowTimed([]Hold{{Resource: FPMChild}}); !strings.Contains(c, "counting proxy") || ch != "" {
+		t.Errorf("no Go hold, a child by its latency: %q, %q", c, ch)
+	}
+}

@@ -56,6 +56,30 @@ func (a Advice) Settings() string {
 		"Total": total, "Fits": fits, "MaxConnections": a.Need.MaxConnections})
 }
 
+// HowTimed says how the holds of a run or a sweep were timed, every variant of one
+// alike: conn is HowHeld of its first Go connection (of one timed at the counting proxy
+// when it has none), child HowHeld of its first php-fpm child when php-fpm timed it, ""
+// when the child was held for the request's latency or there is none.
+func HowTimed(hs []Hold) (conn, child string) {
+	c, ok := firstOf(hs, Connection)
+	if !ok {
+		c = Hold{Resource: Connection}
+	}
+	if h, ok := firstOf(hs, FPMChild); ok && h.InTarget {
+		child = h.HowHeld()
+	}
+	return c.HowHeld(), child
+}
+
+func firstOf(hs []Hold, r Resource) (Hold, bool) {
+	for _, h := range hs {
+		if h.Resource == r {
+			return h, true
+		}
+	}
+	return Hold{}, false
+}
+
 // HowHeld says how a request's hold was timed, as a clause that follows "holds its
 // connection" (Go) or "holds its php-fpm child or worker" (PHP): in the target, or in
 // runs before that at the counting proxy (Go) or as the request's latency (PHP).

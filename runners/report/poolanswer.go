@@ -390,26 +390,6 @@ func poolText(a poolsize.Advice) string {
 	return fmt.Sprint(a.Pool)
 }
 
-// holdOf is the first hold of resource among all: every variant of a run was timed
-// alike; one with nothing timed when none was sized.
-func holdOf(all []sized, resource poolsize.Resource) poolsize.Hold {
-	for _, x := range all {
-		if x.hold.Resource == resource {
-			return x.hold
-		}
-	}
-	return poolsize.Hold{Resource: resource}
-}
-
-// fpmHeld is how a php-fpm child's hold was timed when php-fpm timed it, "" when the
-// run took a request's latency (runs before that, or none sized).
-func fpmHeld(all []sized) string {
-	if h := holdOf(all, poolsize.FPMChild); h.InTarget {
-		return h.HowHeld()
-	}
-	return ""
-}
-
 // poolSection holds the fourth answer's table: every sized variant, how its hold was
 // measured and moved to the need's distance, and the pool with its settings.
 func (d *data) poolSection(a answer) section {
@@ -420,10 +400,15 @@ func (d *data) poolSection(a answer) section {
 		return s
 	}
 	link := d.run.Link
+	var holds []poolsize.Hold
+	for _, x := range all {
+		holds = append(holds, x.hold)
+	}
+	conn, child := poolsize.HowTimed(holds)
 	s.Intro = []string{
 		say("pool-sized", map[string]any{"Assumptions": need.Assumptions(),
 			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added)}),
-		say("pool-how", map[string]any{"HowHeld": holdOf(all, poolsize.Connection).HowHeld(), "FPMHeld": fpmHeld(all), "Tail": poolsize.Tail}),
+		say("pool-how", map[string]any{"HowHeld": conn, "FPMHeld": child, "Tail": poolsize.Tail}),
 	}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",
 		Head: []string{"variant", "holds", "round trips", "hold here [95%]", "hold there", "p99 alone there", "pool", "its capacity [95%]"}}

@@ -249,31 +249,21 @@ func probes(c *results.Capacity) string {
 func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 	sec := report.SweepSection{Heading: "The model's input: what a request holds"}
 	t := report.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
-	// Every point of a sweep was timed alike: the first hold of each resource says how.
-	first := map[poolsize.Resource]poolsize.Hold{}
+	var holds []poolsize.Hold
 	for _, cv := range curves {
 		h, ok := cv.Hold()
 		if !ok {
 			continue
 		}
-		if _, seen := first[h.Resource]; !seen {
-			first[h.Resource] = h
-		}
+		holds = append(holds, h)
 		trips := h.RoundTrips * h.RTT
 		there := h.At(need.RTT)
 		t.Rows = append(t.Rows, []string{cv.Family, string(h.Resource), fmt.Sprintf("%.2g", h.RoundTrips),
 			fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi)),
 			units.Seconds(trips), units.Seconds(h.Seconds - trips), units.Seconds(there.Seconds), units.Seconds(h.P99)})
 	}
-	goHold, ok := first[poolsize.Connection]
-	if !ok {
-		goHold = poolsize.Hold{Resource: poolsize.Connection}
-	}
-	fpmHeld := ""
-	if h := first[poolsize.FPMChild]; h.InTarget {
-		fpmHeld = h.HowHeld()
-	}
-	sec.Paragraphs = []string{say("model-input", map[string]any{"GoHeld": goHold.HowHeld(), "FPMHeld": fpmHeld})}
+	conn, child := poolsize.HowTimed(holds)
+	sec.Paragraphs = []string{say("model-input", map[string]any{"GoHeld": conn, "FPMHeld": child})}
 	sec.Tables = []report.Table{t}
 	return sec
 }
