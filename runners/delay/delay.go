@@ -6,11 +6,9 @@ package delay
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
+
+	"dbbench/runners/echo"
 )
 
 // Proxy is a TCP proxy that holds every byte for a fixed time in each direction,
@@ -194,43 +194,11 @@ func RoundTrip(ctx context.Context, rtt time.Duration) (float64, error) {
 		return 0, fmt.Errorf("delay: %w", err)
 	}
 	defer l.Close()
-	go echo(l)
+	go echo.Serve(l)
 	p, err := Start(l.Addr().String(), rtt/2)
 	if err != nil {
 		return 0, err
 	}
 	defer p.Close()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", p.Addr())
-	if err != nil {
-		return 0, fmt.Errorf("delay: %w", err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	b := []byte{0}
-	var took []float64
-	for i := range roundTripEchoes + 1 {
-		t0 := time.Now()
-		if _, err := c.Write(b); err != nil {
-			return 0, fmt.Errorf("delay: %w", err)
-		}
-		if _, err := io.ReadFull(c, b); err != nil {
-			return 0, fmt.Errorf("delay: %w", err)
-		}
-		if i > 0 { // the first pays the connection's set-up through the proxy
-			took = append(took, time.Since(t0).Seconds())
-		}
-	}
-	slices.Sort(took)
-	return took[len(took)/2], nil
-}
-
-// echo answers each byte of the one connection l accepts.
-func echo(l net.Listener) {
-	c, err := l.Accept()
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	io.Copy(c, c)
+	return echo.RTT(ctx, p.Addr(), roundTripEchoes)
 }

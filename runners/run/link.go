@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"net"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/runners/echo"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/topology"
@@ -81,37 +81,8 @@ func echoRTT(ctx context.Context, app *topology.Role) (float64, error) {
 		return 0, err
 	}
 	defer l.Close()
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		b := make([]byte, 1)
-		for {
-			if _, err := c.Read(b); err != nil {
-				return
-			}
-			if _, err := c.Write(b); err != nil {
-				return
-			}
-		}
-	}()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", l.Addr().String())
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	b := []byte{0}
-	return timedMedian(func() error {
-		if _, err := c.Write(b); err != nil {
-			return err
-		}
-		_, err := io.ReadFull(c, b)
-		return err
-	})
+	go echo.Serve(l)
+	return echo.RTT(ctx, l.Addr().String(), linkPings)
 }
 
 // timedMedian times linkPings+1 calls of once and returns the median of all but the
