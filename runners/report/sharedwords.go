@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/findings"
+	"dbbench/runners/internal/words"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
@@ -119,9 +120,7 @@ var marks = map[stats.Decision]string{
 var marksLegendStart = "● differs by more than " + marginText
 
 // marginText is the findings' margin as the legend says it: "2%".
-var marginText = percent(findings.Margin)
-
-func percent(m float64) string { return fmt.Sprintf("%g%%", 100*m) }
+var marginText = words.Percent(findings.Margin)
 
 func markLegend(p *results.Pairing) string { return markLegendAt(marginText, target(p)) }
 
@@ -141,7 +140,7 @@ func MarksLegend() string { return termMark.ReplaceAllString(markLegend(nil), "$
 
 // MarksLegendAt is the same legend at margin m, a fraction (dbbench ab's threshold).
 func MarksLegendAt(m float64) string {
-	return termMark.ReplaceAllString(markLegendAt(percent(m), target(nil)), "$1")
+	return termMark.ReplaceAllString(markLegendAt(words.Percent(m), target(nil)), "$1")
 }
 
 // commandsTerm marks "commands" in "3 → 1 commands" for the glossary, which says what

@@ -26,9 +26,13 @@ func Load(fsys fs.FS, patterns ...string) *Book {
 
 // funcs are what a sentence may do to its data: a percentage and a list.
 var funcs = template.FuncMap{
-	"pct":  func(f float64) string { return fmt.Sprintf("%g%%", 100*f) },
+	"pct":  Percent,
 	"join": strings.Join,
 }
+
+// Percent is a fraction as a sentence says it: 0.02 is "2%". Code that builds a
+// sentence outside a template says it alike.
+func Percent(f float64) string { return fmt.Sprintf("%g%%", 100*f) }
 
 // Say is template name filled with data, its lines joined (Load). It panics when the
 // template is missing or the data does not fit it: a programming error, which every
