@@ -6,6 +6,7 @@ package dsn
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -157,4 +158,22 @@ func RedactURL(s string) string {
 		scheme += "://"
 	}
 	return scheme + user + ":" + Mask + rest[at:]
+}
+
+// Writer wraps w so that each Write passes through mask first: the one masking writer
+// the runner's logs (runners/secret) and the Go target's stderr (go/cmd/gotarget) use.
+// Each Write is masked on its own, so callers write whole lines (as log and
+// fmt.Fprintln do).
+func Writer(w io.Writer, mask func(string) string) io.Writer { return maskWriter{w, mask} }
+
+type maskWriter struct {
+	w    io.Writer
+	mask func(string) string
+}
+
+func (m maskWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(m.w, m.mask(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -91,3 +91,16 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterMasksEachWrite(t *testing.T) {
+	var b strings.Builder
+	w := Writer(&b, func(s string) string { return MaskPassword(s, "s3cret") })
+	line := "dial u:s3cret@tcp(127.0.0.1:3306)/db failed\n"
+	n, err := w.Write([]byte(line))
+	if err != nil || n != len(line) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(line))
+	}
+	if got, want := b.String(), "dial u:****@tcp(127.0.0.1:3306)/db failed\n"; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+}

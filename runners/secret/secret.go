@@ -101,13 +101,4 @@ func maskEnvPassword(s, p string) string {
 
 // Writer wraps w so that what is written through it is scrubbed. Each Write is scrubbed
 // on its own, so callers write whole lines (as log and fmt.Fprintln do).
-func Writer(w io.Writer) io.Writer { return scrubWriter{w} }
-
-type scrubWriter struct{ w io.Writer }
-
-func (s scrubWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, Scrub(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
+func Writer(w io.Writer) io.Writer { return dsn.Writer(w, Scrub) }

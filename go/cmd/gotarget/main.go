@@ -101,7 +101,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		// From here on every line the target prints passes the scrubber, the driver's and
 		// beego's own loggers included: their errors are quoted verbatim and must not
 		// carry the password.
-		out := scrubWriter{stderr, scrub}
+		out := dsn.Writer(stderr, scrub)
 		logger = log.New(out, "", log.LstdFlags)
 		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
 		beego.DebugLog = beego.NewLog(out)
@@ -280,19 +280,6 @@ func orNone(s string) string {
 // scrubber masks cfg's password where it stands in text from drivers and ORMs.
 func scrubber(cfg *mysql.Config) func(string) string {
 	return func(s string) string { return dsn.MaskPassword(s, cfg.Passwd) }
-}
-
-// scrubWriter masks the password in each line written through it.
-type scrubWriter struct {
-	w     io.Writer
-	scrub func(string) string
-}
-
-func (s scrubWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, s.scrub(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // described is one layer as --describe prints it; runners/target reads the same shape
