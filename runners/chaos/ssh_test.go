@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/results"
 	"dbbench/runners/sshtest"
 )
 
@@ -65,7 +66,7 @@ func TestAppHostOverSSH(t *testing.T) {
 	}
 	res, _ := written(t, out)
 	n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
-	if res == nil || res.TopologyKind() != "ssh" {
+	if res == nil || res.TopologyKind() != results.SSH {
 		t.Fatalf("results %v", res)
 	}
 	app := place(res, "app")

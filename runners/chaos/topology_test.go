@@ -18,7 +18,7 @@ import (
 
 func needNetns(t *testing.T) {
 	t.Helper()
-	if err := topology.Check(topology.Netns); err != nil {
+	if err := topology.Check(results.Netns); err != nil {
 		t.Skip(err)
 	}
 }
@@ -39,11 +39,11 @@ func noTopologyLeft(t *testing.T, pid int) int {
 // nothing is left afterwards.
 func TestNetnsCountsAsLoopbackDoes(t *testing.T) {
 	needNetns(t)
-	runs := map[string]*results.Run{}
-	for _, kind := range []string{topology.Loopback, topology.Netns} {
+	runs := map[results.TopologyKind]*results.Run{}
+	for _, kind := range []results.TopologyKind{results.Loopback, results.Netns} {
 		tmp := newTmp(t)
 		out := filepath.Join(tmp, "run")
-		p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw, "--duration", "300ms", "--topology", kind)...)
+		p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw, "--duration", "300ms", "--topology", string(kind))...)
 		if code := p.wait(2 * time.Minute); code != 0 {
 			t.Fatalf("%s run: exit %d\n%s", kind, code, p.errText())
 		}
@@ -55,7 +55,7 @@ func TestNetnsCountsAsLoopbackDoes(t *testing.T) {
 		}
 		runs[kind] = res
 	}
-	lo, ns := runs[topology.Loopback], runs[topology.Netns]
+	lo, ns := runs[results.Loopback], runs[results.Netns]
 	app := place(ns, topology.App)
 	for i, v := range ns.Variants {
 		w := lo.Variants[i]
@@ -97,7 +97,7 @@ func TestNetnsInterruptDuringSetUp(t *testing.T) {
 	needNetns(t)
 	for _, at := range []string{"namespace", "bridge", "provisioning"} {
 		tmp := newTmp(t)
-		p := dbbench(t, tmp, runArgs(filepath.Join(tmp, "run"), goRaw, "--topology", topology.Netns)...)
+		p := dbbench(t, tmp, runArgs(filepath.Join(tmp, "run"), goRaw, "--topology", string(results.Netns))...)
 		pid := p.cmd.Process.Pid
 		if !waitSetUp(p, at) {
 			t.Fatalf("%s: never seen:\n%s", at, p.errText())

@@ -43,7 +43,7 @@ func withTopology(r *results.Run) map[string]string {
 	if env == nil {
 		env = map[string]string{}
 	}
-	env["topology"] = r.TopologyKind()
+	env["topology"] = string(r.TopologyKind())
 	if r.Topology != nil {
 		// A role on another machine (--app-host) brings that machine's block: runs on
 		// two app hosts differ as two machines do.

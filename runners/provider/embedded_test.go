@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dbbench/fixtures"
+	"dbbench/runners/results"
 	"dbbench/runners/topology"
 )
 
@@ -161,10 +162,10 @@ at https://mariadb.org/jira
 // In a network namespace the server binds the namespace's address, its process is the
 // one started there, and the benchmark user reaches it from the clients' addresses.
 func TestEmbeddedInANamespace(t *testing.T) {
-	if err := topology.Check(topology.Netns); err != nil {
+	if err := topology.Check(results.Netns); err != nil {
 		t.Skip(err)
 	}
-	topo, err := topology.Start(context.Background(), topology.Netns)
+	topo, err := topology.Start(context.Background(), results.Netns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (d *data) runLine() string {
 // one loopback: "netns: load 10.77.5.1, app 10.77.5.3, db 10.77.5.2; round trips load→app
 // 15.3 µs, app→db 40.8 µs".
 func topologyText(t *results.Topology) string {
-	if t == nil || t.Kind == "" || t.Kind == "loopback" {
+	if t == nil || t.Kind == "" || t.Kind == results.Loopback {
 		return ""
 	}
 	var roles, rtts []string
@@ -59,7 +59,7 @@ func topologyText(t *results.Topology) string {
 			rtts = append(rtts, fmt.Sprintf("%s→%s %s", l.From, l.To, units.Seconds(l.RTT)))
 		}
 	}
-	s := t.Kind + ": " + strings.Join(roles, ", ")
+	s := string(t.Kind) + ": " + strings.Join(roles, ", ")
 	if len(rtts) > 0 {
 		s += "; round trips " + strings.Join(rtts, ", ")
 	}

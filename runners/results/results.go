@@ -141,9 +141,9 @@ type Link struct {
 // namespace of its own behind a bridge, or the app on another machine over SSH
 // (runners/topology), and the round trips measured between them.
 type Topology struct {
-	Kind  string      `json:"kind"` // loopback, netns, ssh
-	Roles []*Place    `json:"roles"`
-	Links []*RoleLink `json:"links,omitempty"`
+	Kind  TopologyKind `json:"kind"`
+	Roles []*Place     `json:"roles"`
+	Links []*RoleLink  `json:"links,omitempty"`
 }
 
 // Place is where one role ran: load (the runner, its load generator and its proxies),
@@ -177,10 +177,22 @@ type RoleLink struct {
 	Pings int     `json:"pings"`
 }
 
-// TopologyKind is the run's topology, "loopback" for runs that did not record one.
-func (r *Run) TopologyKind() string {
+// TopologyKind is where a run placed its roles (runners/topology).
+type TopologyKind string
+
+// Topology kinds, in the order the CLI shows them.
+const (
+	Loopback TopologyKind = "loopback" // every role on this host's loopback
+	Netns    TopologyKind = "netns"    // each role in a network namespace behind a bridge
+	// SSH is the app on another machine, reached over SSH: not a --topology value,
+	// --app-host's.
+	SSH TopologyKind = "ssh"
+)
+
+// TopologyKind is the run's topology, Loopback for runs that did not record one.
+func (r *Run) TopologyKind() TopologyKind {
 	if r.Topology == nil || r.Topology.Kind == "" {
-		return "loopback"
+		return Loopback
 	}
 	return r.Topology.Kind
 }

@@ -103,7 +103,7 @@ type Placement struct {
 	TargetDBAddr func(host, dbAddr string) (string, error)
 	// Topology is where the roles run (runners/topology): "" or loopback, all on this
 	// host's 127.0.0.1; netns, each in a network namespace of its own behind a bridge.
-	Topology string
+	Topology results.TopologyKind
 	// AppHost, when set (ssh://user@host[:port]), runs the targets on that machine,
 	// reached with SSH as SSH says; Go targets only. The load generator stays here; the
 	// database is embedded here, at the address the host sees this one at, or a dsn.
@@ -421,7 +421,7 @@ func (r *runner) run(ctx context.Context) error {
 
 // place builds the topology the roles run in and records it.
 func (r *runner) place(ctx context.Context) (err error) {
-	if r.o.Topology != "" && r.o.Topology != topology.Loopback && r.o.DB.KindName() != "embedded" {
+	if r.o.Topology != "" && r.o.Topology != results.Loopback && r.o.DB.KindName() != "embedded" {
 		return fmt.Errorf("topology %s places the database itself: it needs the embedded provider, not %s", r.o.Topology, r.o.DB.KindName())
 	}
 	if r.o.AppHost != "" {
@@ -445,7 +445,7 @@ func (r *runner) place(ctx context.Context) (err error) {
 		}
 		r.res.Topology.Roles = append(r.res.Topology.Roles, p)
 	}
-	if topo.Kind != topology.Loopback {
+	if topo.Kind != results.Loopback {
 		fmt.Fprintf(r.o.Log, "topology %s: load %s, app %s (%s), db %s (%s)\n", topo.Kind,
 			topo.Load.Addr, topo.App.Addr, cmp.Or(topo.App.Netns, topo.App.Host), topo.DB.Addr, cmp.Or(topo.DB.Netns, "here"))
 	}

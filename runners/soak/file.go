@@ -52,7 +52,7 @@ type Settings struct {
 	Rows           int            `json:"rows"`
 	Seed           uint64         `json:"seed"`
 	// Topology is where the roles ran (runners/topology); "" in soaks before it: loopback.
-	Topology string `json:"topology,omitempty"`
+	Topology results.TopologyKind `json:"topology,omitempty"`
 	// The database's limits, read from the server at the start.
 	MaxConnections        float64 `json:"max_connections"`
 	MaxPreparedStmtCount  float64 `json:"max_prepared_stmt_count"`

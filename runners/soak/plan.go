@@ -16,6 +16,7 @@ import (
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/results"
 )
 
 // Defaults of the command line.
@@ -55,7 +56,7 @@ type Options struct {
 	Out         string // the soak's directory; created
 	Log         io.Writer
 	// Topology is where the roles run (runners/topology): "" or loopback, or netns.
-	Topology string
+	Topology results.TopologyKind
 }
 
 // DefaultInterval is a thirtieth of the duration, from 2 s to 10 s: an hour is sampled

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/results"
 	"dbbench/runners/topology"
 )
 
@@ -43,7 +44,7 @@ func Start(t testing.TB) *Server {
 	if os.Geteuid() != 0 {
 		t.Skip("sshtest: needs root: the app host is an sshd in a network namespace of its own")
 	}
-	if err := topology.Check(topology.Netns); err != nil {
+	if err := topology.Check(results.Netns); err != nil {
 		t.Skipf("sshtest: the app host is an sshd in a network namespace of its own, and %v", err)
 	}
 	if _, err := os.Stat(sshd); err != nil {
@@ -53,7 +54,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := topology.Start(context.Background(), topology.Netns)
+	topo, err := topology.Start(context.Background(), results.Netns)
 	if err != nil {
 		t.Fatal(err)
 	}

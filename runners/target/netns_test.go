@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"dbbench/runners/matrix"
+	"dbbench/runners/results"
 	"dbbench/runners/topology"
 )
 
@@ -15,10 +16,10 @@ import (
 // processes are there, and what the runner reads of it (Go's metrics through the
 // forwarded admin listener, php-fpm's status page from the runner's address) reads.
 func TestTargetsInANamespace(t *testing.T) {
-	if err := topology.Check(topology.Netns); err != nil {
+	if err := topology.Check(results.Netns); err != nil {
 		t.Skip(err)
 	}
-	topo, err := topology.Start(context.Background(), topology.Netns)
+	topo, err := topology.Start(context.Background(), results.Netns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"dbbench/runners/results"
 )
 
 // Host numbers in 10.77.N.0/24.
@@ -71,7 +73,7 @@ func build(ctx context.Context, ip string, owner, n int) (t *Topology, err error
 		return nil, err
 	}
 	bridge = true
-	t = &Topology{Kind: Netns, subnet: n, ip: ip, owner: owner}
+	t = &Topology{Kind: results.Netns, subnet: n, ip: ip, owner: owner}
 	t.Load = &Role{Name: Load, Addr: roleAddr(n, Load), Link: bridgeName(n), ip: ip}
 	if err := steps(ctx, ip,
 		[]string{"addr", "add", t.Load.Addr + "/24", "dev", bridgeName(n)},

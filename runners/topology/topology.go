@@ -20,19 +20,11 @@ import (
 	"path/filepath"
 
 	"dbbench/runners/remote"
+	"dbbench/runners/results"
 )
 
-// Kinds a run may ask for, in the order the CLI shows them.
-const (
-	Loopback = "loopback"
-	Netns    = "netns"
-	// SSH is the app on another machine, reached over SSH (OverSSH): not a --topology
-	// value, --app-host's.
-	SSH = "ssh"
-)
-
-// Kinds lists those --topology takes.
-var Kinds = []string{Loopback, Netns}
+// Kinds lists those --topology takes (results.SSH is --app-host's, OverSSH).
+var Kinds = []results.TopologyKind{results.Loopback, results.Netns}
 
 // Role names.
 const (
@@ -43,7 +35,7 @@ const (
 
 // Topology is where the roles run.
 type Topology struct {
-	Kind          string
+	Kind          results.TopologyKind
 	Load, App, DB *Role
 	// Remote is the app's host on SSH: the targets run there, the rest here.
 	Remote *remote.Host
@@ -62,11 +54,11 @@ var (
 )
 
 // Check says whether kind can be built here, in one line when it cannot.
-func Check(kind string) error {
+func Check(kind results.TopologyKind) error {
 	switch kind {
-	case "", Loopback:
+	case "", results.Loopback:
 		return nil
-	case Netns:
+	case results.Netns:
 		if geteuid() != 0 {
 			return errors.New("netns needs root (it makes network namespaces and veth pairs): run as root, or leave --topology out to run on loopback")
 		}
@@ -75,16 +67,16 @@ func Check(kind string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown topology %q (want one of %s, %s)", kind, Loopback, Netns)
+	return fmt.Errorf("unknown topology %q (want one of %s, %s)", kind, results.Loopback, results.Netns)
 }
 
 // Start builds a topology of kind. On any error, or when ctx ends during it, what was
 // built is removed again.
-func Start(ctx context.Context, kind string) (*Topology, error) {
+func Start(ctx context.Context, kind results.TopologyKind) (*Topology, error) {
 	if err := Check(kind); err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
-	if kind == "" || kind == Loopback {
+	if kind == "" || kind == results.Loopback {
 		return loopback(), nil
 	}
 	return startNetns(ctx)
@@ -92,7 +84,7 @@ func Start(ctx context.Context, kind string) (*Topology, error) {
 
 // loopback is every role on this host's 127.0.0.1.
 func loopback() *Topology {
-	t := &Topology{Kind: Loopback}
+	t := &Topology{Kind: results.Loopback}
 	t.Load, t.App, t.DB = &Role{Name: Load, Addr: "127.0.0.1"}, &Role{Name: App, Addr: "127.0.0.1"}, &Role{Name: DB, Addr: "127.0.0.1"}
 	return t
 }
@@ -100,7 +92,7 @@ func loopback() *Topology {
 // OverSSH is the app on h, the load generator and the database here, at the address
 // h sees this host at (so that the targets reach the database and the proxies).
 func OverSSH(h *remote.Host) *Topology {
-	return &Topology{Kind: SSH, Remote: h,
+	return &Topology{Kind: results.SSH, Remote: h,
 		Load: &Role{Name: Load, Addr: h.Self},
 		App:  &Role{Name: App, Addr: h.Addr, Host: h.String()},
 		DB:   &Role{Name: DB, Addr: h.Self},

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"context"
+	"dbbench/runners/results"
 	"errors"
 	"io"
 	"net"
@@ -79,15 +80,15 @@ func TestUndoNeverLeavesALinkWithoutANamespace(t *testing.T) {
 func TestCheckSaysWhatIsMissing(t *testing.T) {
 	defer func(e func() int, l func() (string, error)) { geteuid, lookIP = e, l }(geteuid, lookIP)
 	geteuid = func() int { return 1000 }
-	if err := Check(Netns); err == nil || !strings.Contains(err.Error(), "needs root") {
+	if err := Check(results.Netns); err == nil || !strings.Contains(err.Error(), "needs root") {
 		t.Errorf("not root: %v", err)
 	}
 	geteuid = func() int { return 0 }
 	lookIP = func() (string, error) { return "", errors.New("no ip") }
-	if err := Check(Netns); err == nil || !strings.Contains(err.Error(), "iproute2") {
+	if err := Check(results.Netns); err == nil || !strings.Contains(err.Error(), "iproute2") {
 		t.Errorf("no ip: %v", err)
 	}
-	if err := Check(Loopback); err != nil {
+	if err := Check(results.Loopback); err != nil {
 		t.Errorf("loopback: %v", err)
 	}
 	if err := Check("ring"); err == nil {
@@ -97,7 +98,7 @@ func TestCheckSaysWhatIsMissing(t *testing.T) {
 
 func needNetns(t *testing.T) {
 	t.Helper()
-	if err := Check(Netns); err != nil {
+	if err := Check(results.Netns); err != nil {
 		t.Skip(err)
 	}
 }
@@ -107,7 +108,7 @@ func needNetns(t *testing.T) {
 // leaves nothing.
 func TestNetnsRolesTalkOverTheirLinks(t *testing.T) {
 	needNetns(t)
-	topo, err := Start(context.Background(), Netns)
+	topo, err := Start(context.Background(), results.Netns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestInterruptAtEveryStepLeavesNothing(t *testing.T) {
 	needNetns(t)
 	for k := 0; ; k++ {
 		ctx := &cancelAfter{Context: context.Background(), left: int32(k)}
-		topo, err := Start(ctx, Netns)
+		topo, err := Start(ctx, results.Netns)
 		if err == nil {
 			topo.Close()
 			if k < 5 {
@@ -236,7 +237,7 @@ func TestStartSweepsTheTopologyOfADeadRunner(t *testing.T) {
 	waitExec(t, orphan.Process.Pid, "sleep")
 	runner.Process.Kill()
 	runner.Wait()
-	topo, err := Start(context.Background(), Netns)
+	topo, err := Start(context.Background(), results.Netns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"dbbench/runners/run"
 	"dbbench/runners/stats"
 	"dbbench/runners/sweep"
-	"dbbench/runners/topology"
 	"dbbench/runners/units"
 )
 
@@ -101,7 +100,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	}
 	// Before the topology's own check, so that --topology netns with --app-host is
 	// refused for what it is, root or not.
-	ssh, err := ah.check(fs, *topo, chosen)
+	ssh, err := ah.check(fs, topo(), chosen)
 	if err != nil {
 		return runConfig{}, err
 	}
@@ -110,7 +109,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 			return runConfig{}, err
 		}
 	}
-	if err := checkTopology(fs, *topo, sel.db); err != nil {
+	if err := checkTopology(fs, topo(), sel.db); err != nil {
 		return runConfig{}, err
 	}
 	dir := *out
@@ -123,7 +122,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		Pairing: run.Pairing{Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs},
 		Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
-		Placement: run.Placement{RTT: *rtt, Topology: *topo, AppHost: *ah.url, SSH: ssh},
+		Placement: run.Placement{RTT: *rtt, Topology: topo(), AppHost: *ah.url, SSH: ssh},
 		PoolNeed:  pn.need(fs, *rtt).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
 }
@@ -204,8 +203,8 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 		pc.Skipped = "the database is yours (--provider " + c.opts.DB.Kind + "): dbbench loads only the server it starts"
 	case c.opts.AppHost != "":
 		pc.Skipped = "the app runs on another host (--app-host)"
-	case c.opts.Topology != "" && c.opts.Topology != topology.Loopback:
-		pc.Skipped = "the roles run apart (--topology " + c.opts.Topology + ")"
+	case c.opts.Topology != "" && c.opts.Topology != results.Loopback:
+		pc.Skipped = "the roles run apart (--topology " + string(c.opts.Topology) + ")"
 	default:
 		o := sweep.CheckOptions{Run: c.opts, Need: need, Cores: runtime.NumCPU(), Probes: c.checkProbes, Dir: c.opts.Out}
 		path, err := delay.RoundTrip(ctx, need.RTT) // what the check's proxy adds, its hop included

@@ -76,10 +76,10 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	if o.DB, err = df.options(0, fs.out); err != nil {
 		return nil, err
 	}
-	if err := checkTopology(fs, *topo, o.DB); err != nil {
+	if err := checkTopology(fs, topo(), o.DB); err != nil {
 		return nil, err
 	}
-	o.Root, o.Matrix, o.Out, o.Topology = root, m, *out, *topo
+	o.Root, o.Matrix, o.Out, o.Topology = root, m, *out, topo()
 	if o.Out == "" {
 		o.Out = filepath.Join(root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-soak")
 	}

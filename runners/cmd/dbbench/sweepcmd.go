@@ -13,6 +13,7 @@ import (
 	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
+	"dbbench/runners/results"
 	"dbbench/runners/run"
 	"dbbench/runners/sweep"
 )
@@ -27,7 +28,7 @@ type sweepFlags struct {
 	keepalive, reportOnly *bool
 	warmup, duration      *time.Duration
 	reps                  *int
-	topology              *string
+	topology              func() results.TopologyKind
 }
 
 func (f *sweepFlags) register(fs *flagSet, kind string, warmup, duration time.Duration, reps int) {
@@ -62,7 +63,7 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	if err != nil {
 		return nil, run.Options{}, "", err
 	}
-	if err := checkTopology(fs, *f.topology, dbo); err != nil {
+	if err := checkTopology(fs, f.topology(), dbo); err != nil {
 		return nil, run.Options{}, "", err
 	}
 	dir := *f.out
@@ -75,7 +76,7 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	w, d, reps := *f.warmup, *f.duration, *f.reps
 	ro := run.Options{
 		Root: root, Matrix: m, DB: dbo, Warmup: w, Duration: d, Reps: reps,
-		KeepAlive: *f.keepalive, Seed: *f.seed, Placement: run.Placement{Topology: *f.topology},
+		KeepAlive: *f.keepalive, Seed: *f.seed, Placement: run.Placement{Topology: f.topology()},
 		// The preset only fills what the sweep leaves zero, and names the runs.
 		Preset: &matrix.Preset{Name: f.kind + "-sweep", Warmup: w, Duration: d, Reps: reps, Connections: 1},
 	}

@@ -12,21 +12,28 @@ import (
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/remote"
+	"dbbench/runners/results"
 	"dbbench/runners/topology"
 )
 
-// topologyFlag registers --topology, which run and the sweeps share.
-func topologyFlag(fs *flagSet) *string {
-	return fs.String("topology", topology.Loopback, oneOf(topology.Kinds...), say("flag-topology", nil))
+// topologyFlag registers --topology, which run and the sweeps share; the kind it
+// returns reads the flag once parsed.
+func topologyFlag(fs *flagSet) func() results.TopologyKind {
+	kinds := make([]string, len(topology.Kinds))
+	for i, k := range topology.Kinds {
+		kinds[i] = string(k)
+	}
+	s := fs.String("topology", string(results.Loopback), oneOf(kinds...), say("flag-topology", nil))
+	return func() results.TopologyKind { return results.TopologyKind(*s) }
 }
 
 // checkTopology refuses, by its flag, a topology this host cannot build or the
 // database cannot join: before anything starts.
-func checkTopology(fs *flagSet, kind string, db provider.Options) error {
+func checkTopology(fs *flagSet, kind results.TopologyKind, db provider.Options) error {
 	if err := topology.Check(kind); err != nil {
 		return fs.named("topology", err)
 	}
-	if kind == topology.Netns && db.KindName() != "embedded" {
+	if kind == results.Netns && db.KindName() != "embedded" {
 		return fs.named("topology", fmt.Errorf("netns runs the database in a namespace of its own: it needs --provider embedded, not %s", db.KindName()))
 	}
 	return nil
@@ -44,7 +51,7 @@ func (f *appHostFlags) register(fs *flagSet) {
 // check refuses by name what cannot work: a malformed URL, a key or known_hosts file
 // that is not there, SSH options without a host, another topology besides, or a
 // variant that is not Go.
-func (f *appHostFlags) check(fs *flagSet, topo string, vs []matrix.Variant) (remote.Options, error) {
+func (f *appHostFlags) check(fs *flagSet, topo results.TopologyKind, vs []matrix.Variant) (remote.Options, error) {
 	o := remote.Options{Key: *f.key, KnownHosts: *f.knownHosts}
 	if *f.url == "" {
 		for name, v := range map[string]string{"ssh-key": o.Key, "known-hosts": o.KnownHosts} {
@@ -57,7 +64,7 @@ func (f *appHostFlags) check(fs *flagSet, topo string, vs []matrix.Variant) (rem
 	if _, _, _, err := remote.ParseURL(*f.url); err != nil {
 		return o, fs.named("app-host", err)
 	}
-	if topo != topology.Loopback {
+	if topo != results.Loopback {
 		return o, fs.named("app-host", fmt.Errorf("places the app on another machine: give it or --topology %s, not both", topo))
 	}
 	for name, path := range map[string]string{"ssh-key": o.Key, "known-hosts": o.KnownHosts} {
