@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 )
 
 // CPU is what one request costs the processors, in CPU seconds, by role.
@@ -80,7 +79,7 @@ func stretch(u float64, k int) float64 {
 }
 
 // Model is one family's pool on given hosts, at the need's distance and target: the
-// G/G/c queue of stats/erlang.go (M/M/c corrected for regular arrivals and holds) with
+// G/G/c queue of queue.go (M/M/c corrected for regular arrivals and holds) with
 // a hold that is not fixed but grows with the hosts' CPU contention. A request's hold
 // is its round trips on the wire, which CPU does not touch, plus the rest (the app's
 // and the database's work), which stretches as the hosts fill; the request's own p99
@@ -148,7 +147,7 @@ func (m Model) holds(c int, rate, hold float64) bool {
 		return false
 	}
 	budget := m.P99 - p99
-	return budget > 0 && stats.WaitTailGG(c, rate, s, budget, m.variability(s)) <= Tail
+	return budget > 0 && WaitTailGG(c, rate, s, budget, m.variability(s)) <= Tail
 }
 
 // wire is the part of a hold CPU contention does not touch: the round trips' time on

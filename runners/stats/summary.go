@@ -7,8 +7,9 @@
 // `benchstat bench.txt` prints for the same samples.
 //
 // It also estimates the ratio of a comparison measured as pairs (PairedRatio) or as two
-// independent samples (TwoSampleRatio), the trend of a series (TheilSen), and queues for
-// pool sizing (ErlangC); README.md lists every method with its use and reference.
+// independent samples (TwoSampleRatio) and the trend of a series (TheilSen); README.md
+// lists every method with its use and reference. The queue that sizes pools is
+// runners/poolsize/queue.go.
 package stats
 
 import (
