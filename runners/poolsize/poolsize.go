@@ -48,7 +48,7 @@ type Need struct {
 }
 
 // Arrivals is the pattern of the gaps between requests, which sets how long a queue
-// grows at a given rate (stats.WaitTailGG).
+// grows at a given rate (WaitTailGG).
 type Arrivals int
 
 const (
@@ -79,23 +79,18 @@ func (n Need) Here(cores int) (Need, Hosts) {
 	return n, Hosts{Shared: true, AppCores: cores}
 }
 
-// NeedOf reads a run's stored need; ok is false when the run has none or it does not parse.
+// NeedOf reads a run's stored need; ok is false when the run has none.
 func NeedOf(n *results.PoolNeed) (Need, bool) {
 	if n == nil {
 		return Need{}, false
 	}
-	p99, err1 := time.ParseDuration(n.P99)
-	rtt, err2 := time.ParseDuration(n.RTT)
-	if err1 != nil || err2 != nil {
-		return Need{}, false
-	}
-	return Need{Rate: n.Rate, P99: p99, RTT: rtt, Instances: n.Instances, MaxConnections: n.MaxConnections,
+	return Need{Rate: n.Rate, P99: n.P99.D(), RTT: n.RTT.D(), Instances: n.Instances, MaxConnections: n.MaxConnections,
 		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current, AppMemory: n.AppMemory}, true
 }
 
 // Stored is the need as results keeps it.
 func (n Need) Stored() *results.PoolNeed {
-	return &results.PoolNeed{Rate: n.Rate, P99: n.P99.String(), RTT: n.RTT.String(), Instances: n.Instances, MaxConnections: n.MaxConnections,
+	return &results.PoolNeed{Rate: n.Rate, P99: results.Duration(n.P99), RTT: results.Duration(n.RTT), Instances: n.Instances, MaxConnections: n.MaxConnections,
 		AppCores: n.AppCores, DBCores: n.DBCores, Current: n.Current, AppMemory: n.AppMemory}
 }
 

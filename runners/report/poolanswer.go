@@ -227,7 +227,7 @@ func checkSummary(pc *results.PoolCheck, need poolsize.Need) string {
 		}
 	}
 	at := "" // the need's rate and distance, echoed before, unless the check had others
-	if pc.Rate != need.Rate || pc.RTT != need.RTT.String() {
+	if pc.Rate != need.Rate || pc.RTT.D() != need.RTT {
 		at = fmt.Sprintf(" at %.0f req/s, %s away", pc.Rate, pc.RTT)
 	}
 	return fmt.Sprintf("Checked here%s: %s.", at, strings.Join(parts, "; "))

@@ -26,7 +26,7 @@ func TestCheckText(t *testing.T) {
 		return p
 	}
 	fam := "lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent"
-	pc := &results.PoolCheck{Rate: 1000, RTT: "1ms", Path: 0.00121, Families: []*results.CheckedFamily{
+	pc := &results.PoolCheck{Rate: 1000, RTT: results.Duration(time.Millisecond), Path: 0.00121, Families: []*results.CheckedFamily{
 		{Family: "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent", Model: 2,
 			Points: []*results.CheckedPoint{pt(1, false, 0.120), pt(2, true, 0.0041, 0.0039), pt(3, true, 0.003), pt(4, true, 0.003)}},
 		{Family: fam, Model: 4, Points: []*results.CheckedPoint{pt(3, false, 0.5), pt(4, false, 0.689), pt(5, true, 0.0079), pt(8, true, 0.005)}},
@@ -63,7 +63,7 @@ func TestCheckSummary(t *testing.T) {
 	pt := func(pool int, held bool) *results.CheckedPoint {
 		return &results.CheckedPoint{Pool: pool, Held: held, P99s: []float64{0.01}, Probes: []results.Probe{{Rep: 1, Pass: held}}}
 	}
-	pc := &results.PoolCheck{Rate: 1000, RTT: "500µs", Families: []*results.CheckedFamily{
+	pc := &results.PoolCheck{Rate: 1000, RTT: results.Duration(500 * time.Microsecond), Families: []*results.CheckedFamily{
 		{Family: "lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent", Model: 2, Points: []*results.CheckedPoint{pt(1, true), pt(2, true)}},
 		{Family: "lang=php/server=fpm/layer=raw/stmt=interpolate/conn=persistent", Model: 2, Points: []*results.CheckedPoint{pt(1, false), pt(2, false), pt(3, true)}},
 		{Family: "lang=php/server=worker/layer=raw/stmt=interpolate/conn=persistent", Model: 2, Points: []*results.CheckedPoint{pt(1, false), pt(2, true)}},

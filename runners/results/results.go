@@ -66,9 +66,9 @@ type Run struct {
 // PoolCheck is a check of the pool answer on this machine: open-loop probes at Rate
 // with RTT added between the targets and the database.
 type PoolCheck struct {
-	Rate float64 `json:"rate"`    // req/s offered to each point
-	SLO  float64 `json:"slo_p99"` // seconds
-	RTT  string  `json:"rtt"`     // added, as asked
+	Rate float64  `json:"rate"`    // req/s offered to each point
+	SLO  float64  `json:"slo_p99"` // seconds
+	RTT  Duration `json:"rtt"`     // added, as asked
 	// Path is the round trip the targets measured to the database, RTT included.
 	Path   float64 `json:"path_rtt_s"`
 	Probes int     `json:"probes"` // per point
@@ -307,11 +307,11 @@ type Settings struct {
 // PoolNeed is a production load to size a pool for: the peak rate per app instance, the
 // p99 target, the round trip to the database, the instances and max_connections.
 type PoolNeed struct {
-	Rate           float64 `json:"rate"`
-	P99            string  `json:"p99"`
-	RTT            string  `json:"rtt"`
-	Instances      int     `json:"instances"`
-	MaxConnections int     `json:"max_connections"`
+	Rate           float64  `json:"rate"`
+	P99            Duration `json:"p99"`
+	RTT            Duration `json:"rtt"`
+	Instances      int      `json:"instances"`
+	MaxConnections int      `json:"max_connections"`
 	// Production's hosts (cores) and the user's present pool; absent in older runs.
 	AppCores int `json:"app_cores,omitempty"`
 	DBCores  int `json:"db_cores,omitempty"`

@@ -175,3 +175,23 @@ func TestReadUpgradesSchemaV2(t *testing.T) {
 		t.Errorf("upgraded:\n%q\nwant\n%q (schema %s)", got, want, r.Schema)
 	}
 }
+
+func TestDurationKeepsItsText(t *testing.T) {
+	var n PoolNeed
+	if err := json.Unmarshal([]byte(`{"p99":"50ms","rtt":"500µs"}`), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n.P99.D() != 50*time.Millisecond || n.RTT.D() != 500*time.Microsecond {
+		t.Fatalf("read p99 %v, rtt %v", n.P99, n.RTT)
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"p99":"50ms","rtt":"500µs"`) {
+		t.Errorf("wrote %s", b)
+	}
+	if err := json.Unmarshal([]byte(`{"p99":"fast"}`), &n); err == nil {
+		t.Error(`p99 "fast" read without an error`)
+	}
+}

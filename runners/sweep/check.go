@@ -153,7 +153,7 @@ func Ladder(n int) []int {
 // Check measures the checked families at their ladders and returns what it found.
 // Whatever happens, the result says it: an error is kept in it, never lost.
 func Check(ctx context.Context, o CheckOptions, targets []Checked) *results.PoolCheck {
-	pc := &results.PoolCheck{Rate: o.Need.Rate, SLO: o.Need.P99.Seconds(), RTT: o.Need.RTT.String(), Probes: o.Probes, Dir: "pool-check"}
+	pc := &results.PoolCheck{Rate: o.Need.Rate, SLO: o.Need.P99.Seconds(), RTT: results.Duration(o.Need.RTT), Probes: o.Probes, Dir: "pool-check"}
 	var list []matrix.Variant
 	for _, t := range targets {
 		for _, n := range Ladder(t.Model) {

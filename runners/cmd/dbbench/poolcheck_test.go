@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"dbbench/runners/results"
 	"dbbench/runners/sweep"
@@ -44,7 +45,7 @@ func TestPoolCheck(t *testing.T) {
 		t.Errorf("model %d, probed %v, want %v", f.Model, pools, want)
 	}
 	// 1 ms added: the targets' path to the database is at least that.
-	if pc.Path < 0.001 || pc.RTT != "1ms" {
+	if pc.Path < 0.001 || pc.RTT.D() != time.Millisecond {
 		t.Errorf("path %g s, rtt %q", pc.Path, pc.RTT)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))

@@ -195,7 +195,7 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 	if !ok {
 		return
 	}
-	pc := &results.PoolCheck{Rate: need.Rate, SLO: need.P99.Seconds(), RTT: need.RTT.String()}
+	pc := &results.PoolCheck{Rate: need.Rate, SLO: need.P99.Seconds(), RTT: results.Duration(need.RTT)}
 	switch {
 	case !c.poolCheck:
 		pc.Skipped = "--pool-check=false"
