@@ -349,7 +349,10 @@ func (r *runner) appCounters(ctx context.Context, t *target.Target, pids []int) 
 	if err != nil {
 		return nil, err
 	}
-	c := &counterSample{app: app, pool: dbStats(t.AdminURL)}
+	c := &counterSample{app: app}
+	if t.AdminURL != "" { // a Go target: its pool's waits and holds
+		c.pool, _ = target.ReadPool(ctx, t.AdminURL)
+	}
 	if t.Runtime != nil {
 		if s, err := t.Runtime(ctx); err == nil {
 			c.runtime = &s

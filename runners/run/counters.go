@@ -17,7 +17,7 @@ import (
 type counterSample struct {
 	app, db, gen *procstat.Counts
 	runtime      *target.RuntimeSample
-	pool         *poolStats
+	pool         *target.PoolStats
 }
 
 // counters reads them. Only the target's counts must be there: a target that is gone is

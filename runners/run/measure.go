@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,8 +224,8 @@ func threadsRunning(admin *sql.DB) func(ctx context.Context) (int64, bool) {
 // poolInUse reads a Go target's connections in use (DBStats.InUse).
 func poolInUse(adminURL string) func(ctx context.Context) (int64, bool) {
 	return func(ctx context.Context) (int64, bool) {
-		s := dbStats(adminURL)
-		if s == nil {
+		s, err := target.ReadPool(ctx, adminURL)
+		if err != nil {
 			return 0, false
 		}
 		return s.InUse, true
@@ -279,37 +277,6 @@ func checkHello(_ loadgen.Request, body []byte) error {
 		return fmt.Errorf("body %q, want \"Hello, World!\"", body)
 	}
 	return nil
-}
-
-// poolStats is the part of a Go target's pool counters the runner records: database/sql's
-// DBStats and the connections' holds (go/held).
-type poolStats struct {
-	InUse        int64
-	WaitCount    int64
-	WaitDuration int64 // nanoseconds
-	Holds        int64
-	HeldDuration int64 // nanoseconds
-}
-
-// dbStats reads a Go target's pool counters; nil when there is no admin endpoint.
-func dbStats(adminURL string) *poolStats {
-	if adminURL == "" {
-		return nil
-	}
-	client := http.Client{Timeout: 2 * time.Second}
-	resp, err := client.Get(adminURL + "/debug/dbstats")
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil
-	}
-	var s poolStats
-	if json.NewDecoder(resp.Body).Decode(&s) != nil {
-		return nil
-	}
-	return &s
 }
 
 // record adds rep, measured as what, to v with its saturation summary, and judges v:

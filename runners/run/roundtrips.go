@@ -35,13 +35,11 @@ func (r *runner) expectation(v matrix.Variant) Expectation {
 }
 
 // counted is where a count reads its figures: the database's own counters (admin),
-// the counting proxy, and the target's holds: a Go target's pool counters (adminURL;
-// "" for PHP), or a timer of its own (holds: php-fpm's; nil for Go).
+// the counting proxy, and the target's timer of its holds (nil where it has none).
 type counted struct {
-	admin    *sql.DB
-	proxy    *roundtrip.Proxy
-	adminURL string
-	holds    target.HoldTimer
+	admin *sql.DB
+	proxy *roundtrip.Proxy
+	holds target.HoldTimer
 }
 
 // countRoundtrips warms the target up on its op (so every pooled connection and every
@@ -80,10 +78,9 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	}
 
 	// One request at a time: each one's latency, its commands' wait at the proxy, and
-	// how long it held its connection (a Go target's) or its php-fpm child.
+	// how long it held its connections (a Go target's) or its php-fpm child.
 	latency, waited, held := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	res, err := roundtrip.Capture(ctx, via.admin, n, func(ctx context.Context) error {
-		h0 := dbStats(via.adminURL)
 		timed := via.holds != nil && via.holds.Start(ctx) == nil
 		for range n {
 			w0, t0 := via.proxy.Waited(), time.Now()
@@ -92,10 +89,6 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 			}
 			latency = append(latency, time.Since(t0).Seconds())
 			waited = append(waited, (via.proxy.Waited() - w0).Seconds())
-			if h1 := dbStats(via.adminURL); h0 != nil && h1 != nil && h1.Holds > h0.Holds {
-				held = append(held, float64(h1.HeldDuration-h0.HeldDuration)/1e9)
-				h0 = h1
-			}
 			if timed { // one reading missed leaves the holds out (zeroLoad): stop reading
 				d, err := via.holds.Next(ctx)
 				if timed = err == nil; timed {

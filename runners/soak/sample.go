@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"dbbench/runners/target"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -230,19 +231,6 @@ func goMetrics(ctx context.Context, adminURL string) (map[string]float64, error)
 	return m, getJSON(ctx, adminURL+"/debug/metrics", &m)
 }
 
-// poolStats is the part of database/sql's DBStats the soak watches.
-type poolStats struct {
-	OpenConnections int64
-	InUse           int64
-	WaitCount       int64
-}
-
-// goPool reads GET /debug/dbstats.
-func goPool(ctx context.Context, adminURL string) (*poolStats, error) {
-	var s poolStats
-	return &s, getJSON(ctx, adminURL+"/debug/dbstats", &s)
-}
-
 func getJSON(ctx context.Context, url string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -328,7 +316,7 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	}
 	type goSample struct {
 		metrics map[string]float64
-		pool    *poolStats
+		pool    *target.PoolStats
 	}
 	gos := make([]*goSample, len(s.targets))
 	for i, tg := range s.targets {
@@ -336,7 +324,7 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 			continue
 		}
 		m, merr := goMetrics(sctx, tg.AdminURL)
-		p, perr := goPool(sctx, tg.AdminURL)
+		p, perr := target.ReadPool(sctx, tg.AdminURL)
 		if merr == nil && perr == nil {
 			gos[i] = &goSample{m, p}
 		}

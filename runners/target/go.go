@@ -164,6 +164,7 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 		URL:      url,
 		AdminURL: "http://" + adminHere,
 		Runtime:  goRuntime("http://" + adminHere),
+		Holds:    &goHolds{admin: "http://" + adminHere},
 		pids: func() []int {
 			select {
 			case <-exited:

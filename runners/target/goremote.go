@@ -97,7 +97,7 @@ func (l goLauncher) startRemote(ctx context.Context, s matrix.Spec, o Options, a
 		return nil
 	}
 	return &Target{
-		Variant: v, URL: url, AdminURL: "http://" + adminHere, Runtime: goRuntime("http://" + adminHere),
+		Variant: v, URL: url, AdminURL: "http://" + adminHere, Runtime: goRuntime("http://" + adminHere), Holds: &goHolds{admin: "http://" + adminHere},
 		pids: func() []int {
 			if exited() != nil {
 				return nil

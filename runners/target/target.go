@@ -89,8 +89,8 @@ type Target struct {
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
 	// Holds times, in the target, how long each request served alone held the pool's
-	// resource (a php-fpm child); nil where it does not (Go's holds are its pool
-	// counters on AdminURL).
+	// resource: a Go target's connections (its pool counters on AdminURL), a php-fpm
+	// child (its status page); nil where the target times none (resident workers).
 	Holds HoldTimer
 	// Profile returns the stacks the target sampled since it started (or since the
 	// last call), in nanoseconds of the clock ProfileClock names; nil unless the target
