@@ -147,16 +147,6 @@ func TestBeyondOneRow(t *testing.T) {
 			}
 		}))
 	}
-	md, err := Markdown(opsRun(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"## Beyond one row", "| lang | server | layer | stmt | conn | pool | op |", "Lists against the same variant's shortest list",
-		"op=list100 (100 rows) against op=list10 (10 rows)"} {
-		if !strings.Contains(oneLine(md), want) {
-			t.Errorf("report.md lacks %q", want)
-		}
-	}
 }
 
 // A run without ops keeps its report as it was: no section, no sentence, no op column.
