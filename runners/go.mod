@@ -87,7 +87,18 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/yuin/goldmark v1.8.7
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/yuin/goldmark v1.8.7
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+)
 
 // The sibling modules of this repository: go.work joins them for builds, these
 // replaces let `go mod tidy` in this module resolve them too.

@@ -17,6 +17,7 @@ packages=(
   iproute2  # --topology netns: ip netns, veth pairs, a bridge
   openssh-client openssh-server  # --app-host; the tests' app host is an sshd in a namespace
   maven unzip libaio1 libnuma1  # --db mysql: make deps fetches MySQL 8.0 with mvn; mysqld needs libaio and libnuma
+  postgresql-15 pgbouncer  # PostgreSQL: an embedded cluster, and the transaction pooler in front of it
 )
 
 missing=()

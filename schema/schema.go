@@ -12,6 +12,12 @@ import (
 //go:embed users.sql
 var Users string
 
+// UsersPostgres is the same table's DDL for PostgreSQL 15: CREATE TABLE and its
+// COMMENT, each ending its line with ';'.
+//
+//go:embed users_postgres.sql
+var UsersPostgres string
+
 // Table is the name of the table Users creates.
 const Table = "users"
 

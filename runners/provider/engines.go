@@ -54,7 +54,7 @@ func engineOf(server string) (*engine, error) {
 const TempPrefix = "dbbench-mariadb-"
 
 // TempPrefixes are the prefixes of every engine's private directory.
-var TempPrefixes = []string{TempPrefix, "dbbench-mysql-"}
+var TempPrefixes = []string{TempPrefix, "dbbench-mysql-", PostgresPrefix}
 
 // Options both servers take: the same for a fair comparison, so that what differs
 // between them is the server and its defaults as shipped.

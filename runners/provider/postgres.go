@@ -1,0 +1,249 @@
+package provider
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx"
+
+	"dbbench/dsn"
+	"dbbench/fixtures"
+	"dbbench/runners/freeport"
+	"dbbench/runners/loglines"
+	"dbbench/runners/secret"
+)
+
+// PostgresBin is where Debian's postgresql-15 puts its programs (make deps installs it).
+const PostgresBin = "/usr/lib/postgresql/15/bin"
+
+// PostgresPrefix is the private directory of an embedded PostgreSQL, in TempPrefixes.
+const PostgresPrefix = "dbbench-pg-"
+
+// Postgres is an embedded PostgreSQL 15: a cluster initdb made in a private directory,
+// its server on a free port of 127.0.0.1 only, the role dbbench with a generated
+// password (SCRAM-SHA-256), and the database dbbench with the users table and its
+// fixtures. Close stops it and removes the directory.
+type Postgres struct {
+	Addr     string // 127.0.0.1:PORT
+	User     string
+	Database string
+	Version  string // the server's version(), as it reports itself
+	password string // never printed: URL has it, Redacted does not
+	dir      string
+	cmd      *exec.Cmd
+	done     chan struct{}
+}
+
+// StartPostgres initializes and starts an embedded PostgreSQL and loads rows fixture
+// rows. As root, the server runs as Debian's postgres user, since PostgreSQL refuses
+// to run as root.
+func StartPostgres(ctx context.Context, rows int) (pg *Postgres, err error) {
+	for _, p := range []string{"initdb", "postgres"} {
+		if _, err := os.Stat(filepath.Join(PostgresBin, p)); err != nil {
+			return nil, fmt.Errorf("embedded PostgreSQL: %s not found: apt-get install postgresql-15 (make deps does)", filepath.Join(PostgresBin, p))
+		}
+	}
+	cred, err := postgresCredential()
+	if err != nil {
+		return nil, err
+	}
+	sweepStale()
+	dir, err := os.MkdirTemp("", PostgresPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	pg = &Postgres{User: "dbbench", Database: "dbbench", password: newPassword(), dir: dir, done: make(chan struct{})}
+	secret.Register(pg.password)
+	defer func() {
+		if err != nil {
+			pg.Close()
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	if err := pg.initdb(ctx, cred); err != nil {
+		return nil, err
+	}
+	if err := pg.start(ctx, cred); err != nil {
+		return nil, err
+	}
+	if err := pg.load(ctx, rows); err != nil {
+		return nil, err
+	}
+	return pg, nil
+}
+
+// postgresCredential is who the server runs as: Debian's postgres user when we are
+// root, else ourselves (nil).
+func postgresCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: PostgreSQL refuses to run as root and there is no postgres user to run it as: apt-get install postgresql-15 makes one: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// initdb makes the cluster: the role dbbench as its superuser, its password from a
+// file that lives only as long as initdb runs, SCRAM for every TCP login.
+func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error {
+	pwfile := filepath.Join(pg.dir, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(pg.password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	defer os.Remove(pwfile)
+	if cred != nil {
+		for _, p := range []string{pg.dir, pwfile} {
+			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+				return fmt.Errorf("embedded PostgreSQL: %w", err)
+			}
+		}
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(PostgresBin, "initdb"), "-D", filepath.Join(pg.dir, "data"),
+		"-U", pg.User, "--pwfile", pwfile, "--auth-host", "scram-sha-256", "--auth-local", "scram-sha-256",
+		"-E", "UTF8", "--locale", "C.UTF-8", "--no-sync", "--no-instructions")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: initdb: %w: %s", err, loglines.Last(secret.Scrub(string(out)), 3))
+	}
+	return nil
+}
+
+// start runs the server on a free port of 127.0.0.1, its socket in the private
+// directory, and waits until it accepts the benchmark role.
+func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential) error {
+	addr, err := freeport.Addr()
+	if err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	logPath := filepath.Join(pg.dir, "postgres.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	defer logFile.Close()
+	pg.cmd = exec.Command(filepath.Join(PostgresBin, "postgres"), "-D", filepath.Join(pg.dir, "data"),
+		"-c", "listen_addresses="+host, "-p", port, "-c", "unix_socket_directories="+pg.dir)
+	pg.cmd.Stdout, pg.cmd.Stderr = logFile, logFile
+	pg.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := pg.cmd.Start(); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: start: %w", err)
+	}
+	go func() { pg.cmd.Wait(); close(pg.done) }()
+	pg.Addr = addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-pg.done:
+			return fmt.Errorf("embedded PostgreSQL: the server exited during start-up: %s", loglines.Last(readFile(logPath), 3))
+		case <-ctx.Done():
+			return fmt.Errorf("embedded PostgreSQL: start interrupted: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		err := pg.ping(ctx, "postgres")
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("embedded PostgreSQL: not ready after 60s: %s; log: %s", secret.Scrub(err.Error()), loglines.Last(readFile(logPath), 3))
+		}
+	}
+}
+
+func (pg *Postgres) ping(ctx context.Context, database string) error {
+	db, err := sql.Open("pgx", pg.urlOf(database))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return db.PingContext(pctx)
+}
+
+// load creates the database dbbench and its users table of rows fixture rows.
+func (pg *Postgres) load(ctx context.Context, rows int) error {
+	admin, err := sql.Open("pgx", pg.urlOf("postgres"))
+	if err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pg.Database+" ENCODING 'UTF8'"); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: create database: %w", err)
+	}
+	db, err := pg.Open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&pg.Version); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: version: %w", err)
+	}
+	if err := fixtures.LoadPostgres(ctx, db, rows); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	return nil
+}
+
+// URL is the connection URL of the benchmark database, password included: pass it to
+// drivers, never print it (Redacted).
+func (pg *Postgres) URL() string { return pg.urlOf(pg.Database) }
+
+// Redacted is URL with its password masked.
+func (pg *Postgres) Redacted() string { return dsn.RedactURL(pg.URL()) }
+
+func (pg *Postgres) urlOf(database string) string {
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(pg.User, pg.password), Host: pg.Addr, Path: "/" + database,
+		RawQuery: "sslmode=disable&connect_timeout=5"}
+	return u.String()
+}
+
+// Open is a database/sql handle on the benchmark database (pgx's driver).
+func (pg *Postgres) Open() (*sql.DB, error) {
+	db, err := sql.Open("pgx", pg.URL())
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	return db, nil
+}
+
+// Close stops the server (a fast shutdown: SIGINT; SIGKILL after 30 s) and removes
+// its directory.
+func (pg *Postgres) Close() error {
+	var err error
+	if pg.cmd != nil && pg.cmd.Process != nil {
+		select {
+		case <-pg.done:
+		default:
+			pg.cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-pg.done:
+			case <-time.After(30 * time.Second):
+				pg.cmd.Process.Kill()
+				<-pg.done
+				err = errors.New("embedded PostgreSQL: the server ignored SIGINT for 30s and was killed")
+			}
+		}
+	}
+	if rerr := os.RemoveAll(pg.dir); rerr != nil && err == nil {
+		err = fmt.Errorf("embedded PostgreSQL: %w", rerr)
+	}
+	return err
+}
