@@ -24,11 +24,14 @@ var commandNames = map[byte]string{
 	0x1f: "Reset connection",
 }
 
-// Proxy forwards TCP connections to a MySQL server and counts the commands clients send:
-// every client packet with sequence id 0 starts a command, and its first byte says which.
-// It assumes no TLS and no protocol compression (dbbench uses neither).
+// Proxy forwards TCP connections to a database server and counts the commands clients
+// send. On MySQL's protocol every client packet with sequence id 0 starts a command, and
+// its first byte says which; on PostgreSQL's (postgres.go) every frontend message is
+// counted by its type. It assumes no TLS and no protocol compression (dbbench uses
+// neither).
 type Proxy struct {
 	upstream string
+	postgres bool // PostgreSQL's protocol, not MySQL's
 	ln       net.Listener
 	mu       sync.Mutex
 	counts   map[string]int64
@@ -36,8 +39,9 @@ type Proxy struct {
 	toClient int64 // bytes, server to client
 	// waited is the time commands waited for the server's answer, summed: from a
 	// command's last byte forwarded to the first byte of its answer. One-way commands
-	// (Close stmt, Quit, Long Data) get none.
+	// (Close stmt, Quit, Long Data) get none. trips counts those waits: the round trips.
 	waited time.Duration
+	trips  int64
 	// from holds the addresses of the clients counted since the last Reset: where the
 	// commands came from (the app's address, on any topology).
 	from map[string]bool
@@ -50,13 +54,21 @@ type Proxy struct {
 }
 
 // StartProxyOn listens on a free port of host (an address of this machine the clients
-// reach) and forwards to upstream.
-func StartProxyOn(host, upstream string) (*Proxy, error) {
+// reach) and forwards to upstream, a MySQL server.
+func StartProxyOn(host, upstream string) (*Proxy, error) { return startProxy(host, upstream, false) }
+
+// StartPostgresProxyOn is StartProxyOn for a PostgreSQL server (or a pooler in front of
+// one): it counts the frontend messages of protocol 3 by name (postgres.go).
+func StartPostgresProxyOn(host, upstream string) (*Proxy, error) {
+	return startProxy(host, upstream, true)
+}
+
+func startProxy(host, upstream string, postgres bool) (*Proxy, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("roundtrip proxy: %w", err)
 	}
-	p := &Proxy{upstream: upstream, ln: ln, counts: map[string]int64{}, from: map[string]bool{}, auth: map[string]int64{}, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{upstream: upstream, postgres: postgres, ln: ln, counts: map[string]int64{}, from: map[string]bool{}, auth: map[string]int64{}, conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -82,6 +94,14 @@ func (p *Proxy) Bytes() (toServer, toClient int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.toServer, p.toClient
+}
+
+// Trips is how many times a client waited for the server's answer since the last
+// Reset: the round trips, over every connection (a handshake's included).
+func (p *Proxy) Trips() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.trips
 }
 
 // Waited is how long commands waited for the server's answers since the last Reset,
@@ -117,7 +137,7 @@ func (p *Proxy) Reset() {
 	p.from = map[string]bool{}
 	p.auth = map[string]int64{}
 	p.authTrips = 0
-	p.toServer, p.toClient, p.waited = 0, 0, 0
+	p.toServer, p.toClient, p.waited, p.trips = 0, 0, 0, 0
 	p.mu.Unlock()
 }
 
@@ -186,14 +206,21 @@ func (p *Proxy) serve(client net.Conn) {
 		p.track(server, false)
 	}()
 	var asked atomic.Int64 // when the command now waiting for its answer was sent, unix ns; 0: none
-	h := &handshake{}
+	var h *handshake       // MySQL's: PostgreSQL's startup is counted as messages
+	if !p.postgres {
+		h = &handshake{}
+	}
 	done := make(chan struct{})
 	go func() {
 		io.Copy(countingWriter{client, p, &asked, h}, server)
 		client.Close()
 		close(done)
 	}()
-	p.countAndForward(client, server, &asked, h)
+	if p.postgres {
+		p.countPostgres(client, server, &asked)
+	} else {
+		p.countAndForward(client, server, &asked, h)
+	}
 	server.Close()
 	<-done
 }
@@ -269,11 +296,13 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64, h 
 			p.add(name, from)
 			command = name
 		}
-		if _, err := server.Write(append(header[:], payload...)); err != nil {
-			return
-		}
+		// Noted before the write: a fast server's answer could otherwise arrive first
+		// and its wait go uncounted.
 		if command != "" && !OneWay[command] {
 			asked.Store(time.Now().UnixNano())
+		}
+		if _, err := server.Write(append(header[:], payload...)); err != nil {
+			return
 		}
 		p.mu.Lock()
 		p.toServer += int64(4 + n)
@@ -291,15 +320,19 @@ type countingWriter struct {
 }
 
 func (c countingWriter) Write(b []byte) (int, error) {
-	c.h.serverBytes(b)
+	if c.h != nil {
+		c.h.serverBytes(b)
+	}
 	var wait time.Duration
+	var trip int64
 	if since := c.asked.Swap(0); since != 0 {
-		wait = time.Duration(time.Now().UnixNano() - since)
+		wait, trip = time.Duration(time.Now().UnixNano()-since), 1
 	}
 	n, err := c.w.Write(b)
 	c.p.mu.Lock()
 	c.p.toClient += int64(n)
 	c.p.waited += wait
+	c.p.trips += trip
 	c.p.mu.Unlock()
 	return n, err
 }
