@@ -168,7 +168,12 @@ func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential) error {
 }
 
 func (pg *Postgres) ping(ctx context.Context, database string) error {
-	db, err := sql.Open("pgx", pg.urlOf(database))
+	return pg.pingURL(ctx, pg.urlOf(database))
+}
+
+// pingURL connects to u (the server, or a pooler in front of it) and pings.
+func (pg *Postgres) pingURL(ctx context.Context, u string) error {
+	db, err := sql.Open("pgx", u)
 	if err != nil {
 		return err
 	}

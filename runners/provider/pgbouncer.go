@@ -1,0 +1,174 @@
+package provider
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"dbbench/runners/freeport"
+	"dbbench/runners/loglines"
+	"dbbench/runners/secret"
+)
+
+// PgBouncerBin is Debian's pgbouncer (1.18 on Debian 12; make deps installs it).
+const PgBouncerBin = "/usr/sbin/pgbouncer"
+
+// PgBouncer is a transaction pooler in front of an embedded PostgreSQL: Debian's
+// pgbouncer on a free port of 127.0.0.1, pool_mode = transaction, at most PoolSize
+// server connections for the benchmark database, its clients authenticated by
+// SCRAM as the server's are. Close stops it and removes its directory.
+type PgBouncer struct {
+	Addr     string // 127.0.0.1:PORT
+	PoolSize int    // server connections, at most
+	pg       *Postgres
+	upstream string // where it reaches the server
+	dir      string
+	cmd      *exec.Cmd
+	done     chan struct{}
+}
+
+// StartPgBouncer starts a transaction pooler of poolSize server connections in front
+// of pg, reached at upstream ("": pg.Addr; a counting proxy's address to count what
+// the pooler sends the server). As root it runs as Debian's postgres user: pgbouncer
+// refuses root too.
+func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream string) (b *PgBouncer, err error) {
+	if _, err := os.Stat(PgBouncerBin); err != nil {
+		return nil, fmt.Errorf("pgbouncer: %s not found: apt-get install pgbouncer (make deps does)", PgBouncerBin)
+	}
+	if poolSize < 1 {
+		return nil, fmt.Errorf("pgbouncer: pool size %d, want at least 1", poolSize)
+	}
+	cred, err := postgresCredential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", PostgresPrefix+"bouncer-*")
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer: %w", err)
+	}
+	b = &PgBouncer{PoolSize: poolSize, pg: pg, upstream: cmp.Or(upstream, pg.Addr), dir: dir, done: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		return nil, fmt.Errorf("pgbouncer: %w", err)
+	}
+	addr, err := freeport.Addr()
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer: %w", err)
+	}
+	b.Addr = addr
+	if err := b.writeConfig(cred); err != nil {
+		return nil, err
+	}
+	return b, b.start(ctx, cred)
+}
+
+// writeConfig writes pgbouncer.ini and the auth file (the password in clear, 0600,
+// readable only by the pooler's user) into the private directory.
+func (b *PgBouncer) writeConfig(cred *syscall.Credential) error {
+	host, port, _ := net.SplitHostPort(b.Addr)
+	pgHost, pgPort, _ := net.SplitHostPort(b.upstream)
+	ini := fmt.Sprintf(`[databases]
+%[1]s = host=%[2]s port=%[3]s dbname=%[1]s pool_size=%[4]d
+
+[pgbouncer]
+listen_addr = %[5]s
+listen_port = %[6]s
+unix_socket_dir = %[7]s
+auth_type = scram-sha-256
+auth_file = %[7]s/userlist.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = %[4]d
+logfile = %[7]s/pgbouncer.log
+pidfile = %[7]s/pgbouncer.pid
+ignore_startup_parameters = extra_float_digits
+`, b.pg.Database, pgHost, pgPort, b.PoolSize, host, port, b.dir)
+	users := fmt.Sprintf("%q %q\n", b.pg.User, b.pg.password)
+	for name, text := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": users} {
+		p := filepath.Join(b.dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			return fmt.Errorf("pgbouncer: %w", err)
+		}
+	}
+	if cred == nil {
+		return nil
+	}
+	for _, p := range []string{b.dir, filepath.Join(b.dir, "pgbouncer.ini"), filepath.Join(b.dir, "userlist.txt")} {
+		if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+			return fmt.Errorf("pgbouncer: %w", err)
+		}
+	}
+	return nil
+}
+
+// start runs pgbouncer in the foreground of its own process group and waits until a
+// client gets through it to the database.
+func (b *PgBouncer) start(ctx context.Context, cred *syscall.Credential) error {
+	b.cmd = exec.Command(PgBouncerBin, filepath.Join(b.dir, "pgbouncer.ini"))
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := b.cmd.Start(); err != nil {
+		return fmt.Errorf("pgbouncer: start: %w", err)
+	}
+	go func() { b.cmd.Wait(); close(b.done) }()
+	logPath := filepath.Join(b.dir, "pgbouncer.log")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case <-b.done:
+			return fmt.Errorf("pgbouncer: exited during start-up: %s", loglines.Last(readFile(logPath), 3))
+		case <-ctx.Done():
+			return fmt.Errorf("pgbouncer: start interrupted: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		err := b.pg.pingURL(ctx, b.URL())
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pgbouncer: no connection through it after 30s: %s; log: %s", secret.Scrub(err.Error()), loglines.Last(readFile(logPath), 3))
+		}
+	}
+}
+
+// URL is the benchmark database through the pooler, password included: never print it.
+func (b *PgBouncer) URL() string {
+	u, _ := url.Parse(b.pg.URL())
+	u.Host = b.Addr
+	return u.String()
+}
+
+// Close stops pgbouncer (SIGINT: at once; SIGKILL after 10 s) and removes its directory.
+func (b *PgBouncer) Close() error {
+	var err error
+	if b.cmd != nil && b.cmd.Process != nil {
+		select {
+		case <-b.done:
+		default:
+			b.cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-b.done:
+			case <-time.After(10 * time.Second):
+				b.cmd.Process.Kill()
+				<-b.done
+				err = errors.New("pgbouncer: ignored SIGINT for 10s and was killed")
+			}
+		}
+	}
+	if rerr := os.RemoveAll(b.dir); rerr != nil && err == nil {
+		err = fmt.Errorf("pgbouncer: %w", rerr)
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+package roundtrip
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"dbbench/fixtures"
+	"dbbench/runners/dbtest"
+	"dbbench/runners/provider"
+)
+
+// connectMode opens one pgx connection to u in mode.
+func connectMode(t *testing.T, u, mode string) *pgx.Conn {
+	t.Helper()
+	pu, _ := url.Parse(u)
+	q := pu.Query()
+	q.Set("default_query_exec_mode", mode)
+	pu.RawQuery = q.Encode()
+	conn, err := pgx.Connect(context.Background(), pu.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// getUser reads user id's name and checks it.
+func getUser(ctx context.Context, conn *pgx.Conn, id int) error {
+	var name string
+	if err := conn.QueryRow(ctx, "SELECT name FROM users WHERE id = $1", id).Scan(&name); err != nil {
+		return err
+	}
+	if name != fixtures.Name(uint32(id)) {
+		return fmt.Errorf("user %d read as %q, want %q", id, name, fixtures.Name(uint32(id)))
+	}
+	return nil
+}
+
+// getByName reads the id of user id's name: a second statement, of another parameter
+// type, so that a statement bound to the other's description shows.
+func getByName(ctx context.Context, conn *pgx.Conn, id int) error {
+	var got int
+	if err := conn.QueryRow(ctx, "SELECT id FROM users WHERE name = $1", fixtures.Name(uint32(id))).Scan(&got); err != nil {
+		return err
+	}
+	if got != id {
+		return fmt.Errorf("user named %q read as id %d, want %d", fixtures.Name(uint32(id)), got, id)
+	}
+	return nil
+}
+
+func sqlState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// Through PgBouncer 1.18 in transaction mode, two clients sharing its one server
+// connection: pgx's default mode prepares a statement named after its text on the
+// server, so the second client's prepare of the same text fails (42P05, "already
+// exists"); the other four modes leave nothing named on the server and work. The
+// messages the pooler sends the server per query are the client's.
+func TestPgxModesThroughPgBouncer(t *testing.T) {
+	pg := dbtest.StartPostgres(t, 100)
+	toServer, err := StartPostgresProxyOn("127.0.0.1", pg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer toServer.Close()
+	ctx := context.Background()
+	bouncer, err := provider.StartPgBouncer(ctx, pg, 1, toServer.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bouncer.Close()
+	for _, m := range pgxModes {
+		t.Run(m.mode, func(t *testing.T) {
+			a, b := connectMode(t, bouncer.URL(), m.mode), connectMode(t, bouncer.URL(), m.mode)
+			errA := getUser(ctx, a, 1)
+			errB := getUser(ctx, b, 2)
+			if m.mode == "cache_statement" {
+				if errA != nil || sqlState(errB) != "42P05" {
+					t.Fatalf("first client: %v; second: %v; want the second to fail with 42P05", errA, errB)
+				}
+				t.Logf("through PgBouncer: %v", errB)
+				return
+			}
+			if errA != nil || errB != nil {
+				t.Fatalf("through PgBouncer: %v, %v", errA, errB)
+			}
+			toServer.Reset()
+			const n = 10
+			for id := 3; id < 3+n; id++ {
+				if err := getUser(ctx, a, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, want := toServer.Counts(), map[string]int64{}
+			for k, v := range m.messages {
+				want[k] = v * n
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("PgBouncer sent the server %v for %d queries, want the client's %v", got, n, want)
+			}
+		})
+	}
+}
+
+// The same through two server connections and eight clients, each of its own id range,
+// each alternating two statements: the one-flight modes never fail; describe_exec's
+// two flights may land on two server connections, which the test reports (logged)
+// without deciding.
+func TestPgxModesThroughPgBouncerConcurrently(t *testing.T) {
+	pg := dbtest.StartPostgres(t, 1000)
+	ctx := context.Background()
+	bouncer, err := provider.StartPgBouncer(ctx, pg, 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bouncer.Close()
+	const clients, queries = 8, 100
+	for _, mode := range []string{"cache_describe", "describe_exec", "exec", "simple_protocol"} {
+		t.Run(mode, func(t *testing.T) {
+			var mu sync.Mutex
+			failed, example := map[string]int{}, map[string]string{}
+			var wg sync.WaitGroup
+			for c := range clients {
+				conn := connectMode(t, bouncer.URL(), mode)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range queries {
+						query := getUser
+						if i%2 == 1 {
+							query = getByName
+						}
+						if err := query(ctx, conn, 1+c*queries+i); err != nil {
+							mu.Lock()
+							// By SQLSTATE (a wrong answer has none), one message of each kept.
+							code := cmp.Or(sqlState(err), "wrong answer")
+							failed[code]++
+							if _, seen := example[code]; !seen {
+								example[code] = err.Error()
+							}
+							mu.Unlock()
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if mode == "describe_exec" {
+				t.Logf("describe_exec through PgBouncer, %d clients × %d queries on 2 server connections: failures by SQLSTATE %v, e.g. %v", clients, queries, failed, example)
+				return
+			}
+			if len(failed) > 0 {
+				t.Errorf("%s through PgBouncer: failures by SQLSTATE %v, e.g. %v", mode, failed, example)
+			}
+		})
+	}
+}
