@@ -3,7 +3,6 @@ package provider
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -152,23 +151,5 @@ func (b *PgBouncer) URL() string {
 
 // Close stops pgbouncer (SIGINT: at once; SIGKILL after 10 s) and removes its directory.
 func (b *PgBouncer) Close() error {
-	var err error
-	if b.cmd != nil && b.cmd.Process != nil {
-		select {
-		case <-b.done:
-		default:
-			b.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-b.done:
-			case <-time.After(10 * time.Second):
-				b.cmd.Process.Kill()
-				<-b.done
-				err = errors.New("pgbouncer: ignored SIGINT for 10s and was killed")
-			}
-		}
-	}
-	if rerr := os.RemoveAll(b.dir); rerr != nil && err == nil {
-		err = fmt.Errorf("pgbouncer: %w", rerr)
-	}
-	return err
+	return stopAndRemove("pgbouncer", b.cmd, b.done, 10*time.Second, b.dir)
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -232,23 +231,29 @@ func (pg *Postgres) Open() (*sql.DB, error) {
 // Close stops the server (a fast shutdown: SIGINT; SIGKILL after 30 s) and removes
 // its directory.
 func (pg *Postgres) Close() error {
+	return stopAndRemove("embedded PostgreSQL", pg.cmd, pg.done, 30*time.Second, pg.dir)
+}
+
+// stopAndRemove stops a process of ours started as cmd (done closes once it is waited
+// for): SIGINT, then SIGKILL after grace; then removes its private directory.
+func stopAndRemove(what string, cmd *exec.Cmd, done <-chan struct{}, grace time.Duration, dir string) error {
 	var err error
-	if pg.cmd != nil && pg.cmd.Process != nil {
+	if cmd != nil && cmd.Process != nil {
 		select {
-		case <-pg.done:
+		case <-done:
 		default:
-			pg.cmd.Process.Signal(syscall.SIGINT)
+			cmd.Process.Signal(syscall.SIGINT)
 			select {
-			case <-pg.done:
-			case <-time.After(30 * time.Second):
-				pg.cmd.Process.Kill()
-				<-pg.done
-				err = errors.New("embedded PostgreSQL: the server ignored SIGINT for 30s and was killed")
+			case <-done:
+			case <-time.After(grace):
+				cmd.Process.Kill()
+				<-done
+				err = fmt.Errorf("%s: ignored SIGINT for %s and was killed", what, grace)
 			}
 		}
 	}
-	if rerr := os.RemoveAll(pg.dir); rerr != nil && err == nil {
-		err = fmt.Errorf("embedded PostgreSQL: %w", rerr)
+	if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+		err = fmt.Errorf("%s: %w", what, rerr)
 	}
 	return err
 }
