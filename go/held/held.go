@@ -59,8 +59,10 @@ func (k connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 func (k connector) Driver() driver.Driver { return k.inner.Driver() }
 
-// fullConn is every interface of go-sql-driver/mysql's connection that database/sql
-// calls; the legacy Execer and Queryer are left out because it prefers the context ones.
+// fullConn is every interface of go-sql-driver/mysql's and pgx's connections that
+// database/sql calls; the legacy Execer and Queryer are left out because it prefers the
+// context ones. driver.Validator is not required: pgx's connection lacks it, and
+// database/sql takes a connection without it as valid, which conn.IsValid says too.
 type fullConn interface {
 	driver.Conn
 	driver.ConnBeginTx
@@ -69,7 +71,6 @@ type fullConn interface {
 	driver.QueryerContext
 	driver.Pinger
 	driver.SessionResetter
-	driver.Validator
 	driver.NamedValueChecker
 }
 
@@ -93,5 +94,8 @@ func (x *conn) IsValid() bool {
 		x.c.add(time.Since(x.start))
 		x.start = time.Time{}
 	}
-	return x.fullConn.IsValid()
+	if v, ok := x.fullConn.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
 }

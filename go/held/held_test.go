@@ -99,6 +99,33 @@ func TestHoldsCoverTheRequestsWork(t *testing.T) {
 	}
 }
 
+// A connection without driver.Validator (pgx's) is timed all the same: its holds end
+// at IsValid, which the wrapper answers as database/sql would, valid.
+func TestConnWithoutValidatorIsTimed(t *testing.T) {
+	var c Counter
+	db := sql.OpenDB(Wrap(noValidatorConnector{}, &c))
+	defer db.Close()
+	db.SetMaxIdleConns(1)
+	for range 3 {
+		if _, err := db.Exec("UPDATE t SET n = 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if holds, total := c.Stats(); holds != 3 || total < 3*queryTime {
+		t.Errorf("%d holds in %v, want 3 of at least %v each", holds, total, queryTime)
+	}
+}
+
+type noValidatorConnector struct{}
+
+// noValidator has fullConn's methods only: fakeConn's IsValid is not promoted.
+type noValidator struct{ fullConn }
+
+func (noValidatorConnector) Connect(context.Context) (driver.Conn, error) {
+	return noValidator{&fakeConn{}}, nil
+}
+func (noValidatorConnector) Driver() driver.Driver { return fakeDriver{} }
+
 // A connection without the interfaces database/sql would use is not wrapped.
 func TestPartialConnPassesThrough(t *testing.T) {
 	k := connector{inner: partialConnector{}, c: &Counter{}}
@@ -107,7 +134,7 @@ func TestPartialConnPassesThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, wrapped := dc.(*conn); wrapped {
-		t.Error("a connection lacking Validator was wrapped")
+		t.Error("a connection lacking the context interfaces was wrapped")
 	}
 }
 
