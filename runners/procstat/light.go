@@ -1,6 +1,7 @@
 package procstat
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -56,4 +57,31 @@ func (l Light) Sub(start Light) Light {
 // Add is what l and m did together (two windows of one process).
 func (l Light) Add(m Light) Light {
 	return Light{CPU: l.CPU + m.CPU, Syscalls: l.Syscalls + m.Syscalls, Voluntary: l.Voluntary + m.Voluntary}
+}
+
+// TakeLightTree is TakeLight of a process and every process below it, with the CPU of
+// the children it has waited for (its children's times): a server of a process per
+// connection (PostgreSQL), whose backends that exited between two readings still count.
+func TakeLightTree(pid int) (Light, error) {
+	pids, err := Tree(pid)
+	if err != nil {
+		return Light{}, err
+	}
+	var sum Light
+	for _, p := range pids {
+		l, err := TakeLight(p)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			continue // exited since the scan
+		}
+		if err != nil {
+			return Light{}, err
+		}
+		sum = sum.Add(l)
+	}
+	st, err := readStat(pid)
+	if err != nil {
+		return Light{}, err
+	}
+	sum.CPU += st.times.ChildUser + st.times.ChildSystem
+	return sum, nil
 }
