@@ -48,22 +48,47 @@ func Parse(line string) (*mysql.Config, error) {
 
 // Read parses the DSN file at path: one line. Its errors never contain the password.
 func Read(path string) (*mysql.Config, error) {
-	b, err := os.ReadFile(path)
+	line, err := ReadLine(path)
 	if err != nil {
-		return nil, fmt.Errorf("read DSN file: %w", err)
-	}
-	line := strings.TrimSpace(string(b))
-	switch {
-	case line == "":
-		return nil, fmt.Errorf("DSN file %s is empty (want one line %s)", path, Form)
-	case strings.ContainsAny(line, "\r\n"):
-		return nil, fmt.Errorf("DSN file %s has more than one line (want one line %s)", path, Form)
+		return nil, err
 	}
 	cfg, err := Parse(line)
 	if err != nil {
 		return nil, fmt.Errorf("DSN file %s: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// ReadLine reads the DSN file at path, which holds one line: a go-sql-driver DSN, or a
+// PostgreSQL URL (IsPostgres). Its errors never contain the line.
+func ReadLine(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read DSN file: %w", err)
+	}
+	line := strings.TrimSpace(string(b))
+	switch {
+	case line == "":
+		return "", fmt.Errorf("DSN file %s is empty (want one line %s)", path, Form)
+	case strings.ContainsAny(line, "\r\n"):
+		return "", fmt.Errorf("DSN file %s has more than one line (want one line %s)", path, Form)
+	}
+	return line, nil
+}
+
+// IsPostgres says whether a DSN line is a PostgreSQL URL (postgres:// or
+// postgresql://), which pgx parses, rather than a go-sql-driver DSN.
+func IsPostgres(line string) bool {
+	return strings.HasPrefix(line, "postgres://") || strings.HasPrefix(line, "postgresql://")
+}
+
+// MaskURLPassword masks password where it stands in a URL's user part
+// (":password@"), as MaskPassword does in a go-sql-driver DSN.
+func MaskURLPassword(s, password string) string {
+	if password == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, ":"+password+"@", ":"+Mask+"@")
 }
 
 // Redact formats cfg as a DSN with its password masked.

@@ -16,6 +16,7 @@ import (
 	"dbbench/go/layers/ent"
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
+	"dbbench/go/layers/pgx"
 	"dbbench/go/layers/raw"
 	"dbbench/go/layers/sqlx"
 	"dbbench/go/server"
@@ -30,6 +31,7 @@ var All = map[string]server.Layer{
 	"sqlx":    {Open: server.Open(sqlx.New), Stmts: sqlx.Stmts},
 	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
 	"ent":     {Open: server.Open(ent.New), Stmts: ent.Stmts},
+	"pgx":     {Open: server.Open(pgx.New), Stmts: pgx.Stmts, Postgres: true},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.

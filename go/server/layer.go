@@ -24,6 +24,8 @@ type Layer struct {
 	// Open builds the layer's Store on db; prepared is stmt=prepared.
 	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Store, error)
 	Stmts []string
+	// Postgres says the layer reads PostgreSQL (through pgx), not MySQL.
+	Postgres bool
 }
 
 // Open adapts a layer package's New, which returns its own Store type.

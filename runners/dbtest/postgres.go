@@ -11,7 +11,7 @@ import (
 // removed when the test ends.
 func StartPostgres(t testing.TB, rows int) *provider.Postgres {
 	t.Helper()
-	pg, err := provider.StartPostgres(context.Background(), rows)
+	pg, err := provider.StartPostgres(context.Background(), rows, 0)
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}

@@ -15,14 +15,20 @@ import (
 
 // The values the keys may take. Stmt "none" and conn "none" belong to layers that use no
 // database; Kinds are how a layer writes its SQL (question 1 groups layers by kind).
+// The stmt values after interpolate are pgx's execution modes, by the names its
+// default_query_exec_mode takes (go/layers/pgx).
 var (
-	Stmts = []string{"prepare", "prepared", "interpolate", "none"}
+	Stmts = []string{"prepare", "prepared", "interpolate",
+		"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol", "none"}
 	Conns = []string{"persistent", "per-request", "none"}
 	Kinds = []string{"raw", "builder", "orm"}
 	// Commands are the names a roundtrips rule may count: the general log's command
 	// types plus Ping, which only the wire shows.
 	Commands = []string{"Connect", "Quit", "Init DB", "Query", "Prepare", "Execute", "Close stmt",
-		"Reset stmt", "Change user", "Reset connection", "Ping"}
+		"Reset stmt", "Change user", "Reset connection", "Ping",
+		// PostgreSQL's frontend messages (runners/roundtrip/postgres.go), Query and
+		// Execute named as above.
+		"Startup", "Password", "Parse", "Bind", "Describe", "Sync", "Flush", "Close", "Terminate"}
 	// Requests are what an op may send, as the load generator and the verifier know
 	// them: get (GET /users/{id}), list (GET /users?after=&limit=), insert (POST
 	// /users), update (POST /users/{id}/visits).
@@ -58,7 +64,13 @@ type Matrix struct {
 type DB struct {
 	Name  string
 	About string // what it is, in words: product, version, where it comes from
+	// Protocol is the wire protocol its clients speak: mysql (MariaDB, MySQL) or
+	// postgres. A layer reads the databases of one protocol.
+	Protocol string
 }
+
+// Protocols a database may speak; a db without one speaks the first.
+var Protocols = []string{"mysql", "postgres"}
 
 // Op is one endpoint: the request it sends and, for a list, the rows it asks for.
 type Op struct {
@@ -107,12 +119,52 @@ type Layer struct {
 	VersionOf string // whose version the environment records: a Go module or a Debian package
 	Stmt      []string
 	Conn      []string
+	// DBs are the databases the layer reads; nil: every database of the mysql protocol,
+	// as every layer did before dbs of another protocol.
+	DBs []string
+	// StmtRef is the statement mode the layer's other modes are compared with (question
+	// 2): prepare unless the layer says otherwise (pgx's default, cache_statement).
+	StmtRef string
 	// Was is the name the layer had before layers were named by their library (orm,
 	// builder): variant keys and patterns written with it still mean this layer (saved
 	// results are renamed on read, runners/results), and the targets serve it under it,
 	// as a revision built before the rename knows no other (dbbench ab). "" when the
 	// name never changed.
 	Was string
+}
+
+// Reads says whether a layer reads database db (by its name in the matrix): a layer
+// without database reads every one, which it never touches.
+func (m *Matrix) Reads(l *Layer, db string) bool {
+	if !l.DB {
+		return true
+	}
+	if l.DBs != nil {
+		return slices.Contains(l.DBs, db)
+	}
+	d := m.DBs[db]
+	return d != nil && d.Protocol == Protocols[0]
+}
+
+// ReadBy lists the databases of the matrix the layer reads, in file order.
+func (m *Matrix) ReadBy(l *Layer) []string {
+	var out []string
+	for _, db := range m.dbOrder {
+		if m.Reads(l, db) {
+			out = append(out, db)
+		}
+	}
+	return out
+}
+
+// firstRead is the first database of the matrix the layer reads.
+func (m *Matrix) firstRead(l *Layer) string {
+	for _, db := range m.dbOrder {
+		if m.Reads(l, db) {
+			return db
+		}
+	}
+	return m.DefaultDB()
 }
 
 // TargetName is the name the targets serve the layer under.
@@ -132,6 +184,9 @@ type Rule struct {
 	Commands map[string]int
 	LogOnly  map[string]int
 	Why      string
+	// Protocol is whose commands the rule counts: it adds to the variants on databases
+	// of that protocol only (mysql unless it says postgres).
+	Protocol string
 }
 
 // Preset picks variants and says how long to measure them.
@@ -200,7 +255,8 @@ func (l *Lang) LayerNames() []string { return slices.Clone(l.order) }
 func (l *Lang) DefaultServer() string { return l.servers[0] }
 
 // All lists every variant the matrix knows for the given pools (lang → pools), in file
-// order, exclusions left out, at get (Expand adds a preset's other ops).
+// order, exclusions left out, at get (Expand adds a preset's other ops), each on the
+// first database its layer reads (a run moves it to its own, Options.perDB).
 func (m *Matrix) All(pools map[string][]int) []Variant {
 	var out []Variant
 	for _, ln := range m.order {
@@ -211,7 +267,7 @@ func (m *Matrix) All(pools map[string][]int) []Variant {
 				for _, stmt := range spec.Stmt {
 					for _, conn := range spec.Conn {
 						for _, pool := range pools[ln] {
-							v := Variant{Lang: ln, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}
+							v := m.OnDB(Variant{Lang: ln, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}, m.firstRead(spec))
 							if m.excluded(v) == "" {
 								out = append(out, v)
 							}
@@ -399,6 +455,9 @@ func (m *Matrix) Check(v Variant) error {
 	if _, ok := m.DBs[m.DBName(v)]; !ok {
 		return fmt.Errorf("variant %s: unknown db %q (want one of %s)", v.Key(), v.Database, strings.Join(m.dbOrder, ", "))
 	}
+	if !m.Reads(spec, m.DBName(v)) {
+		return fmt.Errorf("variant %s: %s layer %s does not read %s (it reads %s)", v.Key(), v.Lang, v.Layer, m.DBName(v), strings.Join(m.ReadBy(spec), ", "))
+	}
 	if v.Rev != "" {
 		if err := CheckRev(v.Rev); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Key(), err)
@@ -443,8 +502,12 @@ func (m *Matrix) LogOnly(v Variant) (map[string]int, []string) {
 
 func (m *Matrix) sum(v Variant, counts func(Rule) map[string]int) map[string]int {
 	out := map[string]int{}
+	protocol := Protocols[0]
+	if d := m.DBs[m.DBName(v)]; d != nil {
+		protocol = d.Protocol
+	}
 	for _, r := range m.Rules {
-		if m.Match(r.Match, v) {
+		if r.Protocol == protocol && m.Match(r.Match, v) {
 			for k, n := range counts(r) {
 				out[k] += n
 			}

@@ -38,6 +38,9 @@ func Parse(file string, b []byte) (*Matrix, error) {
 	if err := p.dbs(m, top["dbs"]); err != nil {
 		return nil, err
 	}
+	if err := m.checkLayerDBs(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	if n := top["exclude"]; n != nil {
 		if err := p.exclude(m, n); err != nil {
 			return nil, err
@@ -291,7 +294,7 @@ func (p parser) eachEntry(n *yaml.Node, what, kind string, allowed, required []s
 // layer reads one layer. A layer with db: false serves no database: it takes no stmt,
 // conn, kind or library, and its stmt and conn are none.
 func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
-	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was")
+	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was", "dbs", "stmt_ref")
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +306,7 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 		layer.DB = d.Value == "true"
 	}
 	if !layer.DB {
-		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn"} {
+		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn", "dbs", "stmt_ref"} {
 			if f[k] != nil {
 				return nil, p.errorf(f[k], "layer %s uses no database (db: false), so it takes no %s", name, k)
 			}
@@ -326,6 +329,18 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 	}
 	if layer.Conn, err = p.strings(f["conn"], "conn", Conns[:len(Conns)-1]); err != nil {
 		return nil, err
+	}
+	if d := f["dbs"]; d != nil { // checked against the dbs once they are read (checkLayerDBs)
+		if layer.DBs, err = p.strings(d, "dbs", nil); err != nil {
+			return nil, err
+		}
+	}
+	layer.StmtRef = "prepare"
+	if r := f["stmt_ref"]; r != nil {
+		if !slices.Contains(layer.Stmt, r.Value) {
+			return nil, p.errorf(r, "stmt_ref of layer %s: %q is not one of its stmt (%s)", name, r.Value, strings.Join(layer.Stmt, ", "))
+		}
+		layer.StmtRef = r.Value
 	}
 	return layer, nil
 }
@@ -371,17 +386,44 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 // server there was before dbs.
 func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 	if n == nil {
-		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb"}, []string{"mariadb"}
+		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Protocol: Protocols[0]}, []string{"mariadb"}
 		return nil
 	}
-	return p.eachEntry(n, "dbs", "db", []string{"about"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+	return p.eachEntry(n, "dbs", "db", []string{"about", "protocol"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if err := CheckRev(k.Value); err != nil || strings.ContainsAny(k.Value, ".+") {
 			return p.errorf(k, "db name %q: want letters, digits, '_' or '-'", k.Value)
 		}
-		m.DBs[k.Value] = &DB{Name: k.Value, About: f["about"].Value}
+		db := &DB{Name: k.Value, About: f["about"].Value, Protocol: Protocols[0]}
+		if pr := f["protocol"]; pr != nil {
+			if !slices.Contains(Protocols, pr.Value) {
+				return p.errorf(pr, "protocol of db %s: %q (want one of %s)", k.Value, pr.Value, strings.Join(Protocols, ", "))
+			}
+			db.Protocol = pr.Value
+		}
+		m.DBs[k.Value] = db
 		m.dbOrder = append(m.dbOrder, k.Value)
 		return nil
 	})
+}
+
+// checkLayerDBs refuses a layer's dbs that names a database the matrix does not list,
+// or that mixes protocols (a layer's driver speaks one).
+func (m *Matrix) checkLayerDBs() error {
+	for _, ln := range m.order {
+		for _, name := range m.Langs[ln].order {
+			l := m.Langs[ln].Layers[name]
+			for _, db := range l.DBs {
+				d := m.DBs[db]
+				if d == nil {
+					return fmt.Errorf("layer %s/%s reads db %q, which dbs does not list (want one of %s)", ln, name, db, strings.Join(m.dbOrder, ", "))
+				}
+				if first := m.DBs[l.DBs[0]]; d.Protocol != first.Protocol {
+					return fmt.Errorf("layer %s/%s reads %s (%s) and %s (%s): a layer's driver speaks one protocol", ln, name, first.Name, first.Protocol, d.Name, d.Protocol)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (p parser) exclude(m *Matrix, n *yaml.Node) error {
@@ -392,8 +434,14 @@ func (p parser) exclude(m *Matrix, n *yaml.Node) error {
 }
 
 func (p parser) rules(m *Matrix, n *yaml.Node) error {
-	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", []string{"log_only", "why"}, func(re *regexp.Regexp, r map[string]*yaml.Node) error {
-		rule := Rule{Match: re}
+	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", []string{"log_only", "why", "protocol"}, func(re *regexp.Regexp, r map[string]*yaml.Node) error {
+		rule := Rule{Match: re, Protocol: Protocols[0]}
+		if pr := r["protocol"]; pr != nil {
+			if !slices.Contains(Protocols, pr.Value) {
+				return p.errorf(pr, "protocol of a roundtrips rule: %q (want one of %s)", pr.Value, strings.Join(Protocols, ", "))
+			}
+			rule.Protocol = pr.Value
+		}
 		var err error
 		if rule.Commands, err = p.counts(r["commands"], "commands"); err != nil {
 			return err

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -21,6 +23,22 @@ func ParseDSN(line string) (*mysql.Config, error) {
 	}
 	secret.Register(cfg.Passwd)
 	return cfg, nil
+}
+
+// CheckURL reads a PostgreSQL URL and registers its password with secret, so that
+// nothing printed afterwards shows it. Its errors never contain the password.
+func CheckURL(line string) error {
+	u, err := url.Parse(line)
+	if err != nil {
+		return fmt.Errorf("malformed PostgreSQL URL %s", dsn.RedactURL(line))
+	}
+	if pw, ok := u.User.Password(); ok {
+		secret.Register(pw)
+	}
+	if u.Host == "" || strings.Trim(u.Path, "/") == "" {
+		return fmt.Errorf("PostgreSQL URL %s names no host or no database", dsn.RedactURL(line))
+	}
+	return nil
 }
 
 // attachDSN connects to an existing server. It changes nothing there but dbbench's own

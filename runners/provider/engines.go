@@ -11,7 +11,7 @@ import (
 
 // Servers are the database servers the embedded provider can start, by the matrix's
 // db names (runners/matrix.yaml, dbs); the first is the default.
-var Servers = []string{"mariadb", "mysql"}
+var Servers = []string{"mariadb", "mysql", "postgres"}
 
 // ErrNotInstalled says that the server asked for is not on this machine: make deps
 // installs it. The command exits with its usage status, as for a wrong flag.

@@ -44,10 +44,11 @@ type Postgres struct {
 	done     chan struct{}
 }
 
-// StartPostgres initializes and starts an embedded PostgreSQL and loads rows fixture
-// rows. As root, the server runs as Debian's postgres user, since PostgreSQL refuses
-// to run as root.
-func StartPostgres(ctx context.Context, rows int) (pg *Postgres, err error) {
+// StartPostgres initializes and starts an embedded PostgreSQL that takes up to
+// maxConnections clients (0: PostgreSQL's default, 100) and loads rows fixture rows. As
+// root, the server runs as Debian's postgres user, since PostgreSQL refuses to run as
+// root. pg_stat_statements is loaded, for the server's own count of statements.
+func StartPostgres(ctx context.Context, rows, maxConnections int) (pg *Postgres, err error) {
 	for _, p := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(PostgresBin, p)); err != nil {
 			return nil, fmt.Errorf("embedded PostgreSQL: %s not found: apt-get install postgresql-15 (make deps does)", filepath.Join(PostgresBin, p))
@@ -75,13 +76,44 @@ func StartPostgres(ctx context.Context, rows int) (pg *Postgres, err error) {
 	if err := pg.initdb(ctx, cred); err != nil {
 		return nil, err
 	}
-	if err := pg.start(ctx, cred); err != nil {
+	if err := pg.start(ctx, cred, maxConnections); err != nil {
 		return nil, err
 	}
 	if err := pg.load(ctx, rows); err != nil {
 		return nil, err
 	}
 	return pg, nil
+}
+
+// startPostgres is Start for --db postgres: an embedded PostgreSQL as a DB, its fixtures
+// loaded and verified. The dsn and testcontainers providers do not bring up PostgreSQL
+// yet.
+func startPostgres(ctx context.Context, o Options) (*DB, error) {
+	if o.KindName() != "embedded" {
+		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded one does (leave --provider out)", o.KindName())
+	}
+	if o.Place != nil {
+		return nil, fmt.Errorf("--db postgres: the embedded PostgreSQL runs on this host's loopback only, not in a topology's namespace")
+	}
+	t0 := time.Now()
+	pg, err := StartPostgres(ctx, o.Rows, o.MaxConnections)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{Kind: "embedded", Server: "postgres", Daemon: "postgres", URL: pg.URL(), Rows: o.Rows, Version: pg.Version,
+		PID: pg.cmd.Process.Pid, Dir: pg.dir, close: pg.Close}
+	pool, err := db.Open()
+	if err != nil {
+		pg.Close()
+		return nil, err
+	}
+	defer pool.Close()
+	if err := fixtures.VerifyPostgres(ctx, pool, o.Rows); err != nil {
+		pg.Close()
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	fmt.Fprintf(o.Log, "embedded PostgreSQL up and %d users loaded in %.2fs, fixtures verified\n", o.Rows, time.Since(t0).Seconds())
+	return db, nil
 }
 
 // postgresCredential is who the server runs as: Debian's postgres user when we are
@@ -126,7 +158,7 @@ func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error 
 
 // start runs the server on a free port of 127.0.0.1, its socket in the private
 // directory, and waits until it accepts the benchmark role.
-func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential) error {
+func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConnections int) error {
 	addr, err := freeport.Addr()
 	if err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
@@ -138,8 +170,12 @@ func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential) error {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	defer logFile.Close()
-	pg.cmd = exec.Command(filepath.Join(PostgresBin, "postgres"), "-D", filepath.Join(pg.dir, "data"),
-		"-c", "listen_addresses="+host, "-p", port, "-c", "unix_socket_directories="+pg.dir)
+	args := []string{"-D", filepath.Join(pg.dir, "data"), "-c", "listen_addresses=" + host, "-p", port,
+		"-c", "unix_socket_directories=" + pg.dir, "-c", "shared_preload_libraries=pg_stat_statements"}
+	if maxConnections > 0 {
+		args = append(args, "-c", "max_connections="+strconv.Itoa(maxConnections))
+	}
+	pg.cmd = exec.Command(filepath.Join(PostgresBin, "postgres"), args...)
 	pg.cmd.Stdout, pg.cmd.Stderr = logFile, logFile
 	pg.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := pg.cmd.Start(); err != nil {
@@ -197,6 +233,9 @@ func (pg *Postgres) load(ctx context.Context, rows int) error {
 		return err
 	}
 	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE EXTENSION pg_stat_statements"); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
 	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&pg.Version); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: version: %w", err)
 	}

@@ -15,7 +15,7 @@ import (
 // be printed, and nothing left once closed.
 func TestEmbeddedPostgres(t *testing.T) {
 	ctx := context.Background()
-	pg, err := StartPostgres(ctx, 50)
+	pg, err := StartPostgres(ctx, 50, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -94,8 +95,11 @@ type DB struct {
 	// (mariadbd, mysqld) as messages name it. "" for servers dbbench did not start.
 	Server string
 	Daemon string
-	Config *mysql.Config // full, with the password: never print it, use Redacted
-	Rows   int
+	Config *mysql.Config // full, with the password: never print it, use Redacted; nil on PostgreSQL
+	// URL is a PostgreSQL server's connection URL, with the password (never print it,
+	// use Redacted); "" on MySQL's protocol, whose DSN is Config.
+	URL  string
+	Rows int
 	// Server facts for results.json, read once after start.
 	Version string
 	// For the embedded server: its process (the runner reads its CPU time from /proc)
@@ -115,14 +119,43 @@ func (d *DB) Restart(ctx context.Context) (ok bool, err error) {
 	return true, d.restart(ctx)
 }
 
-// DSN is the full go-sql-driver DSN, password included: write it only to a 0600 file.
-func (d *DB) DSN() string { return d.Config.FormatDSN() }
+// DSN is the full go-sql-driver DSN, or PostgreSQL's URL, password included: write it
+// only to a 0600 file.
+func (d *DB) DSN() string {
+	if d.Postgres() {
+		return d.URL
+	}
+	return d.Config.FormatDSN()
+}
+
+// Postgres says the server speaks PostgreSQL's protocol (URL), not MySQL's (Config).
+func (d *DB) Postgres() bool { return d.URL != "" }
+
+// Addr is the server's host:port.
+func (d *DB) Addr() string {
+	if d.Postgres() {
+		u, err := url.Parse(d.URL)
+		if err != nil {
+			return ""
+		}
+		return u.Host
+	}
+	return d.Config.Addr
+}
 
 // Redacted is the DSN with the password masked, for people and logs.
-func (d *DB) Redacted() string { return dsn.Redact(d.Config) }
+func (d *DB) Redacted() string {
+	if d.Postgres() {
+		return dsn.RedactURL(d.URL)
+	}
+	return dsn.Redact(d.Config)
+}
 
 // Open returns a new pool on the database; the caller closes it.
 func (d *DB) Open() (*sql.DB, error) {
+	if d.Postgres() {
+		return sql.Open("pgx", d.URL)
+	}
 	c, err := mysql.NewConnector(d.Config)
 	if err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
@@ -155,6 +188,9 @@ func Start(ctx context.Context, o Options) (*DB, error) {
 	}
 	if o.ReplaceTable != "" && o.ReplaceTable != schema.Table {
 		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own table, %s", o.ReplaceTable, schema.Table)
+	}
+	if o.Server == "postgres" {
+		return startPostgres(ctx, o)
 	}
 	var (
 		db  *DB
@@ -216,4 +252,24 @@ func ping(ctx context.Context, cfg *mysql.Config) error {
 	pool := sql.OpenDB(c)
 	defer pool.Close()
 	return pool.PingContext(ctx)
+}
+
+// Rebind is a query of the runner's own, written with MySQL's ? placeholders, as the
+// server takes it: PostgreSQL numbers them ($1, $2, …). The runner's queries hold no ?
+// in a string literal.
+func (d *DB) Rebind(q string) string {
+	if !d.Postgres() {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

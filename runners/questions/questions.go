@@ -11,7 +11,11 @@
 // the one place they are defined.
 package questions
 
-import "dbbench/runners/results"
+import (
+	"cmp"
+
+	"dbbench/runners/results"
+)
 
 // The questions, by the key a pair's variants differ in.
 const (
@@ -29,7 +33,8 @@ const op = "op"
 
 // The reference value of each key: a pair compares Other with the variant that has this
 // value instead (the layer's reference is the language's baseline, in results.Lang;
-// the db's is the first server, whose variants have no db=).
+// the db's is the first server, whose variants have no db=; a layer may name its own
+// stmt reference, results.Variant.StmtRef).
 const (
 	RefStmt = "prepare"
 	RefConn = "persistent"
@@ -55,7 +60,7 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 			continue
 		}
 		l := r.Langs[v.Lang]
-		refs := []struct{ question, value string }{{Stmt, RefStmt}, {Conn, RefConn}, {DB, RefDB}}
+		refs := []struct{ question, value string }{{Stmt, cmp.Or(v.StmtRef, RefStmt)}, {Conn, RefConn}, {DB, RefDB}}
 		if l != nil {
 			refs = append([]struct{ question, value string }{{Layer, l.Baseline}}, refs...)
 			if l.Default != "" {

@@ -169,12 +169,17 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	if pooled := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Conn != "persistent" }); len(pooled) > 0 {
 		fs = pooled
 	}
-	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section),
-		Chart: "QPS of each mode ÷ prepare's"}
+	refs := distinct(fs, func(f finding) string { return f.Base.Stmt })
+	chart := "QPS of each mode ÷ each layer's reference mode's"
+	if len(refs) == 1 {
+		chart = "QPS of each mode ÷ " + refs[0] + "'s"
+	}
+	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section), Chart: chart}
 	var clauses []string
 	settingLed := false // a clause says what to set: the sentence names what it is against
 	for i, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
+		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
 		var unset []string
 		for _, lang := range langsOf(of) {
 			var shown [][]finding
@@ -182,7 +187,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 				if g.lang == lang {
 					s := firstBaseline(inGroup(of, g), 3)
 					shown = append(shown, s)
-					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, false), Findings: s})
+					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
 			}
 			if i > 0 { // the sentence answers the first mode (interpolate); the chart and section every one
@@ -195,7 +200,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 			}
 		}
 		if len(unset) > 0 {
-			clauses = append(clauses, stmtPhrase(stmt, true)+": "+strings.Join(unset, "; "))
+			clauses = append(clauses, stmtPhrase(stmt, ref, true)+": "+strings.Join(unset, "; "))
 		}
 	}
 	a.Sentence = sentenceOr(clauses, "No interpolate or prepared variant was measured against a prepare variant.")
@@ -288,8 +293,12 @@ func stmtsOf(fs []finding) []string {
 	return out
 }
 
-// stmtPhrase says what a statement mode does instead of a prepare per query.
-func stmtPhrase(stmt string, long bool) string {
+// stmtPhrase says what a statement mode does instead of its reference, ref: a prepare
+// per query on MySQL, a driver's default elsewhere (pgx's cache_statement).
+func stmtPhrase(stmt, ref string, long bool) string {
+	if ref != questions.RefStmt {
+		return stmt + " vs " + ref
+	}
 	switch {
 	case stmt == "interpolate" && long:
 		return "interpolating instead of a server-side prepare per query gives, of prepare's throughput"

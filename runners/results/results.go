@@ -352,9 +352,12 @@ type Variant struct {
 	Rev      string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
-	DB            bool   `json:"db"`
-	Kind          string `json:"kind,omitempty"`
-	Library       string `json:"library,omitempty"`
+	DB      bool   `json:"db"`
+	Kind    string `json:"kind,omitempty"`
+	Library string `json:"library,omitempty"`
+	// StmtRef is the statement mode the layer's others are compared with, where it is
+	// not questions.RefStmt (prepare): pgx's default, cache_statement (matrix.yaml).
+	StmtRef       string `json:"stmt_ref,omitempty"`
 	Valid         bool   `json:"valid"`
 	InvalidReason string `json:"invalid_reason,omitempty"`
 	// Flags are warnings about a valid variant's figures, such as saturation: the numbers
@@ -496,6 +499,13 @@ type Roundtrips struct {
 	// ZeroLoad is what a request cost when it was the only one (the count sends them one
 	// at a time): where a pool sizing model starts (runners/poolsize).
 	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`
+	// Protocol is "postgres" for a count on PostgreSQL: Wire then counts its frontend
+	// messages, Trips the round trips the proxy saw (messages are no round trips there:
+	// a Sync answers a batch), and Statements pg_stat_statements' statements per request
+	// by their first word; Log and Status are empty. "" on MySQL's protocol.
+	Protocol   string             `json:"protocol,omitempty"`
+	Trips      float64            `json:"round_trips,omitempty"`
+	Statements map[string]float64 `json:"statements,omitempty"`
 }
 
 // ConnectCost is what opening one connection cost on one authentication path (as
@@ -561,6 +571,12 @@ func (rt *Roundtrips) PerCommand() map[string]float64 {
 // as one, though its handshake takes more). Wire counts are used when present, since
 // the general log misses COM_PING.
 func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
+	if rt.Protocol == "postgres" {
+		for _, n := range rt.Wire {
+			commands += n
+		}
+		return commands, rt.Trips
+	}
 	for k, n := range rt.PerCommand() {
 		commands += n
 		if !roundtrip.OneWay[k] {

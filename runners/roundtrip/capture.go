@@ -52,6 +52,9 @@ var quietVars = []string{
 // Result is what one capture saw.
 type Result struct {
 	Requests int
+	// Postgres says the capture was CapturePostgres's: Wire counts PostgreSQL's messages,
+	// Statements pg_stat_statements' statements, and Log and Status are empty.
+	Postgres bool
 	Log      map[string]int64 // general_log rows by command_type
 	Status   map[string]int64 // SHOW GLOBAL STATUS deltas, the capture's own queries subtracted
 	Wire     map[string]int64 // commands counted by a Proxy (WithProxy), else nil

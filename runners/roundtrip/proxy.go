@@ -2,11 +2,13 @@ package roundtrip
 
 import (
 	"bufio"
+	"dbbench/dsn"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -337,9 +339,18 @@ func (c countingWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// RewriteDSN returns dsn with its host:port replaced by addr (to route it through a Proxy).
-func RewriteDSN(dsn, addr string) (string, error) {
-	cfg, err := mysql.ParseDSN(dsn)
+// RewriteDSN returns dsn with its host:port replaced by addr (to route it through a
+// Proxy): a go-sql-driver DSN, or a PostgreSQL URL.
+func RewriteDSN(line, addr string) (string, error) {
+	if dsn.IsPostgres(line) {
+		u, err := url.Parse(line)
+		if err != nil {
+			return "", errors.New("roundtrip: malformed PostgreSQL URL")
+		}
+		u.Host = addr
+		return u.String(), nil
+	}
+	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
 		return "", errors.New("roundtrip: malformed DSN: " + err.Error())
 	}

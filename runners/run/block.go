@@ -208,8 +208,9 @@ func (b *block) countersBefore(ctx context.Context) error {
 // spoils the role's figures for the whole block (dbOK, genOK).
 func (b *block) light(i int) (db, gen procstat.Light) {
 	var err error
-	if pid := b.p.r.on(b.vs[i]).db.PID; pid != 0 {
-		if db, err = procstat.TakeLight(pid); err != nil {
+	if l, ok, err := b.p.r.on(b.vs[i]).light(); ok {
+		db = l
+		if err != nil {
 			b.dbOK = false
 		}
 	}
@@ -223,8 +224,8 @@ func (b *block) light(i int) (db, gen procstat.Light) {
 // thread per connection that is hundreds of files, too many to read at every turn, so
 // each variant's first turn of a block is the sample (nil when not ours to read).
 func (b *block) dbThreads(i int) *procstat.Counts {
-	if pid := b.p.r.on(b.vs[i]).db.PID; pid != 0 {
-		c, _ := procstat.TakeCounts(pid)
+	if pids := b.p.r.on(b.vs[i]).pids(); pids != nil {
+		c, _ := procstat.TakeCounts(pids...)
 		return c
 	}
 	return nil

@@ -158,16 +158,16 @@ func TestVerifyCatchesAWrongListAndAWrongInsert(t *testing.T) {
 	var next atomic.Int64
 	next.Store(1000)
 	ctx := context.Background()
-	if v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("list100"), 1000, 1, admin); v.Error != "" || v.Bodies != 1000 || v.BadID != 400 {
+	if v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("list100"), 1000, 1, admin, func(q string) string { return q }); v.Error != "" || v.Bodies != 1000 || v.BadID != 400 {
 		t.Fatalf("a right list: %+v", v)
 	}
 	for wrong, want := range map[string]string{"gap": "has id 4, want 3", "order": "has id 3, want 2"} {
-		v := verify(ctx, fakeTarget(t, 1000, wrong, &next), spec("list10"), 1000, 1, admin)
+		v := verify(ctx, fakeTarget(t, 1000, wrong, &next), spec("list10"), 1000, 1, admin, func(q string) string { return q })
 		if !strings.Contains(v.Error, want) {
 			t.Errorf("a list with its %s: verification %q, want it to say %q", wrong, v.Error, want)
 		}
 	}
-	v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin)
+	v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin, func(q string) string { return q })
 	if !strings.Contains(v.Error, "which the table does not hold") {
 		t.Errorf("an insert that wrote nothing: verification %q, want it caught by reading the row back", v.Error)
 	}
@@ -175,7 +175,7 @@ func TestVerifyCatchesAWrongListAndAWrongInsert(t *testing.T) {
 		t.Fatal(err)
 	}
 	next.Store(1000)
-	v = verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin)
+	v = verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin, func(q string) string { return q })
 	if !strings.Contains(v.Error, `the table holds "someone else"`) {
 		t.Errorf("an insert answering another row's id: verification %q, want the row read back to differ", v.Error)
 	}

@@ -28,8 +28,8 @@ func (r *runner) counters(ctx context.Context, t *target.Target, pids []int, d *
 	if err != nil {
 		return nil, err
 	}
-	if d.db.PID != 0 { // our own server: its counts are ours to read
-		c.db, _ = procstat.TakeCounts(d.db.PID)
+	if pids := d.pids(); pids != nil { // our own server: its counts are ours to read
+		c.db, _ = procstat.TakeCounts(pids...)
 	}
 	c.gen, _ = procstat.TakeCounts(os.Getpid())
 	return c, nil

@@ -13,6 +13,7 @@ import (
 	"dbbench/runners/connectcost"
 	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
+	"dbbench/runners/procstat"
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
@@ -62,20 +63,52 @@ func (o *Options) checkDBs() error {
 	return nil
 }
 
-// perDB lists each variant once per server, next to each other, so that tables read
-// as pairs; on one server, each variant on it. A layer without database (hello) is
-// measured once, on the first: it reads nothing from either.
+// perDB lists each variant once per server its layer reads, next to each other, so
+// that tables read as pairs; on one server, each variant on it. A layer without
+// database (hello) is measured once, on the first: it reads nothing from either. A
+// variant whose layer reads none of the run's servers (pgx on a MySQL run) is left out.
 func (o *Options) perDB(vs []matrix.Variant) []matrix.Variant {
 	var out []matrix.Variant
 	for _, v := range vs {
+		layer := o.Matrix.Langs[v.Lang].Layers[v.Layer]
 		for i, name := range o.dbNames() {
-			if i > 0 && !o.Matrix.Langs[v.Lang].Layers[v.Layer].DB {
+			if i > 0 && !layer.DB {
 				break
 			}
-			out = append(out, o.Matrix.OnDB(v, name))
+			if o.Matrix.Reads(layer, name) {
+				out = append(out, o.Matrix.OnDB(v, name))
+			}
 		}
 	}
 	return out
+}
+
+// pids are the server's processes when it is ours to read (nil when not): its one
+// process (MariaDB, MySQL), or PostgreSQL's postmaster and its backends.
+func (d *database) pids() []int {
+	if d.db.PID == 0 {
+		return nil
+	}
+	if d.db.Postgres() {
+		if t, err := procstat.Tree(d.db.PID); err == nil {
+			return t
+		}
+	}
+	return []int{d.db.PID}
+}
+
+// light reads the server's light counters (procstat.TakeLightTree on PostgreSQL, whose
+// backends are processes of their own); ok is false when it is not ours to read.
+func (d *database) light() (l procstat.Light, ok bool, err error) {
+	switch {
+	case d.db.PID == 0:
+		return l, false, nil
+	case d.db.Postgres():
+		l, err = procstat.TakeLightTree(d.db.PID)
+	default:
+		l, err = procstat.TakeLight(d.db.PID)
+	}
+	return l, true, err
 }
 
 // on is the server rv is measured on.
@@ -104,10 +137,10 @@ func (r *runner) provision(ctx context.Context) error {
 	}
 	f := r.first()
 	if r.topo.Remote != nil {
-		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, f.db.Config, f.proxied)
+		r.res.Link, r.res.Topology.Links, err = r.measureRemoteLink(ctx, f.db.DSN(), f.proxied)
 		return err
 	}
-	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, f.db.Config, f.proxied, r.o.RTT)
+	r.res.Link, r.res.Topology.Links, err = measureLink(ctx, r.topo, f.db.DSN(), f.proxied, r.o.RTT)
 	return err
 }
 
@@ -142,7 +175,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	if db.Kind == "embedded" {
 		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
-	dsn, upstream := db.DSN(), db.Config.Addr
+	dsn, upstream := db.DSN(), db.Addr()
 	if toTargets := r.toTargets(d); toTargets != nil {
 		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
 			return err
@@ -155,7 +188,11 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	if err := os.WriteFile(d.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
 		return err
 	}
-	if d.proxy, err = roundtrip.StartProxyOn(r.topo.Load.Addr, upstream); err != nil {
+	start := roundtrip.StartProxyOn
+	if db.Postgres() {
+		start = roundtrip.StartPostgresProxyOn
+	}
+	if d.proxy, err = start(r.topo.Load.Addr, upstream); err != nil {
 		return err
 	}
 	if d.proxied, err = roundtrip.RewriteDSN(dsn, d.proxy.Addr()); err != nil {
@@ -170,7 +207,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 // of 20 (at least 10 rounds): on an embedded server on this host's loopback only, whose CPU the run can read.
 func (r *runner) measureConnections(ctx context.Context, d *database, opts provider.Options) error {
 	n := r.o.Preset.Handshakes
-	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil {
+	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil || d.db.Postgres() { // connectcost speaks MySQL's handshakes
 		return nil
 	}
 	rounds := max(10, n/20) // benchstat's interval of a median needs 6 values or more

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 
+	"dbbench/dsn"
 	"dbbench/runners/echo"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -19,28 +21,21 @@ import (
 const linkPings = 50
 
 // measureLink times the distance between the roles, each on one idle connection:
-// COM_PING from the targets' side (made in the app's namespace on netns) direct to the
-// database and on the targets' path (the DSN they get through the counting proxy),
-// COM_PING from the runner to the database, and a one-byte TCP echo from the runner (the
+// a ping (pingProbe) from the targets' side (made in the app's namespace on netns)
+// direct to the database and on the targets' path (the DSN they get through the
+// counting proxy), a ping from the runner to the database, and a one-byte TCP echo from the runner (the
 // load generator) to the app's host. The first two are the Link a report and a pool
 // model read; all of them go into the topology's links.
-func measureLink(ctx context.Context, topo *topology.Topology, direct *mysql.Config, path string, added time.Duration) (*results.Link, []*results.RoleLink, error) {
-	fromApp := direct.Clone()
-	fromApp.DialFunc = topo.App.Dial
-	d, err := pingRTT(ctx, fromApp)
+func measureLink(ctx context.Context, topo *topology.Topology, direct, path string, added time.Duration) (*results.Link, []*results.RoleLink, error) {
+	d, err := pingRTT(ctx, direct, topo.App.Dial)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: app to database: %w", err)
 	}
-	pc, err := mysql.ParseDSN(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("link: %w", err)
-	}
-	pc.DialFunc = topo.App.Dial
-	p, err := pingRTT(ctx, pc)
+	p, err := pingRTT(ctx, path, topo.App.Dial)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: targets' path: %w", err)
 	}
-	l, err := pingRTT(ctx, direct)
+	l, err := pingRTT(ctx, direct, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: runner to database: %w", err)
 	}
@@ -48,16 +43,50 @@ func measureLink(ctx context.Context, topo *topology.Topology, direct *mysql.Con
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: runner to app: %w", err)
 	}
+	ping := pingProbe(direct)
 	links := []*results.RoleLink{
 		{From: topology.Load, To: topology.App, Via: "direct", Probe: "TCP echo", RTT: e, Pings: linkPings},
-		{From: topology.App, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: d, Pings: linkPings},
-		{From: topology.App, To: topology.DB, Via: "counting proxy", Probe: "COM_PING", RTT: p, Pings: linkPings},
-		{From: topology.Load, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: l, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "direct", Probe: ping, RTT: d, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "counting proxy", Probe: ping, RTT: p, Pings: linkPings},
+		{From: topology.Load, To: topology.DB, Via: "direct", Probe: ping, RTT: l, Pings: linkPings},
 	}
 	return &results.Link{Added: added.Seconds(), Direct: d, Path: p, Pings: linkPings}, links, nil
 }
 
-func pingRTT(ctx context.Context, cfg *mysql.Config) (float64, error) {
+// pingProbe names the ping a link is timed with: MySQL's COM_PING, or PostgreSQL's
+// empty query (pgx's Ping), one round trip each.
+func pingProbe(line string) string {
+	if dsn.IsPostgres(line) {
+		return "empty query"
+	}
+	return "COM_PING"
+}
+
+// pingRTT times pings on one connection to the database of line (a DSN or a
+// PostgreSQL URL), dialled with dial (nil: from here).
+func pingRTT(ctx context.Context, line string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (float64, error) {
+	if dsn.IsPostgres(line) {
+		cc, err := pgx.ParseConfig(line)
+		if err != nil {
+			return 0, err
+		}
+		if dial != nil {
+			cc.DialFunc = dial
+		}
+		conn, err := pgx.ConnectConfig(ctx, cc)
+		if err != nil {
+			return 0, err
+		}
+		defer conn.Close(ctx)
+		return timedMedian(func() error { return conn.Ping(ctx) })
+	}
+	cfg, err := mysql.ParseDSN(line)
+	if err != nil {
+		return 0, err
+	}
+	if dial != nil {
+		cfg.DialFunc = dial
+	}
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return 0, err

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +51,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		}
 	}
 	started := time.Now().UTC()
-	threads := sample(ctx, threadsRunning(r.on(rv).admin))
+	threads := sample(ctx, threadsRunning(r.on(rv)))
 	inUse := sample(ctx, poolInUse(t.AdminURL))
 	res, err := loadgen.Run(ctx, cfg)
 	r.keep(rv, res)
@@ -207,14 +206,20 @@ func sample(ctx context.Context, read func(ctx context.Context) (int64, bool)) f
 	}
 }
 
-// threadsRunning reads the server's Threads_running: how many statements the database
-// was really running at once, whatever the pools allowed. The sampling connection's own
-// statement is running too: it is left out.
-func threadsRunning(admin *sql.DB) func(ctx context.Context) (int64, bool) {
+// threadsRunning reads how many statements the database was really running at once,
+// whatever the pools allowed: MySQL's Threads_running, PostgreSQL's active backends.
+// The sampling connection's own statement is running too: it is left out.
+func threadsRunning(d *database) func(ctx context.Context) (int64, bool) {
 	return func(ctx context.Context) (int64, bool) {
-		var name string
 		var v int64
-		if admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
+		if d.db.Postgres() {
+			if d.admin.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'").Scan(&v) != nil {
+				return 0, false
+			}
+			return v - 1, true
+		}
+		var name string
+		if d.admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
 			return 0, false
 		}
 		return v - 1, true

@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"dbbench/runners/remote"
 	"dbbench/runners/results"
 	"dbbench/runners/target"
@@ -22,13 +20,13 @@ import (
 // measureRemoteLink is measureLink for an app on another machine: COM_PING from there
 // (gotarget --ping, run there) direct to the database and on the targets' path,
 // COM_PING from the runner, and a TCP handshake from the runner to the app's host.
-func (r *runner) measureRemoteLink(ctx context.Context, direct *mysql.Config, path string) (*results.Link, []*results.RoleLink, error) {
+func (r *runner) measureRemoteLink(ctx context.Context, direct, path string) (*results.Link, []*results.RoleLink, error) {
 	h := r.topo.Remote
 	bin, err := h.Copy(ctx, filepath.Join(r.o.BinDir, target.GoBinary))
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: %w", err)
 	}
-	d, err := remotePing(ctx, h, bin, direct.FormatDSN())
+	d, err := remotePing(ctx, h, bin, direct)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: app to database: %w", err)
 	}
@@ -36,7 +34,7 @@ func (r *runner) measureRemoteLink(ctx context.Context, direct *mysql.Config, pa
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: targets' path: %w", err)
 	}
-	l, err := pingRTT(ctx, direct)
+	l, err := pingRTT(ctx, direct, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link: runner to database: %w", err)
 	}
@@ -46,9 +44,9 @@ func (r *runner) measureRemoteLink(ctx context.Context, direct *mysql.Config, pa
 	}
 	links := []*results.RoleLink{
 		{From: topology.Load, To: topology.App, Via: "direct", Probe: probe, RTT: e, Pings: linkPings},
-		{From: topology.App, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: d, Pings: linkPings},
-		{From: topology.App, To: topology.DB, Via: "counting proxy", Probe: "COM_PING", RTT: p, Pings: linkPings},
-		{From: topology.Load, To: topology.DB, Via: "direct", Probe: "COM_PING", RTT: l, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "direct", Probe: pingProbe(direct), RTT: d, Pings: linkPings},
+		{From: topology.App, To: topology.DB, Via: "counting proxy", Probe: pingProbe(direct), RTT: p, Pings: linkPings},
+		{From: topology.Load, To: topology.DB, Via: "direct", Probe: pingProbe(direct), RTT: l, Pings: linkPings},
 	}
 	return &results.Link{Added: r.o.RTT.Seconds(), Direct: d, Path: p, Pings: linkPings}, links, nil
 }

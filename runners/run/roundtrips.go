@@ -37,9 +37,10 @@ func (r *runner) expectation(v matrix.Variant) Expectation {
 // counted is where a count reads its figures: the database's own counters (admin),
 // the counting proxy, and the target's timer of its holds (nil where it has none).
 type counted struct {
-	admin *sql.DB
-	proxy *roundtrip.Proxy
-	holds target.HoldTimer
+	admin    *sql.DB
+	proxy    *roundtrip.Proxy
+	holds    target.HoldTimer
+	postgres bool // the server speaks PostgreSQL (roundtrip.CapturePostgres)
 }
 
 // countRoundtrips warms the target up on its op (so every pooled connection and every
@@ -80,7 +81,7 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	// One request at a time: each one's latency, its commands' wait at the proxy, and
 	// how long it held its connections (a Go target's) or its php-fpm child.
 	latency, waited, held := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
-	res, err := roundtrip.Capture(ctx, via.admin, n, func(ctx context.Context) error {
+	send := func(ctx context.Context) error {
 		timed := via.holds != nil && via.holds.Start(ctx) == nil
 		for range n {
 			w0, t0 := via.proxy.Waited(), time.Now()
@@ -97,7 +98,16 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 			}
 		}
 		return nil
-	}, roundtrip.WithProxy(via.proxy))
+	}
+	var (
+		res *roundtrip.Result
+		err error
+	)
+	if via.postgres {
+		res, err = roundtrip.CapturePostgres(ctx, via.admin, n, send, via.proxy)
+	} else {
+		res, err = roundtrip.Capture(ctx, via.admin, n, send, roundtrip.WithProxy(via.proxy))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +132,14 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	}
 	for k, v := range res.Status {
 		out.Status[k] = float64(v) / float64(n)
+	}
+	if res.Postgres {
+		out.Protocol, out.Trips = "postgres", float64(via.proxy.Trips())/float64(n)
+		out.Statements = res.StatementsPerRequest()
+		out.PerfSchemaOff = res.StatementsOff
+		out.Mismatch = Mismatch(res, want)
+		out.Match = out.Mismatch == ""
+		return out, nil
 	}
 	if res.Statements != nil {
 		out.PerfSchema = res.StatementsPerRequest()
@@ -163,6 +181,11 @@ func Mismatch(res *roundtrip.Result, want Expectation) string {
 				diffs = append(diffs, fmt.Sprintf("%s %s: %.2f per request, want %d", what, k, float64(got[k])/float64(res.Requests), expected[k]))
 			}
 		}
+	}
+	if res.Postgres { // the wire alone counts messages; the server counts statements
+		compare("wire", res.Wire, "", nil)
+		sort.Strings(diffs)
+		return strings.Join(diffs, "; ")
 	}
 	compare("log", res.Log, "Ping", want.LogOnly)
 	if res.Statements != nil {

@@ -19,6 +19,7 @@ import (
 	"dbbench/runners/findings"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
+	"dbbench/runners/questions"
 	"dbbench/runners/remote"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -334,6 +335,9 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
 			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
 			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
+		if layer.DB && layer.StmtRef != questions.RefStmt {
+			rv.StmtRef = layer.StmtRef
+		}
 		if opKeys && layer.DB {
 			rv.Name = matrix.Prefix + "/" + v.OpKey() // benchstat -col /op then has get too
 		}
@@ -508,7 +512,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	defer t.Stop()
 	spec := r.specs[v.Key()]
 	db := spec.Layer.DB
-	rv.Verification = verify(ctx, t.URL, spec, d.db.Rows, r.o.Seed, d.admin)
+	rv.Verification = verify(ctx, t.URL, spec, d.db.Rows, r.o.Seed, d.admin, d.db.Rebind)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -519,7 +523,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
+	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds, d.db.Postgres()}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
 		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error())
 	}

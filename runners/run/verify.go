@@ -26,10 +26,10 @@ const unknownID = math.MaxUint32
 // update, 200 with the counter one higher, and the table's too. Then a malformed
 // request gets 400 and, for get and update, an id no row has 404. hello is checked for
 // its fixed body instead when the layer uses no database. admin reads the table.
-func verify(ctx context.Context, base string, spec matrix.Spec, rows int, seed uint64, admin *sql.DB) *results.Verification {
+func verify(ctx context.Context, base string, spec matrix.Spec, rows int, seed uint64, admin *sql.DB, rebind func(string) string) *results.Verification {
 	c := newRequester(base, spec.Op, rows, seed, 0x76657269667921) // "verify!": a stream of its own
 	defer c.close()
-	vf := verifier{ctx: ctx, c: c, rows: rows, admin: admin, v: &results.Verification{}}
+	vf := verifier{ctx: ctx, c: c, rows: rows, admin: admin, rebind: rebind, v: &results.Verification{}}
 	var err error
 	switch {
 	case !spec.Layer.DB:
@@ -55,7 +55,9 @@ type verifier struct {
 	c     *requester
 	rows  int
 	admin *sql.DB
-	v     *results.Verification
+	// rebind writes the verifier's queries as the server takes them (provider.DB.Rebind).
+	rebind func(string) string
+	v      *results.Verification
 }
 
 func (vf *verifier) hello() error {
@@ -153,7 +155,7 @@ func (vf *verifier) insert() error {
 		vf.v.Bodies++
 		var got string
 		var visits int64
-		if err := vf.admin.QueryRowContext(vf.ctx, "SELECT name, visits FROM users WHERE id = ?", id).Scan(&got, &visits); err != nil {
+		if err := vf.admin.QueryRowContext(vf.ctx, vf.rebind("SELECT name, visits FROM users WHERE id = ?"), id).Scan(&got, &visits); err != nil {
 			return fmt.Errorf("POST /users answered id %d, which the table does not hold: %v", id, err)
 		}
 		if got != name || visits != 0 {
@@ -198,7 +200,7 @@ func (vf *verifier) update() error {
 
 func (vf *verifier) visits(id uint32) (int64, error) {
 	var n int64
-	if err := vf.admin.QueryRowContext(vf.ctx, "SELECT visits FROM users WHERE id = ?", id).Scan(&n); err != nil {
+	if err := vf.admin.QueryRowContext(vf.ctx, vf.rebind("SELECT visits FROM users WHERE id = ?"), id).Scan(&n); err != nil {
 		return 0, fmt.Errorf("read the visits of user %d: %v", id, err)
 	}
 	return n, nil

@@ -26,7 +26,7 @@ func (r *runner) isUpdate(rv *results.Variant) bool {
 // range of the primary key, as cheap however many rows inserts add above it.
 func (r *runner) visitsSum(ctx context.Context, d *database) (int64, error) {
 	var n int64
-	err := d.admin.QueryRowContext(ctx, "SELECT COALESCE(SUM(visits), 0) FROM users WHERE id <= ?", d.db.Rows).Scan(&n)
+	err := d.admin.QueryRowContext(ctx, d.db.Rebind("SELECT COALESCE(SUM(visits), 0) FROM users WHERE id <= ?"), d.db.Rows).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count the visits: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/dsn"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/secret"
@@ -201,7 +202,12 @@ func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	}
 	// Registers the password with secret, so the target's output is scrubbed even when
 	// the DSN came from a file this process did not write.
-	if _, err := provider.ParseDSN(strings.TrimSpace(string(b))); err != nil {
+	line := strings.TrimSpace(string(b))
+	check := func(line string) error { _, err := provider.ParseDSN(line); return err }
+	if dsn.IsPostgres(line) {
+		check = provider.CheckURL
+	}
+	if err := check(line); err != nil {
 		return nil, fmt.Errorf("target %s: DSN file %s: %w", v.Key(), dsnFile, err)
 	}
 	return []string{"--layer", s.Layer.TargetName(), "--stmt", v.Stmt, "--conn", v.Conn,

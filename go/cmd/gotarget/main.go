@@ -92,12 +92,12 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	)
 	if c.UsesDB() {
 		var holds held.Counter
-		db, cfg, err := openPool(ctx, c, &holds)
+		db, target, err := openPool(ctx, c, &holds)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		scrub := scrubber(cfg)
+		scrub := target.scrub
 		// From here on every line the target prints passes the scrubber, the driver's and
 		// beego's own loggers included: their errors are quoted verbatim and must not
 		// carry the password.
@@ -109,7 +109,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		store, err = layers.All[c.Layer].Open(sctx, db, c.Stmt == server.Prepared)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("start layer %s on %s: %s", c.Layer, dsn.Redact(cfg), scrub(err.Error()))
+			return fmt.Errorf("start layer %s on %s: %s", c.Layer, target.redacted, scrub(err.Error()))
 		}
 		if c.Conn == "per-request" {
 			store = server.Limit(store, c.Pool)
@@ -171,33 +171,15 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	return nil
 }
 
-// readDSN reads the DSN file, and removes it when asked to, before any connection is
-// made: a start that fails leaves no copy of the password behind either.
-func readDSN(c config.Config) (*mysql.Config, error) {
-	cfg, err := dsn.Read(c.DSNFile)
-	if c.RemoveDSNFile {
-		if rerr := os.Remove(c.DSNFile); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-			return nil, fmt.Errorf("remove DSN file: %w", rerr)
-		}
-	}
-	return cfg, err
-}
-
 // openPool opens the database/sql pool the way the variant says, its connections'
 // holds timed into holds, and checks that the database answers, so a wrong DSN fails
 // at start rather than as 503s.
-func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.DB, *mysql.Config, error) {
-	cfg, err := readDSN(c)
+func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.DB, *database, error) {
+	target, err := connect(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The statement mode decides this, whatever the file says.
-	cfg.InterpolateParams = c.Stmt == "interpolate"
-	connector, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
-	}
-	db := sql.OpenDB(held.Wrap(connector, holds))
+	db := sql.OpenDB(held.Wrap(target.connector, holds))
 	db.SetMaxOpenConns(c.Pool)
 	if c.Conn == "persistent" {
 		db.SetMaxIdleConns(c.Pool)
@@ -209,9 +191,9 @@ func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.D
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("cannot reach the database at %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
+		return nil, nil, fmt.Errorf("cannot reach the database at %s: %s", target.redacted, target.scrub(err.Error()))
 	}
-	return db, cfg, nil
+	return db, target, nil
 }
 
 // ping times c.Ping COM_PINGs on one connection (after one that may pay its set-up)
@@ -219,21 +201,21 @@ func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.D
 // host to the database, where the app runs (dbbench run --app-host).
 func ping(ctx context.Context, c config.Config, stdout io.Writer) error {
 	c.Pool = 1
-	db, cfg, err := openPool(ctx, c, &held.Counter{})
+	db, target, err := openPool(ctx, c, &held.Counter{})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
+		return fmt.Errorf("ping %s: %s", target.redacted, target.scrub(err.Error()))
 	}
 	defer conn.Close()
 	rtts := make([]time.Duration, 0, c.Ping+1)
 	for range c.Ping + 1 {
 		t0 := time.Now()
 		if err := conn.PingContext(ctx); err != nil {
-			return fmt.Errorf("ping %s: %s", dsn.Redact(cfg), scrubber(cfg)(err.Error()))
+			return fmt.Errorf("ping %s: %s", target.redacted, target.scrub(err.Error()))
 		}
 		rtts = append(rtts, time.Since(t0))
 	}
@@ -275,11 +257,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// scrubber masks cfg's password where it stands in text from drivers and ORMs.
-func scrubber(cfg *mysql.Config) func(string) string {
-	return func(s string) string { return dsn.MaskPassword(s, cfg.Passwd) }
 }
 
 // described is one layer as --describe prints it; runners/target reads the same shape

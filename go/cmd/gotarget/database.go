@@ -1,0 +1,90 @@
+package main
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"dbbench/dsn"
+	"dbbench/go/config"
+	"dbbench/go/layers"
+)
+
+// database is the server a variant reads, as gotarget reaches it: the driver's
+// connector, its DSN with the password masked, and the mask for any text that may
+// quote it (drivers' and ORMs' errors).
+type database struct {
+	connector driver.Connector
+	redacted  string
+	scrub     func(string) string
+}
+
+// connect reads the DSN file (removing it when asked to, before any connection is made:
+// a start that fails leaves no copy of the password behind either) and builds the
+// connector the variant asks for: go-sql-driver's for a MySQL DSN, pgx's for a
+// PostgreSQL URL, each with the statement mode set as the variant says, whatever the
+// file says.
+func connect(c config.Config) (*database, error) {
+	line, err := dsn.ReadLine(c.DSNFile)
+	if c.RemoveDSNFile {
+		if rerr := os.Remove(c.DSNFile); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove DSN file: %w", rerr)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pg := dsn.IsPostgres(line); pg != layers.All[c.Layer].Postgres {
+		return nil, fmt.Errorf("layer %s reads %s, and the DSN file holds a %s", c.Layer, protocol(!pg), protocol(pg))
+	}
+	if dsn.IsPostgres(line) {
+		return postgres(line, c.Stmt)
+	}
+	cfg, err := dsn.Parse(line)
+	if err != nil {
+		return nil, fmt.Errorf("DSN file %s: %w", c.DSNFile, err)
+	}
+	cfg.InterpolateParams = c.Stmt == "interpolate"
+	scrub := func(s string) string { return dsn.MaskPassword(s, cfg.Passwd) }
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), scrub(err.Error()))
+	}
+	return &database{connector: connector, redacted: dsn.Redact(cfg), scrub: scrub}, nil
+}
+
+func protocol(postgres bool) string {
+	if postgres {
+		return "PostgreSQL URL"
+	}
+	return "MySQL DSN"
+}
+
+// execModes are pgx's execution modes by the names of layers/pgx.Stmts.
+var execModes = map[string]pgx.QueryExecMode{
+	"cache_statement": pgx.QueryExecModeCacheStatement,
+	"cache_describe":  pgx.QueryExecModeCacheDescribe,
+	"describe_exec":   pgx.QueryExecModeDescribeExec,
+	"exec":            pgx.QueryExecModeExec,
+	"simple_protocol": pgx.QueryExecModeSimpleProtocol,
+}
+
+// postgres is pgx's database/sql connector for url, in the execution mode stmt.
+func postgres(url, stmt string) (*database, error) {
+	cc, err := pgx.ParseConfig(url)
+	if err != nil { // pgx masks the password in its own message
+		return nil, fmt.Errorf("malformed PostgreSQL URL %s: %w", dsn.RedactURL(url), err)
+	}
+	mode, ok := execModes[stmt]
+	if !ok {
+		return nil, fmt.Errorf("--stmt %q is no pgx execution mode", stmt)
+	}
+	cc.DefaultQueryExecMode = mode
+	scrub := func(s string) string { return dsn.MaskURLPassword(s, cc.Password) }
+	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub}, nil
+}
