@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ const PgBouncerBin = "/usr/sbin/pgbouncer"
 type PgBouncer struct {
 	Addr     string // 127.0.0.1:PORT
 	PoolSize int    // server connections, at most
+	Version  string // as pgbouncer --version says it: 1.18.0
 	pg       *Postgres
 	upstream string // where it reaches the server
 	dir      string
@@ -70,6 +72,11 @@ func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream st
 	b.Addr = addr
 	if err := b.writeConfig(cred); err != nil {
 		return nil, err
+	}
+	if out, err := exec.Command(PgBouncerBin, "--version").Output(); err == nil {
+		if f := strings.Fields(string(out)); len(f) >= 2 {
+			b.Version = f[1]
+		}
 	}
 	return b, b.start(ctx, cred)
 }
@@ -140,6 +147,11 @@ func (b *PgBouncer) start(ctx context.Context, cred *syscall.Credential) error {
 			return fmt.Errorf("pgbouncer: no connection through it after 30s: %s; log: %s", secret.Scrub(err.Error()), loglines.Last(readFile(logPath), 3))
 		}
 	}
+}
+
+// Describe is the pooler as results.json's environment names it.
+func (b *PgBouncer) Describe() string {
+	return fmt.Sprintf("PgBouncer %s, pool_mode = transaction, pool_size = %d", b.Version, b.PoolSize)
 }
 
 // URL is the benchmark database through the pooler, password included: never print it.

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -37,7 +38,7 @@ type Postgres struct {
 	Addr     string // 127.0.0.1:PORT
 	User     string
 	Database string
-	Version  string // the server's version(), as it reports itself
+	Version  string // "PostgreSQL " and the server's server_version
 	password string // never printed: URL has it, Redacted does not
 	dir      string
 	cmd      *exec.Cmd
@@ -102,14 +103,26 @@ func startPostgres(ctx context.Context, o Options) (*DB, error) {
 	}
 	db := &DB{Kind: "embedded", Server: "postgres", Daemon: "postgres", URL: pg.URL(), Rows: o.Rows, Version: pg.Version,
 		PID: pg.cmd.Process.Pid, Dir: pg.dir, close: pg.Close}
+	switch o.Pooler {
+	case "":
+	case "pgbouncer":
+		if db.Pooler, err = StartPgBouncer(ctx, pg, o.PoolerSize, ""); err != nil {
+			pg.Close()
+			return nil, err
+		}
+		db.close = func() error { return errors.Join(db.Pooler.Close(), pg.Close()) }
+	default:
+		pg.Close()
+		return nil, fmt.Errorf("--pooler %q: want pgbouncer", o.Pooler)
+	}
 	pool, err := db.Open()
 	if err != nil {
-		pg.Close()
+		db.Close()
 		return nil, err
 	}
 	defer pool.Close()
 	if err := fixtures.VerifyPostgres(ctx, pool, o.Rows); err != nil {
-		pg.Close()
+		db.Close()
 		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	fmt.Fprintf(o.Log, "embedded PostgreSQL up and %d users loaded in %.2fs, fixtures verified\n", o.Rows, time.Since(t0).Seconds())
@@ -236,7 +249,7 @@ func (pg *Postgres) load(ctx context.Context, rows int) error {
 	if _, err := db.ExecContext(ctx, "CREATE EXTENSION pg_stat_statements"); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&pg.Version); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&pg.Version); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: version: %w", err)
 	}
 	if err := fixtures.LoadPostgres(ctx, db, rows); err != nil {

@@ -57,6 +57,11 @@ type Options struct {
 	// MariaDB CPU on every statement (README, "MySQL 8.0 beside MariaDB"), so runs leave
 	// it off unless asked (--perf-schema). MySQL ships with it on.
 	PerfSchema bool
+	// Pooler puts a transaction pooler between the targets and an embedded PostgreSQL:
+	// "pgbouncer" (PgBouncer, pool_mode = transaction, PoolerSize server connections);
+	// "" none.
+	Pooler     string
+	PoolerSize int
 	// ServerArgs are more server options for an embedded server, after the others:
 	// for a scenario that needs a setting dbbench never picks (a log flushed once a
 	// second). They are part of Settings, so results name them.
@@ -98,8 +103,11 @@ type DB struct {
 	Config *mysql.Config // full, with the password: never print it, use Redacted; nil on PostgreSQL
 	// URL is a PostgreSQL server's connection URL, with the password (never print it,
 	// use Redacted); "" on MySQL's protocol, whose DSN is Config.
-	URL  string
-	Rows int
+	URL string
+	// Pooler is the transaction pooler the targets reach the server through (Options'),
+	// nil without one.
+	Pooler *PgBouncer
+	Rows   int
 	// Server facts for results.json, read once after start.
 	Version string
 	// For the embedded server: its process (the runner reads its CPU time from /proc)
@@ -141,6 +149,14 @@ func (d *DB) Addr() string {
 		return u.Host
 	}
 	return d.Config.Addr
+}
+
+// TargetAddr is where the targets reach the server: its pooler when it has one.
+func (d *DB) TargetAddr() string {
+	if d.Pooler != nil {
+		return d.Pooler.Addr
+	}
+	return d.Addr()
 }
 
 // Redacted is the DSN with the password masked, for people and logs.

@@ -27,7 +27,7 @@ func (d *data) runLine() string {
 	}
 	parts = append(parts, strings.Trim(machine, ", "))
 	var versions []string
-	for _, kv := range [][2]string{{"database", ""}, {"database-mysql", ""}, {"dbbench-go", "Go "}, {"gotarget-go", "Go "}, {"php", "PHP "}} {
+	for _, kv := range [][2]string{{"database", ""}, {"database-mysql", ""}, {"database-postgres", ""}, {"dbbench-go", "Go "}, {"gotarget-go", "Go "}, {"php", "PHP "}} {
 		if v := env[kv[0]]; v != "" && !slices.Contains(versions, kv[1]+v) {
 			versions = append(versions, kv[1]+v)
 		}

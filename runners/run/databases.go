@@ -172,10 +172,18 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		version = "MySQL " + version // MySQL's version says only "8.0.31"
 	}
 	r.res.Environment[key] = db.Kind + " " + version
-	if db.Kind == "embedded" {
+	if db.Kind == "embedded" && !db.Postgres() {
 		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
-	dsn, upstream := db.DSN(), db.Addr()
+	// The targets reach the server through its pooler when it has one (--pooler); the
+	// runner's own connections (admin) stay direct.
+	dsn, upstream := db.DSN(), db.TargetAddr()
+	if upstream != db.Addr() {
+		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
+			return err
+		}
+		r.res.Environment["pooler"+suffix(d)] = db.Pooler.Describe()
+	}
 	if toTargets := r.toTargets(d); toTargets != nil {
 		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
 			return err

@@ -121,8 +121,8 @@ func (o *Options) Check() error {
 }
 
 // DefaultVariants are the variants most at risk, drawn from the matrix: for each
-// language, each of its servers and each layer that uses the database, the server-side
-// prepare mode (else the layer's first mode the matrix allows) with persistent
+// language, each of its servers and each layer that uses the default database, the
+// server-side prepare mode (else the layer's first mode the matrix allows) with persistent
 // connections; plus, per language on its first server, the baseline layer with prepare
 // and a new connection per request. pools gives each language's pool.
 func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, error) {
@@ -136,7 +136,7 @@ func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, 
 		for _, server := range l.ServerNames() {
 			for _, name := range l.LayerNames() {
 				layer := l.Layers[name]
-				if !layer.DB || !slices.Contains(layer.Conn, "persistent") {
+				if !layer.DB || !slices.Contains(layer.Conn, "persistent") || !m.Reads(layer, m.DefaultDB()) {
 					continue
 				}
 				stmts := layer.Stmt

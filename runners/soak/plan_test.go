@@ -39,7 +39,7 @@ func TestDefaultVariantsFromTheMatrix(t *testing.T) {
 		l := m.Langs[ln]
 		for _, server := range l.ServerNames() {
 			for _, name := range l.LayerNames() {
-				if !l.Layers[name].DB {
+				if !l.Layers[name].DB || !m.Reads(l.Layers[name], m.DefaultDB()) {
 					continue
 				}
 				found := false

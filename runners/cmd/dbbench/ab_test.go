@@ -193,6 +193,9 @@ func TestABReadsRevisionsAmongFlags(t *testing.T) {
 // left behind.
 func TestABInterruptedLeavesNothing(t *testing.T) {
 	repo := clone(t)
+	// B is A and a comment: whatever the repository's last commit touched (a fixture,
+	// which ab refuses to compare across), these two revisions may be compared.
+	commitChange(t, repo, "go/layers/raw/raw.go", "// Package raw is the raw layer", "// Package raw, a comment B adds, is the raw layer", "B: a comment")
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, "ab", "HEAD~1", "HEAD", "--preset", "smoke", "--variants", "^lang=go/.*layer=raw/stmt=interpolate/conn=persistent/")
 	cmd.Env = append(os.Environ(), "DBBENCH_ROOT="+repo, "TMPDIR="+tmp)

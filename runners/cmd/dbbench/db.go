@@ -20,10 +20,10 @@ const dsnEnv = "DBBENCH_DSN"
 
 // dbFlags are the provider flags every command that starts a database shares.
 type dbFlags struct {
-	provider, server, dsn, dsnFile, replace *string
-	rows                                    *int
-	perfSchema                              *bool
-	several                                 bool // the command takes a list of --db servers
+	provider, server, dsn, dsnFile, replace, pooler *string
+	rows, poolerSize                                *int
+	perfSchema                                      *bool
+	several                                         bool // the command takes a list of --db servers
 }
 
 func (f *dbFlags) register(fs *flagSet) {
@@ -34,6 +34,8 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.replace = fs.String("replace-table", "", oneOf("", schema.Table), "with --provider dsn: replace the users table even though it is not dbbench's (it is dropped)")
 	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
 	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
+	f.pooler = fs.String("pooler", "", oneOf("", "pgbouncer"), "with --db postgres: put a transaction pooler between the targets and the server (pgbouncer: PgBouncer, pool_mode = transaction)")
+	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler: the pooler's server connections (PgBouncer's default_pool_size)")
 }
 
 // servers are the --db list, in the order given.
@@ -55,6 +57,12 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
 	}
 	o.Server = servers[0]
+	if *f.pooler != "" {
+		if len(servers) > 1 || o.Server != "postgres" {
+			return o, fmt.Errorf("%w: --pooler %s sits in front of PostgreSQL: it needs --db postgres alone", errUsage, *f.pooler)
+		}
+		o.Pooler, o.PoolerSize = *f.pooler, *f.poolerSize
+	}
 	if root, err := repoRoot(); err == nil {
 		o.MySQLDir = filepath.Join(root, "bin", "mysql")
 	}

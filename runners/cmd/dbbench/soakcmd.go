@@ -76,6 +76,9 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	if o.DB, err = df.options(0, fs.out); err != nil {
 		return nil, err
 	}
+	if o.DB.Server == "postgres" {
+		return nil, fs.named("db", errors.New("the soak measures MariaDB and MySQL so far, not PostgreSQL"))
+	}
 	if err := checkTopology(fs, topo(), o.DB); err != nil {
 		return nil, err
 	}
