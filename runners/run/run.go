@@ -516,8 +516,21 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	// A 503 stands for a database error, which the target printed: the reason names it.
+	said := func() string {
+		if t.Said == nil {
+			return ""
+		}
+		for range 20 { // its line comes through a pipe, a moment after the answer
+			if s := t.Said(); s != "" {
+				return "; the target's last database error: " + s
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return ""
+	}
 	if rv.Verification.Error != "" {
-		r.invalidate(rv, "verification failed: "+rv.Verification.Error)
+		r.invalidate(rv, "verification failed: "+rv.Verification.Error+said())
 		return nil
 	}
 	if !db {
@@ -525,7 +538,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	}
 	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds, d.db.Postgres()}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
-		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error())
+		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error()+said())
 	}
 	rv.Roundtrips = rt
 	if z := rt.ZeroLoad; t.AdminURL != "" && z != nil && z.Held == 0 {

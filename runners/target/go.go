@@ -166,6 +166,7 @@ func (l goLauncher) Start(ctx context.Context, s matrix.Spec, o Options) (*Targe
 		AdminURL: "http://" + adminHere,
 		Runtime:  goRuntime("http://" + adminHere),
 		Holds:    &goHolds{admin: "http://" + adminHere},
+		Said:     out.lastError,
 		pids: func() []int {
 			select {
 			case <-exited:
@@ -222,6 +223,7 @@ type tailWriter struct {
 	mu     sync.Mutex
 	part   []byte   // an unfinished line
 	last   []string // the most recent lines, at most tailLines
+	dbErr  string   // the most recent database error (lastError)
 }
 
 const tailLines = 5
@@ -256,10 +258,22 @@ func (t *tailWriter) line(s string) {
 	if t.w != nil {
 		fmt.Fprintln(t.w, t.prefix+s)
 	}
+	if strings.Contains(s, ": database error: ") {
+		t.dbErr = s
+	}
 	t.last = append(t.last, s)
 	if len(t.last) > tailLines {
 		t.last = t.last[1:]
 	}
+}
+
+// lastError is the most recent line of gotarget's own about a database error (the
+// cause of a 503: go/server/server.go), "" before any; the drivers' own log lines
+// (a broken pipe) come and go around it.
+func (t *tailWriter) lastError() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dbErr
 }
 
 func (t *tailWriter) tail() string {

@@ -651,6 +651,9 @@ func TestGoDatabaseGoneThenBack(t *testing.T) {
 			for round := range 2 {
 				proxy.down()
 				assertError(t, tg.URL+"/users/7", http.StatusServiceUnavailable)
+				// The 503's cause, which a run's reason quotes.
+				// Its line comes through a pipe, a moment after the answer.
+				waitFor(t, 10*time.Second, func() bool { return strings.Contains(tg.Said(), "GET /users/7: database error") })
 				if r := get(t, tg.URL+"/users/abc"); r.status != http.StatusBadRequest {
 					t.Errorf("round %d: bad id with the database gone = %d, want 400", round, r.status)
 				}

@@ -88,6 +88,9 @@ type Target struct {
 	// Runtime reads what the target's runtime counts about itself; nil when it counts
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
+	// Said is the target's last database error, the cause a 503 stands for, scrubbed of
+	// secrets ("" before any); nil where the runner does not keep it (PHP's).
+	Said func() string
 	// Holds times, in the target, how long each request served alone held the pool's
 	// resource: a Go target's connections (its pool counters on AdminURL), a php-fpm
 	// child (its status page); nil where the target times none (resident workers).
