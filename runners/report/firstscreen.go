@@ -190,7 +190,9 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
 			}
-			if i > 0 { // the sentence answers the first mode (interpolate); the chart and section every one
+			// On MySQL the sentence answers the first mode (interpolate); where a driver's
+			// own default is the reference (pgx), every mode. The chart and section show all.
+			if i > 0 && ref == questions.RefStmt {
 				continue
 			}
 			if chunk, ok := settingChunk(lang, fs, shown, langs[lang]); ok {
@@ -287,7 +289,7 @@ func caveats(langs map[string]*results.Lang, fs []finding, mode func(finding) st
 func stmtsOf(fs []finding) []string {
 	out := distinct(fs, func(f finding) string { return f.Other.Stmt })
 	rank := func(s string) int {
-		return map[string]int{"interpolate": 0, "prepared": 1}[s] + boolInt(s != "interpolate" && s != "prepared")*2
+		return map[string]int{"interpolate": 0, "simple_protocol": 0, "prepared": 1}[s] + boolInt(s != "interpolate" && s != "simple_protocol" && s != "prepared")*2
 	}
 	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
 	return out
