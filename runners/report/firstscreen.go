@@ -225,6 +225,9 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	if count, names := commandChange(f.Base, f.Other); count != "" {
 		change = commandsTerm(count)
 		if st == nil {
+			if f.Base.Roundtrips.Protocol == "postgres" { // a Sync answers a batch: messages are no round trips
+				change += tripChange(f.Base, f.Other)
+			}
 			change += ": " + names
 		} else {
 			change += tripChange(f.Base, f.Other)

@@ -171,14 +171,8 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	if len(less)+len(more) == 0 {
 		return "", ""
 	}
-	if rb, ro := base.Roundtrips, other.Roundtrips; rb.Protocol == "postgres" {
-		// PostgreSQL's frontend messages; a Sync answers a batch, so its round trips are
-		// the proxy's count, said when they change.
-		count = fmt.Sprintf("%s → %s messages", units.Number(cb), units.Number(co))
-		if rb.Trips != ro.Trips {
-			count += fmt.Sprintf(", %s → %s round trips", units.Number(rb.Trips), units.Number(ro.Trips))
-		}
-		return count, strings.Join(append(less, more...), " ")
+	if base.Roundtrips.Protocol == "postgres" { // PostgreSQL's frontend messages
+		return fmt.Sprintf("%s → %s messages", units.Number(cb), units.Number(co)), strings.Join(append(less, more...), " ")
 	}
 	return fmt.Sprintf("%s → %s commands", units.Number(cb), units.Number(co)), strings.Join(append(less, more...), " ")
 }
