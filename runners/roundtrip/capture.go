@@ -62,6 +62,9 @@ type Result struct {
 	// Bytes each way through the Proxy (WithProxy), the handshakes of new connections
 	// included.
 	ToServer, ToClient int64
+	// Trips is how many times the requests waited for the server, as the Proxy counted
+	// (WithProxy; CapturePostgres): their round trips.
+	Trips int64
 	// Waited is how long the commands waited for the server's answers, summed, as the
 	// Proxy timed them (WithProxy): the time the requests held their connections on the
 	// database and the wire.
@@ -223,7 +226,7 @@ func Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx conte
 	if o.proxy != nil {
 		res.Wire = o.proxy.Counts()
 		res.ToServer, res.ToClient = o.proxy.Bytes()
-		res.Waited = o.proxy.Waited()
+		res.Waited, res.Trips = o.proxy.Waited(), o.proxy.Trips()
 		res.From = o.proxy.From()
 		res.Auth, res.AuthTrips = o.proxy.Auth()
 	}
@@ -302,16 +305,12 @@ func logOn(ctx context.Context, conn *sql.Conn) (restore func() error, since str
 // server does) until none has moved for Settle, or quietLimit has passed (quiet false).
 // It returns its last snapshot and how many it read.
 func quiesce(ctx context.Context, conn *sql.Conn, proxy *Proxy) (last map[string]int64, reads int, quiet bool, err error) {
-	const poll = 50 * time.Millisecond
-	var seen string
-	start := time.Now()
-	changed := start
-	for {
+	reads, quiet, err = waitStill(ctx, func() (string, error) {
 		s, err := status(ctx, conn)
 		if err != nil {
-			return nil, reads, false, err
+			return "", err
 		}
-		last, reads = s, reads+1
+		last = s
 		var b strings.Builder
 		for _, k := range quietVars {
 			fmt.Fprintf(&b, "%d,", s[k])
@@ -319,20 +318,41 @@ func quiesce(ctx context.Context, conn *sql.Conn, proxy *Proxy) (last map[string
 		if proxy != nil {
 			fmt.Fprint(&b, proxy.Counts())
 		}
+		return b.String(), nil
+	})
+	if err != nil {
+		return nil, reads, false, err
+	}
+	return last, reads, quiet, nil
+}
+
+// waitStill reads fingerprint every 50 ms until it has not changed for Settle (quiet)
+// or quietLimit has passed (not quiet), and says how many readings it took.
+func waitStill(ctx context.Context, fingerprint func() (string, error)) (reads int, quiet bool, err error) {
+	const poll = 50 * time.Millisecond
+	var seen string
+	start := time.Now()
+	changed := start
+	for {
+		f, err := fingerprint()
+		if err != nil {
+			return reads, false, err
+		}
+		reads++
 		now := time.Now()
-		if b.String() != seen {
-			seen, changed = b.String(), now
+		if f != seen {
+			seen, changed = f, now
 		}
 		switch {
 		case now.Sub(changed) >= Settle:
-			return last, reads, true, nil
+			return reads, true, nil
 		case now.Sub(start) >= quietLimit:
-			return last, reads, false, nil
+			return reads, false, nil
 		}
 		select {
 		case <-time.After(poll):
 		case <-ctx.Done():
-			return nil, reads, false, ctx.Err()
+			return reads, false, ctx.Err()
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // CapturePostgres is Capture on PostgreSQL: the frontend messages on the wire, through
@@ -32,7 +31,7 @@ func CapturePostgres(ctx context.Context, admin *sql.DB, requests int, do func(c
 	res := &Result{Requests: requests, Postgres: true, Log: map[string]int64{}, Status: map[string]int64{}, NotQuiet: !quiet, StatementsOff: off}
 	res.Wire = proxy.Counts()
 	res.ToServer, res.ToClient = proxy.Bytes()
-	res.Waited = proxy.Waited()
+	res.Waited, res.Trips = proxy.Waited(), proxy.Trips()
 	res.From = proxy.From()
 	if off == "" {
 		after, off := pgStatements(ctx, admin)
@@ -55,25 +54,8 @@ func CapturePostgres(ctx context.Context, admin *sql.DB, requests int, do func(c
 // quietWire waits until the proxy's counts have not moved for Settle (or quietLimit
 // has passed: false): a per-request connection's Terminate follows its response.
 func quietWire(ctx context.Context, p *Proxy) bool {
-	start, changed := time.Now(), time.Now()
-	seen := fmt.Sprint(p.Counts())
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-		now := time.Now()
-		if s := fmt.Sprint(p.Counts()); s != seen {
-			seen, changed = s, now
-		}
-		switch {
-		case now.Sub(changed) >= Settle:
-			return true
-		case now.Sub(start) >= quietLimit:
-			return false
-		}
-	}
+	_, quiet, _ := waitStill(ctx, func() (string, error) { return fmt.Sprint(p.Counts()), nil })
+	return quiet
 }
 
 // pgStatements reads pg_stat_statements' calls by statement, leaving out the reads of

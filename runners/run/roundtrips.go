@@ -134,7 +134,7 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 		out.Status[k] = float64(v) / float64(n)
 	}
 	if res.Postgres {
-		out.Protocol, out.Trips = "postgres", float64(via.proxy.Trips())/float64(n)
+		out.Protocol, out.Trips = "postgres", float64(res.Trips)/float64(n)
 		out.Statements = res.StatementsPerRequest()
 		out.PerfSchemaOff = res.StatementsOff
 		out.Mismatch = Mismatch(res, want)
