@@ -5,11 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"dbbench/runners/target"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -221,32 +219,6 @@ func noFileLimit(pid int) (int64, error) {
 	return 0, errors.New("no Max open files line")
 }
 
-// adminClient reads a Go target's admin listener: one kept-alive connection per target,
-// so the sampling adds one constant descriptor rather than a churn of them.
-var adminClient = &http.Client{Timeout: 2 * time.Second}
-
-// goMetrics reads GET /debug/metrics: runtime/metrics name → value.
-func goMetrics(ctx context.Context, adminURL string) (map[string]float64, error) {
-	var m map[string]float64
-	return m, getJSON(ctx, adminURL+"/debug/metrics", &m)
-}
-
-func getJSON(ctx context.Context, url string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := adminClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
-}
-
 // dbStatusNames are the SHOW GLOBAL STATUS counters the soak samples.
 var dbStatusNames = []string{"Threads_connected", "Prepared_stmt_count", "Com_stmt_prepare", "Com_stmt_close",
 	"Aborted_connects", "Aborted_clients"}
@@ -323,7 +295,7 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		if tg.AdminURL == "" {
 			continue
 		}
-		m, merr := goMetrics(sctx, tg.AdminURL)
+		m, merr := target.ReadMetrics(sctx, tg.AdminURL)
 		p, perr := target.ReadPool(sctx, tg.AdminURL)
 		if merr == nil && perr == nil {
 			gos[i] = &goSample{m, p}

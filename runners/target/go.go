@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"debug/buildinfo"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,23 +294,10 @@ var goMetrics = map[string]string{
 // goRuntime reads gotarget's runtime counters over its admin listener. The read itself
 // allocates a little in the target (one admin request against thousands measured).
 func goRuntime(admin string) func(ctx context.Context) (RuntimeSample, error) {
-	client := &http.Client{Timeout: 2 * time.Second}
 	return func(ctx context.Context) (RuntimeSample, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, admin+"/debug/metrics", nil)
+		m, err := ReadMetrics(ctx, admin)
 		if err != nil {
-			return RuntimeSample{}, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %w", err)
-		}
-		defer resp.Body.Close()
-		var m map[string]float64
-		if resp.StatusCode != http.StatusOK {
-			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %s", resp.Status)
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
-			return RuntimeSample{}, fmt.Errorf("target: runtime metrics: %w", err)
+			return RuntimeSample{}, fmt.Errorf("target: %w", err)
 		}
 		out := RuntimeSample{Cumulative: map[string]float64{}}
 		for name, key := range goMetrics {

@@ -3,7 +3,6 @@ package target
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -340,23 +339,8 @@ func fpmChildren(url string) []int {
 }
 
 func readFPMStatus(ctx context.Context, url string) (*fpmStatus, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/fpm-status?json&full", nil)
-	if err != nil {
-		return nil, fmt.Errorf("php-fpm status: %w", err)
-	}
-	resp, err := statusClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("php-fpm status: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("php-fpm status: %s", resp.Status)
-	}
 	var st fpmStatus
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, fmt.Errorf("php-fpm status: %w", err)
-	}
-	return &st, nil
+	return &st, getJSON(ctx, statusClient, url+"/fpm-status?json&full", "php-fpm status", &st)
 }
 
 // phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,

@@ -20,6 +20,8 @@ type PoolStats struct {
 	HeldDuration    int64 // nanoseconds
 }
 
+// adminClient reads a Go target's admin listener: one kept-alive connection per target,
+// so sampling adds one constant descriptor rather than a churn of them.
 var adminClient = &http.Client{Timeout: 2 * time.Second}
 
 // ReadPool reads the pool counters of the Go target whose admin listener is adminURL.
@@ -27,23 +29,36 @@ func ReadPool(ctx context.Context, adminURL string) (*PoolStats, error) {
 	if adminURL == "" {
 		return nil, fmt.Errorf("pool counters: the target has no admin listener")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/debug/dbstats", nil)
+	var s PoolStats
+	return &s, getJSON(ctx, adminClient, adminURL+"/debug/dbstats", "pool counters", &s)
+}
+
+// ReadMetrics reads a Go target's runtime counters (GET /debug/metrics): runtime/metrics
+// name to value.
+func ReadMetrics(ctx context.Context, adminURL string) (map[string]float64, error) {
+	var m map[string]float64
+	return m, getJSON(ctx, adminClient, adminURL+"/debug/metrics", "runtime metrics", &m)
+}
+
+// getJSON decodes the JSON that GET url answers with 200 into v; what names the
+// reading in errors.
+func getJSON(ctx context.Context, client *http.Client, url, what string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("pool counters: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	resp, err := adminClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("pool counters: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("pool counters: GET /debug/dbstats: %s", resp.Status)
+		return fmt.Errorf("%s: %s", what, resp.Status)
 	}
-	var s PoolStats
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		return nil, fmt.Errorf("pool counters: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return &s, nil
+	return nil
 }
 
 // goHolds times each request served alone by the connections it held: the pool's
