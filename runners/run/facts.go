@@ -25,7 +25,7 @@ func (o *Options) specs(vs []matrix.Variant) (map[string]matrix.Spec, error) {
 	}
 	for lang := range langs {
 		for _, rev := range o.revs() {
-			if err := target.Agree(o.Matrix.Langs[lang], o.targetOptions(rev, "")); err != nil {
+			if err := target.Agree(o.Matrix, o.Matrix.Langs[lang], o.targetOptions(rev, "")); err != nil {
 				return nil, revisionSays(rev, err)
 			}
 		}

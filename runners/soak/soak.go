@@ -95,7 +95,7 @@ func (s *soaker) resolve() error {
 		langs[v.Lang] = true
 	}
 	for lang := range langs {
-		if err := target.Agree(s.o.Matrix.Langs[lang], s.targetOptions()); err != nil {
+		if err := target.Agree(s.o.Matrix, s.o.Matrix.Langs[lang], s.targetOptions()); err != nil {
 			return err
 		}
 	}

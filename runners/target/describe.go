@@ -18,13 +18,15 @@ type Description struct {
 // DescribedLayer is one layer of a Description. Kind, Library and Package are given by
 // targets whose code declares them (php/); where given, they must match the matrix.
 type DescribedLayer struct {
-	Name    string   `json:"name"`
-	DB      bool     `json:"db"`
-	Stmt    []string `json:"stmt"`
-	Conn    []string `json:"conn"`
-	Kind    string   `json:"kind,omitempty"`
-	Library string   `json:"library,omitempty"`
-	Package string   `json:"package,omitempty"`
+	Name string   `json:"name"`
+	DB   bool     `json:"db"`
+	Stmt []string `json:"stmt"`
+	Conn []string `json:"conn"`
+	// Postgres: the layer reads PostgreSQL (gotarget says so; PHP's layers read MySQL).
+	Postgres bool   `json:"postgres,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Library  string `json:"library,omitempty"`
+	Package  string `json:"package,omitempty"`
 }
 
 func parseDescription(who string, b []byte) (*Description, error) {
@@ -41,7 +43,7 @@ func parseDescription(who string, b []byte) (*Description, error) {
 // Agree checks that the matrix and the code of every server of l serve the same layers
 // with the same modes, and names every difference. Run before a run starts, and by a
 // test, so a library added on one side only fails loudly instead of silently missing.
-func Agree(l *matrix.Lang, o Options) error {
+func Agree(m *matrix.Matrix, l *matrix.Lang, o Options) error {
 	var diffs []string
 	for _, name := range l.ServerNames() {
 		launcher, err := LauncherOf(l.Servers[name])
@@ -52,7 +54,7 @@ func Agree(l *matrix.Lang, o Options) error {
 		if err != nil {
 			return fmt.Errorf("%s/%s: %w", l.Name, name, err)
 		}
-		diffs = append(diffs, disagreements(l, name, d)...)
+		diffs = append(diffs, disagreements(m, l, name, d)...)
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("matrix.yaml and the %s targets disagree: %s", l.Name, strings.Join(diffs, "; "))
@@ -60,7 +62,7 @@ func Agree(l *matrix.Lang, o Options) error {
 	return nil
 }
 
-func disagreements(l *matrix.Lang, server string, d *Description) []string {
+func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Description) []string {
 	var diffs []string
 	// The targets name each layer by its TargetName (matrix.yaml's was, if any).
 	code := map[string]DescribedLayer{}
@@ -90,6 +92,8 @@ func disagreements(l *matrix.Lang, server string, d *Description) []string {
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers stmt %s, server %s %s", name, strings.Join(ml.Stmt, ","), server, strings.Join(dl.Stmt, ",")))
 		case ml.DB && !sameSet(ml.Conn, dl.Conn):
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers conn %s, server %s %s", name, strings.Join(ml.Conn, ","), server, strings.Join(dl.Conn, ",")))
+		case ml.DB && readsPostgres(m, ml) != dl.Postgres:
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says it reads %s, server %s that it reads PostgreSQL: %v", name, strings.Join(m.ReadBy(ml), ","), server, dl.Postgres))
 		}
 		for _, f := range []struct{ what, matrix, code string }{
 			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},
@@ -100,6 +104,13 @@ func disagreements(l *matrix.Lang, server string, d *Description) []string {
 		}
 	}
 	return diffs
+}
+
+// readsPostgres says whether the matrix has layer l read databases of PostgreSQL's
+// protocol.
+func readsPostgres(m *matrix.Matrix, l *matrix.Layer) bool {
+	dbs := m.ReadBy(l)
+	return len(dbs) > 0 && m.DBs[dbs[0]].Protocol == "postgres"
 }
 
 func sameSet(a, b []string) bool {

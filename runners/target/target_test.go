@@ -76,7 +76,7 @@ func TestMatrixAndTargetsAgree(t *testing.T) {
 	}
 	o := Options{RepoRoot: phpRepoRoot, BinDir: goBinDir(t)}
 	for _, lang := range m.LangNames() {
-		if err := Agree(m.Langs[lang], o); err != nil {
+		if err := Agree(m, m.Langs[lang], o); err != nil {
 			t.Error(err)
 		}
 	}
@@ -94,13 +94,15 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		{Name: "raw", DB: true, Stmt: []string{"prepare", "interpolate"}, Conn: []string{"persistent", "per-request"}},
 		{Name: "newlib", DB: true, Stmt: []string{"interpolate"}, Conn: []string{"persistent"}},
 		{Name: "gorm", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Kind: "builder"},
+		{Name: "sqlx", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Postgres: true},
 	}}
-	got := strings.Join(disagreements(l, "nethttp", d), "\n")
+	got := strings.Join(disagreements(m, l, "nethttp", d), "\n")
 	for _, want := range []string{
 		"server nethttp serves layer newlib, which matrix.yaml does not list",
 		"matrix.yaml lists layer beego (served as orm), which server nethttp does not serve",
 		"layer raw: matrix.yaml offers stmt prepare,prepared,interpolate, server nethttp prepare,interpolate",
 		`layer gorm: matrix.yaml says kind "orm", server nethttp "builder"`,
+		"layer sqlx: matrix.yaml says it reads mariadb,mysql, server nethttp that it reads PostgreSQL: true",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("disagreements lack %q:\n%s", want, got)

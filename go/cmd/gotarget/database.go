@@ -39,10 +39,11 @@ func connect(c config.Config) (*database, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pg := dsn.IsPostgres(line); pg != layers.All[c.Layer].Postgres {
+	pg := dsn.IsPostgres(line)
+	if pg != layers.All[c.Layer].Postgres {
 		return nil, fmt.Errorf("layer %s reads %s, and the DSN file holds a %s", c.Layer, protocol(!pg), protocol(pg))
 	}
-	if dsn.IsPostgres(line) {
+	if pg {
 		return postgres(line, c.Stmt)
 	}
 	cfg, err := dsn.Parse(line)

@@ -266,6 +266,8 @@ type described struct {
 	DB   bool     `json:"db"`
 	Stmt []string `json:"stmt,omitempty"`
 	Conn []string `json:"conn,omitempty"`
+	// Postgres: the layer reads PostgreSQL, which matrix.yaml's dbs must say too.
+	Postgres bool `json:"postgres,omitempty"`
 }
 
 // describe prints every layer gotarget serves, sorted by name, as JSON.
@@ -274,7 +276,7 @@ func describe(w io.Writer) error {
 		Layers []described `json:"layers"`
 	}{}
 	for name, stmts := range layers.Catalog() {
-		d := described{Name: name, DB: len(stmts) > 0}
+		d := described{Name: name, DB: len(stmts) > 0, Postgres: layers.All[name].Postgres}
 		if d.DB {
 			d.Stmt, d.Conn = stmts, config.Conns
 		}
