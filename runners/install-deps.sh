@@ -7,7 +7,7 @@ set -euo pipefail
 # Every Debian package a target, a test or the runner needs. Keep in step with README.md.
 packages=(
   mariadb-server mariadb-client
-  php8.2-cli php8.2-fpm php8.2-mysql php8.2-opcache php-illuminate-database
+  php8.2-cli php8.2-fpm php8.2-mysql php8.2-pgsql php8.2-opcache php-illuminate-database
   php-doctrine-dbal  # PHP layer dbal (Doctrine DBAL 3.6)
   php-doctrine-orm php-symfony-cache php-apcu  # PHP layer doctrine (ORM 2.14; its caches in APCu)
   php-excimer  # PHP sampling profiles (loaded only in a profiled repetition)

@@ -22,6 +22,9 @@ final class Config
      */
     public const SERVERS = ['fpm', 'worker'];
 
+    /** PDO's drivers for the two protocols the suite's databases speak. */
+    public const DRIVERS = ['mysql', 'pgsql'];
+
     /**
      * The layer's class, found by its name; the stmt and conn modes are checked against
      * what it declares.
@@ -40,7 +43,15 @@ final class Config
         public readonly string $username = '',
         public readonly string $password = '',
         public readonly string $server = 'fpm',
+        public readonly string $driver = 'mysql',
     ) {
+        if (!in_array($driver, self::DRIVERS, true)) {
+            throw new InvalidArgumentException(sprintf(
+                'DBBENCH_DB_DRIVER is "%s", want one of %s',
+                $driver,
+                implode(', ', self::DRIVERS)
+            ));
+        }
         if (!in_array($server, self::SERVERS, true)) {
             throw new InvalidArgumentException(sprintf(
                 'DBBENCH_SERVER is "%s", want one of %s',
@@ -84,6 +95,7 @@ final class Config
             username: $env('DBBENCH_DB_USER'),
             password: $env('DBBENCH_DB_PASSWORD'),
             server: $env('DBBENCH_SERVER', 'fpm'),
+            driver: $env('DBBENCH_DB_DRIVER', 'mysql'),
         );
     }
 
@@ -103,9 +115,21 @@ final class Config
         return $this->conn === 'persistent';
     }
 
-    /** The PDO DSN: TCP, as across a network; the charset goes in the handshake. */
+    /** Whether the database speaks PostgreSQL's protocol (PDO's pgsql driver). */
+    public function postgres(): bool
+    {
+        return $this->driver === 'pgsql';
+    }
+
+    /**
+     * The PDO DSN: TCP, as across a network. MySQL's charset goes in the handshake;
+     * PostgreSQL's client encoding is UTF8 by default, and TLS is off, as on MySQL.
+     */
     public function pdoDsn(): string
     {
+        if ($this->postgres()) {
+            return sprintf('pgsql:host=%s;port=%d;dbname=%s;sslmode=disable', $this->host, $this->port, $this->database);
+        }
         return sprintf('mysql:host=%s;port=%d;dbname=%s;charset=utf8mb4', $this->host, $this->port, $this->database);
     }
 

@@ -10,7 +10,7 @@ use PDO;
 /**
  * Illuminate's database component, set up standalone the way a production Laravel app
  * configures its `mysql` connection (config/database.php): utf8mb4, utf8mb4_unicode_ci,
- * strict mode. On every new PDO object Laravel sends its connect-time statements
+ * strict mode; or its `pgsql` connection on PostgreSQL. On every new PDO object Laravel sends its connect-time statements
  * (see php/README.md), so under php-fpm every request pays them, persistent or not.
  */
 final class Illuminate
@@ -22,23 +22,32 @@ final class Illuminate
     {
         self::load();
         $capsule = new Capsule();
-        $capsule->addConnection([
-            'driver' => 'mysql',
+        $capsule->addConnection(self::connection($config));
+        return $capsule;
+    }
+
+    /**
+     * The connection as config/database.php writes it: `mysql` (utf8mb4, strict) or, for
+     * PostgreSQL, `pgsql` (utf8, the public schema; TLS off here, as on MySQL).
+     *
+     * @return array<string, mixed>
+     */
+    private static function connection(Config $config): array
+    {
+        $own = $config->postgres()
+            ? ['driver' => 'pgsql', 'charset' => 'utf8', 'schema' => 'public', 'sslmode' => 'disable']
+            : ['driver' => 'mysql', 'unix_socket' => '', 'charset' => 'utf8mb4',
+                'collation' => 'utf8mb4_unicode_ci', 'strict' => true, 'engine' => null];
+        return $own + [
             'host' => $config->host,
             'port' => $config->port,
             'database' => $config->database,
             'username' => $config->username,
             'password' => $config->password,
-            'unix_socket' => '',
-            'charset' => 'utf8mb4',
-            'collation' => 'utf8mb4_unicode_ci',
             'prefix' => '',
             'prefix_indexes' => true,
-            'strict' => true,
-            'engine' => null,
             'options' => $config->pdoOptions(),
-        ]);
-        return $capsule;
+        ];
     }
 
     /** Makes Illuminate's classes loadable: Composer's if installed, else Debian's. */

@@ -93,6 +93,7 @@ final class Layers
                     'package' => $d->package,
                     'stmt' => $d->stmts,
                     'conn' => $d->conns,
+                    'protocols' => $d->protocols,
                 ];
             }
             $out[] = $layer;

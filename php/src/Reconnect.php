@@ -34,13 +34,47 @@ final class Reconnect
     public const LOST = [2006, 2013, 4031];
 
     /**
-     * Whether $e, or an exception it wraps, is a PDOException whose MySQL error code says
-     * the connection was lost.
+     * PostgreSQL's: pdo_pgsql reports every failure as error 7 (libpq's PGRES_FATAL_ERROR),
+     * so libpq's words tell a lost connection, as Laravel's DetectsLostConnections reads
+     * them. Measured here (PostgreSQL 15, PHP 8.2): pg_terminate_backend of an idle
+     * connection gives the first two on its next query, "no connection to the server"
+     * on the one after.
+     */
+    public const LOST_PGSQL = [
+        'terminating connection due to administrator command',
+        'server closed the connection unexpectedly',
+        'no connection to the server',
+    ];
+
+    /**
+     * Whether $e, or an exception it wraps, is a PDOException whose MySQL error code (or
+     * PostgreSQL's words) says the connection was lost.
      */
     public static function lost(Throwable $e): bool
     {
         for ($cause = $e; $cause !== null; $cause = $cause->getPrevious()) {
-            if ($cause instanceof PDOException && in_array($cause->errorInfo[1] ?? null, self::LOST, true)) {
+            if ($cause instanceof PDOException && self::lostCode($cause->errorInfo ?? [])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether PDO's errorInfo (SQLSTATE, driver code, driver message) says the connection
+     * was lost, on MySQL or on PostgreSQL.
+     *
+     * @param array<int, mixed> $info
+     */
+    private static function lostCode(array $info): bool
+    {
+        $code = $info[1] ?? null;
+        if (in_array($code, self::LOST, true)) {
+            return true;
+        }
+        $message = (string) ($info[2] ?? '');
+        foreach (self::LOST_PGSQL as $words) {
+            if ($code === 7 && str_contains($message, $words)) {
                 return true;
             }
         }

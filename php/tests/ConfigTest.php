@@ -14,6 +14,7 @@ final class ConfigTest extends TestCase
     private const VARS = [
         'DBBENCH_LAYER', 'DBBENCH_STMT', 'DBBENCH_CONN', 'DBBENCH_DB_HOST',
         'DBBENCH_DB_PORT', 'DBBENCH_DB_NAME', 'DBBENCH_DB_USER', 'DBBENCH_DB_PASSWORD', 'DBBENCH_SERVER',
+        'DBBENCH_DB_DRIVER',
     ];
 
     protected function tearDown(): void
@@ -42,6 +43,20 @@ final class ConfigTest extends TestCase
         self::assertSame(['orm', 'prepare', 'persistent'], [$c->layer, $c->stmt, $c->conn]);
         self::assertSame('mysql:host=127.0.0.1;port=3307;dbname=dbbench;charset=utf8mb4', $c->pdoDsn());
         self::assertSame(['bench', 'p=w;d"'], [$c->username, $c->password]);
+    }
+
+    public function testPostgresIsPdoPgsql(): void
+    {
+        self::env([
+            'DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'interpolate', 'DBBENCH_CONN' => 'persistent',
+            'DBBENCH_DB_HOST' => '127.0.0.1', 'DBBENCH_DB_PORT' => '5433', 'DBBENCH_DB_NAME' => 'dbbench',
+            'DBBENCH_DB_USER' => 'bench', 'DBBENCH_DB_DRIVER' => 'pgsql',
+        ]);
+        $c = Config::fromEnvironment();
+        self::assertTrue($c->postgres());
+        self::assertSame('pgsql:host=127.0.0.1;port=5433;dbname=dbbench;sslmode=disable', $c->pdoDsn());
+        putenv('DBBENCH_DB_DRIVER');
+        self::assertFalse(Config::fromEnvironment()->postgres(), 'no driver is MySQL, as before drivers');
     }
 
     public function testServerIsFpmUnlessTold(): void
@@ -128,6 +143,11 @@ final class ConfigTest extends TestCase
             'empty server' => [
                 ['DBBENCH_LAYER' => 'hello', 'DBBENCH_SERVER' => ''],
                 'DBBENCH_SERVER is "", want one of fpm, worker',
+            ],
+            'unknown driver' => [
+                $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent',
+                    'DBBENCH_DB_DRIVER' => 'postgres'],
+                'DBBENCH_DB_DRIVER is "postgres", want one of mysql, pgsql',
             ],
             'bad port' => [
                 $db + ['DBBENCH_LAYER' => 'raw', 'DBBENCH_STMT' => 'prepare', 'DBBENCH_CONN' => 'persistent',

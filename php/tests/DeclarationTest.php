@@ -25,6 +25,20 @@ final class DeclarationTest extends TestCase
         self::assertSame([[], []], [$d->stmts, $d->conns]);
     }
 
+    public function testReadsMySQLUnlessTold(): void
+    {
+        self::assertSame(['mysql'], Declaration::database('raw', 'L', 'p', ['prepare'], ['persistent'])->protocols);
+        $both = Declaration::database('raw', 'L', 'p', ['prepare'], ['persistent'], ['mysql', 'postgres']);
+        self::assertSame(['mysql', 'postgres'], $both->protocols);
+    }
+
+    public function testUnknownProtocolRefused(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage('protocol mode "oracle", PHP knows mysql, postgres');
+        Declaration::database('raw', 'L', 'p', ['prepare'], ['persistent'], ['oracle']);
+    }
+
     /** @return array<string, array{string, string, string, list<mixed>, list<mixed>, string}> */
     public function bad(): array
     {

@@ -117,7 +117,7 @@ final class LayersTest extends TestCase
                 continue;
             }
             self::assertSame(
-                ['name', 'db', 'kind', 'library', 'package', 'stmt', 'conn'],
+                ['name', 'db', 'kind', 'library', 'package', 'stmt', 'conn', 'protocols'],
                 array_keys($layer),
             );
             self::assertTrue($layer['db']);
@@ -125,6 +125,7 @@ final class LayersTest extends TestCase
             self::assertSame([$d->library, $d->package], [$layer['library'], $layer['package']]);
             self::assertMatchesRegularExpression('/\A[a-z0-9][a-z0-9.+-]+\z/', $layer['package'], 'Debian package');
             self::assertSame([$d->stmts, $d->conns], [$layer['stmt'], $layer['conn']]);
+            self::assertSame($d->protocols, $layer['protocols']);
         }
     }
 
@@ -136,6 +137,7 @@ final class LayersTest extends TestCase
         self::assertSame([
             'name' => 'raw', 'db' => true, 'kind' => 'raw', 'library' => 'PDO', 'package' => 'php8.2-mysql',
             'stmt' => ['prepare', 'interpolate'], 'conn' => ['persistent', 'per-request'],
+            'protocols' => ['mysql', 'postgres'],
         ], $layers['raw']);
         self::assertSame(Raw::class, Layers::classOf('raw'));
     }

@@ -61,6 +61,17 @@ final class ReconnectTest extends TestCase
         self::assertFalse(Reconnect::lost(new RuntimeException('MySQL server has gone away')), 'codes, not words');
     }
 
+    public function testLostOnPostgreSQL(): void
+    {
+        // What pdo_pgsql said here after pg_terminate_backend of an idle connection.
+        self::assertTrue(Reconnect::lost(self::pdoError(7, "FATAL:  terminating connection due to administrator command\n"
+            . "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally")));
+        self::assertTrue(Reconnect::lost(self::pdoError(7, 'no connection to the server')));
+        self::assertFalse(Reconnect::lost(self::pdoError(7, 'ERROR:  relation "users" does not exist')));
+        self::assertFalse(Reconnect::lost(self::pdoError(7, 'FATAL:  password authentication failed for user "u"')));
+        self::assertFalse(Reconnect::lost(self::pdoError(1045, 'no connection to the server')), 'words only with code 7');
+    }
+
     /**
      * @param list<\Throwable|string> $outcomes what each call of the read does: throw, or return
      * @return array{mixed, int, int} the result (or the exception), reads, drops

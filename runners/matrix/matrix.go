@@ -65,7 +65,7 @@ type DB struct {
 	Name  string
 	About string // what it is, in words: product, version, where it comes from
 	// Protocol is the wire protocol its clients speak: mysql (MariaDB, MySQL) or
-	// postgres. A layer reads the databases of one protocol.
+	// postgres. A layer reads the databases of either or both (Layer.DBs).
 	Protocol string
 }
 

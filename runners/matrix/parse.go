@@ -406,8 +406,9 @@ func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 	})
 }
 
-// checkLayerDBs refuses a layer's dbs that names a database the matrix does not list,
-// or that mixes protocols (a layer's driver speaks one).
+// checkLayerDBs refuses a layer's dbs that names a database the matrix does not list.
+// A layer may read databases of both protocols (PHP's, whose PDO has a driver for
+// each); the targets say which they read, and target.Agree checks them.
 func (m *Matrix) checkLayerDBs() error {
 	for _, ln := range m.order {
 		for _, name := range m.Langs[ln].order {
@@ -416,9 +417,6 @@ func (m *Matrix) checkLayerDBs() error {
 				d := m.DBs[db]
 				if d == nil {
 					return fmt.Errorf("layer %s/%s reads db %q, which dbs does not list (want one of %s)", ln, name, db, strings.Join(m.dbOrder, ", "))
-				}
-				if first := m.DBs[l.DBs[0]]; d.Protocol != first.Protocol {
-					return fmt.Errorf("layer %s/%s reads %s (%s) and %s (%s): a layer's driver speaks one protocol", ln, name, first.Name, first.Protocol, d.Name, d.Protocol)
 				}
 			}
 		}

@@ -22,11 +22,24 @@ type DescribedLayer struct {
 	DB   bool     `json:"db"`
 	Stmt []string `json:"stmt"`
 	Conn []string `json:"conn"`
-	// Postgres: the layer reads PostgreSQL (gotarget says so; PHP's layers read MySQL).
-	Postgres bool   `json:"postgres,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Library  string `json:"library,omitempty"`
-	Package  string `json:"package,omitempty"`
+	// Protocols are the wire protocols the layer reads (php/ says so); gotarget says
+	// Postgres instead, a layer reading PostgreSQL alone. Neither: MySQL alone.
+	Protocols []string `json:"protocols,omitempty"`
+	Postgres  bool     `json:"postgres,omitempty"`
+	Kind      string   `json:"kind,omitempty"`
+	Library   string   `json:"library,omitempty"`
+	Package   string   `json:"package,omitempty"`
+}
+
+// protocols are the wire protocols the layer says it reads.
+func (dl DescribedLayer) protocols() []string {
+	switch {
+	case dl.Protocols != nil:
+		return dl.Protocols
+	case dl.Postgres:
+		return []string{"postgres"}
+	}
+	return []string{matrix.Protocols[0]}
 }
 
 func parseDescription(who string, b []byte) (*Description, error) {
@@ -92,8 +105,8 @@ func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Descripti
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers stmt %s, server %s %s", name, strings.Join(ml.Stmt, ","), server, strings.Join(dl.Stmt, ",")))
 		case ml.DB && !sameSet(ml.Conn, dl.Conn):
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers conn %s, server %s %s", name, strings.Join(ml.Conn, ","), server, strings.Join(dl.Conn, ",")))
-		case ml.DB && readsPostgres(m, ml) != dl.Postgres:
-			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says it reads %s, server %s that it reads PostgreSQL: %v", name, strings.Join(m.ReadBy(ml), ","), server, dl.Postgres))
+		case ml.DB && !sameSet(protocolsRead(m, ml), dl.protocols()):
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says it reads %s (%s), server %s that it reads %s", name, strings.Join(m.ReadBy(ml), ","), strings.Join(protocolsRead(m, ml), ","), server, strings.Join(dl.protocols(), ",")))
 		}
 		for _, f := range []struct{ what, matrix, code string }{
 			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},
@@ -106,11 +119,15 @@ func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Descripti
 	return diffs
 }
 
-// readsPostgres says whether the matrix has layer l read databases of PostgreSQL's
-// protocol.
-func readsPostgres(m *matrix.Matrix, l *matrix.Layer) bool {
-	dbs := m.ReadBy(l)
-	return len(dbs) > 0 && m.DBs[dbs[0]].Protocol == "postgres"
+// protocolsRead are the wire protocols of the databases the matrix has layer l read.
+func protocolsRead(m *matrix.Matrix, l *matrix.Layer) []string {
+	var out []string
+	for _, db := range m.ReadBy(l) {
+		if p := m.DBs[db].Protocol; !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func sameSet(a, b []string) bool {

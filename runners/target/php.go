@@ -2,12 +2,14 @@ package target
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn"
 	"dbbench/runners/environment"
 	"dbbench/runners/loglines"
 	"dbbench/runners/matrix"
@@ -34,7 +37,8 @@ const PHPTempPrefix = "dbbench-php-"
 
 // phpDBVars carry the database connection to the PHP code. They are set in php-fpm's own
 // environment and named by the pool's env[NAME] = $NAME lines, so no file holds them.
-var phpDBVars = []string{"DBBENCH_DB_HOST", "DBBENCH_DB_PORT", "DBBENCH_DB_NAME", "DBBENCH_DB_USER", "DBBENCH_DB_PASSWORD"}
+// DBBENCH_DB_DRIVER is PDO's driver for the database's protocol: mysql or pgsql.
+var phpDBVars = []string{"DBBENCH_DB_HOST", "DBBENCH_DB_PORT", "DBBENCH_DB_NAME", "DBBENCH_DB_USER", "DBBENCH_DB_PASSWORD", "DBBENCH_DB_DRIVER"}
 
 const (
 	// phpBacklog is both nginx's and php-fpm's listen backlog: far above any load
@@ -71,6 +75,7 @@ type phpConf struct {
 	Stmt         string
 	Conn         string
 	DBEnv        []string // names of phpDBVars, or none for hello
+	Driver       string   // PDO's driver, pgsql or mysql; "" for hello, which loads mysql's
 	CLI          bool     // php.ini for resident workers (PHP's CLI) rather than php-fpm
 	// ProfileDir is where a profiled target writes its stacks; "" for a measured run
 	// (no Excimer at all).
@@ -110,7 +115,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 	}()
 	conf := phpConf{
 		Dir: dir, PHPDir: phpDir, Listen: listen, Pool: v.Pool, Backlog: phpBacklog,
-		Layer: spec.Layer.TargetName(), Stmt: v.Stmt, Conn: v.Conn,
+		Layer: spec.Layer.TargetName(), Stmt: v.Stmt, Conn: v.Conn, Driver: p.driver(),
 	}
 	if o.From != "" && o.From != "127.0.0.1" {
 		conf.StatusFrom = o.From
@@ -489,6 +494,16 @@ type phpSetup struct {
 	dir    string // the private run directory (phpRunDir), the caller's to remove
 }
 
+// driver is PDO's driver the DSN asks for (DBBENCH_DB_DRIVER), "" without a database.
+func (s phpSetup) driver() string {
+	for _, kv := range s.dbEnv {
+		if v, ok := strings.CutPrefix(kv, "DBBENCH_DB_DRIVER="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
 // setUpPHP resolves a PHP launcher's database environment, binaries, php/ and listen
 // address, in that order, then makes its run directory: a missing piece stops the
 // launcher before anything is created.
@@ -545,7 +560,8 @@ func phpRunDir(parent, phpDir string) (string, error) {
 
 // phpDatabaseEnv reads the DSN file and returns the DBBENCH_DB_* variables for the PHP
 // processes' environment (none for a layer without database). PDO connects over TCP, as
-// it would across a network, so a DSN must name tcp(host:port).
+// it would across a network, so a MySQL DSN must name tcp(host:port); a PostgreSQL URL
+// gives host and port as it is.
 func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	v := spec.Variant
 	if !spec.Layer.DB {
@@ -560,22 +576,18 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	}
 	line := strings.TrimSpace(string(b))
 	secret.RegisterDSN(line)
-	cfg, err := mysql.ParseDSN(line)
+	parse := phpMySQL
+	if dsn.IsPostgres(line) {
+		parse = phpPostgres
+	}
+	vals, err := parse(line)
 	if err != nil {
-		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.ScrubDSNError(err.Error(), line))
+		return nil, fmt.Errorf("php target: DSN in %s: %w", dsnFile, err)
 	}
-	secret.Register(cfg.Passwd)
-	if cfg.Net != "tcp" {
-		return nil, fmt.Errorf("php target: DSN in %s uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", dsnFile, cfg.Net)
-	}
-	host, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("php target: DSN in %s: address %q: %w", dsnFile, cfg.Addr, err)
-	}
-	if cfg.DBName == "" || cfg.User == "" {
+	secret.Register(vals[4])
+	if vals[2] == "" || vals[3] == "" {
 		return nil, fmt.Errorf("php target: DSN in %s names no database or no user", dsnFile)
 	}
-	vals := []string{host, port, cfg.DBName, cfg.User, cfg.Passwd}
 	env := make([]string, len(phpDBVars))
 	for i, name := range phpDBVars {
 		if strings.ContainsAny(vals[i], "\x00\n") {
@@ -584,6 +596,34 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 		env[i] = name + "=" + vals[i]
 	}
 	return env, nil
+}
+
+// phpMySQL reads a go-sql-driver DSN as phpDBVars' values, in their order.
+func phpMySQL(line string) ([]string, error) {
+	cfg, err := mysql.ParseDSN(line)
+	if err != nil {
+		return nil, errors.New(secret.ScrubDSNError(err.Error(), line))
+	}
+	if cfg.Net != "tcp" {
+		return nil, fmt.Errorf("uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", cfg.Net)
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: %w", cfg.Addr, err)
+	}
+	return []string{host, port, cfg.DBName, cfg.User, cfg.Passwd, "mysql"}, nil
+}
+
+// phpPostgres reads a PostgreSQL URL (postgres://user:pass@host:port/db) as phpDBVars'
+// values, in their order; PDO's driver is pgsql.
+func phpPostgres(line string) ([]string, error) {
+	u, err := url.Parse(line)
+	if err != nil {
+		return nil, errors.New("not a PostgreSQL URL (postgres://user:pass@host:port/db)")
+	}
+	port := cmp.Or(u.Port(), "5432")
+	pass, _ := u.User.Password()
+	return []string{u.Hostname(), port, strings.TrimPrefix(u.Path, "/"), u.User.Username(), pass, "pgsql"}, nil
 }
 
 // lookSbin finds the first of names on PATH or in the sbin directories a non-login PATH

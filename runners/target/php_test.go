@@ -825,3 +825,43 @@ func TestFPMHoldsTimeEachRequestsChild(t *testing.T) {
 		t.Errorf("two requests between readings gave one hold of %v", d)
 	}
 }
+
+// The DSN file becomes PDO's variables: a go-sql-driver DSN the mysql driver's, a
+// PostgreSQL URL the pgsql driver's; what PDO cannot use is named, never its password.
+func TestPHPDatabaseEnvFromEitherDSN(t *testing.T) {
+	spec := specOf(t, matrix.Variant{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1})
+	const pw = "s3cret-Pw"
+	for _, c := range []struct{ line, want, err string }{
+		{"u:" + pw + "@tcp(127.0.0.1:3307)/dbbench", "127.0.0.1 3307 dbbench u " + pw + " mysql", ""},
+		{"postgres://u:" + pw + "@127.0.0.1:5433/dbbench?sslmode=disable", "127.0.0.1 5433 dbbench u " + pw + " pgsql", ""},
+		{"postgresql://u:" + pw + "@db.internal/dbbench", "db.internal 5432 dbbench u " + pw + " pgsql", ""},
+		{"u:" + pw + "@unix(/run/mysqld.sock)/dbbench", "", `uses "unix": PHP targets connect over TCP`},
+		{"postgres://u:" + pw + "@127.0.0.1:5433/", "", "names no database or no user"},
+	} {
+		file, err := writeDSN(t.TempDir(), "dsn", c.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := phpDatabaseEnv(spec, file)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), pw) {
+				t.Errorf("%s: error %v, want one naming %q and not the password", c.line, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		var vals []string
+		for i, kv := range env {
+			name, val, _ := strings.Cut(kv, "=")
+			if name != phpDBVars[i] {
+				t.Errorf("%s: variable %d is %s, want %s", c.line, i, name, phpDBVars[i])
+			}
+			vals = append(vals, val)
+		}
+		if got := strings.Join(vals, " "); got != c.want {
+			t.Errorf("%s: PDO's variables %q, want %q", c.line, got, c.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 		}
 	}()
 	ini := filepath.Join(dir, "php.ini")
-	conf := phpConf{Dir: dir, PHPDir: phpDir, CLI: true}
+	conf := phpConf{Dir: dir, PHPDir: phpDir, CLI: true, Driver: p.driver()}
 	var stacks *stackReader
 	if o.Profile {
 		if stacks, err = profileDir(dir, &conf, workerProfileClock); err != nil {

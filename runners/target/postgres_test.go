@@ -14,16 +14,17 @@ import (
 	"dbbench/runners/roundtrip"
 )
 
-// pgVariants are the Go variants of the matrix that read PostgreSQL, at pool.
-func pgVariants(t *testing.T, m *matrix.Matrix, pool int) []matrix.Variant {
+// pgVariants are the variants of lang whose layer reads PostgreSQL, at pool, each on
+// PostgreSQL (m.All puts a layer that reads MySQL too on MySQL's first server).
+func pgVariants(t *testing.T, m *matrix.Matrix, lang string, pool int) []matrix.Variant {
 	var out []matrix.Variant
-	for _, v := range m.All(map[string][]int{"go": {pool}}) {
-		if v.Lang == "go" && m.DBs[m.DBName(v)].Protocol == "postgres" {
-			out = append(out, v)
+	for _, v := range m.All(map[string][]int{lang: {pool}}) {
+		if l := m.Langs[lang].Layers[v.Layer]; v.Lang == lang && l.DB && m.Reads(l, "postgres") {
+			out = append(out, m.OnDB(v, "postgres"))
 		}
 	}
 	if len(out) == 0 {
-		t.Fatal("the matrix has no Go variant on PostgreSQL")
+		t.Fatalf("the matrix has no %s variant on PostgreSQL", lang)
 	}
 	return out
 }
@@ -34,31 +35,13 @@ func pgVariants(t *testing.T, m *matrix.Matrix, pool int) []matrix.Variant {
 // DBBENCH_TEST=full), and get's frontend messages per request on the wire as
 // matrix.yaml expects them (the run checks them again).
 func TestGoOnPostgres(t *testing.T) {
-	pg := dbtest.StartPostgres(t, testRows)
-	admin, err := pg.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	proxy, err := roundtrip.StartPostgresProxyOn("127.0.0.1", pg.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	line, err := roundtrip.RewriteDSN(pg.URL(), proxy.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dsnFile, err := writeDSN(t.TempDir(), "dsn", line)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin, proxy, dsnFile := startCountedPostgres(t)
 	m, err := repoMatrix()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, v := range pgVariants(t, m, 4) {
+	for _, v := range pgVariants(t, m, "go", 4) {
 		t.Run(v.Key(), func(t *testing.T) {
 			t.Cleanup(func() { // after the target stops (cleanups run last first)
 				if err := fixtures.LoadPostgres(ctx, admin, testRows); err != nil {
@@ -77,6 +60,77 @@ func TestGoOnPostgres(t *testing.T) {
 			// The ops' code is the same in every mode and per request: make test checks
 			// the default mode's, DBBENCH_TEST=full every variant's (opsSample).
 			if v.Stmt == "cache_statement" && v.Conn == "persistent" || opsFull {
+				checkOps(t, tg.URL, admin)
+				checkNoLostUpdate(t, tg.URL, admin, 7)
+			}
+		})
+	}
+}
+
+// startCountedPostgres starts an embedded PostgreSQL with the test's fixtures and the
+// counting proxy in front of it, and writes the proxy's URL to a DSN file.
+func startCountedPostgres(t *testing.T) (admin *sql.DB, proxy *roundtrip.Proxy, dsnFile string) {
+	t.Helper()
+	pg := dbtest.StartPostgres(t, testRows)
+	admin, err := pg.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	proxy, err = roundtrip.StartPostgresProxyOn("127.0.0.1", pg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	line, err := roundtrip.RewriteDSN(pg.URL(), proxy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dsnFile, err = writeDSN(t.TempDir(), "dsn", line); err != nil {
+		t.Fatal(err)
+	}
+	return admin, proxy, dsnFile
+}
+
+// Every PHP variant on PostgreSQL (PDO's pgsql driver), as TestGoOnPostgres does Go's:
+// the HTTP contract, get's messages per request as matrix.yaml expects them, the ops and
+// no lost update at 64 clients. make test samples: PDO's native prepare under php-fpm
+// with the ops, Eloquent's connect-time statements, DBAL's unnamed statements (Doctrine
+// ORM) per request, a resident worker; DBBENCH_TEST=full runs every variant with its ops.
+func TestPHPOnPostgres(t *testing.T) {
+	admin, proxy, dsnFile := startCountedPostgres(t)
+	m, err := repoMatrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sample := map[string]bool{
+		"fpm/raw/prepare/persistent":               true,
+		"fpm/eloquent/prepare/persistent":          false,
+		"fpm/doctrine/prepare/per-request":         false,
+		"worker/illuminate/interpolate/persistent": false,
+	}
+	for _, v := range pgVariants(t, m, "php", 4) {
+		ops, sampled := sample[v.Server+"/"+v.Layer+"/"+v.Stmt+"/"+v.Conn]
+		if !sampled && !opsFull {
+			continue
+		}
+		t.Run(v.Key(), func(t *testing.T) {
+			t.Cleanup(func() {
+				if err := fixtures.LoadPostgres(ctx, admin, testRows); err != nil {
+					t.Errorf("reload fixtures: %v", err)
+				}
+			})
+			proxy.Reset()
+			tg := startPHPTarget(t, v, dsnFile, t.TempDir())
+			warmPHP(t, tg, v, proxy) // every child connected: get's count is steady state
+			if r := get(t, tg.URL+"/users/500"); r.status != http.StatusOK || r.body != userBody(500) {
+				t.Errorf("GET /users/500 = %d %s, want %s", r.status, r.body, userBody(500))
+			}
+			assertError(t, tg.URL+"/users/4294967295", http.StatusNotFound)
+			assertError(t, tg.URL+"/users/abc", http.StatusBadRequest)
+			countPgGet(t, ctx, m, v, admin, proxy, tg.URL)
+			if ops || opsFull {
 				checkOps(t, tg.URL, admin)
 				checkNoLostUpdate(t, tg.URL, admin, 7)
 			}

@@ -95,6 +95,7 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		{Name: "newlib", DB: true, Stmt: []string{"interpolate"}, Conn: []string{"persistent"}},
 		{Name: "gorm", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Kind: "builder"},
 		{Name: "sqlx", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Postgres: true},
+		{Name: "bun", DB: true, Stmt: []string{"interpolate"}, Conn: []string{"persistent", "per-request"}, Protocols: []string{"mysql", "postgres"}},
 	}}
 	got := strings.Join(disagreements(m, l, "nethttp", d), "\n")
 	for _, want := range []string{
@@ -102,7 +103,8 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		"matrix.yaml lists layer beego (served as orm), which server nethttp does not serve",
 		"layer raw: matrix.yaml offers stmt prepare,prepared,interpolate, server nethttp prepare,interpolate",
 		`layer gorm: matrix.yaml says kind "orm", server nethttp "builder"`,
-		"layer sqlx: matrix.yaml says it reads mariadb,mysql, server nethttp that it reads PostgreSQL: true",
+		"layer sqlx: matrix.yaml says it reads mariadb,mysql (mysql), server nethttp that it reads postgres",
+		"layer bun: matrix.yaml says it reads mariadb,mysql (mysql), server nethttp that it reads mysql,postgres",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("disagreements lack %q:\n%s", want, got)

@@ -36,6 +36,7 @@ final class Builder implements Layer
             package: 'php-illuminate-database',
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
+            protocols: ['mysql', 'postgres'],
         );
     }
 

@@ -56,6 +56,7 @@ final class Dbal implements Layer
             package: 'php-doctrine-dbal',
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
+            protocols: ['mysql', 'postgres'],
         );
     }
 
@@ -185,7 +186,7 @@ final class Dbal implements Layer
     }
 
     /**
-     * DBAL's connection parameters: its pdo_mysql driver, so the same PDO with the same
+     * DBAL's connection parameters: its pdo_mysql (or pdo_pgsql) driver, so the same PDO with the same
      * DSN and options as layer raw (DBAL passes driverOptions to PDO's constructor,
      * ATTR_PERSISTENT included).
      *
@@ -193,7 +194,7 @@ final class Dbal implements Layer
      */
     public static function params(Config $config): array
     {
-        return [
+        $params = [
             'driver' => 'pdo_mysql',
             'host' => $config->host,
             'port' => $config->port,
@@ -203,6 +204,13 @@ final class Dbal implements Layer
             'charset' => 'utf8mb4',
             'driverOptions' => $config->pdoOptions(),
         ];
+        if ($config->postgres()) {
+            // pdo_pgsql: the same DSN as layer raw's (Config::pdoDsn), UTF8 by default.
+            $params['driver'] = 'pdo_pgsql';
+            $params['sslmode'] = 'disable';
+            unset($params['charset']);
+        }
+        return $params;
     }
 
     public function endRequest(): void

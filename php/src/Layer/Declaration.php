@@ -21,10 +21,13 @@ final class Declaration
     public const STMTS = ['prepare', 'interpolate'];
     public const CONNS = ['persistent', 'per-request'];
     public const KINDS = ['raw', 'builder', 'orm'];
+    /** The wire protocols of the suite's databases (runners/matrix.yaml, dbs). */
+    public const PROTOCOLS = ['mysql', 'postgres'];
 
     /**
      * @param list<string> $stmts
      * @param list<string> $conns
+     * @param list<string> $protocols
      */
     private function __construct(
         public readonly bool $db,
@@ -33,13 +36,14 @@ final class Declaration
         public readonly string $package,
         public readonly array $stmts,
         public readonly array $conns,
+        public readonly array $protocols,
     ) {
     }
 
     /** The baseline: no database, so no kind, library, stmt or conn. */
     public static function noDatabase(): self
     {
-        return new self(false, '', '', '', [], []);
+        return new self(false, '', '', '', [], [], []);
     }
 
     /**
@@ -48,9 +52,16 @@ final class Declaration
      * @param string $package the Debian package whose version the run records
      * @param list<string> $stmts in the order the variants are listed
      * @param list<string> $conns in the order the variants are listed
+     * @param list<string> $protocols the databases' wire protocols the layer reads
      */
-    public static function database(string $kind, string $library, string $package, array $stmts, array $conns): self
-    {
+    public static function database(
+        string $kind,
+        string $library,
+        string $package,
+        array $stmts,
+        array $conns,
+        array $protocols = ['mysql'],
+    ): self {
         if (!in_array($kind, self::KINDS, true)) {
             throw new InvalidArgumentException(sprintf('kind "%s", want one of %s', $kind, implode(', ', self::KINDS)));
         }
@@ -59,7 +70,8 @@ final class Declaration
         }
         self::checkModes('stmt', $stmts, self::STMTS);
         self::checkModes('conn', $conns, self::CONNS);
-        return new self(true, $kind, $library, $package, $stmts, $conns);
+        self::checkModes('protocol', $protocols, self::PROTOCOLS);
+        return new self(true, $kind, $library, $package, $stmts, $conns, $protocols);
     }
 
     /**

@@ -68,6 +68,7 @@ final class Doctrine implements Layer
             package: 'php-doctrine-orm',
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
+            protocols: ['mysql', 'postgres'],
         );
     }
 

@@ -37,6 +37,7 @@ final class Orm implements Layer
             package: 'php-illuminate-database',
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
+            protocols: ['mysql', 'postgres'],
         );
     }
 

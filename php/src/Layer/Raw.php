@@ -28,6 +28,8 @@ final class Raw implements Layer
     private const QUERY = 'SELECT id, name FROM users WHERE id = ?';
     private const LIST = 'SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?';
     private const INSERT = 'INSERT INTO users (name) VALUES (?)';
+    /** PostgreSQL returns the new id with the row: what a person writes there by hand. */
+    private const INSERT_RETURNING = 'INSERT INTO users (name) VALUES (?) RETURNING id';
     private const LOCK = 'SELECT visits FROM users WHERE id = ? FOR UPDATE';
     private const UPDATE = 'UPDATE users SET visits = ? WHERE id = ?';
 
@@ -42,6 +44,7 @@ final class Raw implements Layer
             package: 'php8.2-mysql',
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
+            protocols: ['mysql', 'postgres'],
         );
     }
 
@@ -127,14 +130,18 @@ final class Raw implements Layer
         return $stmt->fetchAll(PDO::FETCH_ASSOC);
     }
 
-    /** One INSERT in autocommit; the id comes with the server's answer (no query). */
+    /**
+     * One INSERT in autocommit. MySQL's answer carries the id (lastInsertId() sends no
+     * query); on PostgreSQL it would send SELECT LASTVAL(), so the INSERT returns the id.
+     */
     private function insertRow(string $name): int
     {
         $this->pdo ??= $this->connect();
-        $stmt = $this->pdo->prepare(self::INSERT);
+        $postgres = $this->config->postgres();
+        $stmt = $this->pdo->prepare($postgres ? self::INSERT_RETURNING : self::INSERT);
         $stmt->bindValue(1, $name, PDO::PARAM_STR);
         $stmt->execute();
-        return (int) $this->pdo->lastInsertId();
+        return (int) ($postgres ? $stmt->fetchColumn() : $this->pdo->lastInsertId());
     }
 
     private function begin(): PDO
