@@ -177,9 +177,15 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section), Chart: chart}
 	var clauses []string
 	settingLed := false // a clause says what to set: the sentence names what it is against
-	for i, stmt := range stmtsOf(fs) {
+	prepareAnswered := false
+	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
+		// Against a prepare per query the sentence answers the first mode (interpolate);
+		// where a driver's own default is the reference (pgx), every mode. The chart and
+		// section show all.
+		answered := ref != questions.RefStmt || !prepareAnswered
+		prepareAnswered = prepareAnswered || ref == questions.RefStmt
 		var unset []string
 		for _, lang := range langsOf(of) {
 			var shown [][]finding
@@ -190,14 +196,16 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
 			}
-			// On MySQL the sentence answers the first mode (interpolate); where a driver's
-			// own default is the reference (pgx), every mode. The chart and section show all.
-			if i > 0 && ref == questions.RefStmt {
+			if !answered {
 				continue
 			}
-			if chunk, ok := settingChunk(lang, fs, shown, langs[lang]); ok {
+			chunk, ok := settingChunk(lang, fs, shown, langs[lang])
+			switch {
+			case ok && len(refs) > 1: // beside another driver's reference: named each time
+				clauses = append(clauses, stmtPhrase(stmt, ref, true)+": "+chunk)
+			case ok:
 				clauses, settingLed = append(clauses, chunk), true
-			} else {
+			default:
 				unset = append(unset, chunk)
 			}
 		}

@@ -77,6 +77,17 @@ var readCells = "Each cell is one comparison: the ratio of the other side's QPS 
 	"the change in MySQL commands; the pairs. A ratio is not the ratio of those medians, which pool all of each side's slices, " +
 	"taken at other moments of the drift: the appendix prints both. Each cell links to its full sentence in the appendix."
 
+// readCellsOf is readCells for a run's variants: PostgreSQL's are counted in frontend
+// messages.
+func readCellsOf(vs []*results.Variant) string {
+	for _, v := range vs {
+		if v.Roundtrips != nil && v.Roundtrips.Protocol == "postgres" {
+			return strings.Replace(readCells, "MySQL commands", "MySQL commands and PostgreSQL's frontend messages", 1)
+		}
+	}
+	return readCells
+}
+
 // build computes the whole page of a run.
 func build(r *results.Run) (*page, error) {
 	d, err := load(r)
@@ -93,6 +104,7 @@ func build(r *results.Run) (*page, error) {
 		// The three questions are get's; the other ops have a section of their own, unless
 		// a question was asked of another op only (the ops preset's update at every stmt).
 		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
+		cells := readCellsOf(r.Variants)
 		legend := "" // the first section that explains how to read a cell; the others point to it
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
@@ -104,10 +116,10 @@ func build(r *results.Run) (*page, error) {
 				a.Sentence = "For op=" + op + ": " + strings.ToLower(a.Sentence[:1]) + a.Sentence[1:]
 			}
 			p.Answers = append(p.Answers, a)
-			s := questionSection(of, a, q)
-			if legend != "" && len(s.Intro) > 0 && s.Intro[0] == readCells {
+			s := questionSection(of, a, q, cells)
+			if legend != "" && len(s.Intro) > 0 && s.Intro[0] == cells {
 				s.Intro[0] = "Cells read as in " + legend + "."
-			} else if len(s.Intro) > 0 && s.Intro[0] == readCells {
+			} else if len(s.Intro) > 0 && s.Intro[0] == cells {
 				legend = "[“" + a.Title + "”](#" + a.ID + ")"
 			}
 			p.Sections = append(p.Sections, s)
@@ -209,7 +221,7 @@ func forAnswer(fs []finding, qs []string) ([]finding, string) {
 }
 
 // questionSection holds the tables and charts of the answer's questions.
-func questionSection(fs []finding, a answer, qs []string) section {
+func questionSection(fs []finding, a answer, qs []string, cells string) section {
 	s := section{ID: a.ID, Title: a.Title}
 	var of []finding
 	for _, q := range qs {
@@ -219,7 +231,7 @@ func questionSection(fs []finding, a answer, qs []string) section {
 		s.Empty = a.Sentence
 		return s
 	}
-	s.Intro = []string{readCells}
+	s.Intro = []string{cells}
 	for _, q := range qs {
 		s.Grids = append(s.Grids, comparisonGrids(byQuestion(fs, q), q)...)
 		if f, ok := comparisonFigure(byQuestion(fs, q), q); ok {
