@@ -67,7 +67,17 @@ type DB struct {
 	// Protocol is the wire protocol its clients speak: mysql (MariaDB, MySQL) or
 	// postgres. A layer reads the databases of either or both (Layer.DBs).
 	Protocol string
+	// Server and Pooler: the db is db Server reached through a pooler (pgbouncer), the
+	// targets' connections through it, the runner's direct. A layer that reads Server
+	// reads it too. Both "" for a server reached directly.
+	Server, Pooler string
 }
+
+// Poolers are the poolers the provider can put in front of a server.
+var Poolers = []string{"pgbouncer"}
+
+// StartedServer is the server a db runs: its own name, or the one behind its pooler.
+func (d *DB) StartedServer() string { return cmp.Or(d.Server, d.Name) }
 
 // Protocols a database may speak; a db without one speaks the first.
 var Protocols = []string{"mysql", "postgres"}
@@ -139,10 +149,10 @@ func (m *Matrix) Reads(l *Layer, db string) bool {
 	if !l.DB {
 		return true
 	}
-	if l.DBs != nil {
-		return slices.Contains(l.DBs, db)
-	}
 	d := m.DBs[db]
+	if l.DBs != nil {
+		return slices.Contains(l.DBs, db) || d != nil && d.Server != "" && slices.Contains(l.DBs, d.Server)
+	}
 	return d != nil && d.Protocol == Protocols[0]
 }
 

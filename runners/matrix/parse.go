@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -389,7 +390,7 @@ func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Protocol: Protocols[0]}, []string{"mariadb"}
 		return nil
 	}
-	return p.eachEntry(n, "dbs", "db", []string{"about", "protocol"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+	return p.eachEntry(n, "dbs", "db", []string{"about", "protocol", "server", "pooler"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if err := CheckRev(k.Value); err != nil || strings.ContainsAny(k.Value, ".+") {
 			return p.errorf(k, "db name %q: want letters, digits, '_' or '-'", k.Value)
 		}
@@ -400,10 +401,34 @@ func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 			}
 			db.Protocol = pr.Value
 		}
+		if err := p.dbPooler(m, db, f); err != nil {
+			return err
+		}
 		m.DBs[k.Value] = db
 		m.dbOrder = append(m.dbOrder, k.Value)
 		return nil
 	})
+}
+
+// dbPooler reads a db that is another db's server behind a pooler: server names that
+// db, listed before it, of the same protocol; pooler one the provider starts.
+func (p parser) dbPooler(m *Matrix, db *DB, f map[string]*yaml.Node) error {
+	sv, pl := f["server"], f["pooler"]
+	if sv == nil && pl == nil {
+		return nil
+	}
+	if sv == nil || pl == nil {
+		return p.errorf(cmp.Or(sv, pl), "db %s: server and pooler go together (a server behind a pooler)", db.Name)
+	}
+	under := m.DBs[sv.Value]
+	if under == nil || under.Pooler != "" || under.Protocol != db.Protocol {
+		return p.errorf(sv, "server of db %s: %q (want a db listed above it, without pooler, of protocol %s)", db.Name, sv.Value, db.Protocol)
+	}
+	if !slices.Contains(Poolers, pl.Value) {
+		return p.errorf(pl, "pooler of db %s: %q (want one of %s)", db.Name, pl.Value, strings.Join(Poolers, ", "))
+	}
+	db.Server, db.Pooler = sv.Value, pl.Value
+	return nil
 }
 
 // checkLayerDBs refuses a layer's dbs that names a database the matrix does not list.

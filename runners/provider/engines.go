@@ -11,7 +11,17 @@ import (
 
 // Servers are the database servers the embedded provider can start, by the matrix's
 // db names (runners/matrix.yaml, dbs); the first is the default.
-var Servers = []string{"mariadb", "mysql", "postgres"}
+var Servers = []string{"mariadb", "mysql", "postgres", "pgbouncer"}
+
+// Behind is what a db that is another server behind a pooler starts: the server and
+// the pooler (matrix.yaml's server and pooler of that db, a test checks); server
+// itself and "" for any other.
+func Behind(server string) (started, pooler string) {
+	if server == "pgbouncer" {
+		return "postgres", "pgbouncer"
+	}
+	return server, ""
+}
 
 // ErrNotInstalled says that the server asked for is not on this machine: make deps
 // installs it. The command exits with its usage status, as for a wrong flag.

@@ -205,6 +205,9 @@ func Start(ctx context.Context, o Options) (*DB, error) {
 	if o.ReplaceTable != "" && o.ReplaceTable != schema.Table {
 		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own table, %s", o.ReplaceTable, schema.Table)
 	}
+	if started, pooler := Behind(o.Server); pooler != "" {
+		o.Server, o.Pooler = started, pooler
+	}
 	if o.Server == "postgres" {
 		return startPostgres(ctx, o)
 	}

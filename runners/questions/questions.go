@@ -24,7 +24,7 @@ const (
 	Conn   = "conn"   // 3. what a connection per request costs
 	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
 	Rows   = "rows"   // beyond one row: a list of more rows against one of fewer, per row hydrated
-	DB     = "db"     // another database server (MySQL 8) against the first (MariaDB)
+	DB     = "db"     // another database server (MySQL 8; PgBouncer) against the run's first (MariaDB; PostgreSQL)
 	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
 )
 
@@ -33,12 +33,12 @@ const op = "op"
 
 // The reference value of each key: a pair compares Other with the variant that has this
 // value instead (the layer's reference is the language's baseline, in results.Lang;
-// the db's is the first server, whose variants have no db=; a layer may name its own
-// stmt reference, results.Variant.StmtRef).
+// the db's is the run's first server, results.Run.FirstDatabase: MariaDB, whose
+// variants have no db=, when measured; a layer may name its own stmt reference,
+// results.Variant.StmtRef).
 const (
 	RefStmt = "prepare"
 	RefConn = "persistent"
-	RefDB   = ""
 )
 
 // Pair is one comparison: Other against Base, which differ only in Question's key.
@@ -55,12 +55,13 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 		return revPairs(r, keep)
 	}
 	var out []Pair
+	firstDB := r.FirstDatabase()
 	for _, v := range r.Variants {
 		if !v.DB || (keep != nil && !keep(v)) {
 			continue
 		}
 		l := r.Langs[v.Lang]
-		refs := []struct{ question, value string }{{Stmt, cmp.Or(v.StmtRef, RefStmt)}, {Conn, RefConn}, {DB, RefDB}}
+		refs := []struct{ question, value string }{{Stmt, cmp.Or(v.StmtRef, RefStmt)}, {Conn, RefConn}, {DB, firstDB}}
 		if l != nil {
 			refs = append([]struct{ question, value string }{{Layer, l.Baseline}}, refs...)
 			if l.Default != "" {

@@ -28,20 +28,20 @@ type twin struct{ Ref, On finding }
 var dbKey = regexp.MustCompile(`/db=[^/]+`)
 
 // twins pairs each answer's comparison on another server with the same one on the
-// first server.
-func twins(fs []finding) []twin {
+// first server (the run's first database, results.Run.FirstDatabase).
+func twins(fs []finding, first string) []twin {
 	ref := map[string]finding{}
 	key := func(f finding) string {
 		return f.Question + " " + dbKey.ReplaceAllString(f.Base.Key, "") + " " + dbKey.ReplaceAllString(f.Other.Key, "")
 	}
 	for _, f := range fs {
-		if f.Other.Database == "" && f.Question != questions.DB {
+		if f.Other.Database == first && f.Question != questions.DB {
 			ref[key(f)] = f
 		}
 	}
 	var out []twin
 	for _, f := range fs {
-		if r, ok := ref[key(f)]; ok && f.Other.Database != "" && f.Question != questions.DB {
+		if r, ok := ref[key(f)]; ok && f.Other.Database != first && f.Question != questions.DB {
 			out = append(out, twin{Ref: r, On: f})
 		}
 	}
@@ -62,11 +62,17 @@ func (t twin) differs() bool {
 
 // dbAnswer is the answer and section for a run on several servers; ok false otherwise.
 func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
-	ts := twins(fs)
-	if len(ts) == 0 {
+	ts := twins(fs, d.run.FirstDatabase())
+	selves := byQuestion(fs, questions.DB)
+	if len(ts) == 0 && len(selves) == 0 {
 		return answer{}, section{}, false
 	}
-	first, second := dbName(ts[0].Ref.Other), dbName(ts[0].On.Other)
+	var first, second string
+	if len(ts) > 0 {
+		first, second = dbName(ts[0].Ref.Other), dbName(ts[0].On.Other)
+	} else {
+		first, second = dbName(selves[0].Base), dbName(selves[0].Other)
+	}
 	a := answer{ID: "q-db", Title: first + " and " + second}
 	// Comparisons that differ: named on the first screen, grouped by what the counts say
 	// differs in the section.
@@ -89,11 +95,16 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		parts = append(parts, strings.Join(byCause[c], ", ")+" ("+c+")")
 	}
 	a.Sentence = fmt.Sprintf("The answers above are %s's. Of %d comparisons measured on both, ", first, len(ts))
-	if len(names) == 0 {
+	if len(ts) == 0 {
+		a.Sentence = fmt.Sprintf("The answers above are %s's.", first)
+	} else if len(names) == 0 {
 		a.Sentence += fmt.Sprintf("none differs by more than ±%s with its intervals apart: the answers hold on both.", marginText)
 	} else {
 		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%s): %s.",
 			len(names), units.Plural(len(names), "differs", "differ"), second, marginText, strings.Join(names, "; "))
+	}
+	if c := d.selvesClause(selves, first, second); c != "" {
+		a.Sentence += " " + c
 	}
 	a.Evidence = "Each in the section below with its interval."
 	s := section{ID: a.ID, Title: a.Title, Intro: []string{say("db-twins-intro",
@@ -103,6 +114,39 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 	}
 	s.Grids = append(s.Grids, d.twinGrid(ts, fs, first, second), d.serverGrid(fs, first, second))
 	return a, s, true
+}
+
+// selvesClause words each variant on the second server against itself on the first:
+// the lowest and highest QPS ratio, and the variants that failed on the second server
+// alone (a pooler breaks some statement modes); "" when there are none.
+func (d *data) selvesClause(selves []finding, first, second string) string {
+	var out []string
+	if len(selves) > 0 {
+		lo, hi := selves[0], selves[0]
+		for _, f := range selves {
+			if f.QPS.Ratio < lo.QPS.Ratio {
+				lo = f
+			}
+			if f.QPS.Ratio > hi.QPS.Ratio {
+				hi = f
+			}
+		}
+		out = append(out, fmt.Sprintf("Each variant on %s keeps, of its throughput on %s, %s (%s) to %s (%s)",
+			second, first, ratioCI(lo.QPS), dbKey.ReplaceAllString(label(lo.Other), ""), ratioCI(hi.QPS), dbKey.ReplaceAllString(label(hi.Other), "")))
+	}
+	var failed []string
+	for _, v := range d.invalid {
+		if dbName(v) == second {
+			failed = append(failed, dbKey.ReplaceAllString(label(v), ""))
+		}
+	}
+	if len(failed) > 0 {
+		out = append(out, fmt.Sprintf("invalid on %s (the error each gave is in the appendix): %s", second, strings.Join(failed, ", ")))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, "; ") + "."
 }
 
 // twinName is the comparison in a few words: "GORM against database/sql (Go, interpolate)".
@@ -239,7 +283,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 				cmds += " (on " + first + ": " + ca + ")"
 			}
 		}
-		g.Rows = append(g.Rows, []cell{textCell(label(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
+		g.Rows = append(g.Rows, []cell{textCell(dbKey.ReplaceAllString(label(f.Base), "")), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
 	}
 	return g
 }

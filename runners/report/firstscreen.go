@@ -177,15 +177,13 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-stmt", Title: "2. What a statement mode is worth", Evidence: evidence(section), Chart: chart}
 	var clauses []string
 	settingLed := false // a clause says what to set: the sentence names what it is against
-	prepareAnswered := false
+	// Against a prepare per query the sentence answers each language's first mode
+	// (interpolate); where a driver's own default is the reference (pgx), every mode.
+	// The chart and section show all.
+	againstPrepare := map[string]bool{} // languages answered against prepare
 	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
-		// Against a prepare per query the sentence answers the first mode (interpolate);
-		// where a driver's own default is the reference (pgx), every mode. The chart and
-		// section show all.
-		answered := ref != questions.RefStmt || !prepareAnswered
-		prepareAnswered = prepareAnswered || ref == questions.RefStmt
 		var unset []string
 		for _, lang := range langsOf(of) {
 			var shown [][]finding
@@ -196,8 +194,11 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
 			}
-			if !answered {
-				continue
+			if ref == questions.RefStmt {
+				if againstPrepare[lang] {
+					continue
+				}
+				againstPrepare[lang] = true
 			}
 			chunk, ok := settingChunk(lang, fs, shown, langs[lang])
 			switch {

@@ -48,6 +48,10 @@ func dbName(v *results.Variant) string {
 		return "MariaDB"
 	case "mysql":
 		return "MySQL 8.0"
+	case "postgres":
+		return "PostgreSQL"
+	case "pgbouncer":
+		return "PgBouncer"
 	}
 	return v.Database
 }

@@ -194,6 +194,7 @@ func (fpmLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_ *T
 		workers: func() []int { return fpmChildren(url) },
 		Runtime: func(ctx context.Context) (RuntimeSample, error) { return fpmRuntime(ctx, url) },
 		Holds:   &fpmHolds{url: url}}
+	t.Said = func() string { return lastDatabaseError(t.Log) }
 	if stacks != nil {
 		// Each child appends a request's stacks as the request ends: nothing to flush.
 		t.Profile = func(context.Context) (*profile.Profile, error) { return stacks.read() }
@@ -764,6 +765,22 @@ func (s *phpServer) stop() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// lastDatabaseError is the last line of a PHP target's log that says why a request got
+// its 503 (php/src/App.php logs "dbbench: … database error: …"), scrubbed; "" when none.
+func lastDatabaseError(log string) string {
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], ": database error: ") {
+			return secret.Scrub(strings.TrimSpace(lines[i]))
+		}
+	}
+	return ""
 }
 
 // logTails is the end of both servers' logs, for an error that says why a start failed.

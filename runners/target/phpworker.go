@@ -81,6 +81,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir $TMPDIR/%s)\n", v.Key(), url, w.master.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop,
 		workers: w.workerPIDs, Runtime: w.runtime}
+	t.Said = func() string { return lastDatabaseError(t.Log) }
 	if stacks != nil {
 		// Each worker keeps its stacks in memory and writes them on SIGUSR2 (with its
 		// status dump) and at exit.

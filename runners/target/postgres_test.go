@@ -6,7 +6,9 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"dbbench/fixtures"
 	"dbbench/runners/dbtest"
@@ -31,8 +33,8 @@ func pgVariants(t *testing.T, m *matrix.Matrix, lang string, pool int) []matrix.
 
 // Every Go variant on PostgreSQL against an embedded PostgreSQL 15, through the
 // counting proxy: the HTTP contract of get, list, insert and update on the fixture
-// table, no lost update at 64 clients (pgx's default mode pooled; every variant with
-// DBBENCH_TEST=full), and get's frontend messages per request on the wire as
+// table, no lost update at 64 clients (each layer's first mode pooled, pgx's default;
+// every variant with DBBENCH_TEST=full), and get's frontend messages per request on the wire as
 // matrix.yaml expects them (the run checks them again).
 func TestGoOnPostgres(t *testing.T) {
 	admin, proxy, dsnFile := startCountedPostgres(t)
@@ -59,7 +61,7 @@ func TestGoOnPostgres(t *testing.T) {
 			countPgGet(t, ctx, m, v, admin, proxy, tg.URL)
 			// The ops' code is the same in every mode and per request: make test checks
 			// the default mode's, DBBENCH_TEST=full every variant's (opsSample).
-			if v.Stmt == "cache_statement" && v.Conn == "persistent" || opsFull {
+			if v.Stmt == m.Langs["go"].Layers[v.Layer].Stmt[0] && v.Conn == "persistent" || opsFull {
 				checkOps(t, tg.URL, admin)
 				checkNoLostUpdate(t, tg.URL, admin, 7)
 			}
@@ -166,5 +168,30 @@ func countPgGet(t *testing.T, ctx context.Context, m *matrix.Matrix, v matrix.Va
 	}
 	if res.Statements["SELECT"] != n {
 		t.Errorf("%s: the server ran %v for %d gets, want one SELECT each", v.Key(), res.Statements, n)
+	}
+}
+
+// A PHP target's 503 has its cause in the target's log; Said finds it (the run quotes it
+// in an invalid variant's reason), scrubbed of the password.
+func TestPHPTargetSaysItsDatabaseError(t *testing.T) {
+	const pw = "Xq7-never-printed"
+	dsnFile, err := writeDSN(t.TempDir(), "dsn", "postgres://dbbench:"+pw+"@127.0.0.1:1/dbbench?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, server := range []string{"fpm", "worker"} {
+		v := matrix.Variant{Lang: "php", Server: server, Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: 1, Database: "postgres"}
+		tg := startPHPTarget(t, v, dsnFile, t.TempDir())
+		assertError(t, tg.URL+"/users/1", http.StatusServiceUnavailable)
+		var said string
+		for range 40 { // the log line lands a moment after the answer
+			if said = tg.Said(); said != "" {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !strings.Contains(said, "GET /users/1: database error: ") || !strings.Contains(said, "127.0.0.1") || strings.Contains(said, pw) {
+			t.Errorf("%s: Said() = %q, want the connection's failure without the password", server, said)
+		}
 	}
 }

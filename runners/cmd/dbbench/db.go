@@ -35,7 +35,7 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
 	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
 	f.pooler = fs.String("pooler", "", oneOf("", "pgbouncer"), "with --db postgres: put a transaction pooler between the targets and the server (pgbouncer: PgBouncer, pool_mode = transaction)")
-	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler: the pooler's server connections (PgBouncer's default_pool_size)")
+	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler or --db pgbouncer: the pooler's server connections (PgBouncer's default_pool_size)")
 }
 
 // servers are the --db list, in the order given.
@@ -56,12 +56,12 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 	if len(servers) > 1 && !f.several {
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
 	}
-	o.Server = servers[0]
+	o.Server, o.PoolerSize = servers[0], *f.poolerSize
 	if *f.pooler != "" {
 		if len(servers) > 1 || o.Server != "postgres" {
-			return o, fmt.Errorf("%w: --pooler %s sits in front of PostgreSQL: it needs --db postgres alone", errUsage, *f.pooler)
+			return o, fmt.Errorf("%w: --pooler %s sits in front of PostgreSQL: it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)", errUsage, *f.pooler)
 		}
-		o.Pooler, o.PoolerSize = *f.pooler, *f.poolerSize
+		o.Pooler = *f.pooler
 	}
 	if root, err := repoRoot(); err == nil {
 		o.MySQLDir = filepath.Join(root, "bin", "mysql")

@@ -18,3 +18,25 @@ func TestDBFlagServersAreTheMatrixDBs(t *testing.T) {
 		t.Fatalf("provider.Servers %v, matrix.yaml dbs %v: want the same list", provider.Servers, m.DBNames())
 	}
 }
+
+// A db behind a pooler starts what matrix.yaml says it is: its server and its pooler.
+func TestPoolerDBsStartWhatTheMatrixSays(t *testing.T) {
+	_, m, err := loadMatrix("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	poolers := 0
+	for _, name := range m.DBNames() {
+		d := m.DBs[name]
+		started, pooler := provider.Behind(name)
+		if started != d.StartedServer() || pooler != d.Pooler {
+			t.Errorf("db %s: the provider starts %s behind %q, matrix.yaml says %s behind %q", name, started, pooler, d.StartedServer(), d.Pooler)
+		}
+		if pooler != "" {
+			poolers++
+		}
+	}
+	if poolers == 0 {
+		t.Error("matrix.yaml lists no db behind a pooler")
+	}
+}

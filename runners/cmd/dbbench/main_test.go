@@ -90,6 +90,8 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"a pooler without PostgreSQL", nil, []string{"run", "--pooler", "pgbouncer"}, "--pooler pgbouncer sits in front of PostgreSQL: it needs --db postgres alone"},
 		{"an unknown pooler", nil, []string{"run", "--db", "postgres", "--pooler", "odyssey"}, "--pooler odyssey: must be one of"},
 		{"a soak on PostgreSQL", nil, []string{"soak", "--db", "postgres"}, "the soak measures MariaDB and MySQL so far, not PostgreSQL"},
+		{"a soak through PgBouncer", nil, []string{"soak", "--db", "pgbouncer"}, "the soak measures MariaDB and MySQL so far, not PostgreSQL"},
+		{"a pooler in front of a pooler", nil, []string{"run", "--db", "pgbouncer", "--pooler", "pgbouncer"}, "it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)"},
 		{"bad variants pattern", nil, []string{"run", "--variants", "("}, "run: --variants: error parsing regexp: missing closing )"},
 		{"bad variants pattern of ab", nil, []string{"ab", "HEAD", "HEAD", "--variants", "("}, "ab: --variants: error parsing regexp: missing closing )"},
 		{"matrix typo", nil, []string{"variants", "--matrix", badMatrix}, "matrix.yaml:" + strconv.Itoa(typoLine) + `: unknown conn "per-requets" (allowed: persistent, per-request)`},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"dbbench/runners/matrix"
+	"dbbench/runners/provider"
 	"dbbench/runners/soak"
 )
 
@@ -76,7 +77,7 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	if o.DB, err = df.options(0, fs.out); err != nil {
 		return nil, err
 	}
-	if o.DB.Server == "postgres" {
+	if started, _ := provider.Behind(o.DB.Server); started == "postgres" {
 		return nil, fs.named("db", errors.New("the soak measures MariaDB and MySQL so far, not PostgreSQL"))
 	}
 	if err := checkTopology(fs, topo(), o.DB); err != nil {
