@@ -17,6 +17,7 @@ import (
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/pgx"
+	"dbbench/go/layers/pq"
 	"dbbench/go/layers/raw"
 	"dbbench/go/layers/sqlx"
 	"dbbench/go/server"
@@ -32,6 +33,7 @@ var All = map[string]server.Layer{
 	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
 	"ent":     {Open: server.Open(ent.New), Stmts: ent.Stmts},
 	"pgx":     {Open: server.Open(pgx.New), Stmts: pgx.Stmts, Postgres: true},
+	"pq":      {Open: server.Open(pq.New), Stmts: pq.Stmts, Postgres: true, Driver: "pq"},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.

@@ -24,8 +24,11 @@ type Layer struct {
 	// Open builds the layer's Store on db; prepared is stmt=prepared.
 	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Store, error)
 	Stmts []string
-	// Postgres says the layer reads PostgreSQL (through pgx), not MySQL.
+	// Postgres says the layer reads PostgreSQL (through pgx unless Driver says), not MySQL.
 	Postgres bool
+	// Driver names the layer's database/sql driver where its protocol has two: "pq"
+	// (lib/pq) on PostgreSQL; "" the protocol's first (go-sql-driver/mysql, pgx).
+	Driver string
 }
 
 // Open adapts a layer package's New, which returns its own Store type.

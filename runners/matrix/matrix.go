@@ -16,10 +16,11 @@ import (
 // The values the keys may take. Stmt "none" and conn "none" belong to layers that use no
 // database; Kinds are how a layer writes its SQL (question 1 groups layers by kind).
 // The stmt values after interpolate are pgx's execution modes, by the names its
-// default_query_exec_mode takes (go/layers/pgx).
+// default_query_exec_mode takes (go/layers/pgx), then lib/pq's binary_parameters
+// (go/layers/pq).
 var (
 	Stmts = []string{"prepare", "prepared", "interpolate",
-		"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol", "none"}
+		"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol", "binary_parameters", "none"}
 	Conns = []string{"persistent", "per-request", "none"}
 	Kinds = []string{"raw", "builder", "orm"}
 	// Commands are the names a roundtrips rule may count: the general log's command

@@ -4,11 +4,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/lib/pq"
 
 	"dbbench/dsn"
 	"dbbench/go/config"
@@ -42,6 +44,9 @@ func connect(c config.Config) (*database, error) {
 	pg := dsn.IsPostgres(line)
 	if pg != layers.All[c.Layer].Postgres {
 		return nil, fmt.Errorf("layer %s reads %s, and the DSN file holds a %s", c.Layer, protocol(!pg), protocol(pg))
+	}
+	if pg && layers.All[c.Layer].Driver == "pq" {
+		return libpq(line, c.Stmt)
 	}
 	if pg {
 		return postgres(line, c.Stmt)
@@ -88,4 +93,30 @@ func postgres(url, stmt string) (*database, error) {
 	cc.DefaultQueryExecMode = mode
 	scrub := func(s string) string { return dsn.MaskURLPassword(s, cc.Password) }
 	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub}, nil
+}
+
+// libpq is lib/pq's connector for url, with binary_parameters=yes when stmt says so
+// (layers/pq.Stmts) and lib/pq's default otherwise, whatever the URL says.
+func libpq(url, stmt string) (*database, error) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return nil, fmt.Errorf("malformed PostgreSQL URL %s", dsn.RedactURL(url))
+	}
+	q := u.Query()
+	switch stmt {
+	case "binary_parameters":
+		q.Set("binary_parameters", "yes")
+	case "prepare":
+		q.Del("binary_parameters")
+	default:
+		return nil, fmt.Errorf("--stmt %q is no lib/pq mode", stmt)
+	}
+	u.RawQuery = q.Encode()
+	password, _ := u.User.Password()
+	scrub := func(s string) string { return dsn.MaskURLPassword(s, password) }
+	connector, err := pq.NewConnector(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL URL %s: %s", dsn.RedactURL(url), scrub(err.Error()))
+	}
+	return &database{connector: connector, redacted: dsn.RedactURL(url), scrub: scrub}, nil
 }
