@@ -20,8 +20,30 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // first section) is printed, identical, by the terminal's closing comparisons: the two
 // outputs of a run quote one computation.
 func TestTerminalPrintsTheReportsRatios(t *testing.T) {
+	out := firstScreenOnTerminal(t, "../../report/testdata/quick-results.json")
+	// The closing output's wording and figures, as a golden file (make golden rewrites it).
+	golden.Check(t, "testdata/closing.txt", out, *update)
+	if !bytes.Contains(out, []byte("commands/req")) {
+		t.Error("a run on MySQL heads its counts commands/req")
+	}
+}
+
+// The same on PostgreSQL (the committed sample, with pgx's modes and PHP beside them),
+// whose counts are frontend messages.
+func TestTerminalPrintsThePostgreSQLReportsRatios(t *testing.T) {
+	out := firstScreenOnTerminal(t, "../../../reports/sample/postgres-quick/results.json")
+	if !bytes.Contains(out, []byte("messages/req")) || bytes.Contains(out, []byte("commands/req")) {
+		t.Error("a run on PostgreSQL alone heads its counts messages/req")
+	}
+}
+
+// firstScreenOnTerminal writes the report of a copy of resultsFile and checks that every
+// ratio with its interval on its first screen is in the terminal's closing output,
+// which it returns.
+func firstScreenOnTerminal(t *testing.T, resultsFile string) []byte {
+	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile("../../report/testdata/quick-results.json")
+	b, err := os.ReadFile(resultsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +61,6 @@ func TestTerminalPrintsTheReportsRatios(t *testing.T) {
 	var out bytes.Buffer
 	printSummary(&out, res)
 	printComparisons(&out, cs)
-	// The closing output's wording and figures, as a golden file (make golden rewrites it).
-	golden.Check(t, "testdata/closing.txt", out.Bytes(), *update)
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,4 +77,5 @@ func TestTerminalPrintsTheReportsRatios(t *testing.T) {
 		}
 	}
 	t.Logf("%d ratios of the first screen, all on the terminal:\n%s", len(ratios), out.String())
+	return out.Bytes()
 }

@@ -219,13 +219,32 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 	}
 }
 
+// countsHead names the counts column as the run's protocols count: MySQL's commands,
+// PostgreSQL's frontend messages, or both.
+func countsHead(res *results.Run) string {
+	mysql, postgres := false, false
+	for _, v := range res.Variants {
+		if v.Roundtrips != nil {
+			postgres = postgres || v.Roundtrips.Protocol == "postgres"
+			mysql = mysql || v.Roundtrips.Protocol != "postgres"
+		}
+	}
+	switch {
+	case postgres && mysql:
+		return "commands|messages/req"
+	case postgres:
+		return "messages/req"
+	}
+	return "commands/req"
+}
+
 // printSummary is the table a person reads at the end of a run: medians over the
 // slices, invalid variants with their reason; commands beside round trips, as the
 // report shows them.
 func printSummary(w io.Writer, res *results.Run) {
 	fmt.Fprintln(w, "each variant, the median of its slices (a ratio of two of these is not a comparison: see below):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "variant\tslices\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\tcommands/req\tround trips/req\t")
+	fmt.Fprintln(tw, "variant\tslices\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\t"+countsHead(res)+"\tround trips/req\t")
 	for _, v := range res.Variants {
 		if !v.Valid {
 			fmt.Fprintf(tw, "%s\tinvalid: %s\t\t\t\t\t\t\t\t\t\n", v.Key, v.InvalidReason)
