@@ -87,11 +87,18 @@ func StartPostgres(ctx context.Context, rows, maxConnections int) (pg *Postgres,
 }
 
 // startPostgres is Start for --db postgres: an embedded PostgreSQL as a DB, its fixtures
-// loaded and verified. The dsn and testcontainers providers do not bring up PostgreSQL
-// yet.
+// loaded and verified, or an existing server (the dsn provider, attachPostgres). The
+// testcontainers provider does not bring up PostgreSQL yet.
 func startPostgres(ctx context.Context, o Options) (*DB, error) {
-	if o.KindName() != "embedded" {
-		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded one does (leave --provider out)", o.KindName())
+	switch o.KindName() {
+	case "dsn":
+		if o.Pooler != "" {
+			return nil, fmt.Errorf("--db postgres: the dsn provider attaches to a server as it is; a pooler goes in front of the embedded one")
+		}
+		return attachPostgres(ctx, o)
+	case "embedded":
+	default:
+		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded and dsn ones do", o.KindName())
 	}
 	if o.Place != nil {
 		return nil, fmt.Errorf("--db postgres: the embedded PostgreSQL runs on this host's loopback only, not in a topology's namespace")

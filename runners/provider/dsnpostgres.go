@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"dbbench/dsn"
+	"dbbench/fixtures"
+	"dbbench/runners/secret"
+)
+
+// attachPostgres is the dsn provider on PostgreSQL: an existing server reached by its
+// URL, with the MySQL path's rules (attachDSN). It changes nothing there but dbbench's
+// own users table (the loader refuses one that is not dbbench's), and refuses a server
+// that cannot hold the run's connections or a user who cannot create, fill, read and
+// drop a table. pg_stat_statements is used where it is installed; without it the server's
+// own count is left out, and said so.
+func attachPostgres(ctx context.Context, o Options) (*DB, error) {
+	switch {
+	case o.DSN == "":
+		return nil, errors.New("dsn provider: no PostgreSQL URL given (--dsn-file holding postgres://user:password@host:port/database)")
+	case !dsn.IsPostgres(o.DSN):
+		return nil, errors.New("dsn provider: --db postgres takes a PostgreSQL URL (postgres://user:password@host:port/database), not a MySQL DSN")
+	}
+	if err := CheckURL(o.DSN); err != nil {
+		return nil, fmt.Errorf("dsn provider: %w", err)
+	}
+	db := &DB{Kind: "dsn", Server: "postgres", URL: o.DSN, Rows: o.Rows}
+	pool, err := db.Open()
+	if err != nil {
+		return nil, fmt.Errorf("dsn provider: %s: %s", db.Redacted(), secret.Scrub(err.Error()))
+	}
+	defer pool.Close()
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var max int
+	if err := pool.QueryRowContext(pctx, "SELECT current_setting('max_connections')::int, version()").Scan(&max, &db.Version); err != nil {
+		return nil, fmt.Errorf("dsn provider: cannot reach %s: %s", db.Redacted(), secret.Scrub(err.Error()))
+	}
+	if max < o.MaxConnections {
+		return nil, fmt.Errorf("dsn provider: %s", say("max-connections-short", map[string]any{"Max": max, "Need": o.MaxConnections}))
+	}
+	if err := preflightPostgres(ctx, pool); err != nil {
+		return nil, fmt.Errorf("dsn provider: %s: %w", db.Redacted(), err)
+	}
+	load := fixtures.LoadPostgres
+	if o.ReplaceTable != "" {
+		load = fixtures.LoadPostgresReplacing
+	}
+	t0 := time.Now()
+	if err := load(ctx, pool, o.Rows); err != nil {
+		return nil, fmt.Errorf("dsn provider: %w", err)
+	}
+	if err := fixtures.VerifyPostgres(ctx, pool, o.Rows); err != nil {
+		return nil, fmt.Errorf("dsn provider: %w", err)
+	}
+	fmt.Fprintf(o.Log, "loaded %d users in %.2fs, fixtures verified\n", o.Rows, time.Since(t0).Seconds())
+	return db, nil
+}
+
+// preflightPostgres creates, fills, reads and drops dbbench's scratch table (a table of
+// that name that is not its own is refused), and names every right the server refused.
+func preflightPostgres(ctx context.Context, pool *sql.DB) error {
+	create := "CREATE TABLE " + probeTable + " (id int PRIMARY KEY)"
+	if _, err := pool.ExecContext(ctx, create); err != nil {
+		if code(err) == "42P07" { // it exists: ours from a run that died here?
+			var comment sql.NullString
+			if pool.QueryRowContext(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", probeTable).Scan(&comment) != nil || comment.String != probeComment {
+				return &foreignProbe{probeTable}
+			}
+			if _, err := pool.ExecContext(ctx, "DROP TABLE "+probeTable); err != nil {
+				return errors.New("the DSN's user lacks what a run needs: DROP on the database")
+			}
+			return preflightPostgres(ctx, pool)
+		}
+		if code(err) == "42501" {
+			return errors.New("the DSN's user lacks what a run needs: CREATE on the database's schema (README.md, \"Providers\")")
+		}
+		return fmt.Errorf("preflight: %s", secret.Scrub(err.Error()))
+	}
+	defer pool.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+probeTable)
+	var lacks []string
+	for _, p := range []struct{ what, query string }{
+		{"COMMENT", "COMMENT ON TABLE " + probeTable + " IS '" + probeComment + "'"},
+		{"INSERT", "INSERT INTO " + probeTable + " VALUES (1)"},
+		{"SELECT", "SELECT count(*) FROM " + probeTable},
+		{"DROP", "DROP TABLE " + probeTable},
+	} {
+		if _, err := pool.ExecContext(ctx, p.query); err != nil {
+			lacks = append(lacks, p.what)
+		}
+	}
+	if len(lacks) > 0 {
+		return fmt.Errorf("the DSN's user lacks what a run needs: %v on its own table", lacks)
+	}
+	return nil
+}
+
+// probeComment marks the scratch table as dbbench's, for a run that finds it left over.
+const probeComment = "dbbench preflight probe: dropped at once"
+
+// code is a PostgreSQL error's SQLSTATE, "" for another error.
+func code(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
