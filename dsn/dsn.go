@@ -7,6 +7,7 @@ package dsn
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -88,7 +89,12 @@ func MaskURLPassword(s, password string) string {
 	if password == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, ":"+password+"@", ":"+Mask+"@")
+	s = strings.ReplaceAll(s, ":"+password+"@", ":"+Mask+"@")
+	// A URL prints its userinfo percent-encoded.
+	if esc := strings.TrimPrefix(url.UserPassword("u", password).String(), "u:"); esc != password {
+		s = strings.ReplaceAll(s, ":"+esc+"@", ":"+Mask+"@")
+	}
+	return s
 }
 
 // Redact formats cfg as a DSN with its password masked.
@@ -100,10 +106,18 @@ func Redact(cfg *mysql.Config) string {
 	return c.FormatDSN()
 }
 
-// PasswordOf is the password of dsn as go-sql-driver reads it, even when dsn is too
-// malformed to parse: what stands between the first ':' and the last '@' before the
-// database name; "" when there is none.
+// PasswordOf is the password of dsn as go-sql-driver (or, for a PostgreSQL URL, the
+// URL's userinfo, decoded) reads it, even when dsn is too malformed to parse: what
+// stands between the first ':' and the last '@' before the database name; "" when
+// there is none.
 func PasswordOf(dsn string) string {
+	if IsPostgres(dsn) {
+		if u, err := url.Parse(dsn); err == nil {
+			pw, _ := u.User.Password()
+			return pw
+		}
+		dsn = dsn[strings.Index(dsn, "://")+3:] // malformed: user:password@host… as below
+	}
 	at := strings.LastIndex(dsn, "@")
 	if at < 0 {
 		return ""

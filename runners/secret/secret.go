@@ -67,6 +67,7 @@ func Scrub(s string) string {
 	defer mu.RUnlock()
 	for _, p := range secrets {
 		s = dsn.MaskPassword(s, p)
+		s = dsn.MaskURLPassword(s, p)
 		s = maskEnvPassword(s, p)
 	}
 	return s

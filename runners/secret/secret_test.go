@@ -77,6 +77,9 @@ func TestRegisterDSN(t *testing.T) {
 		"u:p@ss:w/rd?x=1@tcp(127.0.0.1:3306)/db":          "p@ss:w/rd?x=1",
 		"u:pw@tcp(127.0.0.1:3306)/db?connectionAttrs=a@b": "pw",
 		"u:@tcp(h:1)/db": "",
+		"postgres://u:Pg-pw1@127.0.0.1:5433/dbbench?sslmode=disable": "Pg-pw1",
+		"postgresql://u:p%40ss@h/db":                                 "p@ss",
+		"postgres://u:bad%zz@h:1/db":                                 "bad%zz", // malformed: as written
 	} {
 		withSecrets(t)
 		RegisterDSN(dsn)
@@ -91,6 +94,22 @@ func TestRegisterDSN(t *testing.T) {
 	RegisterDSN("no userinfo here")
 	if len(secrets) != 0 {
 		t.Errorf("RegisterDSN without '@' registered %q", secrets)
+	}
+}
+
+// A PostgreSQL URL's password is masked where it stands in a URL, as written and
+// percent-encoded, whatever follows the '@'.
+func TestScrubMasksAURLsPassword(t *testing.T) {
+	withSecrets(t)
+	RegisterDSN("postgres://u:p%40ss-9@127.0.0.1:5433/db")
+	for in, want := range map[string]string{
+		"dial postgres://u:p%40ss-9@127.0.0.1:5433/db failed": "dial postgres://u:" + Mask + "@127.0.0.1:5433/db failed",
+		"postgresql://u:p@ss-9@db.internal/x":                 "postgresql://u:" + Mask + "@db.internal/x",
+		"the word p@ss-9 alone is not a password field":       "the word p@ss-9 alone is not a password field",
+	} {
+		if got := Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
