@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,6 +31,12 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	if err := CheckURL(o.DSN); err != nil {
 		return nil, fmt.Errorf("dsn provider: %w", err)
 	}
+	// Every target connects as the URL says: pgx and lib/pq would use TLS where the
+	// server offers it (lib/pq insists), PHP's DSN has it off, and the counting proxy
+	// reads the wire. As on MySQL, a run goes without TLS, and the URL must say so.
+	if u, _ := url.Parse(o.DSN); u.Query().Get("sslmode") != "disable" {
+		return nil, fmt.Errorf("dsn provider: %s: add sslmode=disable: every target connects without TLS, so that the drivers agree and the wire can be counted", dsn.RedactURL(o.DSN))
+	}
 	db := &DB{Kind: "dsn", Server: "postgres", URL: o.DSN, Rows: o.Rows}
 	pool, err := db.Open()
 	if err != nil {
@@ -38,12 +45,14 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	defer pool.Close()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var max int
-	if err := pool.QueryRowContext(pctx, "SELECT current_setting('max_connections')::int, version()").Scan(&max, &db.Version); err != nil {
+	var max, reserved int
+	q := "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int, version()"
+	if err := pool.QueryRowContext(pctx, q).Scan(&max, &reserved, &db.Version); err != nil {
 		return nil, fmt.Errorf("dsn provider: cannot reach %s: %s", db.Redacted(), secret.Scrub(err.Error()))
 	}
-	if max < o.MaxConnections {
-		return nil, fmt.Errorf("dsn provider: %s", say("max-connections-short", map[string]any{"Max": max, "Need": o.MaxConnections}))
+	if max-reserved < o.MaxConnections {
+		return nil, fmt.Errorf("dsn provider: %s", say("max-connections-short-postgres",
+			map[string]any{"Max": max, "Reserved": reserved, "Need": o.MaxConnections, "Total": o.MaxConnections + reserved}))
 	}
 	if err := preflightPostgres(ctx, pool); err != nil {
 		return nil, fmt.Errorf("dsn provider: %s: %w", db.Redacted(), err)
@@ -66,8 +75,7 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 // preflightPostgres creates, fills, reads and drops dbbench's scratch table (a table of
 // that name that is not its own is refused), and names every right the server refused.
 func preflightPostgres(ctx context.Context, pool *sql.DB) error {
-	create := "CREATE TABLE " + probeTable + " (id int PRIMARY KEY)"
-	if _, err := pool.ExecContext(ctx, create); err != nil {
+	if err := createProbe(ctx, pool); err != nil {
 		if code(err) == "42P07" { // it exists: ours from a run that died here?
 			var comment sql.NullString
 			if pool.QueryRowContext(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", probeTable).Scan(&comment) != nil || comment.String != probeComment {
@@ -86,7 +94,6 @@ func preflightPostgres(ctx context.Context, pool *sql.DB) error {
 	defer pool.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+probeTable)
 	var lacks []string
 	for _, p := range []struct{ what, query string }{
-		{"COMMENT", "COMMENT ON TABLE " + probeTable + " IS '" + probeComment + "'"},
 		{"INSERT", "INSERT INTO " + probeTable + " VALUES (1)"},
 		{"SELECT", "SELECT count(*) FROM " + probeTable},
 		{"DROP", "DROP TABLE " + probeTable},
@@ -101,8 +108,24 @@ func preflightPostgres(ctx context.Context, pool *sql.DB) error {
 	return nil
 }
 
-// probeComment marks the scratch table as dbbench's, for a run that finds it left over.
-const probeComment = "dbbench preflight probe: dropped at once"
+// createProbe creates the scratch table and marks it as dbbench's in one transaction,
+// so that no run leaves an unmarked probe behind for the next to refuse.
+func createProbe(ctx context.Context, pool *sql.DB) error {
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	for _, q := range []string{
+		"CREATE TABLE " + probeTable + " (id int PRIMARY KEY)",
+		"COMMENT ON TABLE " + probeTable + " IS '" + probeComment + "'",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
 
 // code is a PostgreSQL error's SQLSTATE, "" for another error.
 func code(err error) string {

@@ -80,6 +80,11 @@ func TestDSNProviderOnPostgres(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "CREATE on the database's schema") || strings.Contains(err.Error(), "reader-pw") || strings.Contains(err.Error(), pw) {
 		t.Errorf("a user without CREATE: %v, want CREATE named and no password", err)
 	}
+	plain := *u
+	plain.RawQuery = ""
+	if _, err = attach(Options{Rows: 30, MaxConnections: 20, DSN: plain.String()}); err == nil || !strings.Contains(err.Error(), "add sslmode=disable") || strings.Contains(err.Error(), pw) {
+		t.Errorf("a URL that leaves TLS to the drivers: %v, want sslmode=disable asked for", err)
+	}
 	bad := *u
 	bad.User = url.UserPassword(u.User.Username(), "not-"+pw)
 	if _, err = attach(Options{Rows: 30, MaxConnections: 20, DSN: bad.String()}); err == nil || strings.Contains(err.Error(), "not-"+pw) {

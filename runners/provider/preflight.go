@@ -22,6 +22,9 @@ var Privileges = []string{
 // marks it as dbbench's, like the fixtures table.
 const probeTable = "dbbench_preflight"
 
+// probeComment marks the scratch table as dbbench's, for a run that finds it left over.
+const probeComment = "dbbench preflight probe: dropped at once"
+
 // preflight checks, before anything is loaded, that the server grants what the run will
 // do, and names every privilege that is missing. It changes nothing that stays: a
 // scratch table of dbbench's own is created and dropped, and the general log settings
@@ -62,13 +65,13 @@ func (f *foreignProbe) Error() string {
 // probeTableRights creates, fills, reads and drops dbbench's scratch table, and says
 // which of those the server refused.
 func probeTableRights(ctx context.Context, pool *sql.DB) error {
-	create := "CREATE TABLE " + probeTable + " (id INT PRIMARY KEY) COMMENT = 'dbbench preflight probe: dropped at once'"
+	create := "CREATE TABLE " + probeTable + " (id INT PRIMARY KEY) COMMENT = '" + probeComment + "'"
 	if _, err := pool.ExecContext(ctx, create); err != nil {
 		var me *mysql.MySQLError
 		if errors.As(err, &me) && me.Number == 1050 { // table exists: ours from a run that died here?
 			var comment string
 			q := "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
-			if pool.QueryRowContext(ctx, q, probeTable).Scan(&comment) != nil || !strings.HasPrefix(comment, "dbbench preflight") {
+			if pool.QueryRowContext(ctx, q, probeTable).Scan(&comment) != nil || comment != probeComment {
 				return &foreignProbe{probeTable}
 			}
 			if _, err := pool.ExecContext(ctx, "DROP TABLE "+probeTable); err != nil {

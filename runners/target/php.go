@@ -622,6 +622,9 @@ func phpPostgres(line string) ([]string, error) {
 	if err != nil {
 		return nil, errors.New("not a PostgreSQL URL (postgres://user:pass@host:port/db)")
 	}
+	if u.Hostname() == "" {
+		return nil, errors.New("names no host: PHP targets connect over TCP, want postgres://user:pass@host:port/db")
+	}
 	port := cmp.Or(u.Port(), "5432")
 	pass, _ := u.User.Password()
 	return []string{u.Hostname(), port, strings.TrimPrefix(u.Path, "/"), u.User.Username(), pass, "pgsql"}, nil

@@ -837,6 +837,7 @@ func TestPHPDatabaseEnvFromEitherDSN(t *testing.T) {
 		{"postgresql://u:" + pw + "@db.internal/dbbench", "db.internal 5432 dbbench u " + pw + " pgsql", ""},
 		{"u:" + pw + "@unix(/run/mysqld.sock)/dbbench", "", `uses "unix": PHP targets connect over TCP`},
 		{"postgres://u:" + pw + "@127.0.0.1:5433/", "", "names no database or no user"},
+		{"postgres://u:" + pw + "@/dbbench?host=/run/postgresql", "", "names no host: PHP targets connect over TCP"},
 	} {
 		file, err := writeDSN(t.TempDir(), "dsn", c.line)
 		if err != nil {
