@@ -68,9 +68,10 @@ type DB struct {
 	// Protocol is the wire protocol its clients speak: mysql (MariaDB, MySQL) or
 	// postgres. A layer reads the databases of either or both (Layer.DBs).
 	Protocol string
-	// Server and Pooler: the db is db Server reached through a pooler (pgbouncer), the
-	// targets' connections through it, the runner's direct. A layer that reads Server
-	// reads it too. Both "" for a server reached directly.
+	// Server and Pooler: the db is a server of db Server's kind reached through a pooler
+	// (pgbouncer), the targets' connections through it, the runner's direct; a run
+	// starts it beside Server's own. A layer that reads Server reads it too. Both "" for
+	// a server reached directly.
 	Server, Pooler string
 }
 

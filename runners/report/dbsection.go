@@ -67,12 +67,12 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 	if len(ts) == 0 && len(selves) == 0 {
 		return answer{}, section{}, false
 	}
-	var first, second string
+	on := selves
 	if len(ts) > 0 {
-		first, second = dbName(ts[0].Ref.Other), dbName(ts[0].On.Other)
-	} else {
-		first, second = dbName(selves[0].Base), dbName(selves[0].Other)
+		on = []finding{ts[0].On}
 	}
+	firstDB, secondDB := d.run.FirstDatabase(), on[0].Other.Database
+	first, second := dbName(&results.Variant{Database: firstDB}), dbName(on[0].Other)
 	a := answer{ID: "q-db", Title: first + " and " + second}
 	// Comparisons that differ: named on the first screen, grouped by what the counts say
 	// differs in the section.
@@ -103,7 +103,7 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%s): %s.",
 			len(names), units.Plural(len(names), "differs", "differ"), second, marginText, strings.Join(names, "; "))
 	}
-	if c := d.selvesClause(selves, first, second); c != "" {
+	if c := d.selvesClause(selves, firstDB, secondDB, first, second); c != "" {
 		a.Sentence += " " + c
 	}
 	a.Evidence = "Each in the section below with its interval."
@@ -118,36 +118,49 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 
 // selvesClause words each variant on the second server against itself on the first:
 // the lowest and highest QPS ratio, and the variants that failed on the second server
-// alone (a pooler breaks some statement modes); "" when there are none.
-func (d *data) selvesClause(selves []finding, first, second string) string {
+// alone (a pooler breaks some statement modes); "" when there are none. A third server
+// has its own table in the section.
+func (d *data) selvesClause(selves []finding, firstDB, secondDB, first, second string) string {
 	var out []string
-	if len(selves) > 0 {
-		lo, hi := selves[0], selves[0]
-		for _, f := range selves {
-			if f.QPS.Ratio < lo.QPS.Ratio {
-				lo = f
-			}
-			if f.QPS.Ratio > hi.QPS.Ratio {
-				hi = f
-			}
+	var lo, hi *finding
+	for i, f := range selves {
+		if !f.QPS.OK || f.Other.Database != secondDB {
+			continue
 		}
+		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
+			lo = &selves[i]
+		}
+		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
+			hi = &selves[i]
+		}
+	}
+	if lo != nil {
 		out = append(out, fmt.Sprintf("Each variant on %s keeps, of its throughput on %s, %s (%s) to %s (%s)",
-			second, first, ratioCI(lo.QPS), dbKey.ReplaceAllString(label(lo.Other), ""), ratioCI(hi.QPS), dbKey.ReplaceAllString(label(hi.Other), "")))
+			second, first, ratioCI(lo.QPS), withoutDB(lo.Other), ratioCI(hi.QPS), withoutDB(hi.Other)))
+	}
+	failedFirst := map[string]bool{}
+	for _, v := range d.invalid {
+		if v.Database == firstDB {
+			failedFirst[withoutDB(v)] = true
+		}
 	}
 	var failed []string
 	for _, v := range d.invalid {
-		if dbName(v) == second {
-			failed = append(failed, dbKey.ReplaceAllString(label(v), ""))
+		if v.Database == secondDB && !failedFirst[withoutDB(v)] {
+			failed = append(failed, withoutDB(v))
 		}
 	}
 	if len(failed) > 0 {
-		out = append(out, fmt.Sprintf("invalid on %s (the error each gave is in the appendix): %s", second, strings.Join(failed, ", ")))
+		out = append(out, fmt.Sprintf("invalid on %s alone (the error each gave is in the appendix): %s", second, strings.Join(failed, ", ")))
 	}
 	if len(out) == 0 {
 		return ""
 	}
 	return strings.Join(out, "; ") + "."
 }
+
+// withoutDB is v's label without its server: the same variant on either.
+func withoutDB(v *results.Variant) string { return dbKey.ReplaceAllString(label(v), "") }
 
 // twinName is the comparison in a few words: "GORM against database/sql (Go, interpolate)".
 func twinName(t twin, fs []finding) string {
@@ -283,7 +296,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 				cmds += " (on " + first + ": " + ca + ")"
 			}
 		}
-		g.Rows = append(g.Rows, []cell{textCell(dbKey.ReplaceAllString(label(f.Base), "")), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
+		g.Rows = append(g.Rows, []cell{textCell(withoutDB(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
 	}
 	return g
 }

@@ -68,7 +68,8 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 
 // A run whose first server is PostgreSQL and whose second is the same server behind
 // PgBouncer: no twin needs to differ for the answer, which gives the range of each
-// variant against itself and names the variants that failed through the pooler alone.
+// variant against itself (those with an estimate) and names the variants that failed
+// through the pooler alone (not describe_exec, which failed on both).
 func TestDBAnswerGivesEachVariantAgainstItselfAndWhatFailed(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
 		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db, DB: true,
@@ -79,14 +80,15 @@ func TestDBAnswerGivesEachVariantAgainstItselfAndWhatFailed(t *testing.T) {
 			QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}, OK: true}}
 	}
 	fs := []finding{self("exec", 0.93, 0.90, 0.95), self("simple_protocol", 0.90, 0.87, 0.93)}
+	fs = append(fs, finding{Question: questions.DB, Base: variant("exec", "postgres"), Other: variant("exec", "pgbouncer")}) // no estimate
 	d := &data{run: &results.Run{Variants: []*results.Variant{variant("exec", "postgres")}},
-		invalid: []*results.Variant{variant("cache_statement", "pgbouncer"), variant("cache_statement", "postgres")}}
+		invalid: []*results.Variant{variant("cache_statement", "pgbouncer"), variant("describe_exec", "pgbouncer"), variant("describe_exec", "postgres")}}
 	a, _, ok := d.dbAnswer(fs)
 	if !ok {
 		t.Fatal("no answer for a run on a server and its pooler")
 	}
 	want := "The answers above are PostgreSQL's. Each variant on PgBouncer keeps, of its throughput on PostgreSQL, 0.90× [0.87, 0.93] (go/nethttp/pgx/simple_protocol/persistent/pool=64) " +
-		"to 0.93× [0.90, 0.95] (go/nethttp/pgx/exec/persistent/pool=64); invalid on PgBouncer (the error each gave is in the appendix): " +
+		"to 0.93× [0.90, 0.95] (go/nethttp/pgx/exec/persistent/pool=64); invalid on PgBouncer alone (the error each gave is in the appendix): " +
 		"go/nethttp/pgx/cache_statement/persistent/pool=64."
 	if a.Title != "PostgreSQL and PgBouncer" || a.Sentence != want {
 		t.Errorf("answer %q:\n%s\nwant\n%s", a.Title, a.Sentence, want)

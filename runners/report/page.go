@@ -69,23 +69,28 @@ type appendix struct {
 	Environment grid
 }
 
-// readCells says how to read a comparison cell; its terms are marked for the glossary.
-var readCells = "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
-	"estimated from the pairs (" + term("Hodges–Lehmann", "hodges-lehmann") + ": the typical ratio within a pair, where the machine's drift cancels), " +
-	"± the half-width of its " + term("95% interval", "wilcoxon-interval") + " and a " + term("mark", "marks") + " for what the interval decides; the extra app CPU, allocations and bytes allocated " +
-	"per request (differences of the medians in “Every variant”, as printed there: these do not depend on the machine's speed, except CPU); " +
-	"the change in MySQL commands; the pairs. A ratio is not the ratio of those medians, which pool all of each side's slices, " +
-	"taken at other moments of the drift: the appendix prints both. Each cell links to its full sentence in the appendix."
+// readCellsCounting says how to read a comparison cell, naming what the run's counts
+// are (countsOf); its terms are marked for the glossary.
+func readCellsCounting(counts string) string {
+	return "Each cell is one comparison: the ratio of the other side's QPS and app CPU per request to the reference's, " +
+		"estimated from the pairs (" + term("Hodges–Lehmann", "hodges-lehmann") + ": the typical ratio within a pair, where the machine's drift cancels), " +
+		"± the half-width of its " + term("95% interval", "wilcoxon-interval") + " and a " + term("mark", "marks") + " for what the interval decides; the extra app CPU, allocations and bytes allocated " +
+		"per request (differences of the medians in “Every variant”, as printed there: these do not depend on the machine's speed, except CPU); " +
+		"the change in " + counts + "; the pairs. A ratio is not the ratio of those medians, which pool all of each side's slices, " +
+		"taken at other moments of the drift: the appendix prints both. Each cell links to its full sentence in the appendix."
+}
 
-// readCellsOf is readCells for a run's variants: PostgreSQL's are counted in frontend
-// messages.
-func readCellsOf(vs []*results.Variant) string {
-	for _, v := range vs {
-		if v.Roundtrips != nil && v.Roundtrips.Protocol == "postgres" {
-			return strings.Replace(readCells, "MySQL commands", "MySQL commands and PostgreSQL's frontend messages", 1)
-		}
+// countsOf names what the variants' counts are: MySQL's commands, PostgreSQL's
+// frontend messages, or both.
+func countsOf(vs []*results.Variant) string {
+	mysql, postgres := results.CountedProtocols(vs)
+	switch {
+	case postgres && mysql:
+		return "MySQL commands and PostgreSQL's frontend messages"
+	case postgres:
+		return "PostgreSQL's frontend messages"
 	}
-	return readCells
+	return "MySQL commands"
 }
 
 // build computes the whole page of a run.
@@ -104,7 +109,7 @@ func build(r *results.Run) (*page, error) {
 		// The three questions are get's; the other ops have a section of their own, unless
 		// a question was asked of another op only (the ops preset's update at every stmt).
 		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
-		cells := readCellsOf(r.Variants)
+		cells := readCellsCounting(countsOf(r.Variants))
 		legend := "" // the first section that explains how to read a cell; the others point to it
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)

@@ -159,11 +159,7 @@ func (d *data) variantGrid(id, caption string, cols []column, interval bool) gri
 
 // tripGrid lists each captured variant's commands per request.
 func (d *data) tripGrid() grid {
-	caption := "MySQL commands per request, counted on the wire during the round-trip capture"
-	if readCellsOf(d.valid) != readCells {
-		caption = "MySQL commands and PostgreSQL's frontend messages per request, counted on the wire during the round-trip capture"
-	}
-	g := grid{ID: "t-trips", Caption: caption,
+	g := grid{ID: "t-trips", Caption: countsOf(d.valid) + " per request, counted on the wire during the round-trip capture",
 		Head: []string{"variant", "commands per request", "commands", "round trips", "B to db", "B from db", "rows examined", "server µs", "matches the matrix"}}
 	for _, v := range d.valid {
 		rt := v.Roundtrips

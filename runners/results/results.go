@@ -566,6 +566,18 @@ func (rt *Roundtrips) PerCommand() map[string]float64 {
 	return rt.Log
 }
 
+// CountedProtocols says whose counts the variants hold: MySQL's commands, PostgreSQL's
+// frontend messages (Roundtrips.Protocol), or both.
+func CountedProtocols(vs []*Variant) (mysql, postgres bool) {
+	for _, v := range vs {
+		if v.Roundtrips != nil {
+			postgres = postgres || v.Roundtrips.Protocol == "postgres"
+			mysql = mysql || v.Roundtrips.Protocol != "postgres"
+		}
+	}
+	return mysql, postgres
+}
+
 // Commands sums a capture per request: every client command plus each new connection,
 // and of those the round trips, the ones the client waits for (a new connection counts
 // as one, though its handshake takes more). Wire counts are used when present, since

@@ -32,7 +32,7 @@ func TestTerminalPrintsTheReportsRatios(t *testing.T) {
 // whose counts are frontend messages.
 func TestTerminalPrintsThePostgreSQLReportsRatios(t *testing.T) {
 	out := firstScreenOnTerminal(t, "../../../reports/sample/postgres-quick/results.json")
-	if !bytes.Contains(out, []byte("messages/req")) || bytes.Contains(out, []byte("commands/req")) {
+	if !bytes.Contains(out, []byte(" messages/req")) || bytes.Contains(out, []byte("commands")) {
 		t.Error("a run on PostgreSQL alone heads its counts messages/req")
 	}
 }

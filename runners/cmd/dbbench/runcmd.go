@@ -222,13 +222,7 @@ func (c runConfig) checkPools(ctx context.Context, res *results.Run, log io.Writ
 // countsHead names the counts column as the run's protocols count: MySQL's commands,
 // PostgreSQL's frontend messages, or both.
 func countsHead(res *results.Run) string {
-	mysql, postgres := false, false
-	for _, v := range res.Variants {
-		if v.Roundtrips != nil {
-			postgres = postgres || v.Roundtrips.Protocol == "postgres"
-			mysql = mysql || v.Roundtrips.Protocol != "postgres"
-		}
-	}
+	mysql, postgres := results.CountedProtocols(res.Variants)
 	switch {
 	case postgres && mysql:
 		return "commands|messages/req"
