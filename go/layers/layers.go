@@ -17,7 +17,6 @@ import (
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/pgx"
-	"dbbench/go/layers/pq"
 	"dbbench/go/layers/raw"
 	"dbbench/go/layers/sqlx"
 	"dbbench/go/server"
@@ -33,7 +32,12 @@ var All = map[string]server.Layer{
 	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
 	"ent":     {Open: server.Open(ent.New), Stmts: ent.Stmts},
 	"pgx":     {Open: server.Open(pgx.New), Stmts: pgx.Stmts, Postgres: true},
-	"pq":      {Open: server.Open(pq.New), Stmts: pq.Stmts, Postgres: true, Driver: "pq"},
+	// layers/pgx's code under lib/pq: the same SQL by hand, the other driver Go's
+	// PostgreSQL users run. Its stmt values are lib/pq's two ways of sending a query
+	// with arguments: an unnamed statement prepared (Parse, Describe, Sync) and then
+	// executed (Bind, Execute, Sync), its default; binary_parameters=yes, the five
+	// messages at once (gotarget sets it in the URL).
+	"pq": {Open: server.Open(pgx.New), Stmts: []string{"prepare", "binary_parameters"}, Postgres: true, Driver: "pq"},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.

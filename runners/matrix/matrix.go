@@ -17,7 +17,7 @@ import (
 // database; Kinds are how a layer writes its SQL (question 1 groups layers by kind).
 // The stmt values after interpolate are pgx's execution modes, by the names its
 // default_query_exec_mode takes (go/layers/pgx), then lib/pq's binary_parameters
-// (go/layers/pq).
+// (layer pq, go/layers/layers.go).
 var (
 	Stmts = []string{"prepare", "prepared", "interpolate",
 		"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol", "binary_parameters", "none"}

@@ -96,7 +96,7 @@ func postgres(url, stmt string) (*database, error) {
 }
 
 // libpq is lib/pq's connector for url, with binary_parameters=yes when stmt says so
-// (layers/pq.Stmts) and lib/pq's default otherwise, whatever the URL says.
+// (layer pq's Stmts, layers.go) and lib/pq's default otherwise, whatever the URL says.
 func libpq(url, stmt string) (*database, error) {
 	u, err := neturl.Parse(url)
 	if err != nil {

@@ -2,7 +2,7 @@
 // nothing between the handler and the driver, every op the SQL a person writes by
 // hand. Its statement modes are pgx's own execution modes (Stmts): gotarget sets the
 // connection's default_query_exec_mode, as a user sets it in the URL, and the layer's
-// code is the same in every mode.
+// code is the same in every mode. Layer pq serves this code under lib/pq (layers.go).
 package pgx
 
 import (
@@ -38,7 +38,8 @@ var Stmts = []string{"cache_statement", "cache_describe", "describe_exec", "exec
 // Store runs each statement with database/sql.
 type Store struct{ db *sql.DB }
 
-// New returns a Store on db; prepared is never set, since no pgx mode is stmt=prepared.
+// New returns a Store on db; prepared is never set, since no pgx (or lib/pq) mode is
+// stmt=prepared.
 func New(_ context.Context, db *sql.DB, _ bool) (*Store, error) { return &Store{db: db}, nil }
 
 // Find implements server.Finder.
