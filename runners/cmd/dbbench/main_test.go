@@ -91,6 +91,8 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"an unknown pooler", nil, []string{"run", "--db", "postgres", "--pooler", "odyssey"}, "--pooler odyssey: must be one of"},
 		{"a soak on PostgreSQL", nil, []string{"soak", "--db", "postgres"}, "the soak measures MariaDB and MySQL so far, not PostgreSQL"},
 		{"a soak through PgBouncer", nil, []string{"soak", "--db", "pgbouncer"}, "the soak measures MariaDB and MySQL so far, not PostgreSQL"},
+		{"a pool sweep on PostgreSQL", nil, []string{"sweep", "pool", "--db", "postgres"}, "the sweeps measure MariaDB and MySQL so far, not PostgreSQL"},
+		{"an RTT sweep through PgBouncer", nil, []string{"sweep", "rtt", "--db", "pgbouncer"}, "the sweeps measure MariaDB and MySQL so far, not PostgreSQL"},
 		{"a pooler in front of a pooler", nil, []string{"run", "--db", "pgbouncer", "--pooler", "pgbouncer"}, "it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)"},
 		{"bad variants pattern", nil, []string{"run", "--variants", "("}, "run: --variants: error parsing regexp: missing closing )"},
 		{"bad variants pattern of ab", nil, []string{"ab", "HEAD", "HEAD", "--variants", "("}, "ab: --variants: error parsing regexp: missing closing )"},

@@ -12,6 +12,7 @@ import (
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
+	"dbbench/runners/provider"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
@@ -62,6 +63,9 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	dbo, err := f.db.options(0, fs.out)
 	if err != nil {
 		return nil, run.Options{}, "", err
+	}
+	if started, _ := provider.Behind(dbo.Server); started == "postgres" {
+		return nil, run.Options{}, "", fs.named("db", errors.New("the sweeps measure MariaDB and MySQL so far, not PostgreSQL"))
 	}
 	if err := checkTopology(fs, f.topology(), dbo); err != nil {
 		return nil, run.Options{}, "", err
