@@ -344,10 +344,30 @@ func fpmChildren(url string) []int {
 	return pids
 }
 
+// readFPMStatus reads php-fpm's status page, every child's line.
+//
+// php-fpm answers 500 when it could not copy its scoreboard, whose lock stayed busy
+// past its spin limit (fpm_status.c: "unable to find or access status shared
+// memory"); make test's load met it once. A moment later the page answers, so a 500
+// is read again, a few times.
 func readFPMStatus(ctx context.Context, url string) (*fpmStatus, error) {
-	var st fpmStatus
-	return &st, getJSON(ctx, statusClient, url+"/fpm-status?json&full", "php-fpm status", &st)
+	for try := 1; ; try++ {
+		var st fpmStatus
+		err := getJSON(ctx, statusClient, url+"/fpm-status?json&full", "php-fpm status", &st)
+		var se *statusError
+		if !errors.As(err, &se) || se.code != http.StatusInternalServerError || try == fpmStatusTries {
+			return &st, err
+		}
+		select {
+		case <-ctx.Done():
+			return &st, err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
+
+// fpmStatusTries bounds the reads of a status page that answers 500.
+const fpmStatusTries = 5
 
 // phpProfilePeriod is Excimer's sampling period in a profiled PHP target (php/README.md,
 // "Profiles", has the measurements). php-fpm samples wall time: 1 ms gives a short

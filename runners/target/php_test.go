@@ -866,3 +866,30 @@ func TestPHPDatabaseEnvFromEitherDSN(t *testing.T) {
 		}
 	}
 }
+
+// php-fpm's status page answers 500 now and then when its scoreboard's lock is busy
+// (readFPMStatus): the read tries again, a few times, and then gives the error.
+func TestFPMStatusReadAgainAfterA500(t *testing.T) {
+	for _, c := range []struct {
+		fails, wantHits int
+		ok              bool
+	}{{0, 1, true}, {2, 3, true}, {100, fpmStatusTries, false}} {
+		hits := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits++
+			if hits <= c.fails {
+				http.Error(w, "Internal error. Please review log file for errors.", http.StatusInternalServerError)
+				return
+			}
+			fmt.Fprint(w, `{"processes": [{"pid": 7, "state": "Idle", "requests": 1}]}`)
+		}))
+		st, err := readFPMStatus(context.Background(), srv.URL)
+		srv.Close()
+		if (err == nil) != c.ok || hits != c.wantHits {
+			t.Errorf("%d 500s: error %v after %d reads, want ok %v after %d", c.fails, err, hits, c.ok, c.wantHits)
+		}
+		if c.ok && (len(st.Processes) != 1 || st.Processes[0].PID != 7) {
+			t.Errorf("%d 500s: read %+v, want the page's one child", c.fails, st)
+		}
+	}
+}

@@ -53,13 +53,21 @@ func getJSON(ctx context.Context, client *http.Client, url, what string, v any) 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", what, resp.Status)
+		return &statusError{what: what, status: resp.Status, code: resp.StatusCode}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
+
+// statusError is a page that answered with another status than 200 OK.
+type statusError struct {
+	what, status string
+	code         int
+}
+
+func (e *statusError) Error() string { return e.what + ": " + e.status }
 
 // goHolds times each request served alone by the connections it held: the pool's
 // own count of holds and their time (go/held), read before and after.
