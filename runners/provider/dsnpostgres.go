@@ -91,16 +91,10 @@ func preflightPostgres(ctx context.Context, pool *sql.DB) error {
 		}
 		return fmt.Errorf("preflight: %s", secret.Scrub(err.Error()))
 	}
-	defer pool.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+probeTable)
-	var lacks []string
-	for _, p := range []struct{ what, query string }{
-		{"INSERT", "INSERT INTO " + probeTable + " VALUES (1)"},
-		{"SELECT", "SELECT count(*) FROM " + probeTable},
-		{"DROP", "DROP TABLE " + probeTable},
-	} {
-		if _, err := pool.ExecContext(ctx, p.query); err != nil {
-			lacks = append(lacks, p.what)
-		}
+	// On a table it has just created, any failure is a right the user lacks.
+	lacks, err := useProbe(ctx, pool, func(error) bool { return true })
+	if err != nil {
+		return err
 	}
 	if len(lacks) > 0 {
 		return fmt.Errorf("the DSN's user lacks what a run needs: %v on its own table", lacks)

@@ -84,24 +84,34 @@ func probeTableRights(ctx context.Context, pool *sql.DB) error {
 		}
 		return fmt.Errorf("preflight: %w", err)
 	}
+	lacks, err := useProbe(ctx, pool, denied)
+	if err != nil {
+		return err
+	}
+	if len(lacks) > 0 {
+		return fmt.Errorf("%s on the database", strings.Join(lacks, ", "))
+	}
+	return nil
+}
+
+// useProbe fills, reads and drops the scratch table just created, on either protocol,
+// and lists the rights the server refused (refused tells a refusal from another
+// error, which is returned); the table is dropped at the end in any case.
+func useProbe(ctx context.Context, pool *sql.DB, refused func(error) bool) (lacks []string, err error) {
 	defer pool.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+probeTable)
-	var lacks []string
 	for _, p := range []struct{ what, query string }{
 		{"INSERT", "INSERT INTO " + probeTable + " VALUES (1)"},
 		{"SELECT", "SELECT COUNT(*) FROM " + probeTable},
 		{"DROP", "DROP TABLE " + probeTable},
 	} {
 		if _, err := pool.ExecContext(ctx, p.query); err != nil {
-			if !denied(err) {
-				return fmt.Errorf("preflight: %w", err)
+			if !refused(err) {
+				return nil, fmt.Errorf("preflight: %w", err)
 			}
 			lacks = append(lacks, p.what)
 		}
 	}
-	if len(lacks) > 0 {
-		return fmt.Errorf("%s on the database", strings.Join(lacks, ", "))
-	}
-	return nil
+	return lacks, nil
 }
 
 // denied says whether err is the server refusing a privilege.
