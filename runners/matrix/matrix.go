@@ -94,11 +94,14 @@ type Op struct {
 // Lang is one language: the servers that can run its code, its layers, the layer
 // question 1 compares the others with, and the pools its sweep visits.
 type Lang struct {
-	Name      string
-	Baseline  string // the layer every other database layer is compared with
-	Servers   map[string]*Server
-	PoolSweep []int
-	Layers    map[string]*Layer
+	Name     string
+	Baseline string // the layer every other database layer is compared with
+	// BaselineBy, where the baseline depends on the protocol, names it on each
+	// (BaselineOn); Baseline is then the mysql protocol's.
+	BaselineBy map[string]string
+	Servers    map[string]*Server
+	PoolSweep  []int
+	Layers     map[string]*Layer
 	// Modes says, for a statement mode other than prepare and for a pooled connection,
 	// what a team sets to get it in this language's drivers, their default and its
 	// caveat (the report's answers 2 and 3).
@@ -129,14 +132,21 @@ type Layer struct {
 	Kind      string // raw, builder or orm; "" when DB is false
 	Library   string // as people name it: "Beego ORM v2", "Eloquent"
 	VersionOf string // whose version the environment records: a Go module or a Debian package
-	Stmt      []string
-	Conn      []string
-	// DBs are the databases the layer reads; nil: every database of the mysql protocol,
-	// as every layer did before dbs of another protocol.
+	// Stmt are the statement modes the layer offers on any database it reads, in file
+	// order; StmtBy, when the layer's modes depend on the protocol (its driver's: Go's
+	// layers offer go-sql-driver's on MySQL and pgx's on PostgreSQL), those on each
+	// protocol, whose union Stmt is (StmtsOn).
+	Stmt   []string
+	StmtBy map[string][]string
+	Conn   []string
+	// DBs are the databases the layer reads; nil: every database of the protocols StmtBy
+	// names, or of the mysql protocol, as every layer did before dbs of another protocol.
 	DBs []string
 	// StmtRef is the statement mode the layer's other modes are compared with (question
-	// 2): prepare unless the layer says otherwise (pgx's default, cache_statement).
-	StmtRef string
+	// 2): prepare unless the layer says otherwise (pgx's default, cache_statement);
+	// StmtRefBy, where it depends on the protocol (RefOn).
+	StmtRef   string
+	StmtRefBy map[string]string
 	// Was is the name the layer had before layers were named by their library (orm,
 	// builder): variant keys and patterns written with it still mean this layer (saved
 	// results are renamed on read, runners/results), and the targets serve it under it,
@@ -152,10 +162,52 @@ func (m *Matrix) Reads(l *Layer, db string) bool {
 		return true
 	}
 	d := m.DBs[db]
-	if l.DBs != nil {
+	switch {
+	case l.DBs != nil:
 		return slices.Contains(l.DBs, db) || d != nil && d.Server != "" && slices.Contains(l.DBs, d.Server)
+	case l.StmtBy != nil:
+		return d != nil && l.StmtBy[d.Protocol] != nil
 	}
 	return d != nil && d.Protocol == Protocols[0]
+}
+
+// Offers says whether the layer offers statement mode stmt on database db, which it
+// reads.
+func (m *Matrix) Offers(l *Layer, stmt, db string) bool {
+	return m.Reads(l, db) && slices.Contains(l.StmtsOn(m.ProtocolOf(db)), stmt)
+}
+
+// ProtocolOf is the wire protocol of database db (mysql for an unknown one).
+func (m *Matrix) ProtocolOf(db string) string {
+	if d := m.DBs[db]; d != nil {
+		return d.Protocol
+	}
+	return Protocols[0]
+}
+
+// StmtsOn are the statement modes the layer offers on databases of the protocol.
+func (l *Layer) StmtsOn(protocol string) []string {
+	if l.StmtBy != nil {
+		return l.StmtBy[protocol]
+	}
+	return l.Stmt
+}
+
+// RefOn is the statement mode the layer's others are compared with on the protocol.
+func (l *Layer) RefOn(protocol string) string {
+	if r, ok := l.StmtRefBy[protocol]; ok {
+		return r
+	}
+	return l.StmtRef
+}
+
+// BaselineOn is the layer the language's others are compared with on databases of the
+// protocol: Baseline unless the language names one per protocol.
+func (l *Lang) BaselineOn(protocol string) string {
+	if b, ok := l.BaselineBy[protocol]; ok {
+		return b
+	}
+	return l.Baseline
 }
 
 // ReadBy lists the databases of the matrix the layer reads, in file order.
@@ -169,10 +221,10 @@ func (m *Matrix) ReadBy(l *Layer) []string {
 	return out
 }
 
-// firstRead is the first database of the matrix the layer reads.
-func (m *Matrix) firstRead(l *Layer) string {
+// firstOffering is the first database of the matrix on which the layer offers stmt.
+func (m *Matrix) firstOffering(l *Layer, stmt string) string {
 	for _, db := range m.dbOrder {
-		if m.Reads(l, db) {
+		if m.Offers(l, stmt, db) {
 			return db
 		}
 	}
@@ -268,7 +320,8 @@ func (l *Lang) DefaultServer() string { return l.servers[0] }
 
 // All lists every variant the matrix knows for the given pools (lang → pools), in file
 // order, exclusions left out, at get (Expand adds a preset's other ops), each on the
-// first database its layer reads (a run moves it to its own, Options.perDB).
+// first database on which its layer offers its stmt (a run moves it to its own,
+// Options.perDB).
 func (m *Matrix) All(pools map[string][]int) []Variant {
 	var out []Variant
 	for _, ln := range m.order {
@@ -279,7 +332,7 @@ func (m *Matrix) All(pools map[string][]int) []Variant {
 				for _, stmt := range spec.Stmt {
 					for _, conn := range spec.Conn {
 						for _, pool := range pools[ln] {
-							v := m.OnDB(Variant{Lang: ln, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}, m.firstRead(spec))
+							v := m.OnDB(Variant{Lang: ln, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}, m.firstOffering(spec, stmt))
 							if m.excluded(v) == "" {
 								out = append(out, v)
 							}
@@ -448,6 +501,9 @@ func (m *Matrix) Check(v Variant) error {
 	}
 	if !slices.Contains(spec.Stmt, v.Stmt) {
 		return fmt.Errorf("variant %s: %s layer %s has no stmt %q (want one of %s)", v.Key(), v.Lang, v.Layer, v.Stmt, strings.Join(spec.Stmt, ", "))
+	}
+	if p := m.ProtocolOf(m.DBName(v)); m.Reads(spec, m.DBName(v)) && !slices.Contains(spec.StmtsOn(p), v.Stmt) {
+		return fmt.Errorf("variant %s: %s layer %s has no stmt %q on %s (want one of %s)", v.Key(), v.Lang, v.Layer, v.Stmt, m.DBName(v), strings.Join(spec.StmtsOn(p), ", "))
 	}
 	if !slices.Contains(spec.Conn, v.Conn) {
 		return fmt.Errorf("variant %s: %s layer %s has no conn %q (want one of %s)", v.Key(), v.Lang, v.Layer, v.Conn, strings.Join(spec.Conn, ", "))

@@ -3,6 +3,7 @@ package matrix
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -202,7 +203,10 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 	if err := p.required(n, spec, "baseline", "servers", "layers"); err != nil {
 		return nil, err
 	}
-	l := &Lang{Name: name, Baseline: spec["baseline"].Value, Servers: map[string]*Server{}, Layers: map[string]*Layer{}}
+	l := &Lang{Name: name, Servers: map[string]*Server{}, Layers: map[string]*Layer{}}
+	if err := p.baseline(l, spec["baseline"]); err != nil {
+		return nil, err
+	}
 	if s := spec["pool_sweep"]; s != nil {
 		if l.PoolSweep, err = p.ints(s, "pool_sweep"); err != nil {
 			return nil, err
@@ -246,10 +250,31 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 			return nil, p.errorf(lk, "layer %s of %s was %q, which names another layer too", lk.Value, name, was)
 		}
 	}
-	if b := l.Layers[l.Baseline]; b == nil || !b.DB || b.Kind != "raw" {
-		return nil, p.errorf(spec["baseline"], "baseline of %s is %q: want a layer of kind raw that uses the database", name, l.Baseline)
+	for _, b := range append([]string{l.Baseline}, slices.Collect(maps.Values(l.BaselineBy))...) {
+		if bl := l.Layers[b]; bl == nil || !bl.DB || bl.Kind != "raw" {
+			return nil, p.errorf(spec["baseline"], "baseline of %s is %q: want a layer of kind raw that uses the database", name, b)
+		}
 	}
 	return l, nil
+}
+
+// baseline reads a language's baseline: one layer, or a mapping from protocol to
+// layer (Baseline is then the first protocol's).
+func (p parser) baseline(l *Lang, n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		l.Baseline = n.Value
+		return nil
+	}
+	by, err := p.byProtocol(n, "baseline of "+l.Name)
+	if err != nil {
+		return err
+	}
+	l.BaselineBy = map[string]string{}
+	for protocol, b := range by {
+		l.BaselineBy[protocol] = b.Value
+	}
+	l.Baseline = cmp.Or(l.BaselineBy[Protocols[0]], by[keys(n)[0].Value].Value)
+	return nil
 }
 
 func (p parser) servers(l *Lang, n *yaml.Node) error {
@@ -325,7 +350,7 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 	if w := f["was"]; w != nil {
 		layer.Was = w.Value
 	}
-	if layer.Stmt, err = p.strings(f["stmt"], "stmt", Stmts[:len(Stmts)-1]); err != nil {
+	if layer.Stmt, layer.StmtBy, err = p.stmts(f["stmt"], name); err != nil {
 		return nil, err
 	}
 	if layer.Conn, err = p.strings(f["conn"], "conn", Conns[:len(Conns)-1]); err != nil {
@@ -336,14 +361,82 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 			return nil, err
 		}
 	}
-	layer.StmtRef = "prepare"
-	if r := f["stmt_ref"]; r != nil {
-		if !slices.Contains(layer.Stmt, r.Value) {
-			return nil, p.errorf(r, "stmt_ref of layer %s: %q is not one of its stmt (%s)", name, r.Value, strings.Join(layer.Stmt, ", "))
-		}
-		layer.StmtRef = r.Value
+	if err := p.stmtRef(layer, f["stmt_ref"]); err != nil {
+		return nil, err
 	}
 	return layer, nil
+}
+
+// stmts reads a layer's stmt: a list, its modes on every database it reads, or a
+// mapping from protocol to list, its modes on each (then the first list is the union's
+// start, and the union is returned beside the mapping).
+func (p parser) stmts(n *yaml.Node, layer string) ([]string, map[string][]string, error) {
+	if n.Kind != yaml.MappingNode {
+		list, err := p.strings(n, "stmt", Stmts[:len(Stmts)-1])
+		return list, nil, err
+	}
+	by, err := p.byProtocol(n, "stmt of layer "+layer)
+	if err != nil {
+		return nil, nil, err
+	}
+	var union []string
+	out := map[string][]string{}
+	for protocol, v := range by {
+		if out[protocol], err = p.strings(v, "stmt", Stmts[:len(Stmts)-1]); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, k := range keys(n) {
+		for _, s := range out[k.Value] {
+			if !slices.Contains(union, s) {
+				union = append(union, s)
+			}
+		}
+	}
+	return union, out, nil
+}
+
+// byProtocol reads a mapping whose keys are protocols.
+func (p parser) byProtocol(n *yaml.Node, what string) (map[string]*yaml.Node, error) {
+	f, err := p.mapping(n, what, Protocols...)
+	if err != nil {
+		return nil, err
+	}
+	if len(f) == 0 {
+		return nil, p.errorf(n, "%s is empty", what)
+	}
+	return f, nil
+}
+
+// stmtRef reads a layer's stmt_ref: one mode, prepare by default, or a mapping from
+// protocol to mode for the protocols whose reference is not that default. Each must be
+// one of the layer's modes on its protocol.
+func (p parser) stmtRef(layer *Layer, n *yaml.Node) error {
+	layer.StmtRef = "prepare"
+	if n == nil {
+		return nil
+	}
+	refs := map[string]*yaml.Node{"": n}
+	if n.Kind == yaml.MappingNode {
+		var err error
+		if refs, err = p.byProtocol(n, "stmt_ref of layer "+layer.Name); err != nil {
+			return err
+		}
+		layer.StmtRefBy = map[string]string{}
+	}
+	for protocol, r := range refs {
+		offered := layer.Stmt
+		if protocol != "" {
+			offered = layer.StmtsOn(protocol)
+			layer.StmtRefBy[protocol] = r.Value
+		} else {
+			layer.StmtRef = r.Value
+		}
+		if !slices.Contains(offered, r.Value) {
+			return p.errorf(r, "stmt_ref of layer %s: %q is not one of its stmt (%s)", layer.Name, r.Value, strings.Join(offered, ", "))
+		}
+	}
+	return nil
 }
 
 // ops reads the endpoints; a matrix without them knows get alone. get must be there,

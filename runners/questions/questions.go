@@ -63,7 +63,7 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 		l := r.Langs[v.Lang]
 		refs := []struct{ question, value string }{{Stmt, cmp.Or(v.StmtRef, RefStmt)}, {Conn, RefConn}, {DB, firstDB}}
 		if l != nil {
-			refs = append([]struct{ question, value string }{{Layer, l.Baseline}}, refs...)
+			refs = append([]struct{ question, value string }{{Layer, cmp.Or(v.LayerRef, l.Baseline)}}, refs...)
 			if l.Default != "" {
 				refs = append(refs, struct{ question, value string }{Server, l.Default})
 			}

@@ -111,3 +111,36 @@ func TestOpsAreComparedAtTheirOwnOpAndListsByRows(t *testing.T) {
 		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// On PostgreSQL a layer is compared with the baseline its variant names (LayerRef: pgx,
+// whose database/sql driver it runs on) and at its mode against the reference its
+// variant names (StmtRef: pgx's default), not with MySQL's raw driver and prepare.
+func TestAVariantsOwnReferencesOnPostgres(t *testing.T) {
+	r := &results.Run{Langs: map[string]*results.Lang{"go": {Baseline: "raw", Default: "nethttp"}}}
+	onPG := func(layer, stmt string) *results.Variant {
+		v := variant("go", "nethttp", layer, stmt, "persistent", 8)
+		v.Key, v.Database, v.StmtRef = v.Key+"/db=postgres", "postgres", "cache_statement"
+		if layer != "pgx" {
+			v.LayerRef = "pgx"
+		}
+		return v
+	}
+	r.Variants = []*results.Variant{
+		variant("go", "nethttp", "raw", "interpolate", "persistent", 8),
+		onPG("pgx", "cache_statement"), onPG("pgx", "simple_protocol"),
+		onPG("sqlx", "cache_statement"), onPG("sqlx", "simple_protocol"),
+	}
+	var got []string
+	for _, p := range Pairs(r, nil) {
+		got = append(got, fmt.Sprintf("%s: %s/%s against %s/%s", p.Question, p.Other.Layer, p.Other.Stmt, p.Base.Layer, p.Base.Stmt))
+	}
+	want := []string{
+		"stmt: pgx/simple_protocol against pgx/cache_statement",
+		"layer: sqlx/cache_statement against pgx/cache_statement",
+		"layer: sqlx/simple_protocol against pgx/simple_protocol",
+		"stmt: sqlx/simple_protocol against sqlx/cache_statement",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
+	}
+}

@@ -134,11 +134,11 @@ func (d *data) perRowGrid(fs []finding, name string) grid {
 	var raw float64 = math.NaN()
 	for _, f := range fs {
 		cpu, okCPU := d.perRow(f, units.AppCPU)
-		if f.Other.Kind == "raw" && f.Other.Layer == rawLayer(d.run, f.Other) && okCPU {
+		if f.Other.Kind == "raw" && f.Other.Layer == d.run.BaselineOf(f.Other) && okCPU {
 			raw = cpu.Shift
 		}
 		over := "–"
-		if okCPU && !math.IsNaN(raw) && f.Other.Layer != rawLayer(d.run, f.Other) {
+		if okCPU && !math.IsNaN(raw) && f.Other.Layer != d.run.BaselineOf(f.Other) {
 			over = units.MicrosDelta(cpu.Shift - raw)
 		}
 		r := []cell{textCell(layerName(f.Other)), d.perRowCell(f, units.AppCPU, 1e6, "µs"), textCell(over),
@@ -151,14 +151,6 @@ func (d *data) perRowGrid(fs []finding, name string) grid {
 		"blocks cancels in it. Than the raw driver: the layer's estimate less the raw driver's. Allocations and bytes: Go's runtime/metrics "+
 		"heap allocation counters of the target (not measured for PHP).", f0.Other.Rows, f0.Base.Rows, term("Hodges–Lehmann estimate", "hodges-lehmann"), term("95% interval", "wilcoxon-interval"), n)}
 	return g
-}
-
-// rawLayer is the baseline layer of v's language.
-func rawLayer(r *results.Run, v *results.Variant) string {
-	if l := r.Langs[v.Lang]; l != nil {
-		return l.Baseline
-	}
-	return "raw"
 }
 
 // perRow is a rows finding's cost per row in unit: from the pairs' differences when

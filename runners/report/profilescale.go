@@ -82,10 +82,13 @@ func (d *data) extraComponents(vs []*results.Variant, l *results.Lang, fs []find
 	}
 	var out []string
 	for _, v := range vs {
-		if !v.DB || v.Layer == l.Baseline {
+		base := d.run.BaselineOf(v)
+		if !v.DB || v.Layer == base {
 			continue
 		}
-		i := slices.IndexFunc(vs, func(b *results.Variant) bool { return b.Layer == l.Baseline && setting(b) == setting(v) })
+		i := slices.IndexFunc(vs, func(b *results.Variant) bool {
+			return b.Layer == base && b.Database == v.Database && setting(b) == setting(v)
+		})
 		if i < 0 {
 			continue
 		}

@@ -212,6 +212,18 @@ func (r *Run) FirstDatabase() string {
 	return r.Variants[0].Database
 }
 
+// BaselineOf is the layer v is compared with in question 1: its LayerRef, else its
+// language's baseline ("raw" for a language the run does not describe).
+func (r *Run) BaselineOf(v *Variant) string {
+	if v.LayerRef != "" {
+		return v.LayerRef
+	}
+	if l := r.Langs[v.Lang]; l != nil {
+		return l.Baseline
+	}
+	return "raw"
+}
+
 // Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
 // test, timed several times at each of a few moments of the run.
 type Yardstick struct {
@@ -357,7 +369,10 @@ type Variant struct {
 	Library string `json:"library,omitempty"`
 	// StmtRef is the statement mode the layer's others are compared with, where it is
 	// not questions.RefStmt (prepare): pgx's default, cache_statement (matrix.yaml).
-	StmtRef       string `json:"stmt_ref,omitempty"`
+	StmtRef string `json:"stmt_ref,omitempty"`
+	// LayerRef is the layer this one is compared with where it is not its language's
+	// Baseline: the baseline on its database's protocol (pgx on PostgreSQL, matrix.yaml).
+	LayerRef      string `json:"layer_ref,omitempty"`
 	Valid         bool   `json:"valid"`
 	InvalidReason string `json:"invalid_reason,omitempty"`
 	// Flags are warnings about a valid variant's figures, such as saturation: the numbers

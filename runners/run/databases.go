@@ -63,10 +63,11 @@ func (o *Options) checkDBs() error {
 	return nil
 }
 
-// perDB lists each variant once per server its layer reads, next to each other, so
-// that tables read as pairs; on one server, each variant on it. A layer without
-// database (hello) is measured once, on the first: it reads nothing from either. A
-// variant whose layer reads none of the run's servers (pgx on a MySQL run) is left out.
+// perDB lists each variant once per server on which its layer offers its stmt, next to
+// each other, so that tables read as pairs; on one server, each variant on it. A layer
+// without database (hello) is measured once, on the first: it reads nothing from
+// either. A variant offered on none of the run's servers (pgx on a MySQL run; sqlx's
+// MySQL modes on a PostgreSQL run) is left out.
 func (o *Options) perDB(vs []matrix.Variant) []matrix.Variant {
 	var out []matrix.Variant
 	for _, v := range vs {
@@ -75,7 +76,7 @@ func (o *Options) perDB(vs []matrix.Variant) []matrix.Variant {
 			if i > 0 && !layer.DB {
 				break
 			}
-			if o.Matrix.Reads(layer, name) {
+			if o.Matrix.Reads(layer, name) && (!layer.DB || o.Matrix.Offers(layer, v.Stmt, name)) {
 				out = append(out, o.Matrix.OnDB(v, name))
 			}
 		}

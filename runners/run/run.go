@@ -335,8 +335,12 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
 			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
 			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
-		if layer.DB && layer.StmtRef != questions.RefStmt {
-			rv.StmtRef = layer.StmtRef
+		protocol := o.Matrix.ProtocolOf(o.Matrix.DBName(v))
+		if ref := layer.RefOn(protocol); layer.DB && ref != questions.RefStmt {
+			rv.StmtRef = ref
+		}
+		if b := o.Matrix.Langs[v.Lang].BaselineOn(protocol); layer.DB && b != o.Matrix.Langs[v.Lang].Baseline {
+			rv.LayerRef = b
 		}
 		if opKeys && layer.DB {
 			rv.Name = matrix.Prefix + "/" + v.OpKey() // benchstat -col /op then has get too
