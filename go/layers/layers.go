@@ -11,6 +11,8 @@
 package layers
 
 import (
+	"slices"
+
 	"dbbench/go/layers/builder"
 	"dbbench/go/layers/bun"
 	"dbbench/go/layers/ent"
@@ -22,33 +24,45 @@ import (
 	"dbbench/go/server"
 )
 
-// All maps the --layer name to its layer, one line per layer.
+// Both protocols, by the modes each offers there.
+func both(mysql, postgres []string) map[string][]string {
+	return map[string][]string{server.MySQL: mysql, server.Postgres: postgres}
+}
+
+// All maps the --layer name to its layer, one line per layer. A layer that reads both
+// protocols reads PostgreSQL through pgx's database/sql driver, whose execution modes
+// are its statement modes there (server.PgxModes).
 var All = map[string]server.Layer{
-	"raw":     {Open: server.Open(raw.New), Stmts: raw.Stmts},
-	"builder": {Open: server.Open(builder.New), Stmts: builder.Stmts},
-	"orm":     {Open: server.Open(orm.New), Stmts: orm.Stmts},
-	"gorm":    {Open: server.Open(gorm.New), Stmts: gorm.Stmts},
-	"sqlx":    {Open: server.Open(sqlx.New), Stmts: sqlx.Stmts},
-	"bun":     {Open: server.Open(bun.New), Stmts: bun.Stmts},
-	"ent":     {Open: server.Open(ent.New), Stmts: ent.Stmts},
-	"pgx":     {Open: server.Open(pgx.New), Stmts: pgx.Stmts, Postgres: true},
+	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil)},
+	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes)},
+	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil)},
+	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes)},
+	"sqlx":    {Open: server.Open(sqlx.New), Stmts: both(sqlx.Stmts, server.PgxModes)},
+	"bun":     {Open: server.Open(bun.New), Stmts: both(bun.Stmts, bun.PostgresStmts)},
+	"ent":     {Open: server.Open(ent.New), Stmts: both(ent.Stmts, server.PgxModes)},
+	"pgx":     {Open: server.Open(pgx.New), Stmts: both(nil, server.PgxModes)},
 	// layers/pgx's code under lib/pq: the same SQL by hand, the other driver Go's
 	// PostgreSQL users run. Its stmt values are lib/pq's two ways of sending a query
 	// with arguments: an unnamed statement prepared (Parse, Describe, Sync) and then
 	// executed (Bind, Execute, Sync), its default; binary_parameters=yes, the five
 	// messages at once (gotarget sets it in the URL).
-	"pq": {Open: server.Open(pgx.New), Stmts: []string{"prepare", "binary_parameters"}, Postgres: true, Driver: "pq"},
+	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq"},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.
 const Hello = "hello"
 
 // Catalog is what gotarget's flags are checked against: every layer with the statement
-// modes it offers, and Hello with none.
+// modes it offers on either protocol, and Hello with none (gotarget checks the mode
+// against the DSN's protocol once it reads the file).
 func Catalog() map[string][]string {
 	c := map[string][]string{Hello: nil}
 	for name, l := range All {
-		c[name] = l.Stmts
+		for _, stmt := range append(slices.Clone(l.Stmts[server.MySQL]), l.Stmts[server.Postgres]...) {
+			if !slices.Contains(c[name], stmt) {
+				c[name] = append(c[name], stmt)
+			}
+		}
 	}
 	return c
 }

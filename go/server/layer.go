@@ -5,7 +5,7 @@ import (
 	"database/sql"
 )
 
-// Statement modes a layer may offer (the stmt key of a variant name):
+// Statement modes a layer may offer (the stmt key of a variant name) on MySQL:
 // Prepare, server-side prepare per query; Prepared, prepared once per connection and
 // reused; Interpolate, client-side interpolation into one text query.
 const (
@@ -14,26 +14,49 @@ const (
 	Interpolate = "interpolate"
 )
 
-// AllStmts is for layers that offer every statement mode.
+// AllStmts is for layers that offer every statement mode on MySQL.
 var AllStmts = []string{Prepare, Prepared, Interpolate}
 
-// Layer is one data-access layer as gotarget serves it: how to open it on the pool and
-// the statement modes it offers. Every layer offers both connection modes: the pool
-// decides those, not the layer.
-type Layer struct {
-	// Open builds the layer's Store on db; prepared is stmt=prepared.
-	Open  func(ctx context.Context, db *sql.DB, prepared bool) (Store, error)
-	Stmts []string
-	// Postgres says the layer reads PostgreSQL (through pgx unless Driver says), not MySQL.
+// PgxModes are pgx v5's execution modes, by the names its default_query_exec_mode
+// takes: the statement modes of every layer on PostgreSQL through pgx's database/sql
+// driver, which gotarget sets as a user sets them in the URL. The statement prepared
+// once per connection and cached (cache_statement, pgx's default); its description
+// cached (cache_describe); described on every query, in a round trip of its own
+// (describe_exec); neither, arguments as text (exec); client-side interpolation into
+// one text query (simple_protocol).
+var PgxModes = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
+
+// The wire protocols a layer may read, by matrix.yaml's names.
+const (
+	MySQL    = "mysql"
+	Postgres = "postgres"
+)
+
+// LayerOptions are what a layer's New is given besides the pool.
+type LayerOptions struct {
+	// Prepared is stmt=prepared: prepare each statement once.
+	Prepared bool
+	// Postgres says the pool reads PostgreSQL: the layer writes its dialect
+	// (placeholders, INSERT … RETURNING).
 	Postgres bool
+}
+
+// Layer is one data-access layer as gotarget serves it: how to open it on the pool and
+// the statement modes it offers on each protocol it reads. Every layer offers both
+// connection modes: the pool decides those, not the layer.
+type Layer struct {
+	Open func(ctx context.Context, db *sql.DB, o LayerOptions) (Store, error)
+	// Stmts are the statement modes by protocol (MySQL, Postgres): the layer reads the
+	// protocols it lists.
+	Stmts map[string][]string
 	// Driver names the layer's database/sql driver where its protocol has two: "pq"
 	// (lib/pq) on PostgreSQL; "" the protocol's first (go-sql-driver/mysql, pgx).
 	Driver string
 }
 
 // Open adapts a layer package's New, which returns its own Store type.
-func Open[S Store](newStore func(context.Context, *sql.DB, bool) (S, error)) func(context.Context, *sql.DB, bool) (Store, error) {
-	return func(ctx context.Context, db *sql.DB, prepared bool) (Store, error) {
-		return newStore(ctx, db, prepared)
+func Open[S Store](newStore func(context.Context, *sql.DB, LayerOptions) (S, error)) func(context.Context, *sql.DB, LayerOptions) (Store, error) {
+	return func(ctx context.Context, db *sql.DB, o LayerOptions) (Store, error) {
+		return newStore(ctx, db, o)
 	}
 }

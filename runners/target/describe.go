@@ -22,13 +22,16 @@ type DescribedLayer struct {
 	DB   bool     `json:"db"`
 	Stmt []string `json:"stmt"`
 	Conn []string `json:"conn"`
-	// Protocols are the wire protocols the layer reads (php/ says so); gotarget says
-	// Postgres instead, a layer reading PostgreSQL alone. Neither: MySQL alone.
-	Protocols []string `json:"protocols,omitempty"`
-	Postgres  bool     `json:"postgres,omitempty"`
-	Kind      string   `json:"kind,omitempty"`
-	Library   string   `json:"library,omitempty"`
-	Package   string   `json:"package,omitempty"`
+	// Protocols are the wire protocols the layer reads (php/ and gotarget say so); a
+	// gotarget built before said Postgres instead, a layer reading PostgreSQL alone.
+	// Neither: MySQL alone. StmtBy, where given (gotarget), are the layer's modes on
+	// each protocol, Stmt their union.
+	Protocols []string            `json:"protocols,omitempty"`
+	Postgres  bool                `json:"postgres,omitempty"`
+	StmtBy    map[string][]string `json:"stmt_by,omitempty"`
+	Kind      string              `json:"kind,omitempty"`
+	Library   string              `json:"library,omitempty"`
+	Package   string              `json:"package,omitempty"`
 }
 
 // protocols are the wire protocols the layer says it reads.
@@ -107,6 +110,12 @@ func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Descripti
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers conn %s, server %s %s", name, strings.Join(ml.Conn, ","), server, strings.Join(dl.Conn, ",")))
 		case ml.DB && !sameSet(protocolsRead(m, ml), dl.protocols()):
 			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml says it reads %s (%s), server %s that it reads %s", name, strings.Join(m.ReadBy(ml), ","), strings.Join(protocolsRead(m, ml), ","), server, strings.Join(dl.protocols(), ",")))
+		case ml.DB && dl.StmtBy != nil:
+			for _, p := range dl.protocols() {
+				if !sameSet(ml.StmtsOn(p), dl.StmtBy[p]) {
+					diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml offers stmt %s on %s, server %s %s", name, strings.Join(ml.StmtsOn(p), ","), p, server, strings.Join(dl.StmtBy[p], ",")))
+				}
+			}
 		}
 		for _, f := range []struct{ what, matrix, code string }{
 			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},

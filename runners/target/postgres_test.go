@@ -16,12 +16,12 @@ import (
 	"dbbench/runners/roundtrip"
 )
 
-// pgVariants are the variants of lang whose layer reads PostgreSQL, at pool, each on
+// pgVariants are the variants of lang offered on PostgreSQL, at pool, each on
 // PostgreSQL (m.All puts a layer that reads MySQL too on MySQL's first server).
 func pgVariants(t *testing.T, m *matrix.Matrix, lang string, pool int) []matrix.Variant {
 	var out []matrix.Variant
 	for _, v := range m.All(map[string][]int{lang: {pool}}) {
-		if l := m.Langs[lang].Layers[v.Layer]; v.Lang == lang && l.DB && m.Reads(l, "postgres") {
+		if l := m.Langs[lang].Layers[v.Layer]; v.Lang == lang && l.DB && m.Offers(l, v.Stmt, "postgres") {
 			out = append(out, m.OnDB(v, "postgres"))
 		}
 	}
@@ -34,8 +34,11 @@ func pgVariants(t *testing.T, m *matrix.Matrix, lang string, pool int) []matrix.
 // Every Go variant on PostgreSQL against an embedded PostgreSQL 15, through the
 // counting proxy: the HTTP contract of get, list, insert and update on the fixture
 // table, no lost update at 64 clients (each layer's first mode pooled, pgx's default;
-// every variant with DBBENCH_TEST=full), and get's frontend messages per request on the wire as
-// matrix.yaml expects them (the run checks them again).
+// every variant with DBBENCH_TEST=full), and get's frontend messages per request on the
+// wire as matrix.yaml expects them (the run checks them again). make test runs every
+// mode of the drivers' own layers (pgx, pq) and, of the layers above pgx, which send
+// what pgx sends for get, the first mode pooled and simple_protocol per request;
+// DBBENCH_TEST=full every variant.
 func TestGoOnPostgres(t *testing.T) {
 	admin, proxy, dsnFile := startCountedPostgres(t)
 	m, err := repoMatrix()
@@ -44,6 +47,11 @@ func TestGoOnPostgres(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, v := range pgVariants(t, m, "go", 4) {
+		first := v.Stmt == m.Langs["go"].Layers[v.Layer].StmtsOn("postgres")[0] && v.Conn == "persistent"
+		driver := v.Layer == "pgx" || v.Layer == "pq"
+		if !opsFull && !driver && !first && (v.Stmt != "simple_protocol" || v.Conn != "per-request") {
+			continue
+		}
 		t.Run(v.Key(), func(t *testing.T) {
 			t.Cleanup(func() { // after the target stops (cleanups run last first)
 				if err := fixtures.LoadPostgres(ctx, admin, testRows); err != nil {
@@ -61,7 +69,7 @@ func TestGoOnPostgres(t *testing.T) {
 			countPgGet(t, ctx, m, v, admin, proxy, tg.URL)
 			// The ops' code is the same in every mode and per request: make test checks
 			// the default mode's, DBBENCH_TEST=full every variant's (opsSample).
-			if v.Stmt == m.Langs["go"].Layers[v.Layer].Stmt[0] && v.Conn == "persistent" || opsFull {
+			if first || opsFull {
 				checkOps(t, tg.URL, admin)
 				checkNoLostUpdate(t, tg.URL, admin, 7)
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	neturl "net/url"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -15,6 +17,7 @@ import (
 	"dbbench/dsn"
 	"dbbench/go/config"
 	"dbbench/go/layers"
+	"dbbench/go/server"
 )
 
 // database is the server a variant reads, as gotarget reaches it: the driver's
@@ -24,6 +27,7 @@ type database struct {
 	connector driver.Connector
 	redacted  string
 	scrub     func(string) string
+	postgres  bool // a PostgreSQL URL: the layer writes PostgreSQL's dialect
 }
 
 // connect reads the DSN file (removing it when asked to, before any connection is made:
@@ -42,8 +46,12 @@ func connect(c config.Config) (*database, error) {
 		return nil, err
 	}
 	pg := dsn.IsPostgres(line)
-	if pg != layers.All[c.Layer].Postgres {
-		return nil, fmt.Errorf("layer %s reads %s, and the DSN file holds a %s", c.Layer, protocol(!pg), protocol(pg))
+	stmts := layers.All[c.Layer].Stmts[protocolName(pg)]
+	if stmts == nil {
+		return nil, fmt.Errorf("layer %s reads no %s, which the DSN file holds", c.Layer, protocol(pg))
+	}
+	if !slices.Contains(stmts, c.Stmt) {
+		return nil, fmt.Errorf("layer %s has no --stmt %s on a %s (want one of %s)", c.Layer, c.Stmt, protocol(pg), strings.Join(stmts, ", "))
 	}
 	if pg && layers.All[c.Layer].Driver == "pq" {
 		return libpq(line, c.Stmt)
@@ -64,6 +72,14 @@ func connect(c config.Config) (*database, error) {
 	return &database{connector: connector, redacted: dsn.Redact(cfg), scrub: scrub}, nil
 }
 
+// protocolName is the protocol by the name layers.All's Stmts use.
+func protocolName(postgres bool) string {
+	if postgres {
+		return server.Postgres
+	}
+	return server.MySQL
+}
+
 func protocol(postgres bool) string {
 	if postgres {
 		return "PostgreSQL URL"
@@ -71,7 +87,7 @@ func protocol(postgres bool) string {
 	return "MySQL DSN"
 }
 
-// execModes are pgx's execution modes by the names of layers/pgx.Stmts.
+// execModes are pgx's execution modes by the names of server.PgxModes.
 var execModes = map[string]pgx.QueryExecMode{
 	"cache_statement": pgx.QueryExecModeCacheStatement,
 	"cache_describe":  pgx.QueryExecModeCacheDescribe,
@@ -92,7 +108,7 @@ func postgres(url, stmt string) (*database, error) {
 	}
 	cc.DefaultQueryExecMode = mode
 	scrub := func(s string) string { return dsn.MaskURLPassword(s, cc.Password) }
-	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub}, nil
+	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub, postgres: true}, nil
 }
 
 // libpq is lib/pq's connector for url, with binary_parameters=yes when stmt says so
@@ -118,5 +134,5 @@ func libpq(url, stmt string) (*database, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL URL %s: %s", dsn.RedactURL(url), scrub(err.Error()))
 	}
-	return &database{connector: connector, redacted: dsn.RedactURL(url), scrub: scrub}, nil
+	return &database{connector: connector, redacted: dsn.RedactURL(url), scrub: scrub, postgres: true}, nil
 }

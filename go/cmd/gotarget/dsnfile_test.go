@@ -37,3 +37,27 @@ func TestDSNFileRemove(t *testing.T) {
 		t.Errorf("--dsn-file-remove alone: exit %d: %s", code, stderr.String())
 	}
 }
+
+// A layer's statement mode is checked against the DSN file's protocol before any
+// connection: a MySQL mode on a PostgreSQL URL, or a layer that reads no PostgreSQL,
+// is named and refused, and the password is never quoted.
+func TestModeOfTheDSNFilesProtocol(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(f, []byte("postgres://u:Sesame4711@127.0.0.1:1/dbbench?sslmode=disable\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ layer, stmt, want string }{
+		{"sqlx", "prepared", "layer sqlx has no --stmt prepared on a PostgreSQL URL (want one of cache_statement, cache_describe, describe_exec, exec, simple_protocol)"},
+		{"raw", "prepare", "layer raw reads no PostgreSQL URL, which the DSN file holds"},
+		{"sqlx", "cache_statement", "cannot reach the database"},
+	} {
+		var stderr strings.Builder
+		args := []string{"--layer", tc.layer, "--stmt", tc.stmt, "--conn", "persistent", "--pool", "1", "--dsn-file", f, "--listen", "127.0.0.1:0"}
+		if code := run(args, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s/%s: exit %d: %s\nwant it to say %s", tc.layer, tc.stmt, code, stderr.String(), tc.want)
+		}
+		if strings.Contains(stderr.String(), "Sesame4711") {
+			t.Errorf("the password in the error: %s", stderr.String())
+		}
+	}
+}

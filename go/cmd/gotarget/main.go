@@ -106,7 +106,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
 		beego.DebugLog = beego.NewLog(out)
 		sctx, cancel := context.WithTimeout(ctx, startTimeout)
-		store, err = layers.All[c.Layer].Open(sctx, db, c.Stmt == server.Prepared)
+		store, err = layers.All[c.Layer].Open(sctx, db, server.LayerOptions{Prepared: c.Stmt == server.Prepared, Postgres: target.postgres})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("start layer %s on %s: %s", c.Layer, target.redacted, scrub(err.Error()))
@@ -266,8 +266,10 @@ type described struct {
 	DB   bool     `json:"db"`
 	Stmt []string `json:"stmt,omitempty"`
 	Conn []string `json:"conn,omitempty"`
-	// Postgres: the layer reads PostgreSQL, which matrix.yaml's dbs must say too.
-	Postgres bool `json:"postgres,omitempty"`
+	// Protocols are the wire protocols the layer reads, StmtBy its modes on each:
+	// matrix.yaml must say the same (runners/target.Agree).
+	Protocols []string            `json:"protocols,omitempty"`
+	StmtBy    map[string][]string `json:"stmt_by,omitempty"`
 }
 
 // describe prints every layer gotarget serves, sorted by name, as JSON.
@@ -276,9 +278,14 @@ func describe(w io.Writer) error {
 		Layers []described `json:"layers"`
 	}{}
 	for name, stmts := range layers.Catalog() {
-		d := described{Name: name, DB: len(stmts) > 0, Postgres: layers.All[name].Postgres}
+		d := described{Name: name, DB: len(stmts) > 0}
 		if d.DB {
-			d.Stmt, d.Conn = stmts, config.Conns
+			d.Stmt, d.Conn, d.StmtBy = stmts, config.Conns, map[string][]string{}
+			for _, p := range []string{server.MySQL, server.Postgres} {
+				if by := layers.All[name].Stmts[p]; by != nil {
+					d.Protocols, d.StmtBy[p] = append(d.Protocols, p), by
+				}
+			}
 		}
 		out.Layers = append(out.Layers, d)
 	}

@@ -1,5 +1,7 @@
 // Package builder is the builder layer: squirrel builds every statement on every
-// request, the way application code writes it, and runs it through database/sql.
+// request, the way application code writes it, and runs it through database/sql. On
+// PostgreSQL it builds with $1 placeholders (squirrel's Dollar format, the statement
+// builder its README shows for PostgreSQL) and inserts with RETURNING id.
 package builder
 
 import (
@@ -12,20 +14,25 @@ import (
 	"dbbench/go/server"
 )
 
-// Stmts are the statement modes the layer offers: all of them.
+// Stmts are the statement modes the layer offers on MySQL: all of them.
 var Stmts = server.AllStmts
 
 // Store builds its statements with squirrel.
 type Store struct {
-	db    *sql.DB
-	cache *sq.StmtCache // nil unless prepared
+	db       *sql.DB
+	cache    *sq.StmtCache // nil unless prepared
+	sql      sq.StatementBuilderType
+	postgres bool
 }
 
-// New returns a Store on db. prepared runs the statements through squirrel's StmtCache,
-// which keeps one *sql.Stmt per distinct SQL text (prepared on first use).
-func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
-	s := &Store{db: db}
-	if prepared {
+// New returns a Store on db. o.Prepared runs the statements through squirrel's
+// StmtCache, which keeps one *sql.Stmt per distinct SQL text (prepared on first use).
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	s := &Store{db: db, sql: sq.StatementBuilder, postgres: o.Postgres}
+	if o.Postgres {
+		s.sql = sq.StatementBuilder.PlaceholderFormat(sq.Dollar)
+	}
+	if o.Prepared {
 		s.cache = sq.NewStmtCache(db)
 	}
 	return s, nil
@@ -43,7 +50,7 @@ func (s *Store) runner() sq.BaseRunner {
 // "SELECT id, name FROM users WHERE id = ?" with id as the argument, never in the text.
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var u server.User
-	err := sq.Select("id", "name").
+	err := s.sql.Select("id", "name").
 		From("users").
 		Where(sq.Eq{"id": id}).
 		RunWith(s.runner()).
@@ -64,7 +71,7 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 //
 // The scan loop is raw.go's on purpose: every layer is self-contained (layers.go).
 func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.User, error) {
-	rows, err := sq.Select("id", "name").
+	rows, err := s.sql.Select("id", "name").
 		From("users").
 		Where(sq.Gt{"id": after}).
 		OrderBy("id").
@@ -87,11 +94,25 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 }
 
 // Insert implements server.Store: "INSERT INTO users (name) VALUES (?)", the id from
-// LastInsertId.
+// LastInsertId; on PostgreSQL "… VALUES ($1) RETURNING id".
 //
 // The LastInsertId tail is raw.go's on purpose: every layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
-	res, err := sq.Insert("users").
+	if s.postgres {
+		var id uint32
+		err := s.sql.Insert("users").
+			Columns("name").
+			Values(name).
+			Suffix("RETURNING id").
+			RunWith(s.runner()).
+			QueryRowContext(ctx).
+			Scan(&id)
+		if err != nil {
+			return server.User{}, err
+		}
+		return server.User{ID: id, Name: name}, nil
+	}
+	res, err := s.sql.Insert("users").
 		Columns("name").
 		Values(name).
 		RunWith(s.runner()).
@@ -121,7 +142,7 @@ func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
 		runner = cachedInTx{tx: tx, cache: s.cache}
 	}
 	var visits uint32
-	err = sq.Select("visits").
+	err = s.sql.Select("visits").
 		From("users").
 		Where(sq.Eq{"id": id}).
 		Suffix("FOR UPDATE").
@@ -135,7 +156,7 @@ func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
 		return server.Visits{}, err
 	}
 	visits++
-	_, err = sq.Update("users").
+	_, err = s.sql.Update("users").
 		Set("visits", visits).
 		Where(sq.Eq{"id": id}).
 		RunWith(runner).

@@ -25,6 +25,11 @@
 // Start-up: bun.NewDB runs the MySQL dialect's Init, one SELECT version() (to learn
 // MariaDB's features), on a background context; if it fails bun only logs it with the
 // standard logger and goes on.
+//
+// On PostgreSQL (dialect/pgdialect v1.3.0, through pgx's database/sql driver) the same:
+// bun formats every argument into the text and passes none, so of pgx's execution
+// modes only simple_protocol sends what bun means, one text query; an insert reads its
+// id with RETURNING, which the dialect adds for the autoincrement key.
 package bun
 
 import (
@@ -34,12 +39,17 @@ import (
 
 	bunorm "github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/mysqldialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"dbbench/go/server"
 )
 
-// Stmts are the statement modes the layer offers: bun interpolates, see above.
-var Stmts = []string{server.Interpolate}
+// Stmts are the statement modes the layer offers on MySQL, PostgresStmts on
+// PostgreSQL: bun interpolates, see above.
+var (
+	Stmts         = []string{server.Interpolate}
+	PostgresStmts = []string{"simple_protocol"}
+)
 
 // ErrPrepared is New's answer to prepared=true.
 var ErrPrepared = errors.New("bun: stmt=prepared is not possible: bun formats the arguments into the SQL text " +
@@ -59,10 +69,13 @@ type Store struct {
 	db *bunorm.DB
 }
 
-// New opens bun on db, which sends SELECT version() once; it refuses prepared.
-func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
-	if prepared {
+// New opens bun on db, which sends SELECT version() once on MySQL; it refuses prepared.
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	if o.Prepared {
 		return nil, ErrPrepared
+	}
+	if o.Postgres {
+		return &Store{db: bunorm.NewDB(db, pgdialect.New())}, nil
 	}
 	return &Store{db: bunorm.NewDB(db, mysqldialect.New())}, nil
 }
@@ -101,7 +114,7 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 }
 
 // Insert implements server.Store: NewInsert().Model writes DEFAULT for the
-// auto-increment key and sets it from LastInsertId.
+// auto-increment key and sets it from LastInsertId (on PostgreSQL, from RETURNING).
 //
 // gorm.go's Insert has this shape on purpose: every layer is self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {

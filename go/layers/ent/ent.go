@@ -20,6 +20,10 @@
 // (entgo.io/ent/dialect/sql) only calls ExecContext and QueryContext. A cache would be
 // this project's own code under ent (an ExecQuerier wrapper), not ent's feature, so New
 // refuses prepared.
+//
+// On PostgreSQL the same client opens with dialect.Postgres ($1 placeholders, the
+// insert's id by RETURNING) on the pool gotarget opened with pgx, whose execution
+// modes are the layer's statement modes there.
 package ent
 
 import (
@@ -36,7 +40,7 @@ import (
 	"dbbench/go/server"
 )
 
-// Stmts are the statement modes the layer offers: not prepared, see above.
+// Stmts are the statement modes the layer offers on MySQL: not prepared, see above.
 var Stmts = []string{server.Prepare, server.Interpolate}
 
 // ErrPrepared is New's answer to prepared=true.
@@ -49,11 +53,15 @@ type Store struct {
 }
 
 // New opens an ent client on db, which sends nothing; it refuses prepared.
-func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
-	if prepared {
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	if o.Prepared {
 		return nil, ErrPrepared
 	}
-	drv := entsql.OpenDB(dialect.MySQL, db)
+	d := dialect.MySQL
+	if o.Postgres {
+		d = dialect.Postgres
+	}
+	drv := entsql.OpenDB(d, db)
 	return &Store{client: entdb.NewClient(entdb.Driver(drv))}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	gormmysql "gorm.io/driver/mysql"
+	gormpostgres "gorm.io/driver/postgres"
 	gormio "gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
@@ -26,7 +27,7 @@ type user struct {
 
 func (user) TableName() string { return "users" }
 
-// Stmts are the statement modes the layer offers: all of them.
+// Stmts are the statement modes the layer offers on MySQL: all of them.
 var Stmts = server.AllStmts
 
 // Store works through a *gorm.DB with GORM's defaults: in particular every Create runs
@@ -36,12 +37,18 @@ type Store struct {
 	db *gormio.DB
 }
 
-// New opens GORM on db. prepared sets PrepareStmt, GORM's cache of one *sql.Stmt per
-// SQL text, which its transactions use too (bound with tx.StmtContext). Opening makes
-// GORM ping db and send SELECT VERSION() once (to learn the server's dialect).
-func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
-	g, err := gormio.Open(gormmysql.New(gormmysql.Config{Conn: db}), &gormio.Config{
-		PrepareStmt: prepared,
+// New opens GORM on db with its MySQL dialector, or its PostgreSQL one (gorm.io/driver/
+// postgres, on the pool gotarget opened with pgx). o.Prepared sets PrepareStmt, GORM's
+// cache of one *sql.Stmt per SQL text, which its transactions use too (bound with
+// tx.StmtContext). Opening makes GORM ping db and, on MySQL, send SELECT VERSION() once
+// (to learn the server's dialect).
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	dialector := gormmysql.New(gormmysql.Config{Conn: db})
+	if o.Postgres {
+		dialector = gormpostgres.New(gormpostgres.Config{Conn: db})
+	}
+	g, err := gormio.Open(dialector, &gormio.Config{
+		PrepareStmt: o.Prepared,
 		Logger:      logger.Discard, // a miss is a 404, not a log line per request
 	})
 	if err != nil {

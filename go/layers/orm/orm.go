@@ -43,9 +43,9 @@ type Store struct {
 // New registers the model and db with beego and returns a Store. Beego keeps both in
 // process-wide registries, so New works once per process. Registering db makes beego
 // ping it and send two queries (time zone and default engine) once.
-func New(_ context.Context, db *sql.DB, prepared bool) (*Store, error) {
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
 	var opts []beego.DBOption
-	if prepared {
+	if o.Prepared {
 		opts = append(opts, beego.MaxStmtCacheSize(stmtCacheSize))
 	}
 	beego.RegisterModel(new(user))

@@ -1,8 +1,9 @@
 // Package pgx is the raw layer on PostgreSQL: database/sql with pgx v5's stdlib driver,
 // nothing between the handler and the driver, every op the SQL a person writes by
-// hand. Its statement modes are pgx's own execution modes (Stmts): gotarget sets the
-// connection's default_query_exec_mode, as a user sets it in the URL, and the layer's
-// code is the same in every mode. Layer pq serves this code under lib/pq (layers.go).
+// hand. Its statement modes are pgx's own execution modes (server.PgxModes): gotarget
+// sets the connection's default_query_exec_mode, as a user sets it in the URL, and the
+// layer's code is the same in every mode. Layer pq serves this code under lib/pq
+// (layers.go).
 package pgx
 
 import (
@@ -28,19 +29,14 @@ const (
 	UpdateQuery = "UPDATE users SET visits = $1 WHERE id = $2"
 )
 
-// Stmts are pgx v5's execution modes, by the names its default_query_exec_mode takes:
-// the statement prepared once per connection and cached (cache_statement, pgx's
-// default); its description cached (cache_describe); described on every query, in a
-// round trip of its own (describe_exec); neither, arguments as text (exec);
-// client-side interpolation into one text query (simple_protocol).
-var Stmts = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
-
 // Store runs each statement with database/sql.
 type Store struct{ db *sql.DB }
 
-// New returns a Store on db; prepared is never set, since no pgx (or lib/pq) mode is
+// New returns a Store on db; o.Prepared is never set, since no pgx (or lib/pq) mode is
 // stmt=prepared.
-func New(_ context.Context, db *sql.DB, _ bool) (*Store, error) { return &Store{db: db}, nil }
+func New(_ context.Context, db *sql.DB, _ server.LayerOptions) (*Store, error) {
+	return &Store{db: db}, nil
+}
 
 // Find implements server.Finder.
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {

@@ -38,9 +38,9 @@ type Store struct {
 // New returns a Store on db. prepared prepares every statement once now; database/sql
 // then prepares each again on each further connection the pool opens, once per
 // connection (in a transaction through tx.StmtContext, which reuses the connection's).
-func New(ctx context.Context, db *sql.DB, prepared bool) (*Store, error) {
+func New(ctx context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
 	s := &Store{db: db}
-	if !prepared {
+	if !o.Prepared {
 		return s, nil
 	}
 	for _, p := range []struct {

@@ -17,7 +17,9 @@
 // prepares, executes and closes), interpolate (interpolateParams=true: one text query)
 // and prepared (an *sqlx.Stmt or *sqlx.NamedStmt per statement, prepared once at start,
 // a *sql.Stmt underneath, prepared again once on each connection the pool opens and
-// bound to a transaction with StmtxContext and NamedStmtContext).
+// bound to a transaction with StmtxContext and NamedStmtContext). On PostgreSQL sqlx
+// rebinds the same texts to $1 placeholders (Rebind, by the driver name pgx), as its
+// users write portable queries, and the insert reads its id with RETURNING.
 package sqlx
 
 import (
@@ -46,7 +48,10 @@ const (
 	UpdateQuery = "UPDATE users SET visits = :visits WHERE id = :id"
 )
 
-// Stmts are the statement modes the layer offers: all of them.
+// InsertReturning is insert's on PostgreSQL, which has no LastInsertId.
+const InsertReturning = InsertQuery + " RETURNING id"
+
+// Stmts are the statement modes the layer offers on MySQL: all of them.
 var Stmts = server.AllStmts
 
 // user is the row as sqlx maps it: columns to fields by their db tag.
@@ -66,13 +71,20 @@ type Store struct {
 	db                *jsqlx.DB
 	get, list, lock   *jsqlx.Stmt      // nil unless prepared
 	insert, increment *jsqlx.NamedStmt // nil unless prepared
+	// The positional texts in the driver's placeholders (Rebind).
+	query, listQuery, lockQuery string
 }
 
 // New wraps db in an *sqlx.DB (which sends nothing) and, when prepared, prepares the
 // statements once now.
-func New(ctx context.Context, db *sql.DB, prepared bool) (*Store, error) {
-	s := &Store{db: jsqlx.NewDb(db, "mysql")}
-	if !prepared {
+func New(ctx context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	driver := "mysql"
+	if o.Postgres {
+		driver = "pgx"
+	}
+	s := &Store{db: jsqlx.NewDb(db, driver)}
+	s.query, s.listQuery, s.lockQuery = s.db.Rebind(Query), s.db.Rebind(ListQuery), s.db.Rebind(LockQuery)
+	if !o.Prepared {
 		return s, nil
 	}
 	var err error
@@ -103,7 +115,7 @@ func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	if s.get != nil {
 		err = s.get.GetContext(ctx, &u, id)
 	} else {
-		err = s.db.GetContext(ctx, &u, Query, id)
+		err = s.db.GetContext(ctx, &u, s.query, id)
 	}
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -124,7 +136,7 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 	if s.list != nil {
 		err = s.list.SelectContext(ctx, &users, after, limit)
 	} else {
-		err = s.db.SelectContext(ctx, &users, ListQuery, after, limit)
+		err = s.db.SelectContext(ctx, &users, s.listQuery, after, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -142,6 +154,9 @@ func (s *Store) List(ctx context.Context, after uint32, limit int) ([]server.Use
 // self-contained (layers.go).
 func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	u := user{Name: name}
+	if s.db.DriverName() == "pgx" {
+		return s.insertReturning(ctx, u)
+	}
 	var res sql.Result
 	var err error
 	if s.insert != nil {
@@ -159,6 +174,22 @@ func (s *Store) Insert(ctx context.Context, name string) (server.User, error) {
 	return server.User{ID: uint32(id), Name: name}, nil
 }
 
+// insertReturning is Insert on PostgreSQL: NamedQueryContext, its one row the new id.
+func (s *Store) insertReturning(ctx context.Context, u user) (server.User, error) {
+	rows, err := s.db.NamedQueryContext(ctx, InsertReturning, u)
+	if err != nil {
+		return server.User{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return server.User{}, errors.Join(errors.New("sqlx: INSERT … RETURNING id returned no row"), rows.Err())
+	}
+	if err := rows.Scan(&u.ID); err != nil {
+		return server.User{}, err
+	}
+	return server.User{ID: u.ID, Name: u.Name}, rows.Close()
+}
+
 // Visit implements server.Store: BeginTxx, the row read FOR UPDATE into a struct, the
 // struct's counter incremented and written back with a named statement, Commit.
 func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
@@ -171,7 +202,7 @@ func (s *Store) Visit(ctx context.Context, id uint32) (server.Visits, error) {
 	if s.lock != nil {
 		err = tx.StmtxContext(ctx, s.lock).GetContext(ctx, &v, id)
 	} else {
-		err = tx.GetContext(ctx, &v, LockQuery, id)
+		err = tx.GetContext(ctx, &v, s.lockQuery, id)
 	}
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
