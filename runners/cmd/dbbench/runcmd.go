@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -123,7 +124,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
 		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
 		Placement: run.Placement{RTT: *rtt, Topology: topo(), AppHost: *ah.url, SSH: ssh},
-		PoolNeed:  pn.need(fs, *rtt).Stored(), Command: fs.command(args), Verbose: *verbose,
+		PoolNeed:  pn.need(fs, *rtt, answersPostgres(sel)).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
 }
 
@@ -332,4 +333,13 @@ func printComparisons(w io.Writer, cs []report.Comparison) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, report.MarksLegend())
+}
+
+// answersPostgres says whether the run's pool answer is for PostgreSQL: the answer is
+// for its first server (results.Run.FirstDatabase), the matrix's first when measured.
+func answersPostgres(sel selection) bool {
+	if len(sel.dbs) == 0 || slices.Contains(sel.dbs, sel.m.DefaultDB()) {
+		return false
+	}
+	return sel.m.ProtocolOf(sel.dbs[0]) == "postgres"
 }
