@@ -59,10 +59,12 @@ func (k connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 func (k connector) Driver() driver.Driver { return k.inner.Driver() }
 
-// fullConn is every interface of go-sql-driver/mysql's and pgx's connections that
-// database/sql calls; the legacy Execer and Queryer are left out because it prefers the
-// context ones. driver.Validator is not required: pgx's connection lacks it, and
-// database/sql takes a connection without it as valid, which conn.IsValid says too.
+// fullConn is every interface of go-sql-driver/mysql's, pgx's and lib/pq's connections
+// that database/sql calls; the legacy Execer and Queryer are left out because it
+// prefers the context ones. driver.Validator is not required: pgx's connection lacks
+// it, and database/sql takes a connection without it as valid, which conn.IsValid says
+// too. Nor is driver.NamedValueChecker: lib/pq's lacks it, and conn.CheckNamedValue
+// then hands each argument to database/sql's own conversion, as if unwrapped.
 type fullConn interface {
 	driver.Conn
 	driver.ConnBeginTx
@@ -71,7 +73,6 @@ type fullConn interface {
 	driver.QueryerContext
 	driver.Pinger
 	driver.SessionResetter
-	driver.NamedValueChecker
 }
 
 // conn is a connection whose hold is timed. database/sql calls ResetSession and
@@ -98,4 +99,13 @@ func (x *conn) IsValid() bool {
 		return v.IsValid()
 	}
 	return true
+}
+
+// CheckNamedValue is the driver's own; a driver without one gets database/sql's
+// default conversion, which driver.ErrSkip asks for.
+func (x *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if c, ok := x.fullConn.(driver.NamedValueChecker); ok {
+		return c.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
 }

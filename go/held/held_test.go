@@ -148,3 +148,37 @@ type partialConn struct{}
 func (partialConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("no") }
 func (partialConn) Close() error                        { return nil }
 func (partialConn) Begin() (driver.Tx, error)           { return nil, errors.New("no") }
+
+// A connection without driver.NamedValueChecker (lib/pq's) is timed too, and its
+// arguments reach it converted by database/sql's default, as they would unwrapped.
+func TestConnWithoutNamedValueCheckerIsTimed(t *testing.T) {
+	var c Counter
+	inner := &argsConn{noValidator: noValidator{&fakeConn{}}}
+	db := sql.OpenDB(Wrap(argsConnector{inner}, &c))
+	defer db.Close()
+	if _, err := db.Exec("UPDATE t SET n = $1", uint32(7)); err != nil {
+		t.Fatal(err)
+	}
+	if holds, _ := c.Stats(); holds != 1 {
+		t.Errorf("%d holds, want 1", holds)
+	}
+	if len(inner.args) != 1 || inner.args[0].Value != int64(7) {
+		t.Errorf("the driver got %+v, want database/sql's default conversion, int64(7)", inner.args)
+	}
+}
+
+type argsConnector struct{ c *argsConn }
+
+func (k argsConnector) Connect(context.Context) (driver.Conn, error) { return k.c, nil }
+func (argsConnector) Driver() driver.Driver                          { return fakeDriver{} }
+
+// argsConn has fullConn's methods and keeps the arguments of its last ExecContext.
+type argsConn struct {
+	noValidator
+	args []driver.NamedValue
+}
+
+func (c *argsConn) ExecContext(_ context.Context, _ string, args []driver.NamedValue) (driver.Result, error) {
+	c.args = args
+	return driver.RowsAffected(1), nil
+}

@@ -66,7 +66,16 @@ func TestGoOnPostgres(t *testing.T) {
 			}
 			assertError(t, tg.URL+"/users/4294967295", http.StatusNotFound)
 			assertError(t, tg.URL+"/users/abc", http.StatusBadRequest)
+			before, err := ReadPool(ctx, tg.AdminURL)
+			if err != nil {
+				t.Fatal(err)
+			}
 			countPgGet(t, ctx, m, v, admin, proxy, tg.URL)
+			// Each get's connection hold is timed by the time its answer arrives (the run
+			// reads the counters after each request, one at a time).
+			if after, err := ReadPool(ctx, tg.AdminURL); err != nil || after.Holds-before.Holds < 11 || after.HeldDuration <= before.HeldDuration {
+				t.Errorf("pool counters over 11 gets: %+v then %+v (%v): want 11 holds timed or more", before, after, err)
+			}
 			// The ops' code is the same in every mode and per request: make test checks
 			// the default mode's, DBBENCH_TEST=full every variant's (opsSample).
 			if first || opsFull {
