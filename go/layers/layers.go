@@ -19,6 +19,7 @@ import (
 	"dbbench/go/layers/gorm"
 	"dbbench/go/layers/orm"
 	"dbbench/go/layers/pgx"
+	"dbbench/go/layers/pgxnative"
 	"dbbench/go/layers/raw"
 	"dbbench/go/layers/sqlx"
 	"dbbench/go/server"
@@ -47,6 +48,8 @@ var All = map[string]server.Layer{
 	// executed (Bind, Execute, Sync), its default; binary_parameters=yes, the five
 	// messages at once (gotarget sets it in the URL).
 	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq"},
+	// layers/pgx's SQL on pgx's own pool, without database/sql.
+	"pgxpool": {OpenPgx: server.OpenPgx(pgxnative.New), Stmts: both(nil, server.PgxModes), Driver: server.PgxPool},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"database/sql"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Statement modes a layer may offer (the stmt key of a variant name) on MySQL:
@@ -46,17 +48,30 @@ type LayerOptions struct {
 // connection modes: the pool decides those, not the layer.
 type Layer struct {
 	Open func(ctx context.Context, db *sql.DB, o LayerOptions) (Store, error)
+	// OpenPgx, instead of Open, builds a layer on pgx's own pool (Driver "pgxpool").
+	OpenPgx func(ctx context.Context, pool *pgxpool.Pool) (Store, error)
 	// Stmts are the statement modes by protocol (MySQL, Postgres): the layer reads the
 	// protocols it lists.
 	Stmts map[string][]string
-	// Driver names the layer's database/sql driver where its protocol has two: "pq"
-	// (lib/pq) on PostgreSQL; "" the protocol's first (go-sql-driver/mysql, pgx).
+	// Driver names the layer's driver where its protocol has more than one: "pq"
+	// (lib/pq) or "pgxpool" (pgx without database/sql) on PostgreSQL; "" the protocol's
+	// first under database/sql (go-sql-driver/mysql, pgx).
 	Driver string
 }
+
+// PgxPool is the Driver of a layer on pgx's own pool.
+const PgxPool = "pgxpool"
 
 // Open adapts a layer package's New, which returns its own Store type.
 func Open[S Store](newStore func(context.Context, *sql.DB, LayerOptions) (S, error)) func(context.Context, *sql.DB, LayerOptions) (Store, error) {
 	return func(ctx context.Context, db *sql.DB, o LayerOptions) (Store, error) {
 		return newStore(ctx, db, o)
+	}
+}
+
+// OpenPgx adapts a layer package's New on pgx's pool.
+func OpenPgx[S Store](newStore func(context.Context, *pgxpool.Pool) (S, error)) func(context.Context, *pgxpool.Pool) (Store, error) {
+	return func(ctx context.Context, pool *pgxpool.Pool) (Store, error) {
+		return newStore(ctx, pool)
 	}
 }

@@ -28,6 +28,9 @@ type database struct {
 	redacted  string
 	scrub     func(string) string
 	postgres  bool // a PostgreSQL URL: the layer writes PostgreSQL's dialect
+	// pgx is pgx's connection config behind the connector (nil for the other drivers),
+	// from which a layer on pgx's own pool opens it (pool.go).
+	pgx *pgx.ConnConfig
 }
 
 // connect reads the DSN file (removing it when asked to, before any connection is made:
@@ -108,7 +111,7 @@ func postgres(url, stmt string) (*database, error) {
 	}
 	cc.DefaultQueryExecMode = mode
 	scrub := func(s string) string { return dsn.MaskURLPassword(s, cc.Password) }
-	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub, postgres: true}, nil
+	return &database{connector: stdlib.GetConnector(*cc), redacted: dsn.RedactURL(url), scrub: scrub, postgres: true, pgx: cc}, nil
 }
 
 // libpq is lib/pq's connector for url, with binary_parameters=yes when stmt says so

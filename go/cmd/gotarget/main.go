@@ -90,7 +90,14 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		store server.Store
 		stats func() server.PoolStats
 	)
-	if c.UsesDB() {
+	if c.UsesDB() && layers.All[c.Layer].Driver == server.PgxPool {
+		p, err := openPgxLayer(ctx, c, stderr)
+		if err != nil {
+			return err
+		}
+		defer p.pool.Close()
+		store, stats, logger = p.store, p.stats, p.logger
+	} else if c.UsesDB() {
 		var holds held.Counter
 		db, target, err := openPool(ctx, c, &holds)
 		if err != nil {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"dbbench/dsn"
+	"dbbench/go/config"
+	"dbbench/go/layers"
+	"dbbench/go/server"
+)
+
+// pgxLayer is a layer on pgx's own pool, opened: its store, its pool statistics for
+// /debug/dbstats, and the logger that scrubs the password.
+type pgxLayer struct {
+	pool   *pgxpool.Pool
+	store  server.Store
+	stats  func() server.PoolStats
+	logger *log.Logger
+}
+
+// openPgxLayer opens pgx's pool the way the variant says, as openPool opens
+// database/sql's: at most c.Pool connections, each kept (conn=persistent) or closed
+// when the request releases it (conn=per-request: AfterRelease destroys it, so every
+// request connects anew), each hold timed from acquiring to releasing (holdTimer), and
+// checks that the database answers.
+func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxLayer, error) {
+	target, err := connect(c)
+	if err != nil {
+		return nil, err
+	}
+	logger := log.New(dsn.Writer(stderr, target.scrub), "", log.LstdFlags)
+	pc, err := pgxpool.ParseConfig("")
+	if err != nil {
+		return nil, fmt.Errorf("pgxpool config: %w", err)
+	}
+	pc.ConnConfig = target.pgx
+	pc.MaxConns, pc.MaxConnLifetime = int32(c.Pool), connMaxLifetime
+	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}}
+	pc.ConnConfig.Tracer = holds
+	if c.Conn == "per-request" {
+		pc.AfterRelease = func(*pgx.Conn) bool { return false } // destroy it, not keep it
+	}
+	sctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(sctx, pc)
+	if err == nil {
+		err = pool.Ping(sctx)
+	}
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return nil, fmt.Errorf("cannot reach the database at %s: %s", target.redacted, target.scrub(err.Error()))
+	}
+	store, err := layers.All[c.Layer].OpenPgx(sctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("start layer %s on %s: %s", c.Layer, target.redacted, target.scrub(err.Error()))
+	}
+	stats := func() server.PoolStats {
+		s := pool.Stat()
+		n, d := holds.stats()
+		return server.PoolStats{DBStats: sql.DBStats{
+			MaxOpenConnections: int(s.MaxConns()), OpenConnections: int(s.TotalConns()),
+			InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
+			WaitCount: s.EmptyAcquireCount(), WaitDuration: s.EmptyAcquireWaitTime(),
+			MaxLifetimeClosed: s.MaxLifetimeDestroyCount(), MaxIdleTimeClosed: s.MaxIdleDestroyCount(),
+		}, Holds: n, HeldDuration: int64(d)}
+	}
+	return &pgxLayer{pool: pool, store: store, stats: stats, logger: logger}, nil
+}
+
+// holdTimer times pgx's pooled connections from acquiring to releasing, as held.Counter
+// does database/sql's, as the pool's tracer: pgxpool calls TraceRelease in Release
+// itself (AfterRelease runs in a goroutine, after the response may have gone). A new
+// connection's hold starts once it is made, so a connection per request leaves its
+// connecting out, which held counts. The query hooks, which a tracer must have, do
+// nothing.
+type holdTimer struct {
+	mu     sync.Mutex
+	since  map[*pgx.Conn]time.Time
+	n      int64
+	totals time.Duration
+}
+
+func (h *holdTimer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	return ctx
+}
+
+func (h *holdTimer) TraceAcquireEnd(_ context.Context, _ *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
+	if d.Err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.since[d.Conn] = time.Now()
+}
+
+func (h *holdTimer) TraceRelease(_ *pgxpool.Pool, d pgxpool.TraceReleaseData) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t0, ok := h.since[d.Conn]; ok {
+		h.n, h.totals = h.n+1, h.totals+time.Since(t0)
+		delete(h.since, d.Conn)
+	}
+}
+
+func (h *holdTimer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+
+func (h *holdTimer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (h *holdTimer) stats() (int64, time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n, h.totals
+}
