@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"dbbench/runners/units"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,13 +67,19 @@ func (d *data) poolAnswer() answer {
 	}
 	var chunks []string
 	for _, of := range families {
-		chunks = append(chunks, poolSetting(of, len(stmts) > 1))
+		chunks = append(chunks, poolSetting(d.run, of, len(stmts) > 1))
 	}
 	if len(stmts) == 1 { // one stmt mode for all: said once
 		chunks[0] = "at " + stmts[0] + ", " + chunks[0]
 	}
 	a.Sentence = fmt.Sprintf("For %s: %s.", needText(need), strings.Join(chunks, "; "))
-	if cur := currentText(need, all); cur != "" {
+	key := "pooler" // the environment's, by the run's databases (run/databases.go)
+	if db != "" {
+		key += "-" + db
+	}
+	if pooler := d.run.Environment[key]; pooler != "" {
+		a.Sentence += " " + poolerText(d.run, pooler, need, families)
+	} else if cur := currentText(d.run, need, all); cur != "" {
 		a.Sentence += " " + cur
 	}
 	a.Sentence += " " + checkSummary(d.run.PoolCheck, need)
@@ -99,11 +106,11 @@ func needText(n poolsize.Need) string {
 // poolSetting is one family's answer in its own setting: "php-fpm at interpolate:
 // `pm.max_children = 3` (2 the fewest that hold; Eloquent needs 6)", its stmt mode
 // named when withStmt.
-func poolSetting(of []sized, withStmt bool) string {
+func poolSetting(r *results.Run, of []sized, withStmt bool) string {
 	var raw *sized
 	most := of[0]
 	for i, s := range of {
-		if s.v.Kind == "raw" && s.v.Layer == "raw" && raw == nil {
+		if s.v.Layer == r.BaselineOf(s.v) && raw == nil {
 			raw = &of[i]
 		}
 		if advised(s.advice) > advised(most.advice) {
@@ -164,19 +171,57 @@ func familyName(v *results.Variant) string {
 
 // currentText says what the user's present pool does at the rate, per family's raw
 // driver (--pool-current).
-func currentText(n poolsize.Need, all []sized) string {
+func currentText(r *results.Run, n poolsize.Need, all []sized) string {
 	if n.Current <= 0 {
 		return ""
 	}
 	var parts []string
 	for _, g := range poolGroups(all) {
 		for _, s := range atCommonStmt(g) {
-			if s.v.Kind == "raw" && s.v.Layer == "raw" {
+			if s.v.Layer == r.BaselineOf(s.v) {
 				parts = append(parts, fmt.Sprintf("%s %s", familyHead(s.v), s.advice.Verdict(n.Current)))
 			}
 		}
 	}
 	return fmt.Sprintf("Your pool of %d (`--pool-current`): %s.", n.Current, strings.Join(parts, "; "))
+}
+
+// poolerText is how a transaction pooler between the apps and the server changes the
+// answer: the app pools above are its clients, and its own pool, the server's
+// connections, is what max_connections bounds, sized for every instance's rate
+// together from each family's baseline (poolsize.ThroughPooler).
+func poolerText(r *results.Run, pooler string, n poolsize.Need, families [][]sized) string {
+	name, settings, _ := strings.Cut(pooler, ",")
+	var parts []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, of := range families {
+		i := slices.IndexFunc(of, func(s sized) bool { return s.v.Layer == r.BaselineOf(s.v) })
+		if i < 0 {
+			continue
+		}
+		if a, ok := poolsize.ThroughPooler(of[i].v, n); ok {
+			k := "no pool holds"
+			if a.Pool > 0 {
+				k = strconv.Itoa(advised(a))
+				lo, hi = min(lo, a.Hold.Seconds), max(hi, a.Hold.Seconds)
+			}
+			if a.Pool > 0 && advised(a) > n.MaxConnections {
+				k += ", over max_connections"
+			}
+			parts = append(parts, familyName(of[i].v)+" "+k)
+		}
+	}
+	s := fmt.Sprintf("Through %s (%s here), the %d instances' pools are its clients (its `max_client_conn` at least %d × the pool), and max_connections bounds its own pool, the server's connections, instead",
+		name, strings.TrimSpace(settings), max(1, n.Instances), max(1, n.Instances))
+	if len(parts) == 0 {
+		return s + "."
+	}
+	wait := units.Seconds(lo)
+	if hi > lo {
+		wait += "–" + units.Seconds(hi)
+	}
+	return fmt.Sprintf("%s: `default_pool_size` for %.0f req/s together: %s, from each get's wait for its answers here (%s), which holds the hop to the pooler too: at most.",
+		s, n.Rate*float64(max(1, n.Instances)), strings.Join(parts, ", "), wait)
 }
 
 // checkText says what the check measured on this machine, or why it did not run.
@@ -421,7 +466,7 @@ func (d *data) poolSection(a answer) section {
 	}
 	s.Grids = []grid{g}
 	for _, x := range all {
-		if x.v.Kind == "raw" && x.v.Layer == "raw" {
+		if x.v.Layer == d.run.BaselineOf(x.v) {
 			s.Paragraphs = append(s.Paragraphs, x.advice.Sentence(x.v.Key))
 		}
 	}

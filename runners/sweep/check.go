@@ -106,7 +106,7 @@ func CheckTargets(r *results.Run, need poolsize.Need, cores int, path float64) [
 	for _, g := range order {
 		common := poolsize.CommonStmt(stmts[g])
 		i := slices.IndexFunc(r.Variants, func(v *results.Variant) bool {
-			return sizable(v) && v.Lang == g.lang && v.Server == g.server && v.Stmt == common && v.Layer == "raw" && v.Kind == "raw"
+			return sizable(v) && v.Lang == g.lang && v.Server == g.server && v.Stmt == common && v.Layer == r.BaselineOf(v)
 		})
 		if i < 0 {
 			continue
