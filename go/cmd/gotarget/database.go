@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -49,18 +50,14 @@ func connect(c config.Config) (*database, error) {
 		return nil, err
 	}
 	pg := dsn.IsPostgres(line)
-	stmts := layers.All[c.Layer].Stmts[protocolName(pg)]
-	if stmts == nil {
-		return nil, fmt.Errorf("layer %s reads no %s, which the DSN file holds", c.Layer, protocol(pg))
-	}
-	if !slices.Contains(stmts, c.Stmt) {
-		return nil, fmt.Errorf("layer %s has no --stmt %s on a %s (want one of %s)", c.Layer, c.Stmt, protocol(pg), strings.Join(stmts, ", "))
+	if err := checkProtocol(c, pg); err != nil {
+		return nil, err
 	}
 	if pg && layers.All[c.Layer].Driver == "pq" {
 		return libpq(line, c.Stmt)
 	}
 	if pg {
-		return postgres(line, c.Stmt)
+		return postgres(line, cmp.Or(c.Stmt, server.PgxModes[0])) // --ping names no mode
 	}
 	cfg, err := dsn.Parse(line)
 	if err != nil {
@@ -73,6 +70,22 @@ func connect(c config.Config) (*database, error) {
 		return nil, fmt.Errorf("DSN %s: %s", dsn.Redact(cfg), scrub(err.Error()))
 	}
 	return &database{connector: connector, redacted: dsn.Redact(cfg), scrub: scrub}, nil
+}
+
+// checkProtocol refuses a layer that does not read the DSN's protocol, or a mode the
+// layer does not offer on it. --ping names no layer: the protocol's first driver pings.
+func checkProtocol(c config.Config, pg bool) error {
+	if c.Ping > 0 {
+		return nil
+	}
+	stmts := layers.All[c.Layer].Stmts[protocolName(pg)]
+	if stmts == nil {
+		return fmt.Errorf("layer %s does not read %s (the DSN file holds a %s)", c.Layer, map[bool]string{true: "PostgreSQL", false: "MySQL"}[pg], protocol(pg))
+	}
+	if !slices.Contains(stmts, c.Stmt) {
+		return fmt.Errorf("layer %s has no --stmt %s on a %s (want one of %s)", c.Layer, c.Stmt, protocol(pg), strings.Join(stmts, ", "))
+	}
+	return nil
 }
 
 // protocolName is the protocol by the name layers.All's Stmts use.

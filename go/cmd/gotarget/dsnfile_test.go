@@ -48,7 +48,7 @@ func TestModeOfTheDSNFilesProtocol(t *testing.T) {
 	}
 	for _, tc := range []struct{ layer, stmt, want string }{
 		{"sqlx", "prepared", "layer sqlx has no --stmt prepared on a PostgreSQL URL (want one of cache_statement, cache_describe, describe_exec, exec, simple_protocol)"},
-		{"raw", "prepare", "layer raw reads no PostgreSQL URL, which the DSN file holds"},
+		{"raw", "prepare", "layer raw does not read PostgreSQL (the DSN file holds a PostgreSQL URL)"},
 		{"sqlx", "cache_statement", "cannot reach the database"},
 	} {
 		var stderr strings.Builder
