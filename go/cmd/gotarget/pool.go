@@ -38,11 +38,11 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 		return nil, err
 	}
 	logger := log.New(dsn.Writer(stderr, target.scrub), "", log.LstdFlags)
-	pc, err := pgxpool.ParseConfig("")
+	pc, err := pgxpool.ParseConfig(target.pgx.ConnString()) // the URL's pool settings (none of dbbench's)
 	if err != nil {
-		return nil, fmt.Errorf("pgxpool config: %w", err)
+		return nil, fmt.Errorf("pgxpool config of %s: %s", target.redacted, target.scrub(err.Error()))
 	}
-	pc.ConnConfig = target.pgx
+	pc.ConnConfig = target.pgx // with the execution mode set
 	pc.MaxConns, pc.MaxConnLifetime = int32(c.Pool), connMaxLifetime
 	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}}
 	pc.ConnConfig.Tracer = holds
@@ -69,10 +69,11 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 	stats := func() server.PoolStats {
 		s := pool.Stat()
 		n, d := holds.stats()
+		waits, waited := holds.waits()
 		return server.PoolStats{DBStats: sql.DBStats{
 			MaxOpenConnections: int(s.MaxConns()), OpenConnections: int(s.TotalConns()),
 			InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
-			WaitCount: s.EmptyAcquireCount(), WaitDuration: s.EmptyAcquireWaitTime(),
+			WaitCount: waits, WaitDuration: waited,
 			MaxLifetimeClosed: s.MaxLifetimeDestroyCount(), MaxIdleTimeClosed: s.MaxIdleDestroyCount(),
 		}, Holds: n, HeldDuration: int64(d)}
 	}
@@ -83,26 +84,44 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 // does database/sql's, as the pool's tracer: pgxpool calls TraceRelease in Release
 // itself (AfterRelease runs in a goroutine, after the response may have gone). A new
 // connection's hold starts once it is made, so a connection per request leaves its
-// connecting out, which held counts. The query hooks, which a tracer must have, do
-// nothing.
+// connecting out, which held counts. It counts the waits for a full pool too, as
+// database/sql's WaitCount does: pgxpool's EmptyAcquireCount also counts every acquire
+// that makes a new connection, every request's at conn=per-request. The query hooks,
+// which a tracer must have, do nothing.
 type holdTimer struct {
-	mu     sync.Mutex
-	since  map[*pgx.Conn]time.Time
-	n      int64
-	totals time.Duration
+	mu      sync.Mutex
+	since   map[*pgx.Conn]time.Time
+	n       int64
+	totals  time.Duration
+	waitN   int64
+	waitDur time.Duration
 }
 
-func (h *holdTimer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+// acquireKey carries an acquire's start, when it found the pool full, to its end.
+type acquireKey struct{}
+
+func (h *holdTimer) TraceAcquireStart(ctx context.Context, p *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	if s := p.Stat(); s.IdleConns() == 0 && s.TotalConns() >= s.MaxConns() {
+		return context.WithValue(ctx, acquireKey{}, time.Now())
+	}
 	return ctx
 }
 
-func (h *holdTimer) TraceAcquireEnd(_ context.Context, _ *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
-	if d.Err != nil {
-		return
-	}
+func (h *holdTimer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.since[d.Conn] = time.Now()
+	if t0, ok := ctx.Value(acquireKey{}).(time.Time); ok {
+		h.waitN, h.waitDur = h.waitN+1, h.waitDur+time.Since(t0)
+	}
+	if d.Err == nil {
+		h.since[d.Conn] = time.Now()
+	}
+}
+
+func (h *holdTimer) waits() (int64, time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.waitN, h.waitDur
 }
 
 func (h *holdTimer) TraceRelease(_ *pgxpool.Pool, d pgxpool.TraceReleaseData) {
