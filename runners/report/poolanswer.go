@@ -77,9 +77,12 @@ func (d *data) poolAnswer() answer {
 	if db != "" {
 		key += "-" + db
 	}
+	clients := need
 	if pooler := d.run.Environment[key]; pooler != "" {
 		a.Sentence += " " + poolerText(d.run, pooler, need, families)
-	} else if cur := currentText(d.run, need, all); cur != "" {
+		clients.MaxConnections = 0 // the app pools are the pooler's clients, not the server's
+	}
+	if cur := currentText(d.run, clients, all); cur != "" {
 		a.Sentence += " " + cur
 	}
 	a.Sentence += " " + checkSummary(d.run.PoolCheck, need)
@@ -179,7 +182,9 @@ func currentText(r *results.Run, n poolsize.Need, all []sized) string {
 	for _, g := range poolGroups(all) {
 		for _, s := range atCommonStmt(g) {
 			if s.v.Layer == r.BaselineOf(s.v) {
-				parts = append(parts, fmt.Sprintf("%s %s", familyHead(s.v), s.advice.Verdict(n.Current)))
+				a := s.advice
+				a.Need.MaxConnections = n.MaxConnections // 0 through a pooler: no server limit
+				parts = append(parts, fmt.Sprintf("%s %s", familyHead(s.v), a.Verdict(n.Current)))
 			}
 		}
 	}
@@ -216,12 +221,15 @@ func poolerText(r *results.Run, pooler string, n poolsize.Need, families [][]siz
 	if len(parts) == 0 {
 		return s + "."
 	}
+	s = fmt.Sprintf("%s: `default_pool_size` for %.0f req/s together: %s", s, n.Rate*float64(max(1, n.Instances)), strings.Join(parts, ", "))
+	if math.IsInf(lo, 1) { // no family's pool holds: no wait to quote
+		return s + "."
+	}
 	wait := units.Seconds(lo)
 	if hi > lo {
 		wait += "–" + units.Seconds(hi)
 	}
-	return fmt.Sprintf("%s: `default_pool_size` for %.0f req/s together: %s, from each get's wait for its answers here (%s), which holds the hop to the pooler too: at most.",
-		s, n.Rate*float64(max(1, n.Instances)), strings.Join(parts, ", "), wait)
+	return fmt.Sprintf("%s, from each get's wait for its answers here (%s): an upper bound, as that wait holds the hop to the pooler too.", s, wait)
 }
 
 // checkText says what the check measured on this machine, or why it did not run.
