@@ -269,11 +269,14 @@ func (p parser) baseline(l *Lang, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
+	if by[Protocols[0]] == nil {
+		return p.errorf(n, "baseline of %s: name the %s protocol's too (the baseline of a run before protocols)", l.Name, Protocols[0])
+	}
 	l.BaselineBy = map[string]string{}
 	for protocol, b := range by {
 		l.BaselineBy[protocol] = b.Value
 	}
-	l.Baseline = cmp.Or(l.BaselineBy[Protocols[0]], by[keys(n)[0].Value].Value)
+	l.Baseline = l.BaselineBy[Protocols[0]]
 	return nil
 }
 
@@ -425,15 +428,18 @@ func (p parser) stmtRef(layer *Layer, n *yaml.Node) error {
 		layer.StmtRefBy = map[string]string{}
 	}
 	for protocol, r := range refs {
-		offered := layer.Stmt
+		lists := [][]string{layer.StmtsOn(protocol)}
 		if protocol != "" {
-			offered = layer.StmtsOn(protocol)
 			layer.StmtRefBy[protocol] = r.Value
+		} else if layer.StmtRef = r.Value; layer.StmtBy != nil { // one reference for every protocol
+			lists = slices.Collect(maps.Values(layer.StmtBy))
 		} else {
-			layer.StmtRef = r.Value
+			lists = [][]string{layer.Stmt}
 		}
-		if !slices.Contains(offered, r.Value) {
-			return p.errorf(r, "stmt_ref of layer %s: %q is not one of its stmt (%s)", layer.Name, r.Value, strings.Join(offered, ", "))
+		for _, offered := range lists {
+			if !slices.Contains(offered, r.Value) {
+				return p.errorf(r, "stmt_ref of layer %s: %q is not one of its stmt (%s)", layer.Name, r.Value, strings.Join(offered, ", "))
+			}
 		}
 	}
 	return nil
@@ -529,6 +535,12 @@ func (p parser) dbPooler(m *Matrix, db *DB, f map[string]*yaml.Node) error {
 // each); the targets say which they read, and target.Agree checks them.
 func (m *Matrix) checkLayerDBs() error {
 	for _, ln := range m.order {
+		l := m.Langs[ln]
+		for protocol, b := range l.BaselineBy {
+			if !m.readsProtocol(l.Layers[b], protocol) {
+				return fmt.Errorf("baseline of %s on %s is %s, which reads no database of that protocol", ln, protocol, b)
+			}
+		}
 		for _, name := range m.Langs[ln].order {
 			l := m.Langs[ln].Layers[name]
 			for _, db := range l.DBs {
@@ -698,4 +710,19 @@ func (p parser) preset(m *Matrix, name string, f map[string]*yaml.Node) (*Preset
 		}
 	}
 	return ps, nil
+}
+
+// readsProtocol says whether layer l reads a database of the protocol, or the matrix
+// has none of it.
+func (m *Matrix) readsProtocol(l *Layer, protocol string) bool {
+	has := false
+	for _, db := range m.dbOrder {
+		if m.DBs[db].Protocol == protocol {
+			has = true
+			if m.Reads(l, db) {
+				return true
+			}
+		}
+	}
+	return !has
 }

@@ -80,6 +80,10 @@ func TestStmtModesPerProtocolRefuseNonsense(t *testing.T) {
 		{"unknown protocol", "postgres: [cache_statement, simple_protocol]}", "postgre: [cache_statement, simple_protocol]}",
 			`unknown key "postgre" in stmt of layer orm (allowed: mysql, postgres)`},
 		{"baseline of no raw layer", "postgres: pg}", "postgres: orm}", `baseline of go is "orm": want a layer of kind raw`},
+		{"baseline without mysql's", "baseline: {mysql: raw, postgres: pg}", "baseline: {postgres: pg}", `baseline of go: name the mysql protocol's too`},
+		{"baseline of the other protocol", "postgres: pg}", "postgres: raw}", `baseline of go on postgres is raw, which reads no database of that protocol`},
+		{"one reference for both, offered on one", "stmt_ref: {postgres: cache_statement}", "stmt_ref: cache_statement",
+			`stmt_ref of layer orm: "cache_statement" is not one of its stmt (prepare, interpolate)`},
 	} {
 		_, err := Parse("m.yaml", []byte(strings.Replace(twoProtocols, tc.old, tc.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -101,6 +105,12 @@ func TestRepoGoLayersOnPostgres(t *testing.T) {
 		if !slices.Equal(layer.StmtsOn("postgres"), l.Layers["pgx"].Stmt) || layer.RefOn("postgres") != "cache_statement" {
 			t.Errorf("%s on PostgreSQL: modes %v, reference %s", name, layer.StmtsOn("postgres"), layer.RefOn("postgres"))
 		}
+	}
+	if got := l.Layers["bun"].StmtsOn("postgres"); !slices.Equal(got, []string{"simple_protocol"}) {
+		t.Errorf("bun on PostgreSQL: %v, want simple_protocol alone", got)
+	}
+	if p := l.Layers["pgxpool"]; !slices.Equal(m.ReadBy(p), []string{"postgres", "pgbouncer"}) || !slices.Equal(p.StmtsOn("postgres"), l.Layers["pgx"].Stmt) {
+		t.Errorf("pgxpool reads %v in %v, want PostgreSQL (and behind PgBouncer) in pgx's modes", m.ReadBy(p), p.StmtsOn("postgres"))
 	}
 	bun := Variant{Lang: "go", Server: "nethttp", Layer: "bun", Stmt: "cache_statement", Conn: "persistent", Pool: 4, Database: "postgres"}
 	if err := m.Check(bun); err == nil || !strings.Contains(err.Error(), "only simple_protocol sends what bun means") {
