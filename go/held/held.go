@@ -27,7 +27,9 @@ func (c *Counter) Stats() (holds int64, total time.Duration) {
 	return c.holds.Load(), time.Duration(c.nanos.Load())
 }
 
-func (c *Counter) add(d time.Duration) {
+// Add counts one hold of d: Wrap's connections add theirs, and a pool that times its
+// own (gotarget's pgxpool) adds its.
+func (c *Counter) Add(d time.Duration) {
 	c.nanos.Add(int64(d))
 	c.holds.Add(1)
 }
@@ -92,7 +94,7 @@ func (x *conn) ResetSession(ctx context.Context) error {
 // IsValid is called as a request gives its connection back.
 func (x *conn) IsValid() bool {
 	if !x.start.IsZero() {
-		x.c.add(time.Since(x.start))
+		x.c.Add(time.Since(x.start))
 		x.start = time.Time{}
 	}
 	if v, ok := x.fullConn.(driver.Validator); ok {

@@ -90,46 +90,17 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 		store server.Store
 		stats func() server.PoolStats
 	)
-	if c.UsesDB() && layers.All[c.Layer].Driver == server.PgxPool {
-		p, err := openPgxLayer(ctx, c, stderr)
+	if c.UsesDB() {
+		open := openSQLLayer
+		if layers.All[c.Layer].Driver == server.PgxPool {
+			open = openPgxLayer
+		}
+		l, err := open(ctx, c, stderr)
 		if err != nil {
 			return err
 		}
-		defer p.pool.Close()
-		store, stats, logger = p.store, p.stats, p.logger
-	} else if c.UsesDB() {
-		var holds held.Counter
-		db, target, err := openPool(ctx, c, &holds)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		scrub := target.scrub
-		// From here on every line the target prints passes the scrubber, the driver's and
-		// beego's own loggers included: their errors are quoted verbatim and must not
-		// carry the password.
-		out := dsn.Writer(stderr, scrub)
-		logger = log.New(out, "", log.LstdFlags)
-		mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
-		beego.DebugLog = beego.NewLog(out)
-		sctx, cancel := context.WithTimeout(ctx, startTimeout)
-		store, err = layers.All[c.Layer].Open(sctx, db, server.LayerOptions{Prepared: c.Stmt == server.Prepared, Postgres: target.postgres})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("start layer %s on %s: %s", c.Layer, target.redacted, scrub(err.Error()))
-		}
-		if c.Conn == "per-request" {
-			store = server.Limit(store, c.Pool)
-		}
-		// A no-op in the release build; a test build can plant a leak, a slowdown or a
-		// lost update here.
-		if store, err = plantLeak(store, db, c.Layer, logger); err != nil {
-			return err
-		}
-		stats = func() server.PoolStats {
-			n, d := holds.Stats()
-			return server.PoolStats{DBStats: db.Stats(), Holds: n, HeldDuration: int64(d)}
-		}
+		defer l.close()
+		store, stats, logger = l.store, l.stats, l.logger
 	}
 
 	api, err := listen("--listen", c.Listen)
@@ -176,6 +147,52 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	}
 	logger.Printf("stopped")
 	return nil
+}
+
+// openLayer is a variant's layer, opened on its pool: its store, its pool statistics
+// for /debug/dbstats, the logger that scrubs the password, and what closes the pool.
+type openLayer struct {
+	store  server.Store
+	stats  func() server.PoolStats
+	logger *log.Logger
+	close  func()
+}
+
+// openSQLLayer opens the layer on database/sql's pool (openPool).
+func openSQLLayer(ctx context.Context, c config.Config, stderr io.Writer) (*openLayer, error) {
+	var holds held.Counter
+	db, target, err := openPool(ctx, c, &holds)
+	if err != nil {
+		return nil, err
+	}
+	// From here on every line the target prints passes the scrubber, the driver's and
+	// beego's own loggers included: their errors are quoted verbatim and must not
+	// carry the password.
+	out := dsn.Writer(stderr, target.scrub)
+	logger := log.New(out, "", log.LstdFlags)
+	mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
+	beego.DebugLog = beego.NewLog(out)
+	sctx, cancel := context.WithTimeout(ctx, startTimeout)
+	store, err := layers.All[c.Layer].Open(sctx, db, server.LayerOptions{Prepared: c.Stmt == server.Prepared, Postgres: target.postgres})
+	cancel()
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("start layer %s on %s: %s", c.Layer, target.redacted, target.scrub(err.Error()))
+	}
+	if c.Conn == "per-request" {
+		store = server.Limit(store, c.Pool)
+	}
+	// A no-op in the release build; a test build can plant a leak, a slowdown or a
+	// lost update here.
+	if store, err = plantLeak(store, db, c.Layer, logger); err != nil {
+		db.Close()
+		return nil, err
+	}
+	stats := func() server.PoolStats {
+		n, d := holds.Stats()
+		return server.PoolStats{DBStats: db.Stats(), Holds: n, HeldDuration: int64(d)}
+	}
+	return &openLayer{store: store, stats: stats, logger: logger, close: func() { db.Close() }}, nil
 }
 
 // openPool opens the database/sql pool the way the variant says, its connections'

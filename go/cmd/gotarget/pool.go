@@ -14,25 +14,17 @@ import (
 
 	"dbbench/dsn"
 	"dbbench/go/config"
+	"dbbench/go/held"
 	"dbbench/go/layers"
 	"dbbench/go/server"
 )
-
-// pgxLayer is a layer on pgx's own pool, opened: its store, its pool statistics for
-// /debug/dbstats, and the logger that scrubs the password.
-type pgxLayer struct {
-	pool   *pgxpool.Pool
-	store  server.Store
-	stats  func() server.PoolStats
-	logger *log.Logger
-}
 
 // openPgxLayer opens pgx's pool the way the variant says, as openPool opens
 // database/sql's: at most c.Pool connections, each kept (conn=persistent) or closed
 // when the request releases it (conn=per-request: AfterRelease destroys it, so every
 // request connects anew), each hold timed from acquiring to releasing (holdTimer), and
 // checks that the database answers.
-func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxLayer, error) {
+func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*openLayer, error) {
 	target, err := connect(c)
 	if err != nil {
 		return nil, err
@@ -44,7 +36,7 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 	}
 	pc.ConnConfig = target.pgx // with the execution mode set
 	pc.MaxConns, pc.MaxConnLifetime = int32(c.Pool), connMaxLifetime
-	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}}
+	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}, max: c.Pool}
 	pc.ConnConfig.Tracer = holds
 	if c.Conn == "per-request" {
 		pc.AfterRelease = func(*pgx.Conn) bool { return false } // destroy it, not keep it
@@ -68,8 +60,8 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 	}
 	stats := func() server.PoolStats {
 		s := pool.Stat()
-		n, d := holds.stats()
-		waits, waited := holds.waits()
+		n, d := holds.holds.Stats()
+		waits, waited := holds.waits.Stats()
 		return server.PoolStats{DBStats: sql.DBStats{
 			MaxOpenConnections: int(s.MaxConns()), OpenConnections: int(s.TotalConns()),
 			InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
@@ -77,7 +69,7 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 			MaxLifetimeClosed: s.MaxLifetimeDestroyCount(), MaxIdleTimeClosed: s.MaxIdleDestroyCount(),
 		}, Holds: n, HeldDuration: int64(d)}
 	}
-	return &pgxLayer{pool: pool, store: store, stats: stats, logger: logger}, nil
+	return &openLayer{store: store, stats: stats, logger: logger, close: pool.Close}, nil
 }
 
 // holdTimer times pgx's pooled connections from acquiring to releasing, as held.Counter
@@ -89,46 +81,44 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*pgxL
 // that makes a new connection, every request's at conn=per-request. The query hooks,
 // which a tracer must have, do nothing.
 type holdTimer struct {
-	mu      sync.Mutex
-	since   map[*pgx.Conn]time.Time
-	n       int64
-	totals  time.Duration
-	waitN   int64
-	waitDur time.Duration
+	mu    sync.Mutex
+	since map[*pgx.Conn]time.Time // the connections held now
+	max   int                     // the pool's size
+	holds held.Counter            // acquire to release
+	waits held.Counter            // acquires that found the pool full
 }
 
 // acquireKey carries an acquire's start, when it found the pool full, to its end.
 type acquireKey struct{}
 
-func (h *holdTimer) TraceAcquireStart(ctx context.Context, p *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
-	if s := p.Stat(); s.IdleConns() == 0 && s.TotalConns() >= s.MaxConns() {
+// TraceAcquireStart notes an acquire that finds every connection held: it waits. The
+// holds it keeps tell that without pool.Stat, which allocates, on every request.
+func (h *holdTimer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	h.mu.Lock()
+	full := len(h.since) >= h.max
+	h.mu.Unlock()
+	if full {
 		return context.WithValue(ctx, acquireKey{}, time.Now())
 	}
 	return ctx
 }
 
 func (h *holdTimer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if t0, ok := ctx.Value(acquireKey{}).(time.Time); ok {
-		h.waitN, h.waitDur = h.waitN+1, h.waitDur+time.Since(t0)
+		h.waits.Add(time.Since(t0))
 	}
 	if d.Err == nil {
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		h.since[d.Conn] = time.Now()
 	}
-}
-
-func (h *holdTimer) waits() (int64, time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.waitN, h.waitDur
 }
 
 func (h *holdTimer) TraceRelease(_ *pgxpool.Pool, d pgxpool.TraceReleaseData) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t0, ok := h.since[d.Conn]; ok {
-		h.n, h.totals = h.n+1, h.totals+time.Since(t0)
+		h.holds.Add(time.Since(t0))
 		delete(h.since, d.Conn)
 	}
 }
@@ -138,9 +128,3 @@ func (h *holdTimer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trac
 }
 
 func (h *holdTimer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (h *holdTimer) stats() (int64, time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.n, h.totals
-}
