@@ -570,10 +570,7 @@ func (m *Matrix) LogOnly(v Variant) (map[string]int, []string) {
 
 func (m *Matrix) sum(v Variant, counts func(Rule) map[string]int) map[string]int {
 	out := map[string]int{}
-	protocol := Protocols[0]
-	if d := m.DBs[m.DBName(v)]; d != nil {
-		protocol = d.Protocol
-	}
+	protocol := m.ProtocolOf(m.DBName(v))
 	for _, r := range m.Rules {
 		if r.Protocol == protocol && m.Match(r.Match, v) {
 			for k, n := range counts(r) {

@@ -428,13 +428,14 @@ func (p parser) stmtRef(layer *Layer, n *yaml.Node) error {
 		layer.StmtRefBy = map[string]string{}
 	}
 	for protocol, r := range refs {
-		lists := [][]string{layer.StmtsOn(protocol)}
-		if protocol != "" {
-			layer.StmtRefBy[protocol] = r.Value
-		} else if layer.StmtRef = r.Value; layer.StmtBy != nil { // one reference for every protocol
-			lists = slices.Collect(maps.Values(layer.StmtBy))
-		} else {
-			lists = [][]string{layer.Stmt}
+		var lists [][]string // where the reference must be offered
+		switch {
+		case protocol != "":
+			layer.StmtRefBy[protocol], lists = r.Value, [][]string{layer.StmtsOn(protocol)}
+		case layer.StmtBy != nil: // one reference for every protocol
+			layer.StmtRef, lists = r.Value, slices.Collect(maps.Values(layer.StmtBy))
+		default:
+			layer.StmtRef, lists = r.Value, [][]string{layer.Stmt}
 		}
 		for _, offered := range lists {
 			if !slices.Contains(offered, r.Value) {

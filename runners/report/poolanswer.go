@@ -73,12 +73,8 @@ func (d *data) poolAnswer() answer {
 		chunks[0] = "at " + stmts[0] + ", " + chunks[0]
 	}
 	a.Sentence = fmt.Sprintf("For %s: %s.", needText(need), strings.Join(chunks, "; "))
-	key := "pooler" // the environment's, by the run's databases (run/databases.go)
-	if db != "" {
-		key += "-" + db
-	}
 	clients := need
-	if pooler := d.run.Environment[key]; pooler != "" {
+	if pooler := d.run.Environment[results.EnvKey("pooler", db)]; pooler != "" {
 		a.Sentence += " " + poolerText(d.run, pooler, need, families)
 		clients.MaxConnections = 0 // the app pools are the pooler's clients, not the server's
 	}

@@ -212,6 +212,15 @@ func (r *Run) FirstDatabase() string {
 	return r.Variants[0].Database
 }
 
+// EnvKey is the Environment's key of a fact about database db (a variant's Database):
+// the fact's own name for the run's default server (""), "fact-db" for another.
+func EnvKey(fact, db string) string {
+	if db == "" {
+		return fact
+	}
+	return fact + "-" + db
+}
+
 // BaselineOf is the layer v is compared with in question 1: its LayerRef, else its
 // language's baseline ("raw" for a language the run does not describe).
 func (r *Run) BaselineOf(v *Variant) string {

@@ -167,7 +167,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	if err := r.measureConnections(ctx, d, opts); err != nil {
 		return err
 	}
-	key := "database" + suffix(d)
+	key := results.EnvKey("database", d.name)
 	version := db.Version
 	if d.server == "mysql" && !strings.Contains(version, "MySQL") {
 		version = "MySQL " + version // MySQL's version says only "8.0.31"
@@ -183,7 +183,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		if dsn, err = roundtrip.RewriteDSN(dsn, upstream); err != nil {
 			return err
 		}
-		r.res.Environment["pooler"+suffix(d)] = db.Pooler.Describe()
+		r.res.Environment[results.EnvKey("pooler", d.name)] = db.Pooler.Describe()
 	}
 	if toTargets := r.toTargets(d); toTargets != nil {
 		if upstream, err = toTargets(r.topo.Load.Addr, upstream); err != nil {
