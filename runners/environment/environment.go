@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,6 +25,7 @@ func Collect(root string) map[string]string {
 		"cpu-count":       strconv.Itoa(runtime.NumCPU()),
 		"mem-total":       memTotal(),
 		"kernel":          firstLine(readFile("/proc/sys/kernel/osrelease")),
+		"virtualisation":  virtualisation(),
 		"os":              osName(),
 		"dbbench-go":      runtime.Version(),
 		"dbbench-commit":  gitCommit(root),
@@ -35,6 +37,33 @@ func Collect(root string) map[string]string {
 		}
 	}
 	return env
+}
+
+// virtualisation names what the machine runs under (systemd-detect-virt: "kvm",
+// "docker", "none"), or "hypervisor" when only the CPU's flag says there is one: two
+// runs under different ones differ as two machines do (runners/compare).
+func virtualisation() string {
+	if v := firstLine(Command("systemd-detect-virt")); v != "" {
+		return v
+	}
+	flags := cpuFlags()
+	if slices.Contains(strings.Fields(flags), "hypervisor") {
+		return "hypervisor"
+	}
+	if flags != "" {
+		return "none" // systemd-detect-virt exits 1 on bare metal, or is missing
+	}
+	return ""
+}
+
+// cpuFlags is the flags line of the first CPU in /proc/cpuinfo.
+func cpuFlags() string {
+	for _, line := range strings.Split(readFile("/proc/cpuinfo"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			return v
+		}
+	}
+	return ""
 }
 
 func readFile(path string) string {

@@ -236,15 +236,19 @@ func (r *Run) BaselineOf(v *Variant) string {
 // Yardstick is a CPU-bound piece of fixed work that depends on none of the code under
 // test, timed several times at each of a few moments of the run.
 type Yardstick struct {
-	Work     string     `json:"work"` // what one trial does, in words
-	Readings []*Reading `json:"readings"`
+	Work string `json:"work"` // what one trial does, in words
+	// KernelWork is what one trial of the kernel's part does (a loopback TCP echo):
+	// "" in runs that timed user-space work alone.
+	KernelWork string     `json:"kernel_work,omitempty"`
+	Readings   []*Reading `json:"readings"`
 }
 
 // Reading is one moment's trials.
 type Reading struct {
 	At     time.Time `json:"at"`
-	Phase  string    `json:"phase"`  // start, after <lang>, end
-	Trials []float64 `json:"trials"` // seconds of each trial: lower is a faster machine
+	Phase  string    `json:"phase"`            // start, after <lang>, end
+	Trials []float64 `json:"trials"`           // seconds of each trial: lower is a faster machine
+	Kernel []float64 `json:"kernel,omitempty"` // seconds of each kernel trial, likewise
 }
 
 // Comparison is one pair of variants measured in adjacent slices, so that the machine's

@@ -12,13 +12,19 @@ import (
 // Take reads the yardstick now: n trials (10 is the run's default) labelled with the
 // moment of the run (start, after <lang>, end). Call it while no load runs, so that the
 // trials measure the machine and not the targets.
+// Its kernel trials follow the user-space ones; when loopback TCP fails the reading has
+// none, and compare says so.
 func Take(phase string, n int) *results.Reading {
 	at := time.Now()
-	return &results.Reading{At: at, Phase: phase, Trials: Read(n)}
+	r := &results.Reading{At: at, Phase: phase, Trials: Read(n)}
+	r.Kernel, _ = ReadKernel(n)
+	return r
 }
 
 // New is an empty yardstick of this package's work, for a run to append readings to.
-func New() *results.Yardstick { return &results.Yardstick{Work: Description} }
+func New() *results.Yardstick {
+	return &results.Yardstick{Work: Description, KernelWork: KernelDescription}
+}
 
 // ErrMissing is returned when a run has no yardstick trials (runs made before dbbench
 // measured one).
@@ -26,12 +32,22 @@ var ErrMissing = errors.New("no yardstick")
 
 // Trials returns every trial of y's readings, in order; ErrMissing when there are none.
 func Trials(y *results.Yardstick) ([]float64, error) {
+	return collect(y, func(r *results.Reading) []float64 { return r.Trials })
+}
+
+// KernelTrials returns every kernel trial of y's readings, in order; ErrMissing when
+// there are none (runs made before the kernel's part was timed).
+func KernelTrials(y *results.Yardstick) ([]float64, error) {
+	return collect(y, func(r *results.Reading) []float64 { return r.Kernel })
+}
+
+func collect(y *results.Yardstick, part func(*results.Reading) []float64) ([]float64, error) {
 	if y == nil {
 		return nil, ErrMissing
 	}
 	var out []float64
 	for _, r := range y.Readings {
-		out = append(out, r.Trials...)
+		out = append(out, part(r)...)
 	}
 	if len(out) == 0 {
 		return nil, ErrMissing
@@ -58,16 +74,27 @@ func Summary(y *results.Yardstick) (stats.Summary, error) {
 // counts as many trials' worth of evidence, not as few readings'. ErrMissing (wrapped)
 // when either run has no trials; an error when the two measured different work.
 func Ratio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
-	to, err := Trials(old)
+	return ratio(old, new, Trials, func(y *results.Yardstick) string { return y.Work })
+}
+
+// KernelRatio is Ratio for the kernel's part (KernelWork): how fast new's kernel
+// carried a loopback round trip relative to old's. ErrMissing (wrapped) when either run
+// lacks kernel trials.
+func KernelRatio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
+	return ratio(old, new, KernelTrials, func(y *results.Yardstick) string { return y.KernelWork })
+}
+
+func ratio(old, new *results.Yardstick, trials func(*results.Yardstick) ([]float64, error), work func(*results.Yardstick) string) (stats.TwoSampleEstimate, error) {
+	to, err := trials(old)
 	if err != nil {
 		return stats.TwoSampleEstimate{}, fmt.Errorf("old run: %w", err)
 	}
-	tn, err := Trials(new)
+	tn, err := trials(new)
 	if err != nil {
 		return stats.TwoSampleEstimate{}, fmt.Errorf("new run: %w", err)
 	}
-	if old.Work != new.Work {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", old.Work, new.Work)
+	if work(old) != work(new) {
+		return stats.TwoSampleEstimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", work(old), work(new))
 	}
 	e, err := stats.TwoSampleRatio(to, tn) // new time / old time
 	if err != nil {

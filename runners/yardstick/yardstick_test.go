@@ -40,8 +40,13 @@ func TestReadAndTake(t *testing.T) {
 		}
 	}
 	r := Take("start", 2)
-	if r.Phase != "start" || len(r.Trials) != 2 || r.At.IsZero() {
+	if r.Phase != "start" || len(r.Trials) != 2 || len(r.Kernel) != 2 || r.At.IsZero() {
 		t.Errorf("Take: %+v", r)
+	}
+	for _, s := range r.Kernel {
+		if !(s > 0) {
+			t.Errorf("kernel trial of %v s, want > 0", s)
+		}
 	}
 	y := New()
 	y.Readings = append(y.Readings, r)
@@ -78,5 +83,32 @@ func TestRatio(t *testing.T) {
 	other := &results.Yardstick{Work: "something else", Readings: slower.Readings}
 	if _, err := Ratio(old, other); err == nil || !strings.Contains(err.Error(), "different work") {
 		t.Errorf("different work: err = %v", err)
+	}
+}
+
+// The kernel's part is compared like the fixed work, and only between runs that timed
+// the same kernel work; a run without kernel trials is ErrMissing, as runs made before
+// it existed are.
+func TestKernelRatio(t *testing.T) {
+	old := &results.Yardstick{Work: Description, KernelWork: KernelDescription, Readings: []*results.Reading{
+		{Phase: "start", Trials: []float64{0.05, 0.05, 0.05}, Kernel: []float64{0.040, 0.041, 0.039, 0.040, 0.042}},
+	}}
+	slower := &results.Yardstick{Work: Description, KernelWork: KernelDescription, Readings: []*results.Reading{
+		{Phase: "start", Trials: []float64{0.05, 0.05, 0.05}, Kernel: []float64{0.050, 0.051, 0.049, 0.050, 0.052}},
+	}}
+	e, err := KernelRatio(old, slower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.Ratio-0.8) > 0.01 || e.Lo > 0.8 || e.Hi < 0.8 {
+		t.Errorf("kernel at 0.8 of the speed: %v", e)
+	}
+	before := &results.Yardstick{Work: Description, Readings: []*results.Reading{{Phase: "start", Trials: []float64{0.05}}}}
+	if _, err := KernelRatio(before, slower); !errors.Is(err, ErrMissing) {
+		t.Errorf("a run without kernel trials: err = %v, want ErrMissing", err)
+	}
+	other := &results.Yardstick{Work: Description, KernelWork: "kernel yardstick v2", Readings: slower.Readings}
+	if _, err := KernelRatio(old, other); err == nil || !strings.Contains(err.Error(), "different work") {
+		t.Errorf("different kernel work: err = %v", err)
 	}
 }
