@@ -39,16 +39,19 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 			cands = append(cands, absCand{k, unit, !o.DB, stats.Median(a), stats.Median(b), asIs, normalise(asIs, unit, n)})
 		}
 	}
-	spread := betweenRunSpread(cands, res)
+	spread, few := betweenRunSpread(cands, res)
 	res.Yardstick.Hello = hellos(p, n, noise, spread[units.QPS])
-	n.contradicted = contradicted(res.Yardstick.Hello, n)
-	res.Yardstick.Contradicted = n.contradicted
 	if note := helloNote(res.Yardstick.Hello, n); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	hello := helloCannotTell(res.Yardstick.Hello, n)
+	res.Yardstick.Contradicted = len(hello) > 0
+	res.CannotTell = append(res.CannotTell, absoluteCannotTell(res, n)...)
+	res.CannotTell = append(res.CannotTell, hello...)
+	res.CannotTell = append(res.CannotTell, fewCannotTell(Absolute, few, "variants")...)
 	rows := make([]Row, 0, len(cands))
 	for _, c := range cands {
-		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit]))
+		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit], res.cannotTell(Absolute, c.unit, "")))
 	}
 	return rows
 }
@@ -73,7 +76,9 @@ func normalise(asIs stats.RatioEstimate, unit string, n norm) stats.RatioEstimat
 	return quotient(asIs, expected)
 }
 
-func absoluteRow(c absCand, n norm, noise, spread float64) Row {
+// absoluteRow is c's row; cannot: its unit cannot be judged (canttell.go), so it has
+// no verdict and does not count for the gate.
+func absoluteRow(c absCand, n norm, noise, spread float64, cannot bool) Row {
 	dir := units.Better(c.unit)
 	judged := widen(c.judged, spread)
 	row := Row{
@@ -94,15 +99,16 @@ func absoluteRow(c absCand, n norm, noise, spread float64) Row {
 			row.Labels = append(row.Labels, LatencyApprox)
 		}
 	}
-	if n.contradicted {
-		row.Labels = append(row.Labels, YardstickContradicted)
+	if cannot {
+		row.Verdict, row.Explained = CannotTellVerdict, false
+		return row
 	}
 	// A hello variant checks the yardstick and holds no database code; a change of the
 	// HTTP stack it measures shows in every variant of its server, which are gated.
 	if c.hello && row.Verdict != Unchanged {
 		row.Labels = append(row.Labels, HelloNotGated)
 	}
-	row.Gate = n.on && !n.contradicted && !c.hello && row.Verdict == Regressed
+	row.Gate = !c.hello && row.Verdict == Regressed
 	return row
 }
 

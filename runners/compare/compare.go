@@ -51,6 +51,8 @@ const (
 	Regressed Verdict = "regressed"
 	Unchanged Verdict = "unchanged"
 	Changed   Verdict = "changed" // a deterministic count moved beyond its exactness
+	// CannotTellVerdict: the evidence cannot judge the row (Result.CannotTell says why).
+	CannotTellVerdict Verdict = "cannot tell"
 )
 
 // Labels a row may carry beside its verdict.
@@ -70,9 +72,6 @@ const (
 	// the noise on its own runs' intervals, but not once the between-run spread is added
 	// (spread.go).
 	WithinSpread = "within the between-run spread"
-	// YardstickContradicted: most hello variants disagree with the yardstick beyond the
-	// between-run spread (machine.go, contradicted); the row does not count for the gate.
-	YardstickContradicted = "yardstick contradicted by hello"
 	// HelloNotGated: a hello variant's figure, the yardstick's check rather than code
 	// under test; shown, never gated.
 	HelloNotGated = "hello, not gated"
@@ -106,7 +105,9 @@ type Result struct {
 	OnlyNew     []string           `json:"only_new,omitempty"`
 	Invalid     []string           `json:"invalid,omitempty"` // "key: reason (old|new run)"
 	Notes       []string           `json:"notes,omitempty"`   // what could not be compared or normalised, and why
-	Gate        Gate               `json:"gate"`
+	// CannotTell lists the parts the evidence cannot judge, and why (canttell.go).
+	CannotTell []CannotTell `json:"cannot_tell,omitempty"`
+	Gate       Gate         `json:"gate"`
 }
 
 // RunInfo identifies a run.
@@ -162,18 +163,22 @@ type KindSummary struct {
 	// spread.
 	Explained    int `json:"explained_by_yardstick"`
 	WithinSpread int `json:"within_spread"`
+	// CannotTell: rows the evidence cannot judge.
+	CannotTell int `json:"cannot_tell"`
 }
 
 // Gate is what `--fail-on regression` fails on: regressions that survive normalisation
-// (within-run ratios, and absolute figures of variants with a database judged relative
-// to a yardstick that most hello variants do not contradict) and changes of
-// deterministic counts.
+// (within-run ratios, and absolute figures of variants with a database) and changes of
+// deterministic counts, among the rows that could be judged.
 type Gate struct {
 	Regressions  int  `json:"regressions"`
 	CountChanges int  `json:"count_changes"`
 	Fails        bool `json:"fails"`
-	// NotGated: absolute regressions left out of the gate, a hello variant's own
-	// (HelloNotGated) or judged on a contradicted yardstick (YardstickContradicted).
+	// CannotTell: some rows could not be judged (Result.CannotTell says why);
+	// --fail-on regression then exits with status 4 unless Fails.
+	CannotTell bool `json:"cannot_tell"`
+	// NotGated: a hello variant's own absolute regressions (HelloNotGated), shown and
+	// never gated.
 	NotGated int `json:"not_gated"`
 	// Variants are the keys of the variants those rows belong to, in row order.
 	Variants []string `json:"variants,omitempty"`

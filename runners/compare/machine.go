@@ -26,9 +26,13 @@ type Yardstick struct {
 	// Hello are the variants without a database (the HTTP stack alone): a second
 	// yardstick, checked against the first.
 	Hello []Hello `json:"hello,omitempty"`
-	// Contradicted: most hello variants disagree with the yardstick, so absolute
-	// figures do not count for the gate (contradicted).
+	// Contradicted: a hello variant disagrees with the yardstick, so absolute figures
+	// cannot be judged (canttell.go).
 	Contradicted bool `json:"contradicted"`
+	// Kernel is the kernel's part's speed, new over old (yardstick.KernelRatio): nil
+	// when a run did not time it. KernelAgrees: it agrees with Speed within the noise.
+	Kernel       *Estimate `json:"kernel_speed,omitempty"`
+	KernelAgrees bool      `json:"kernel_agrees"`
 }
 
 // Side is one run's yardstick.
@@ -65,10 +69,10 @@ type norm struct {
 	on    bool // judge relative to speed
 	speed stats.RatioEstimate
 	moved bool
-	// contradicted: most hello variants disagree with the yardstick beyond the
-	// between-run spread, so the speed it gives is in doubt and absolute figures judged
-	// relative to it do not count for the gate.
-	contradicted bool
+	// kernel is the kernel's part's speed; kernelOff: it disagrees with speed, so the
+	// machine changed in a way one speed cannot describe.
+	kernel    stats.RatioEstimate
+	kernelOff bool
 }
 
 func machine(old, new *results.Run, noise float64, res *Result) norm {
@@ -89,8 +93,30 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 		n.on, y.Speed, y.Normalised = true, &speed, true
 		n.moved = judge(n.speed, units.Higher, noise) != Unchanged
 		y.Moved = n.moved
+		kernelCheck(old, new, noise, &n, res)
 	}
 	return n
+}
+
+// kernelCheck compares the kernel's part of the yardstick with the fixed work: a
+// kernel that got slower (or faster) alone moves every request and not the fixed work.
+// Runs made before the kernel's part was timed are not checked, with a note.
+func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
+	e, err := yardstick.KernelRatio(old.Yardstick, new.Yardstick)
+	switch {
+	case errors.Is(err, yardstick.ErrMissing):
+		res.Notes = append(res.Notes, say("no-kernel-yardstick", nil))
+		return
+	case err != nil:
+		res.Notes = append(res.Notes, say("yardstick-unread", map[string]any{"Err": err}))
+		return
+	case !e.HasInterval():
+		return
+	}
+	var k Estimate
+	n.kernel, k = fromTwoSample(e)
+	n.kernelOff = judge(quotient(n.kernel, n.speed), units.Higher, noise) != Unchanged
+	res.Yardstick.Kernel, res.Yardstick.KernelAgrees = &k, !n.kernelOff
 }
 
 func missing(old, new bool) string {
@@ -144,40 +170,21 @@ func hellos(p pairing, n norm, noise, tau float64) []Hello {
 	return out
 }
 
-// contradicted reports whether at least two hello variants, and more than half of them,
-// disagree with the yardstick. One hello variant off is a variant (Go's hello alone has
-// moved between two runs of one commit by far more than the spread of all variants),
-// also when it is the only one; most of them off means the fixed work's reading is in
-// doubt (a trial disturbed by a build has made unchanged figures "slower"). README.md,
-// "The yardstick" ("Why, measured"), has the figures.
-func contradicted(hs []Hello, n norm) bool {
-	off := 0
-	for _, h := range hs {
-		if !h.Agrees {
-			off++
-		}
-	}
-	return n.on && off >= 2 && 2*off > len(hs)
-}
-
-// helloNote says when the hello variants disagree with the yardstick, or, without one,
-// when they moved: the one hint a run without a yardstick gives of a changed machine.
+// helloNote says, for runs without a yardstick, when the hello variants moved: the one
+// hint such runs give of a changed machine. With a yardstick, a hello variant that
+// disagrees is a reason absolute figures cannot be judged (helloCannotTell).
 func helloNote(hs []Hello, n norm) string {
+	if n.on {
+		return ""
+	}
 	var parts []string
 	for _, h := range hs {
-		if (n.on && !h.Agrees) || (!n.on && h.Moved) {
+		if h.Moved {
 			parts = append(parts, fmt.Sprintf("%s %s", short(h.Variant), times(h.r)))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	data := map[string]any{"Hellos": strings.Join(parts, ", "), "Speed": times(n.speed)}
-	switch {
-	case n.contradicted:
-		return say("hellos-contradict", data)
-	case n.on:
-		return say("hellos-disagree", data)
-	}
-	return say("hellos-moved", data)
+	return say("hellos-moved", map[string]any{"Hellos": strings.Join(parts, ", ")})
 }

@@ -32,19 +32,15 @@ import (
 const minSpreadVariants = 5
 
 // betweenRunSpread estimates τ for each unit from the candidates' judged changes,
-// records them in res (res.Spread, as the 95% half-width 1.96 τ) and returns them.
-func betweenRunSpread(cands []absCand, res *Result) map[string]float64 {
+// records them in res (res.Spread, as the 95% half-width 1.96 τ) and returns them, and
+// the units with too few variants for τ, which cannot be judged (canttell.go).
+func betweenRunSpread(cands []absCand, res *Result) (tau map[string]float64, few []string) {
 	byUnit := map[string][]float64{}
 	for _, c := range cands {
 		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.Ratio))
 	}
-	tau, shown, few := spreadOf(byUnit, absoluteUnits)
-	res.Spread = shown
-	if len(few) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("absolute figures of %s: fewer than %d variants, too few to estimate the between-run spread; their intervals cover the drift within each run only",
-			strings.Join(few, ", "), minSpreadVariants))
-	}
-	return tau
+	tau, res.Spread, few = spreadOf(byUnit, absoluteUnits)
+	return tau, few
 }
 
 // spreadOf is τ of each unit in order from its log changes, the same as the 95%

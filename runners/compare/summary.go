@@ -22,6 +22,8 @@ func (r *Result) summarise() {
 			s.Improved++
 		case Regressed:
 			s.Regressed++
+		case CannotTellVerdict:
+			s.CannotTell++
 		case Changed:
 			s.Changed++
 			if row.New > row.Old {
@@ -38,7 +40,7 @@ func (r *Result) summarise() {
 		if slices.Contains(row.Labels, WithinSpread) {
 			s.WithinSpread++
 		}
-		if row.Verdict == Regressed && !row.Gate && (slices.Contains(row.Labels, HelloNotGated) || slices.Contains(row.Labels, YardstickContradicted)) {
+		if row.Verdict == Regressed && !row.Gate && slices.Contains(row.Labels, HelloNotGated) {
 			r.Gate.NotGated++
 		}
 		if row.Gate {
@@ -57,10 +59,11 @@ func (r *Result) summarise() {
 		r.Summary = append(r.Summary, *sums[k])
 	}
 	r.Gate.Fails = r.Gate.Regressions+r.Gate.CountChanges > 0
+	r.Gate.CannotTell = len(r.CannotTell) > 0
 
 	r.Largest = nil
 	for _, row := range r.Rows {
-		if row.Verdict != Unchanged {
+		if row.Verdict != Unchanged && row.Verdict != CannotTellVerdict {
 			r.Largest = append(r.Largest, row)
 		}
 	}

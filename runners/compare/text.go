@@ -77,11 +77,15 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	if y.Old != nil && y.New != nil {
 		trial = fmt.Sprintf(" (a trial of the fixed work: old %s, new %s, medians of %d and %d)", units.Millis(float64(y.Old.Median)), units.Millis(float64(y.New.Median)), y.Old.Trials, y.New.Trials)
 	}
+	relative := "; absolute figures are judged relative to it"
+	if !r.judgedAtAll() {
+		relative = ""
+	}
 	switch {
 	case y.Normalised && y.Moved:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s; absolute figures are judged relative to it\n", times(y.Speed.estimate()), trial, EnvironmentChanged)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s%s\n", times(y.Speed.estimate()), trial, EnvironmentChanged, relative)
 	case y.Normalised:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise; absolute figures are judged relative to it\n", times(y.Speed.estimate()), trial)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise%s\n", times(y.Speed.estimate()), trial, relative)
 	case y.Old == nil && y.New == nil:
 		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are compared as they are (%s)\n", NotNormalised)
 	case y.Old == nil:
@@ -105,11 +109,25 @@ func (r *Result) yardstickText(b *strings.Builder) {
 			how = "QPS new/old, as they are"
 		}
 		fmt.Fprintf(b, "  hello variants (the HTTP stack alone, %s): %s\n", how, strings.Join(parts, "; "))
-		if y.Contradicted {
-			b.WriteString("  most hello variants disagree beyond the between-run spread: absolute figures do not count for --fail-on regression\n")
-		}
 	}
+	if y.Kernel != nil {
+		agrees := map[bool]string{true: "agrees with the fixed work", false: "disagrees with the fixed work"}[y.KernelAgrees]
+		fmt.Fprintf(b, "  kernel part (a loopback TCP echo, new/old): %s %s\n", times(y.Kernel.estimate()), agrees)
+	}
+	fmt.Fprintf(b, "  normalisation: %s\n", r.normalisation())
 	b.WriteString("\n")
+}
+
+// normalisation says which normalisation the absolute figures were judged by, and why.
+func (r *Result) normalisation() string {
+	y := r.Yardstick
+	switch {
+	case !r.judgedAtAll():
+		return "none: absolute figures cannot be judged (the gate says why)"
+	case y.Kernel != nil:
+		return "the fixed work's speed, as its kernel part and the hello variants agree with it: a rate is judged against old × speed, a cost per request against old ÷ speed"
+	}
+	return "the fixed work's speed, as the hello variants agree with it (no kernel part in a run): a rate is judged against old × speed, a cost per request against old ÷ speed"
 }
 
 func (r *Result) verdictsText(b *strings.Builder) {
@@ -117,7 +135,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 	for _, s := range r.Summary {
 		switch s.Kind {
 		case Ratio:
-			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (ratios inside each run, compared as they are)", "within-run ratios", s.Regressed, s.Improved, s.Unchanged)
+			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged%s (ratios inside each run, compared as they are)", "within-run ratios", s.Regressed, s.Improved, s.Unchanged, cannotText(s))
 			if s.WithinSpread > 0 {
 				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
 			}
@@ -129,13 +147,16 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			fmt.Fprintf(b, "  %-21s %d changed (%d up, %d down), %d unchanged (any change beyond a count's exactness, whatever the noise)\n", "deterministic counts", s.Changed, s.Up, s.Down, s.Unchanged)
 		case Absolute:
 			how := "as they are, " + NotNormalised + ": without a yardstick in both runs a machine change cannot be told from a code change"
-			if r.Yardstick.Normalised {
+			switch {
+			case !r.judgedAtAll():
+				how = "not judged: see the gate"
+			case r.Yardstick.Normalised:
 				how = "relative to the yardstick"
 				if r.Yardstick.Moved {
 					how = "relative to the yardstick: " + EnvironmentChanged
 				}
 			}
-			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged (%s)", "absolute figures", s.Regressed, s.Improved, s.Unchanged, how)
+			fmt.Fprintf(b, "  %-21s %d regressed, %d improved, %d unchanged%s (%s)", "absolute figures", s.Regressed, s.Improved, s.Unchanged, cannotText(s), how)
 			if s.Explained > 0 {
 				fmt.Fprintf(b, "; %d more changed as they are, which the yardstick explains", s.Explained)
 			}
@@ -148,23 +169,59 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			b.WriteString("\n")
 		}
 	}
+	r.gateText(b)
+	b.WriteString("\n")
+}
+
+// gateText says what --fail-on regression decides, and, when some rows could not be
+// judged, which and why, with the sure path beside it.
+func (r *Result) gateText(b *strings.Builder) {
 	g := r.Gate
-	if g.Fails {
+	switch {
+	case g.Fails:
 		var names []string
 		for _, k := range g.Variants {
 			names = append(names, short(k))
 		}
-		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails\n",
+		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails (exit status 3)\n",
 			g.Regressions, units.Plural(g.Regressions, "regression", "regressions"), g.CountChanges, units.Plural(g.CountChanges, "change", "changes"),
 			len(names), units.Plural(len(names), "variant", "variants"), strings.Join(names, ", "))
-	} else {
+	case g.CannotTell:
+		b.WriteString("gate: cannot tell: nothing regressed among what could be judged, but not everything could be: --fail-on regression exits with status 4\n")
+	default:
 		b.WriteString("gate: no regression survives normalisation and no count changed: --fail-on regression passes\n")
 	}
 	if g.NotGated > 0 {
-		fmt.Fprintf(b, "  %d absolute %s not gated: a hello variant's own (%q) or judged on a yardstick most hello variants contradict (%q)\n",
-			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated, YardstickContradicted)
+		fmt.Fprintf(b, "  %d absolute %s not gated: a hello variant's own (%q)\n",
+			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated)
 	}
-	b.WriteString("\n")
+	if !g.CannotTell {
+		return
+	}
+	for _, k := range Kinds {
+		for _, c := range r.CannotTell {
+			if c.Kind != k {
+				continue
+			}
+			what := kindNames[k]
+			if len(c.Units) > 0 {
+				what += " (" + strings.Join(c.Units, ", ") + ")"
+			}
+			fmt.Fprintf(b, "  cannot tell, %s: %s\n", what, c.Reason)
+		}
+	}
+	b.WriteString("  " + say("cannot-advice", nil) + "\n")
+}
+
+// kindNames name the kinds in the gate's lines.
+var kindNames = map[Kind]string{Ratio: "within-run ratios", Count: "counts", Absolute: "absolute figures"}
+
+// cannotText is ", N cannot tell" when a kind has such rows.
+func cannotText(s KindSummary) string {
+	if s.CannotTell == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d cannot tell", s.CannotTell)
 }
 
 func (r *Result) largestText(b *strings.Builder) {

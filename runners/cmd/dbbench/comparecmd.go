@@ -15,7 +15,8 @@ import (
 // regression] (--baseline NAME | OLD_DIR) NEW_DIR`. Without --fail-on its exit status
 // says only whether the comparison could be made; with --fail-on regression it is 3
 // when a regression survives normalisation or a deterministic count changed (which
-// absolute figures count: runners/compare/README.md, "Output").
+// absolute figures count: runners/compare/README.md, "Output"), else 4 when some
+// figures cannot be judged ("cannot tell").
 type compareConfig struct {
 	baseline, baselines, oldDir, newDir string
 	noise                               float64 // a fraction
@@ -27,7 +28,7 @@ func parseCompare(fs *flagSet, args []string) (action, error) {
 	noise := fs.Percent("noise", compare.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
 	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
 	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
-	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-compare-fail-on", map[string]any{"Status": exitGate}))
+	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-compare-fail-on", map[string]any{"Status": exitGate, "CannotTell": exitRising}))
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
@@ -68,6 +69,10 @@ func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
 		return fmt.Errorf("compare %w: %d %s that survive normalisation, %d deterministic %s changed",
 			errGate, res.Gate.Regressions, units.Plural(res.Gate.Regressions, "regression", "regressions"),
 			res.Gate.CountChanges, units.Plural(res.Gate.CountChanges, "count", "counts"))
+	}
+	if c.gate && res.Gate.CannotTell {
+		return fmt.Errorf("compare %w: nothing regressed among the figures that could be judged; %d %s could not be (the gate's lines say why)",
+			errCannotTell, len(res.CannotTell), units.Plural(len(res.CannotTell), "part", "parts"))
 	}
 	return nil
 }

@@ -44,7 +44,8 @@ func errorLine(t *testing.T, stderr string) string {
 }
 
 // The exit status: 0 whatever the verdicts without --fail-on; with --fail-on regression,
-// 3 only for a regression that survives normalisation or a count change.
+// 3 only for a regression that survives normalisation or a count change, 4 when
+// nothing regressed but some figures cannot be told (another kernel).
 func TestCompareExitStatus(t *testing.T) {
 	old := runDir(t, comparetest.Run(1))
 	same := runDir(t, comparetest.Run(1))
@@ -57,6 +58,9 @@ func TestCompareExitStatus(t *testing.T) {
 	commands := comparetest.Run(2)
 	comparetest.AddCommands(commands, comparetest.Gorm, 2)
 	commandsDir := runDir(t, commands)
+	kernel := comparetest.Run(2)
+	kernel.Environment["kernel"] = "6.18.44-fc-v1300"
+	kernelDir := runDir(t, kernel)
 
 	for _, tc := range []struct {
 		name    string
@@ -74,6 +78,9 @@ func TestCompareExitStatus(t *testing.T) {
 		{"more commands, gated", []string{"--fail-on=regression", old, commandsDir}, 3, "deterministic counts  3 changed (3 up, 0 down)",
 			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 3 deterministic counts changed"},
 		{"noise 50%", []string{"--noise", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
+		{"another kernel, gated", []string{"--fail-on", "regression", old, kernelDir}, 4, "cannot tell, absolute figures: the machine changed (kernel",
+			"dbbench: compare cannot tell: nothing regressed among the figures that could be judged; 1 part could not be (the gate's lines say why)"},
+		{"another kernel, no gate", []string{old, kernelDir}, 0, "gate: cannot tell", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := dbbench(t, nil, append([]string{"compare"}, tc.args...)...)
@@ -135,7 +142,7 @@ func TestCompareBaseline(t *testing.T) {
 }
 
 // A results.json of schema v1 (no yardstick, no pairs, no counts) compares without a
-// crash, and says what it could not normalise.
+// crash, says what it could not normalise, and cannot tell (exit status 4).
 func TestCompareOldRun(t *testing.T) {
 	v1 := t.TempDir()
 	b, err := os.ReadFile("../../compare/testdata/v1-quick.json")
@@ -144,7 +151,7 @@ func TestCompareOldRun(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(v1, "results.json"), b, 0o644)
 	code, stdout, stderr := dbbench(t, nil, "compare", "--fail-on", "regression", v1, v1)
-	if code != 0 || !strings.Contains(stdout, "yardstick: neither run has one: absolute figures are compared as they are (not normalised)") ||
+	if code != 4 || !strings.Contains(stdout, "yardstick: neither run has one: absolute figures are compared as they are (not normalised)") ||
 		!strings.Contains(stdout, "neither run has a yardstick (made before dbbench timed one)") {
 		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout[:min(len(stdout), 3000)])
 	}

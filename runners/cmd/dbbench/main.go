@@ -104,6 +104,11 @@ var errGate = errors.New("--fail-on regression")
 // that a short soak in CI does not pass a leak it could not yet tell from settling.
 var errRising = errors.New("rising, unresolved")
 
+// errCannotTell marks a comparison in which nothing regressed among the figures that
+// could be judged, and some could not be (runners/compare, CannotTell): exit status 4,
+// the soak's "unresolved", so that a CI job tells "cannot compare" from "regressed".
+var errCannotTell = errors.New("cannot tell")
+
 // Exit statuses (README.md, "Exit status").
 const (
 	exitFailed      = 1
@@ -137,7 +142,7 @@ func exitStatus(err error, interrupted bool) int {
 		return exitInterrupted
 	case errors.Is(err, errGate):
 		return exitGate
-	case errors.Is(err, errRising):
+	case errors.Is(err, errRising), errors.Is(err, errCannotTell):
 		return exitRising
 	case errors.Is(err, run.ErrDatabaseDied):
 		return exitDatabase
