@@ -28,7 +28,9 @@ import (
 // and keeps it; "query:1" reads the user once more on every get request (a slowdown and
 // a count change, for compare); "lostupdate:1" makes every update request (POST
 // /users/{id}/visits) a read-then-write without a lock (see unlockedVisit), so
-// concurrent visits lose increments, for the update check to catch. Comma-separated;
+// concurrent visits lose increments, for the update check to catch; "cpu:3400" does
+// 3400 multiply-xor steps (about a nanosecond each) on every get request, CPU and
+// nothing else (compare's planted +5%). Comma-separated;
 // "layer:gorm" plants only in that layer's targets.
 const leakVar = "DBBENCH_LEAK"
 
@@ -40,7 +42,7 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		return s, nil
 	}
 	l := &leaky{Store: s, db: db, log: logger}
-	every := map[string]*int64{"stmt": &l.stmtEvery, "fd": &l.fdEvery, "query": &l.queryEvery, "lostupdate": &l.lostEvery}
+	every := map[string]*int64{"stmt": &l.stmtEvery, "fd": &l.fdEvery, "query": &l.queryEvery, "lostupdate": &l.lostEvery, "cpu": &l.cpuSteps}
 	only := ""
 	for _, part := range strings.Split(spec, ",") {
 		what, arg, ok := strings.Cut(strings.TrimSpace(part), ":")
@@ -50,11 +52,11 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		}
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !ok || err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, and optionally layer:NAME", leakVar, spec)
+			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, or cpu:N steps, and optionally layer:NAME", leakVar, spec)
 		}
 		p := every[what]
 		if p == nil {
-			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate or layer)", leakVar, spec, what)
+			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate, cpu or layer)", leakVar, spec, what)
 		}
 		*p = n
 	}
@@ -75,6 +77,7 @@ type leaky struct {
 	stmtEvery, fdEvery int64
 	queryEvery         int64
 	lostEvery          int64
+	cpuSteps           int64
 	n, visits          atomic.Int64
 	mu                 sync.Mutex
 	stmts              []*sql.Stmt
@@ -107,7 +110,19 @@ func (l *leaky) Find(ctx context.Context, id uint32) (server.User, error) {
 			return server.User{}, fmt.Errorf("planted query: %w", err)
 		}
 	}
+	if l.cpuSteps > 0 && spin(id, l.cpuSteps) == 1 {
+		return server.User{}, errors.New("planted cpu: unreachable") // keeps the loop
+	}
 	return l.Store.Find(ctx, id)
+}
+
+// spin is the planted CPU: steps multiply-xor steps, a serial chain the compiler keeps.
+func spin(id uint32, steps int64) uint64 {
+	h := uint64(id) | 1<<40
+	for i := range steps {
+		h = h*1099511628211 ^ uint64(i)
+	}
+	return h
 }
 
 func (l *leaky) Visit(ctx context.Context, id uint32) (server.Visits, error) {

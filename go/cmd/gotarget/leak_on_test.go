@@ -12,7 +12,7 @@ import (
 // plantLeak reads every plant into its own counter, and names what it refuses.
 func TestPlantLeakReadsTheSpec(t *testing.T) {
 	logger := log.New(io.Discard, "", 0)
-	t.Setenv(leakVar, "stmt:500, fd:2,query:1,lostupdate:3,layer:raw")
+	t.Setenv(leakVar, "stmt:500, fd:2,query:1,lostupdate:3,cpu:1700,layer:raw")
 	s, err := plantLeak(nil, nil, "raw", logger)
 	if err != nil {
 		t.Fatal(err)
@@ -21,8 +21,8 @@ func TestPlantLeakReadsTheSpec(t *testing.T) {
 	if !ok {
 		t.Fatalf("plantLeak gave %T, want *leaky", s)
 	}
-	if l.stmtEvery != 500 || l.fdEvery != 2 || l.queryEvery != 1 || l.lostEvery != 3 {
-		t.Errorf("every: stmt %d, fd %d, query %d, lostupdate %d; want 500, 2, 1, 3", l.stmtEvery, l.fdEvery, l.queryEvery, l.lostEvery)
+	if l.stmtEvery != 500 || l.fdEvery != 2 || l.queryEvery != 1 || l.lostEvery != 3 || l.cpuSteps != 1700 {
+		t.Errorf("every: stmt %d, fd %d, query %d, lostupdate %d, cpu %d; want 500, 2, 1, 3, 1700", l.stmtEvery, l.fdEvery, l.queryEvery, l.lostEvery, l.cpuSteps)
 	}
 	if s, err := plantLeak(nil, nil, "gorm", logger); err != nil || s != nil {
 		t.Errorf("another layer: got %v, %v; want the store unchanged (nil)", s, err)
@@ -36,5 +36,16 @@ func TestPlantLeakReadsTheSpec(t *testing.T) {
 		if _, err := plantLeak(nil, nil, "raw", logger); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s=%q: got %v, want an error with %q", leakVar, spec, err, want)
 		}
+	}
+}
+
+// The planted CPU is a chain whose result depends on every step, so the compiler keeps
+// it (its time is measured by the runs that plant it, not here).
+func TestSpinIsWork(t *testing.T) {
+	if spin(7, 1000) == spin(7, 1001) {
+		t.Errorf("one more step gives the same result: the loop may be optimised away")
+	}
+	if spin(7, 0) != 7|1<<40 {
+		t.Errorf("no steps: %d, want the seed", spin(7, 0))
 	}
 }
