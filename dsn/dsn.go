@@ -5,6 +5,7 @@
 package dsn
 
 import (
+	"dbbench/dsn/protocol"
 	"fmt"
 	"io"
 	"net/url"
@@ -61,7 +62,7 @@ func Read(path string) (*mysql.Config, error) {
 }
 
 // ReadLine reads the DSN file at path, which holds one line: a go-sql-driver DSN, or a
-// PostgreSQL URL (IsPostgres). Its errors never contain the line.
+// PostgreSQL URL (protocol.Of). Its errors never contain the line.
 func ReadLine(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -75,12 +76,6 @@ func ReadLine(path string) (string, error) {
 		return "", fmt.Errorf("DSN file %s has more than one line (want one line %s)", path, Form)
 	}
 	return line, nil
-}
-
-// IsPostgres says whether a DSN line is a PostgreSQL URL (postgres:// or
-// postgresql://), which pgx parses, rather than a go-sql-driver DSN.
-func IsPostgres(line string) bool {
-	return strings.HasPrefix(line, "postgres://") || strings.HasPrefix(line, "postgresql://")
 }
 
 // MaskURLPassword masks password where it stands in a URL's user part
@@ -111,7 +106,7 @@ func Redact(cfg *mysql.Config) string {
 // stands between the first ':' and the last '@' before the database name; "" when
 // there is none.
 func PasswordOf(dsn string) string {
-	if IsPostgres(dsn) {
+	if protocol.Of(dsn) == protocol.Postgres {
 		if u, err := url.Parse(dsn); err == nil {
 			pw, _ := u.User.Password()
 			return pw

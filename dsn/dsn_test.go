@@ -107,9 +107,6 @@ func TestWriterMasksEachWrite(t *testing.T) {
 
 func TestPostgresURLs(t *testing.T) {
 	line := "postgres://dbbench:" + pw + "@127.0.0.1:5432/dbbench?sslmode=disable"
-	if !IsPostgres(line) || !IsPostgres("postgresql://u@h/db") || IsPostgres("u:p@tcp(h:1)/db") {
-		t.Error("IsPostgres: wrong on a URL or a DSN")
-	}
 	if got := MaskURLPassword("connect "+line+" failed", pw); strings.Contains(got, pw) || !strings.Contains(got, "dbbench:****@127.0.0.1") {
 		t.Errorf("MaskURLPassword = %q", got)
 	}

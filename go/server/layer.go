@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -28,10 +29,11 @@ var AllStmts = []string{Prepare, Prepared, Interpolate}
 // one text query (simple_protocol).
 var PgxModes = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
 
-// The wire protocols a layer may read, by matrix.yaml's names.
+// The wire protocols a layer may read, by matrix.yaml's names: package protocol's, the
+// one list the runner's matrix reads too.
 const (
-	MySQL    = "mysql"
-	Postgres = "postgres"
+	MySQL    = string(protocol.MySQL)
+	Postgres = string(protocol.Postgres)
 )
 
 // LayerOptions are what a layer's New is given besides the pool.

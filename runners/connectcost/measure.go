@@ -17,9 +17,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
-	"dbbench/runners/roundtrip"
 	"dbbench/runners/secret"
 	"dbbench/runners/stats"
 )
@@ -120,11 +120,11 @@ func waysOf(ctx context.Context, admin *sql.DB) ([]way, error) {
 			ways = append(ways, way{path: plugin, tls: onTLS})
 			continue
 		}
-		full := roundtrip.PathFullRSA
+		full := protocol.PathFullRSA
 		if onTLS {
-			full = roundtrip.PathFull // the password goes over TLS, no RSA key
+			full = protocol.PathFull // the password goes over TLS, no RSA key
 		}
-		ways = append(ways, way{path: roundtrip.PathCached, tls: onTLS}, way{path: full, tls: onTLS, full: true})
+		ways = append(ways, way{path: protocol.PathCached, tls: onTLS}, way{path: full, tls: onTLS, full: true})
 	}
 	return ways, nil
 }

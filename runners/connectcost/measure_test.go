@@ -5,8 +5,8 @@ import (
 	"maps"
 	"testing"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/dbtest"
-	"dbbench/runners/roundtrip"
 )
 
 // Each server's paths, with and without TLS, and their handshakes' round trips after
@@ -27,8 +27,8 @@ func TestEachPathOnBothServers(t *testing.T) {
 		trips  map[key]float64
 	}{
 		{"mariadb", dbtest.Start, map[key]float64{{"mysql_native_password", false}: 1, {"mysql_native_password", true}: 2}},
-		{"mysql", dbtest.StartMySQL, map[key]float64{{roundtrip.PathCached, false}: 1, {roundtrip.PathFullRSA, false}: 3,
-			{roundtrip.PathCached, true}: 2, {roundtrip.PathFull, true}: 3}},
+		{"mysql", dbtest.StartMySQL, map[key]float64{{protocol.PathCached, false}: 1, {protocol.PathFullRSA, false}: 3,
+			{protocol.PathCached, true}: 2, {protocol.PathFull, true}: 3}},
 	} {
 		t.Run(tc.server, func(t *testing.T) {
 			db := tc.start(t, 10)

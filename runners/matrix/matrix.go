@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"cmp"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"os"
@@ -81,8 +82,9 @@ var Poolers = []string{"pgbouncer"}
 // StartedServer is the server a db runs: its own name, or the one behind its pooler.
 func (d *DB) StartedServer() string { return cmp.Or(d.Server, d.Name) }
 
-// Protocols a database may speak; a db without one speaks the first.
-var Protocols = []string{"mysql", "postgres"}
+// Protocols a database may speak (package protocol's, which the Go target's layers
+// read too); a db without one speaks the first.
+var Protocols = protocol.Names()
 
 // Op is one endpoint: the request it sends and, for a list, the rows it asks for.
 type Op struct {
@@ -168,7 +170,7 @@ func (m *Matrix) Reads(l *Layer, db string) bool {
 	case l.StmtBy != nil:
 		return d != nil && l.StmtBy[d.Protocol] != nil
 	}
-	return d != nil && d.Protocol == Protocols[0]
+	return d != nil && d.Protocol == string(protocol.MySQL)
 }
 
 // Offers says whether the layer offers statement mode stmt on database db, which it
@@ -182,7 +184,7 @@ func (m *Matrix) ProtocolOf(db string) string {
 	if d := m.DBs[db]; d != nil {
 		return d.Protocol
 	}
-	return Protocols[0]
+	return string(protocol.MySQL)
 }
 
 // StmtsOn are the statement modes the layer offers on databases of the protocol.

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"cmp"
+	"dbbench/dsn/protocol"
 	"fmt"
 	"maps"
 	"regexp"
@@ -269,14 +270,14 @@ func (p parser) baseline(l *Lang, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	if by[Protocols[0]] == nil {
-		return p.errorf(n, "baseline of %s: name the %s protocol's too (the baseline of a run before protocols)", l.Name, Protocols[0])
+	if by[string(protocol.MySQL)] == nil {
+		return p.errorf(n, "baseline of %s: name the %s protocol's too (the baseline of a run before protocols)", l.Name, string(protocol.MySQL))
 	}
 	l.BaselineBy = map[string]string{}
 	for protocol, b := range by {
 		l.BaselineBy[protocol] = b.Value
 	}
-	l.Baseline = l.BaselineBy[Protocols[0]]
+	l.Baseline = l.BaselineBy[string(protocol.MySQL)]
 	return nil
 }
 
@@ -487,14 +488,14 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 // server there was before dbs.
 func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 	if n == nil {
-		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Protocol: Protocols[0]}, []string{"mariadb"}
+		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Protocol: string(protocol.MySQL)}, []string{"mariadb"}
 		return nil
 	}
 	return p.eachEntry(n, "dbs", "db", []string{"about", "protocol", "server", "pooler"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if err := CheckRev(k.Value); err != nil || strings.ContainsAny(k.Value, ".+") {
 			return p.errorf(k, "db name %q: want letters, digits, '_' or '-'", k.Value)
 		}
-		db := &DB{Name: k.Value, About: f["about"].Value, Protocol: Protocols[0]}
+		db := &DB{Name: k.Value, About: f["about"].Value, Protocol: string(protocol.MySQL)}
 		if pr := f["protocol"]; pr != nil {
 			if !slices.Contains(Protocols, pr.Value) {
 				return p.errorf(pr, "protocol of db %s: %q (want one of %s)", k.Value, pr.Value, strings.Join(Protocols, ", "))
@@ -564,7 +565,7 @@ func (p parser) exclude(m *Matrix, n *yaml.Node) error {
 
 func (p parser) rules(m *Matrix, n *yaml.Node) error {
 	return p.matchList(n, "roundtrips", "a roundtrips rule", "commands", []string{"log_only", "why", "protocol"}, func(re *regexp.Regexp, r map[string]*yaml.Node) error {
-		rule := Rule{Match: re, Protocol: Protocols[0]}
+		rule := Rule{Match: re, Protocol: string(protocol.MySQL)}
 		if pr := r["protocol"]; pr != nil {
 			if !slices.Contains(Protocols, pr.Value) {
 				return p.errorf(pr, "protocol of a roundtrips rule: %q (want one of %s)", pr.Value, strings.Join(Protocols, ", "))

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,7 +26,7 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	switch {
 	case o.DSN == "":
 		return nil, errors.New("dsn provider: no PostgreSQL URL given (--dsn-file holding postgres://user:password@host:port/database)")
-	case !dsn.IsPostgres(o.DSN):
+	case protocol.Of(o.DSN) != protocol.Postgres:
 		return nil, errors.New("dsn provider: --db postgres takes a PostgreSQL URL (postgres://user:password@host:port/database), not a MySQL DSN")
 	}
 	if err := CheckURL(o.DSN); err != nil {

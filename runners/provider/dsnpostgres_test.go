@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"dbbench/dsn/protocol"
 	"errors"
 	"io"
 	"net/url"
@@ -37,7 +38,7 @@ func TestDSNProviderOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if db.Kind != "dsn" || !db.Postgres() || db.PID != 0 || !strings.Contains(db.Version, "PostgreSQL") {
+	if db.Kind != "dsn" || db.Protocol() != protocol.Postgres || db.PID != 0 || !strings.Contains(db.Version, "PostgreSQL") {
 		t.Errorf("attached %+v, want a dsn PostgreSQL of no process of ours", db)
 	}
 	if err := fixtures.VerifyPostgres(ctx, admin, 30); err != nil {

@@ -7,6 +7,7 @@ package provider
 import (
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 	"fmt"
 	"io"
 	"net/url"
@@ -130,18 +131,24 @@ func (d *DB) Restart(ctx context.Context) (ok bool, err error) {
 // DSN is the full go-sql-driver DSN, or PostgreSQL's URL, password included: write it
 // only to a 0600 file.
 func (d *DB) DSN() string {
-	if d.Postgres() {
+	if d.Protocol() == protocol.Postgres {
 		return d.URL
 	}
 	return d.Config.FormatDSN()
 }
 
-// Postgres says the server speaks PostgreSQL's protocol (URL), not MySQL's (Config).
-func (d *DB) Postgres() bool { return d.URL != "" }
+// Protocol is the wire protocol the server speaks: PostgreSQL's when it has a URL,
+// MySQL's (Config) otherwise.
+func (d *DB) Protocol() protocol.Protocol {
+	if d.URL != "" {
+		return protocol.Postgres
+	}
+	return protocol.MySQL
+}
 
 // Addr is the server's host:port.
 func (d *DB) Addr() string {
-	if d.Postgres() {
+	if d.Protocol() == protocol.Postgres {
 		u, err := url.Parse(d.URL)
 		if err != nil {
 			return ""
@@ -161,7 +168,7 @@ func (d *DB) TargetAddr() string {
 
 // Redacted is the DSN with the password masked, for people and logs.
 func (d *DB) Redacted() string {
-	if d.Postgres() {
+	if d.Protocol() == protocol.Postgres {
 		return dsn.RedactURL(d.URL)
 	}
 	return dsn.Redact(d.Config)
@@ -169,7 +176,7 @@ func (d *DB) Redacted() string {
 
 // Open returns a new pool on the database; the caller closes it.
 func (d *DB) Open() (*sql.DB, error) {
-	if d.Postgres() {
+	if d.Protocol() == protocol.Postgres {
 		return sql.Open("pgx", d.URL)
 	}
 	c, err := mysql.NewConnector(d.Config)
@@ -277,7 +284,7 @@ func ping(ctx context.Context, cfg *mysql.Config) error {
 // server takes it: PostgreSQL numbers them ($1, $2, …). The runner's queries hold no ?
 // in a string literal.
 func (d *DB) Rebind(q string) string {
-	if !d.Postgres() {
+	if d.Protocol() != protocol.Postgres {
 		return q
 	}
 	var b strings.Builder

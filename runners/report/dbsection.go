@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/findings"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
-	"dbbench/runners/roundtrip"
 	"dbbench/runners/units"
 )
 
@@ -248,7 +248,7 @@ func (d *data) connectionContrast(refDB, onDB string) string {
 			server = "mariadb"
 		}
 		for _, c := range d.run.Connections[server] {
-			if !c.TLS && c.Path != roundtrip.PathFullRSA { // the steady state: no first login
+			if !c.TLS && c.Path != protocol.PathFullRSA { // the steady state: no first login
 				return c
 			}
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"dbbench/dsn/protocol"
 	"fmt"
 	"slices"
 	"strings"
@@ -234,7 +235,7 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	if count, names := commandChange(f.Base, f.Other); count != "" {
 		change = commandsTerm(count)
 		if st == nil {
-			if f.Base.Roundtrips.Protocol == "postgres" { // a Sync answers a batch: messages are no round trips
+			if f.Base.Roundtrips.Protocol == protocol.Postgres { // a Sync answers a batch: messages are no round trips
 				change += tripChange(f.Base, f.Other)
 			}
 			change += ": " + names

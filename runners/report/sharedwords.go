@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/findings"
 	"dbbench/runners/internal/words"
 	"dbbench/runners/results"
-	"dbbench/runners/roundtrip"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -164,7 +164,7 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	}
 	var less, more []string
 	b, o := counts(base), counts(other)
-	for _, k := range roundtrip.Ordered(b, o) {
+	for _, k := range protocol.MySQL.Ordered(b, o) {
 		switch {
 		case o[k] > b[k]:
 			more = append(more, "+"+k)
@@ -175,10 +175,7 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	if len(less)+len(more) == 0 {
 		return "", ""
 	}
-	if base.Roundtrips.Protocol == "postgres" { // PostgreSQL's frontend messages
-		return fmt.Sprintf("%s → %s messages", units.Number(cb), units.Number(co)), strings.Join(append(less, more...), " ")
-	}
-	return fmt.Sprintf("%s → %s commands", units.Number(cb), units.Number(co)), strings.Join(append(less, more...), " ")
+	return fmt.Sprintf("%s → %s %s", units.Number(cb), units.Number(co), base.Roundtrips.Protocol.Commands()), strings.Join(append(less, more...), " ")
 }
 
 // counts are v's commands per request by name (wire counts when present).

@@ -4,7 +4,7 @@
 package results
 
 import (
-	"dbbench/runners/roundtrip"
+	"dbbench/dsn/protocol"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -531,7 +531,7 @@ type Roundtrips struct {
 	// messages, Trips the round trips the proxy saw (messages are no round trips there:
 	// a Sync answers a batch), and Statements pg_stat_statements' statements per request
 	// by their first word; Log and Status are empty. "" on MySQL's protocol.
-	Protocol   string             `json:"protocol,omitempty"`
+	Protocol   protocol.Protocol  `json:"protocol,omitempty"`
 	Trips      float64            `json:"round_trips,omitempty"`
 	Statements map[string]float64 `json:"statements,omitempty"`
 }
@@ -599,8 +599,8 @@ func (rt *Roundtrips) PerCommand() map[string]float64 {
 func CountedProtocols(vs []*Variant) (mysql, postgres bool) {
 	for _, v := range vs {
 		if v.Roundtrips != nil {
-			postgres = postgres || v.Roundtrips.Protocol == "postgres"
-			mysql = mysql || v.Roundtrips.Protocol != "postgres"
+			postgres = postgres || v.Roundtrips.Protocol == protocol.Postgres
+			mysql = mysql || v.Roundtrips.Protocol != protocol.Postgres
 		}
 	}
 	return mysql, postgres
@@ -611,7 +611,7 @@ func CountedProtocols(vs []*Variant) (mysql, postgres bool) {
 // as one, though its handshake takes more). Wire counts are used when present, since
 // the general log misses COM_PING.
 func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
-	if rt.Protocol == "postgres" {
+	if rt.Protocol == protocol.Postgres {
 		for _, n := range rt.Wire {
 			commands += n
 		}
@@ -619,7 +619,7 @@ func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
 	}
 	for k, n := range rt.PerCommand() {
 		commands += n
-		if !roundtrip.OneWay[k] {
+		if protocol.Waits(k) {
 			roundtrips += n
 		}
 	}

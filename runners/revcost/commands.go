@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/results"
-	"dbbench/runners/roundtrip"
 	"dbbench/runners/units"
 )
 
@@ -36,7 +36,7 @@ func commandsOf(a, b *results.Variant) *Commands {
 	c := &Commands{}
 	c.A, _ = a.Roundtrips.Commands()
 	c.B, _ = b.Roundtrips.Commands()
-	for _, k := range roundtrip.Ordered(ca, cb) {
+	for _, k := range protocol.MySQL.Ordered(ca, cb) {
 		if ca[k] != cb[k] {
 			c.Changes = append(c.Changes, CommandChange{Name: k, A: ca[k], B: cb[k]})
 		}

@@ -2,6 +2,7 @@ package roundtrip
 
 import (
 	"bytes"
+	"dbbench/dsn/protocol"
 	"sync"
 )
 
@@ -12,13 +13,8 @@ import (
 // (the full path: without TLS the client asks for the server's RSA key and sends the
 // password encrypted with it, two more round trips).
 
-// Authentication paths, as results and reports name them.
-const (
-	PathCached  = "caching_sha2_password, cached"
-	PathFull    = "caching_sha2_password, full"
-	PathFullRSA = "caching_sha2_password, full, RSA key fetched"
-	PathTLS     = "TLS (not seen)"
-)
+// The authentication paths, as results and reports name them, are package protocol's
+// (PathCached, PathFull, PathFullRSA, PathTLS).
 
 // handshake follows one connection until its authentication ends. The client's side
 // counts the packets it sends before its first command (each one waits for an answer);
@@ -113,13 +109,13 @@ func (h *handshake) outcome() (path string, trips int) {
 func (h *handshake) pathLocked() string {
 	switch {
 	case h.tls:
-		return PathTLS
+		return protocol.PathTLS
 	case h.plugin == "caching_sha2_password" && h.full && h.key:
-		return PathFullRSA
+		return protocol.PathFullRSA
 	case h.plugin == "caching_sha2_password" && h.full:
-		return PathFull
+		return protocol.PathFull
 	case h.plugin == "caching_sha2_password" && h.fast:
-		return PathCached
+		return protocol.PathCached
 	case h.plugin == "":
 		return "unknown"
 	}

@@ -35,9 +35,6 @@ const (
 	pgMaxStartup    = 10000 // the server's own limit on a startup packet
 )
 
-// PostgresOrder is the order a request sends its messages in, for lists.
-var PostgresOrder = []string{"Connect", "Startup", "Password", "Query", "Parse", "Bind", "Describe", "Execute", "Close", "Sync", "Flush", "Terminate"}
-
 // countPostgres copies a client's messages to the server, counting each by name, and
 // notes when each message that gets an answer was sent (asked). Before the startup
 // message, packets have no type byte; a client that turns to TLS is copied unread.

@@ -2,7 +2,7 @@ package roundtrip
 
 import (
 	"bufio"
-	"dbbench/dsn"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -227,32 +227,6 @@ func (p *Proxy) serve(client net.Conn) {
 	<-done
 }
 
-// requestOrder is the order a request sends its commands in.
-var requestOrder = []string{"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"}
-
-// Ordered lists the command names of counts (per request, by name) in the order a
-// request sends them, then any others by name: lists for people follow it.
-func Ordered(counts ...map[string]float64) []string {
-	var out, rest []string
-	for _, m := range counts {
-		for k := range m {
-			switch {
-			case slices.Contains(out, k) || slices.Contains(rest, k):
-			case slices.Contains(requestOrder, k):
-				out = append(out, k)
-			default:
-				rest = append(rest, k)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(requestOrder, a) - slices.Index(requestOrder, b) })
-	slices.Sort(rest)
-	return append(out, rest...)
-}
-
-// OneWay are the commands the server never answers: they cost a packet, not a wait.
-var OneWay = map[string]bool{"Close stmt": true, "Quit": true, "Long Data": true}
-
 // countAndForward copies client packets to the server, counting each command, and
 // notes when each command that gets an answer was sent (asked). The packets before the
 // first command are the handshake's (h); after a TLS request it copies without reading.
@@ -300,7 +274,7 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64, h 
 		}
 		// Noted before the write: a fast server's answer could otherwise arrive first
 		// and its wait go uncounted.
-		if command != "" && !OneWay[command] {
+		if command != "" && protocol.Waits(command) {
 			asked.Store(time.Now().UnixNano())
 		}
 		if _, err := server.Write(append(header[:], payload...)); err != nil {
@@ -342,7 +316,7 @@ func (c countingWriter) Write(b []byte) (int, error) {
 // RewriteDSN returns dsn with its host:port replaced by addr (to route it through a
 // Proxy): a go-sql-driver DSN, or a PostgreSQL URL.
 func RewriteDSN(line, addr string) (string, error) {
-	if dsn.IsPostgres(line) {
+	if protocol.Of(line) == protocol.Postgres {
 		u, err := url.Parse(line)
 		if err != nil {
 			return "", errors.New("roundtrip: malformed PostgreSQL URL")

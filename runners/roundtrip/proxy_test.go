@@ -1,6 +1,7 @@
 package roundtrip
 
 import (
+	"dbbench/dsn/protocol"
 	"io"
 	"maps"
 	"net"
@@ -117,11 +118,11 @@ func TestProxyNamesEachConnectionsAuthenticationPath(t *testing.T) {
 		defer p.Close()
 		fresh := "fresh:fresh-pw-1@tcp(" + db.Config.Addr + ")/"
 		connect(t, p, fresh, "")
-		expect(t, p, map[string]int64{PathFullRSA: 1}, 3)
+		expect(t, p, map[string]int64{protocol.PathFullRSA: 1}, 3)
 		connect(t, p, fresh, "")
-		expect(t, p, map[string]int64{PathFullRSA: 1, PathCached: 1}, 4)
+		expect(t, p, map[string]int64{protocol.PathFullRSA: 1, protocol.PathCached: 1}, 4)
 		p.Reset()
 		connect(t, p, fresh, "tls=skip-verify")
-		expect(t, p, map[string]int64{PathTLS: 1}, 1)
+		expect(t, p, map[string]int64{protocol.PathTLS: 1}, 1)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func (d *database) pids() []int {
 	if d.db.PID == 0 {
 		return nil
 	}
-	if d.db.Postgres() {
+	if d.db.Protocol() == protocol.Postgres {
 		if t, err := procstat.Tree(d.db.PID); err == nil {
 			return t
 		}
@@ -104,7 +105,7 @@ func (d *database) light() (l procstat.Light, ok bool, err error) {
 	switch {
 	case d.db.PID == 0:
 		return l, false, nil
-	case d.db.Postgres():
+	case d.db.Protocol() == protocol.Postgres:
 		l, err = procstat.TakeLightTree(d.db.PID)
 	default:
 		l, err = procstat.TakeLight(d.db.PID)
@@ -173,7 +174,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		version = "MySQL " + version // MySQL's version says only "8.0.31"
 	}
 	r.res.Environment[key] = db.Kind + " " + version
-	if db.Kind == "embedded" && !db.Postgres() {
+	if db.Kind == "embedded" && db.Protocol() != protocol.Postgres {
 		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
 	// The targets reach the server through its pooler when it has one (--pooler); the
@@ -198,7 +199,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		return err
 	}
 	start := roundtrip.StartProxyOn
-	if db.Postgres() {
+	if db.Protocol() == protocol.Postgres {
 		start = roundtrip.StartPostgresProxyOn
 	}
 	if d.proxy, err = start(r.topo.Load.Addr, upstream); err != nil {
@@ -216,7 +217,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 // of 20 (at least 10 rounds): on an embedded server on this host's loopback only, whose CPU the run can read.
 func (r *runner) measureConnections(ctx context.Context, d *database, opts provider.Options) error {
 	n := r.o.Preset.Handshakes
-	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil || d.db.Postgres() { // connectcost speaks MySQL's handshakes
+	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil || d.db.Protocol() == protocol.Postgres { // connectcost speaks MySQL's handshakes
 		return nil
 	}
 	rounds := max(10, n/20) // benchstat's interval of a median needs 6 values or more

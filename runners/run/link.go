@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 	"fmt"
 	"net"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
-	"dbbench/dsn"
 	"dbbench/runners/echo"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -56,7 +56,7 @@ func measureLink(ctx context.Context, topo *topology.Topology, direct, path stri
 // pingProbe names the ping a link is timed with: MySQL's COM_PING, or PostgreSQL's
 // empty query (pgx's Ping), one round trip each.
 func pingProbe(line string) string {
-	if dsn.IsPostgres(line) {
+	if protocol.Of(line) == protocol.Postgres {
 		return "empty query"
 	}
 	return "COM_PING"
@@ -65,7 +65,7 @@ func pingProbe(line string) string {
 // pingRTT times pings on one connection to the database of line (a DSN or a
 // PostgreSQL URL), dialled with dial (nil: from here).
 func pingRTT(ctx context.Context, line string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (float64, error) {
-	if dsn.IsPostgres(line) {
+	if protocol.Of(line) == protocol.Postgres {
 		cc, err := pgx.ParseConfig(line)
 		if err != nil {
 			return 0, err

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"dbbench/dsn/protocol"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -212,7 +213,7 @@ func sample(ctx context.Context, read func(ctx context.Context) (int64, bool)) f
 func threadsRunning(d *database) func(ctx context.Context) (int64, bool) {
 	return func(ctx context.Context) (int64, bool) {
 		var v int64
-		if d.db.Postgres() {
+		if d.db.Protocol() == protocol.Postgres {
 			if d.admin.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'").Scan(&v) != nil {
 				return 0, false
 			}

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"database/sql"
+	"dbbench/dsn/protocol"
 	"dbbench/runners/target"
 	"fmt"
 	"maps"
@@ -134,7 +135,7 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 		out.Status[k] = float64(v) / float64(n)
 	}
 	if res.Postgres {
-		out.Protocol, out.Trips = "postgres", float64(res.Trips)/float64(n)
+		out.Protocol, out.Trips = protocol.Postgres, float64(res.Trips)/float64(n)
 		out.Statements = res.StatementsPerRequest()
 		out.PerfSchemaOff = res.StatementsOff
 		out.Mismatch = Mismatch(res, want)

@@ -6,6 +6,7 @@ package run
 import (
 	"cmp"
 	"context"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -540,7 +541,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds, d.db.Postgres()}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
+	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds, d.db.Protocol() == protocol.Postgres}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
 		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error()+said())
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"slices"
@@ -173,7 +174,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // commit, 2 writes it (the OS keeps it when the server dies; a crashed machine loses
 // up to a second), 0 writes it once a second (a killed server loses up to a second).
 func durability(ctx context.Context, d *database) (string, bool, error) {
-	if d.db.Postgres() {
+	if d.db.Protocol() == protocol.Postgres {
 		return pgDurability(ctx, d)
 	}
 	var flush int

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"dbbench/dsn/protocol"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -40,9 +41,9 @@ func (dl DescribedLayer) protocols() []string {
 	case dl.Protocols != nil:
 		return dl.Protocols
 	case dl.Postgres:
-		return []string{"postgres"}
+		return []string{string(protocol.Postgres)}
 	}
-	return []string{matrix.Protocols[0]}
+	return []string{string(protocol.MySQL)}
 }
 
 func parseDescription(who string, b []byte) (*Description, error) {

@@ -3,6 +3,7 @@ package target
 import (
 	"bytes"
 	"context"
+	"dbbench/dsn/protocol"
 	"debug/buildinfo"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"dbbench/dsn"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/secret"
@@ -203,7 +203,7 @@ func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	// the DSN came from a file this process did not write.
 	line := strings.TrimSpace(string(b))
 	check := func(line string) error { _, err := provider.ParseDSN(line); return err }
-	if dsn.IsPostgres(line) {
+	if protocol.Of(line) == protocol.Postgres {
 		check = provider.CheckURL
 	}
 	if err := check(line); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"dbbench/dsn"
 	"dbbench/runners/environment"
 	"dbbench/runners/loglines"
 	"dbbench/runners/matrix"
@@ -598,7 +598,7 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	line := strings.TrimSpace(string(b))
 	secret.RegisterDSN(line)
 	parse := phpMySQL
-	if dsn.IsPostgres(line) {
+	if protocol.Of(line) == protocol.Postgres {
 		parse = phpPostgres
 	}
 	vals, err := parse(line)

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"database/sql/driver"
+	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	neturl "net/url"
@@ -49,10 +50,11 @@ func connect(c config.Config) (*database, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := dsn.IsPostgres(line)
-	if err := checkProtocol(c, pg); err != nil {
+	p := protocol.Of(line)
+	if err := checkProtocol(c, p); err != nil {
 		return nil, err
 	}
+	pg := p == protocol.Postgres
 	if pg && layers.All[c.Layer].Driver == "pq" {
 		return libpq(line, c.Stmt)
 	}
@@ -74,30 +76,23 @@ func connect(c config.Config) (*database, error) {
 
 // checkProtocol refuses a layer that does not read the DSN's protocol, or a mode the
 // layer does not offer on it. --ping names no layer: the protocol's first driver pings.
-func checkProtocol(c config.Config, pg bool) error {
+func checkProtocol(c config.Config, p protocol.Protocol) error {
 	if c.Ping > 0 {
 		return nil
 	}
-	stmts := layers.All[c.Layer].Stmts[protocolName(pg)]
+	stmts := layers.All[c.Layer].Stmts[string(p)]
 	if stmts == nil {
-		return fmt.Errorf("layer %s does not read %s (the DSN file holds a %s)", c.Layer, map[bool]string{true: "PostgreSQL", false: "MySQL"}[pg], protocol(pg))
+		return fmt.Errorf("layer %s does not read %s (the DSN file holds a %s)", c.Layer, map[bool]string{true: "PostgreSQL", false: "MySQL"}[p == protocol.Postgres], dsnKind(p))
 	}
 	if !slices.Contains(stmts, c.Stmt) {
-		return fmt.Errorf("layer %s has no --stmt %s on a %s (want one of %s)", c.Layer, c.Stmt, protocol(pg), strings.Join(stmts, ", "))
+		return fmt.Errorf("layer %s has no --stmt %s on a %s (want one of %s)", c.Layer, c.Stmt, dsnKind(p), strings.Join(stmts, ", "))
 	}
 	return nil
 }
 
-// protocolName is the protocol by the name layers.All's Stmts use.
-func protocolName(postgres bool) string {
-	if postgres {
-		return server.Postgres
-	}
-	return server.MySQL
-}
-
-func protocol(postgres bool) string {
-	if postgres {
+// dsnKind names what a DSN file of protocol p holds, for messages.
+func dsnKind(p protocol.Protocol) string {
+	if p == protocol.Postgres {
 		return "PostgreSQL URL"
 	}
 	return "MySQL DSN"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dbbench/dsn/protocol"
 	"dbbench/runners/delay"
 	"errors"
 	"fmt"
@@ -341,5 +342,5 @@ func answersPostgres(sel selection) bool {
 	if len(sel.dbs) == 0 || slices.Contains(sel.dbs, sel.m.DefaultDB()) {
 		return false
 	}
-	return sel.m.ProtocolOf(sel.dbs[0]) == "postgres"
+	return sel.m.ProtocolOf(sel.dbs[0]) == string(protocol.Postgres)
 }
