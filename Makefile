@@ -20,7 +20,7 @@ DB ?= mariadb
 # one of five fresh-clone runs on 2026-11-27. 50000 is about 5 s here (10 000 execs/s).
 FUZZTIME ?= 50000x
 
-.PHONY: help deps build test test-go test-php fuzz vet golden db-bench db-up ab ab-args pool-sweep rtt-sweep soak clean ent-generate
+.PHONY: help deps deps-test build test test-go test-php fuzz vet golden db-bench db-up ab ab-args pool-sweep rtt-sweep soak clean ent-generate
 
 help:
 	@echo "make db-bench   install what is missing, start an embedded MariaDB, measure the quick preset, report"
@@ -28,14 +28,19 @@ help:
 	@echo "make build      build bin/dbbench and bin/gotarget"
 	@echo "make ab A=REV B=REV  did the upgrade cost anything? both revisions (or WORKTREE) built and measured side by side (AB_ARGS='--fail-on regression')"
 	@echo "make chaos      kill, signal and flood the real binaries; print what survived (a shortened form runs in make test)"
-	@echo "make deps       install missing Debian packages and Go modules only"
+	@echo "make deps       install what a run on DB needs (Debian packages, Go modules; MySQL 8 for DB=mysql), and only that"
 	@echo "make golden     rewrite the golden files (report.md, compare, sweep and soak reports) after a change meant to alter them"
 	@echo "make pool-sweep how large a pool: each pool's capacity at a p99 target 0.5 ms from the database, measured and modelled (~15 min; POOL_ARGS='--rtt 1ms --rate 1500')"
 	@echo "make rtt-sweep  prepare vs prepared vs interpolate at 0, 0.2, 1, 5 ms each way (~10 min)"
 	@echo "make soak       the variants most at risk at 70% of capacity, all at once, for 60 min: does anything grow? (SOAK_DURATION=5m for a short one)"
 
+# What a run on $(DB) needs, and nothing more: a MariaDB run fetches no MySQL and
+# installs no PostgreSQL; make test installs every server's and the tests' own.
 deps:
-	@bash runners/install-deps.sh
+	@bash runners/install-deps.sh $(DB)
+
+deps-test:
+	@bash runners/install-deps.sh --tests mariadb mysql postgres pgbouncer
 
 # The target is its own module: go/go.mod alone decides its dependencies, as an
 # application's would (runners/revision/build.go says why).
@@ -48,7 +53,7 @@ vet:
 	go vet $(RUNNER_MODULES)
 	cd go && GOWORK=off go vet ./... && GOWORK=off go vet -tags leak ./cmd/gotarget
 
-test: build vet test-php test-go fuzz
+test: deps-test build vet test-php test-go fuzz
 
 test-go:
 	# Two packages at a time: most integration tests wait on wall-clock windows (a soak's
@@ -80,7 +85,7 @@ fuzz:
 
 # Every fault scenario at every point (runners/chaos); run from the package directory so
 # go test streams the table TestMain prints.
-chaos: deps
+chaos: deps-test
 	cd runners/chaos && CHAOS=full go test -count=1 -timeout 30m
 
 db-bench: build

