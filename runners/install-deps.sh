@@ -32,6 +32,7 @@ packages=(
 )
 # Each server's own. Keep in step with runners/provider's servers (a test checks it).
 fetch_mysql=false
+build_pgbouncer=false
 for s in "${servers[@]}"; do
   case $s in
     mariadb) packages+=(mariadb-server mariadb-client php8.2-mysql) ;;
@@ -41,7 +42,11 @@ for s in "${servers[@]}"; do
       packages+=(mariadb-client php8.2-mysql maven unzip libaio1 libnuma1)
       fetch_mysql=true ;;
     postgres) packages+=(postgresql-15 php8.2-pgsql) ;;
-    pgbouncer) packages+=(postgresql-15 php8.2-pgsql pgbouncer) ;;  # the transaction pooler in front of PostgreSQL
+    pgbouncer)
+      # The transaction pooler in front of PostgreSQL: Debian 12's 1.18, and 1.24 built
+      # from Debian 13's source package (below), with what that build needs.
+      packages+=(postgresql-15 php8.2-pgsql pgbouncer gcc make pkg-config libssl-dev libevent-dev libc-ares-dev)
+      build_pgbouncer=true ;;
     *) echo "install-deps: unknown server $s (want mariadb, mysql, postgres or pgbouncer)" >&2; exit 2 ;;
   esac
 done
@@ -123,4 +128,31 @@ if $fetch_mysql && ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev
   rm -rf "$root/bin/mysql" && mv "$root/bin/mysql.new" "$root/bin/mysql"
   echo "$mysql_artifact" > "$root/bin/mysql/.artifact"
   echo "fetched MySQL $mysql_version ($mysql_artifact) into bin/mysql"
+fi
+
+# PgBouncer 1.24.1, Debian 13's, built from its source package: Debian 12 ships 1.18,
+# which predates prepared statements in transaction mode (1.21). Built once, outside the
+# checkout, where the postgres user (which PgBouncer runs as) can read it; the version
+# is runners/provider's PgBouncerVersions. The system's apt sources are left as they
+# are: the source list is passed to each apt command.
+pgbouncer_version=1.24.1
+pgbouncer_dir=${DBBENCH_PGBOUNCER_DIR:-/usr/local/lib/dbbench/pgbouncer-$pgbouncer_version}
+if $build_pgbouncer && ! "$pgbouncer_dir/bin/pgbouncer" --version 2>/dev/null | grep -q "PgBouncer $pgbouncer_version"; then
+  work=$(mktemp -d "${TMPDIR:-/tmp}/dbbench-pgbouncer-XXXXXX")
+  uri=$(awk '/^URIs:/ { print $2; exit } /^deb / { print $2; exit }' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$uri" ] || { echo "install-deps: no Debian archive named in /etc/apt/sources.list{,.d/debian.sources}: cannot fetch PgBouncer $pgbouncer_version's source" >&2; exit 1; }
+  printf 'deb-src %s trixie main\n' "$uri" > "$work/trixie.list"
+  apt_src=(-o Dir::Etc::sourcelist="$work/trixie.list" -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0)
+  echo "building PgBouncer $pgbouncer_version from Debian 13's source package into $pgbouncer_dir (once; about 30 s)"
+  if ! { (cd "$work" && apt-get update -q "${apt_src[@]}" && apt-get source --download-only "${apt_src[@]}" pgbouncer) &&
+         tar xzf "$work/pgbouncer_$pgbouncer_version.orig.tar.gz" -C "$work" &&
+         (cd "$work/pgbouncer-$pgbouncer_version" && ./configure --prefix="$pgbouncer_dir" && make -j"$(nproc)" && make install); } >"$work/build.log" 2>&1; then
+    echo "PgBouncer $pgbouncer_version did not build; the last lines (all in $work/build.log):" >&2
+    tail -n 20 "$work/build.log" >&2
+    exit 1
+  fi
+  "$pgbouncer_dir/bin/pgbouncer" --version | grep -q "PgBouncer $pgbouncer_version" \
+    || { echo "install-deps: $pgbouncer_dir/bin/pgbouncer is not $pgbouncer_version" >&2; exit 1; }
+  rm -rf "$work"
+  echo "built PgBouncer $pgbouncer_version into $pgbouncer_dir"
 fi

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -74,5 +75,25 @@ func TestNoMySQLSaysMakeDeps(t *testing.T) {
 	}
 	if _, err := Start(context.Background(), Options{Server: "oracle", Rows: 10, Log: testLog{t}}); err == nil || !strings.Contains(err.Error(), `unknown database server "oracle" (want one of mariadb, mysql, postgres, pgbouncer)`) {
 		t.Fatalf("an unknown server: %v", err)
+	}
+}
+
+// A PgBouncer version that is not built here, or max_prepared_statements asked of 1.18,
+// which has none, is refused before anything starts, naming what there is.
+func TestPgBouncerSettingsAreChecked(t *testing.T) {
+	ten := 10
+	for _, c := range []struct {
+		s    PgBouncerSettings
+		want string
+	}{
+		{PgBouncerSettings{Version: "1.21"}, `version "1.21": want 1.18 or 1.24`},
+		{PgBouncerSettings{Version: "1.18", MaxPreparedStatements: &ten}, "max_prepared_statements needs PgBouncer 1.21 or later"},
+	} {
+		if _, err := c.s.binary(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error with %q", c.s, err, c.want)
+		}
+	}
+	if s := (PgBouncerSettings{}); cmp.Or(s.Version, DefaultPgBouncer) != "1.24" {
+		t.Errorf("the default PgBouncer is %s, want 1.24, what teams run today", DefaultPgBouncer)
 	}
 }

@@ -22,6 +22,47 @@ import (
 // PgBouncerBin is Debian's pgbouncer (1.18 on Debian 12; make deps installs it).
 const PgBouncerBin = "/usr/sbin/pgbouncer"
 
+// PgBouncerVersions are the PgBouncer builds a run can start, by the version people
+// name: 1.18, what Debian 12 and Ubuntu 22.04 ship (no prepared statements in
+// transaction mode), and 1.24.1, Debian 13's, which make deps DB=pgbouncer builds from
+// its source package (runners/install-deps.sh): prepared statements in transaction
+// mode, 200 of them per client by default.
+var PgBouncerVersions = map[string]string{
+	"1.18": PgBouncerBin,
+	"1.24": "/usr/local/lib/dbbench/pgbouncer-1.24.1/bin/pgbouncer",
+}
+
+// DefaultPgBouncer is the version a pooler is started at unless told: what teams run
+// today.
+const DefaultPgBouncer = "1.24"
+
+// PgBouncerSettings choose the PgBouncer a run starts and what it is told.
+type PgBouncerSettings struct {
+	// Version is a key of PgBouncerVersions; "" is DefaultPgBouncer.
+	Version string
+	// MaxPreparedStatements is max_prepared_statements (PgBouncer 1.21 and later): the
+	// protocol-level prepared statements it keeps per server connection, 0 off. Nil
+	// leaves the version's default (200 in 1.24.1).
+	MaxPreparedStatements *int
+}
+
+// binary is the settings' pgbouncer, checked: an unknown version, or max_prepared_statements
+// asked of a version that has none, is an error that says which exist.
+func (s PgBouncerSettings) binary() (string, error) {
+	v := cmp.Or(s.Version, DefaultPgBouncer)
+	bin, ok := PgBouncerVersions[v]
+	if !ok {
+		return "", fmt.Errorf("pgbouncer: version %q: want 1.18 or 1.24", v)
+	}
+	if s.MaxPreparedStatements != nil && v == "1.18" {
+		return "", fmt.Errorf("pgbouncer: max_prepared_statements needs PgBouncer 1.21 or later; 1.18 has no prepared statements in transaction mode")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("pgbouncer %s: %s not found (make deps DB=pgbouncer installs it): %w", v, bin, ErrNotInstalled)
+	}
+	return bin, nil
+}
+
 // PgBouncer is a transaction pooler in front of an embedded PostgreSQL: Debian's
 // pgbouncer on a free port of 127.0.0.1, pool_mode = transaction, at most PoolSize
 // server connections for the benchmark database, its clients authenticated by
@@ -30,6 +71,10 @@ type PgBouncer struct {
 	Addr     string // 127.0.0.1:PORT
 	PoolSize int    // server connections, at most
 	Version  string // as pgbouncer --version says it: 1.18.0
+	// MaxPrepared is max_prepared_statements as written in its configuration; nil: the
+	// version's default (not written).
+	MaxPrepared *int
+	bin         string
 	pg       *Postgres
 	upstream string // where it reaches the server
 	dir      string
@@ -39,11 +84,12 @@ type PgBouncer struct {
 
 // StartPgBouncer starts a transaction pooler of poolSize server connections in front
 // of pg, reached at upstream ("": pg.Addr; a counting proxy's address to count what
-// the pooler sends the server). As root it runs as Debian's postgres user: pgbouncer
-// refuses root too.
-func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream string) (b *PgBouncer, err error) {
-	if _, err := os.Stat(PgBouncerBin); err != nil {
-		return nil, fmt.Errorf("pgbouncer: %s not found: apt-get install pgbouncer (make deps DB=pgbouncer does)", PgBouncerBin)
+// the pooler sends the server), of the version and settings s says. As root it runs as
+// Debian's postgres user: pgbouncer refuses root too.
+func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream string, s PgBouncerSettings) (b *PgBouncer, err error) {
+	bin, err := s.binary()
+	if err != nil {
+		return nil, err
 	}
 	if poolSize < 1 {
 		return nil, fmt.Errorf("pgbouncer: pool size %d, want at least 1", poolSize)
@@ -56,7 +102,7 @@ func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream st
 	if err != nil {
 		return nil, fmt.Errorf("pgbouncer: %w", err)
 	}
-	b = &PgBouncer{PoolSize: poolSize, pg: pg, upstream: cmp.Or(upstream, pg.Addr), dir: dir, done: make(chan struct{})}
+	b = &PgBouncer{PoolSize: poolSize, MaxPrepared: s.MaxPreparedStatements, bin: bin, pg: pg, upstream: cmp.Or(upstream, pg.Addr), dir: dir, done: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			b.Close()
@@ -73,7 +119,7 @@ func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream st
 	if err := b.writeConfig(cred); err != nil {
 		return nil, err
 	}
-	if out, err := exec.Command(PgBouncerBin, "--version").Output(); err == nil {
+	if out, err := exec.Command(b.bin, "--version").Output(); err == nil {
 		if f := strings.Fields(string(out)); len(f) >= 2 {
 			b.Version = f[1]
 		}
@@ -102,6 +148,9 @@ logfile = %[7]s/pgbouncer.log
 pidfile = %[7]s/pgbouncer.pid
 ignore_startup_parameters = extra_float_digits
 `, b.pg.Database, pgHost, pgPort, b.PoolSize, host, port, b.dir)
+	if b.MaxPrepared != nil {
+		ini += fmt.Sprintf("max_prepared_statements = %d\n", *b.MaxPrepared)
+	}
 	users := fmt.Sprintf("%q %q\n", b.pg.User, b.pg.password)
 	for name, text := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": users} {
 		p := filepath.Join(b.dir, name)
@@ -123,7 +172,7 @@ ignore_startup_parameters = extra_float_digits
 // start runs pgbouncer in the foreground of its own process group and waits until a
 // client gets through it to the database.
 func (b *PgBouncer) start(ctx context.Context, cred *syscall.Credential) error {
-	b.cmd = exec.Command(PgBouncerBin, filepath.Join(b.dir, "pgbouncer.ini"))
+	b.cmd = exec.Command(b.bin, filepath.Join(b.dir, "pgbouncer.ini"))
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := b.cmd.Start(); err != nil {
 		return fmt.Errorf("pgbouncer: start: %w", err)
@@ -151,7 +200,11 @@ func (b *PgBouncer) start(ctx context.Context, cred *syscall.Credential) error {
 
 // Describe is the pooler as results.json's environment names it.
 func (b *PgBouncer) Describe() string {
-	return fmt.Sprintf("PgBouncer %s, pool_mode = transaction, pool_size = %d", b.Version, b.PoolSize)
+	prepared := ""
+	if b.MaxPrepared != nil {
+		prepared = fmt.Sprintf(", max_prepared_statements = %d", *b.MaxPrepared)
+	}
+	return fmt.Sprintf("PgBouncer %s, pool_mode = transaction, pool_size = %d%s", b.Version, b.PoolSize, prepared)
 }
 
 // URL is the benchmark database through the pooler, password included: never print it.

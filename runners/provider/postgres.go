@@ -113,7 +113,7 @@ func startPostgres(ctx context.Context, o Options) (*DB, error) {
 	switch o.Pooler {
 	case "":
 	case "pgbouncer":
-		if db.Pooler, err = StartPgBouncer(ctx, pg, o.PoolerSize, ""); err != nil {
+		if db.Pooler, err = StartPgBouncer(ctx, pg, o.PoolerSize, "", o.PgBouncer); err != nil {
 			pg.Close()
 			return nil, err
 		}

@@ -63,6 +63,8 @@ type Options struct {
 	// "" none.
 	Pooler     string
 	PoolerSize int
+	// PgBouncer chooses the PgBouncer (version, max_prepared_statements) a pooler is.
+	PgBouncer PgBouncerSettings
 	// ServerArgs are more server options for an embedded server, after the others:
 	// for a scenario that needs a setting dbbench never picks (a log flushed once a
 	// second). They are part of Settings, so results name them.

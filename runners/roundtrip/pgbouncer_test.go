@@ -79,7 +79,7 @@ func TestPgxModesThroughPgBouncer(t *testing.T) {
 	}
 	defer toServer.Close()
 	ctx := context.Background()
-	bouncer, err := provider.StartPgBouncer(ctx, pg, 1, toServer.Addr())
+	bouncer, err := provider.StartPgBouncer(ctx, pg, 1, toServer.Addr(), provider.PgBouncerSettings{Version: "1.18"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPgxModesThroughPgBouncer(t *testing.T) {
 func TestPgxModesThroughPgBouncerConcurrently(t *testing.T) {
 	pg := dbtest.StartPostgres(t, 1000)
 	ctx := context.Background()
-	bouncer, err := provider.StartPgBouncer(ctx, pg, 2, "")
+	bouncer, err := provider.StartPgBouncer(ctx, pg, 2, "", provider.PgBouncerSettings{Version: "1.18"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +165,48 @@ func TestPgxModesThroughPgBouncerConcurrently(t *testing.T) {
 			}
 			if len(failed) > 0 {
 				t.Errorf("%s through PgBouncer: failures by SQLSTATE %v, e.g. %v", mode, failed, example)
+			}
+		})
+	}
+}
+
+// pgx's default mode (cache_statement: a statement named after its text, prepared once
+// per connection) through PgBouncer in transaction mode, two clients on one server
+// connection: 1.18 and 1.24 with max_prepared_statements = 0 pass the second client's
+// Parse of the same name to the server, which refuses it (42P05); 1.24 at its default
+// keeps the statements itself and renames them per server connection, so both work.
+func TestCacheStatementThroughPgBouncerVersions(t *testing.T) {
+	pg := dbtest.StartPostgres(t, 100)
+	ctx := context.Background()
+	off := 0
+	for _, c := range []struct {
+		name  string
+		s     provider.PgBouncerSettings
+		works bool
+	}{
+		{"1.18", provider.PgBouncerSettings{Version: "1.18"}, false},
+		{"1.24 max_prepared_statements=0", provider.PgBouncerSettings{Version: "1.24", MaxPreparedStatements: &off}, false},
+		{"1.24 default", provider.PgBouncerSettings{Version: "1.24"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bouncer, err := provider.StartPgBouncer(ctx, pg, 1, "", c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bouncer.Close()
+			a, b := connectMode(t, bouncer.URL(), "cache_statement"), connectMode(t, bouncer.URL(), "cache_statement")
+			for id := 1; id <= 5; id++ {
+				errA, errB := getUser(ctx, a, id), getUser(ctx, b, id+10)
+				switch {
+				case errA != nil:
+					t.Fatalf("%s (%s): the first client failed: %v", c.name, bouncer.Describe(), errA)
+				case c.works && errB != nil:
+					t.Fatalf("%s (%s): the second client failed: %v", c.name, bouncer.Describe(), errB)
+				case !c.works && sqlState(errB) != "42P05":
+					t.Fatalf("%s (%s): the second client got %v, want 42P05 (prepared statement already exists)", c.name, bouncer.Describe(), errB)
+				case !c.works:
+					return // a failed connection stays failed: once is the finding
+				}
 			}
 		})
 	}

@@ -21,7 +21,8 @@ const dsnEnv = "DBBENCH_DSN"
 // dbFlags are the provider flags every command that starts a database shares.
 type dbFlags struct {
 	provider, server, dsn, dsnFile, replace, pooler *string
-	rows, poolerSize                                *int
+	pgbouncer                                       *string
+	rows, poolerSize, maxPrepared                   *int
 	perfSchema                                      *bool
 	several                                         bool // the command takes a list of --db servers
 }
@@ -36,6 +37,8 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
 	f.pooler = fs.String("pooler", "", oneOf("", "pgbouncer"), "with --db postgres: put a transaction pooler between the targets and the server (pgbouncer: PgBouncer, pool_mode = transaction)")
 	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler or --db pgbouncer: the pooler's server connections (PgBouncer's default_pool_size)")
+	f.pgbouncer = fs.String("pgbouncer-version", provider.DefaultPgBouncer, oneOf("1.24", "1.18"), "with --pooler or --db pgbouncer: 1.24 (Debian 13's, built by make deps DB=pgbouncer: prepared statements in transaction mode) or 1.18 (Debian 12's and Ubuntu 22.04's: none)")
+	f.maxPrepared = fs.Int("max-prepared-statements", -1, atLeast(-1), "with PgBouncer 1.24: its max_prepared_statements, 0 off (-1: the version's default, 200)")
 }
 
 // servers are the --db list, in the order given.
@@ -57,6 +60,14 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
 	}
 	o.Server, o.PoolerSize = servers[0], *f.poolerSize
+	o.PgBouncer.Version = *f.pgbouncer
+	if *f.maxPrepared >= 0 {
+		if *f.pgbouncer == "1.18" {
+			return o, fmt.Errorf("%w: --max-prepared-statements %d: PgBouncer 1.18 has no prepared statements in transaction mode (--pgbouncer-version 1.24 has)", errUsage, *f.maxPrepared)
+		}
+		n := *f.maxPrepared
+		o.PgBouncer.MaxPreparedStatements = &n
+	}
 	if *f.pooler != "" {
 		if len(servers) > 1 || o.Server != "postgres" {
 			return o, fmt.Errorf("%w: --pooler %s sits in front of PostgreSQL: it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)", errUsage, *f.pooler)

@@ -93,6 +93,8 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"a soak through PgBouncer", nil, []string{"soak", "--db", "pgbouncer"}, "the soak measures MariaDB and MySQL so far, not PostgreSQL"},
 		{"a pool sweep on PostgreSQL", nil, []string{"sweep", "pool", "--db", "postgres"}, "the sweeps measure MariaDB and MySQL so far, not PostgreSQL"},
 		{"an RTT sweep through PgBouncer", nil, []string{"sweep", "rtt", "--db", "pgbouncer"}, "the sweeps measure MariaDB and MySQL so far, not PostgreSQL"},
+		{"max_prepared_statements on PgBouncer 1.18", nil, []string{"run", "--db", "pgbouncer", "--pgbouncer-version", "1.18", "--max-prepared-statements", "10"}, "--max-prepared-statements 10: PgBouncer 1.18 has no prepared statements in transaction mode"},
+		{"an unknown PgBouncer", nil, []string{"run", "--db", "pgbouncer", "--pgbouncer-version", "1.21"}, "--pgbouncer-version 1.21: must be one of 1.24, 1.18"},
 		{"a pooler in front of a pooler", nil, []string{"run", "--db", "pgbouncer", "--pooler", "pgbouncer"}, "it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)"},
 		{"bad variants pattern", nil, []string{"run", "--variants", "("}, "run: --variants: error parsing regexp: missing closing )"},
 		{"bad variants pattern of ab", nil, []string{"ab", "HEAD", "HEAD", "--variants", "("}, "ab: --variants: error parsing regexp: missing closing )"},
