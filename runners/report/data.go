@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"strings"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/benchfile"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -124,7 +123,7 @@ func scaled(s stats.Summary, factor float64, digits int, note string) string {
 // commandList renders a capture's commands per request, "Prepare 1, Execute 1, Close stmt 1".
 func commandList(rt *results.Roundtrips) string {
 	var parts []string
-	for _, k := range protocol.MySQL.Ordered(rt.PerCommand()) {
+	for _, k := range rt.Speaks().Ordered(rt.PerCommand()) {
 		if n := rt.PerCommand()[k]; n != 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", k, units.Number(n)))
 		}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/findings"
 	"dbbench/runners/internal/words"
 	"dbbench/runners/results"
@@ -164,7 +163,7 @@ func commandChange(base, other *results.Variant) (count, names string) {
 	}
 	var less, more []string
 	b, o := counts(base), counts(other)
-	for _, k := range protocol.MySQL.Ordered(b, o) {
+	for _, k := range base.Roundtrips.Speaks().Ordered(b, o) {
 		switch {
 		case o[k] > b[k]:
 			more = append(more, "+"+k)

@@ -594,6 +594,15 @@ func (rt *Roundtrips) PerCommand() map[string]float64 {
 	return rt.Log
 }
 
+// Speaks is the protocol the capture counted: MySQL's when it names none (every run
+// before PostgreSQL).
+func (rt *Roundtrips) Speaks() protocol.Protocol {
+	if rt.Protocol == "" {
+		return protocol.MySQL
+	}
+	return rt.Protocol
+}
+
 // CountedProtocols says whose counts the variants hold: MySQL's commands, PostgreSQL's
 // frontend messages (Roundtrips.Protocol), or both.
 func CountedProtocols(vs []*Variant) (mysql, postgres bool) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -36,7 +35,7 @@ func commandsOf(a, b *results.Variant) *Commands {
 	c := &Commands{}
 	c.A, _ = a.Roundtrips.Commands()
 	c.B, _ = b.Roundtrips.Commands()
-	for _, k := range protocol.MySQL.Ordered(ca, cb) {
+	for _, k := range a.Roundtrips.Speaks().Ordered(ca, cb) {
 		if ca[k] != cb[k] {
 			c.Changes = append(c.Changes, CommandChange{Name: k, A: ca[k], B: cb[k]})
 		}
