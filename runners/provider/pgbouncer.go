@@ -75,11 +75,11 @@ type PgBouncer struct {
 	// version's default (not written).
 	MaxPrepared *int
 	bin         string
-	pg       *Postgres
-	upstream string // where it reaches the server
-	dir      string
-	cmd      *exec.Cmd
-	done     chan struct{}
+	pg          *Postgres
+	upstream    string // where it reaches the server
+	dir         string
+	cmd         *exec.Cmd
+	done        chan struct{}
 }
 
 // StartPgBouncer starts a transaction pooler of poolSize server connections in front
