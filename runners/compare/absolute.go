@@ -85,9 +85,10 @@ func absoluteRow(c absCand, n norm, noise, spread float64, cannot bool) Row {
 		Kind: Absolute, Variant: c.key, Unit: c.unit, Old: Num(c.old), New: Num(c.new),
 		AsIs: change(c.asIs), Judged: change(judged), Verdict: judge(judged, dir, noise),
 	}
+	row.hello = c.hello
 	narrow := judge(c.judged, dir, noise)
-	row.Explained = n.on && judge(c.asIs, dir, noise) != Unchanged && narrow == Unchanged
-	if narrow != Unchanged && row.Verdict == Unchanged {
+	row.Explained = !cannot && n.on && judge(c.asIs, dir, noise) != Unchanged && narrow == Unchanged
+	if !cannot && narrow != Unchanged && row.Verdict == Unchanged {
 		row.Labels = append(row.Labels, WithinSpread)
 	}
 	switch {
@@ -100,7 +101,7 @@ func absoluteRow(c absCand, n norm, noise, spread float64, cannot bool) Row {
 		}
 	}
 	if cannot {
-		row.Verdict, row.Explained = CannotTellVerdict, false
+		row.Verdict = CannotTellVerdict
 		return row
 	}
 	// A hello variant checks the yardstick and holds no database code; a change of the

@@ -31,15 +31,29 @@ func (c CannotTell) covers(kind Kind, unit, question string) bool {
 		(len(c.Questions) == 0 || slices.Contains(c.Questions, question))
 }
 
-// judgedAtAll reports whether absolute figures are judged in any unit: no reason covers
-// them all.
-func (r *Result) judgedAtAll() bool {
-	for _, c := range r.CannotTell {
-		if c.Kind == Absolute && len(c.Units) == 0 {
-			return false
+// judged reports whether any row of kind got a verdict (was not "cannot tell").
+func (r *Result) judged(kind Kind) bool {
+	for _, row := range r.Rows {
+		if row.Kind == kind && row.Verdict != CannotTellVerdict {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// judgedAtAll reports whether any absolute figure was judged.
+func (r *Result) judgedAtAll() bool { return r.judged(Absolute) }
+
+// coversAGatedRow reports whether c covers a row that could count for the gate: a
+// reason that covers none (no comparison of its questions, only hello variants) is no
+// reason not to tell.
+func (r *Result) coversAGatedRow(c CannotTell) bool {
+	for _, row := range r.Rows {
+		if row.Verdict == CannotTellVerdict && !row.hello && c.covers(row.Kind, row.Unit, row.Question) {
+			return true
+		}
+	}
+	return false
 }
 
 // cannotTell reports whether a row of kind, unit and question (a ratio's; "" for the
@@ -59,11 +73,12 @@ func (r *Result) cannotTell(kind Kind, unit, question string) bool {
 var machineKeys = []string{"kernel", "cpu", "cpu-count", "virtualisation", "topology"}
 
 // machineChange names the machine keys that differ between the runs, "" when none. A
-// key that one run lacks (recorded by a later dbbench) is not a change.
+// key that one run lacks (recorded by a later dbbench), or could not read ("unknown"),
+// is not a change.
 func machineChange(e Environment) string {
 	var parts []string
 	for _, d := range e.Differences {
-		if d.Old == "" || d.New == "" || !isMachineKey(d.Key) {
+		if d.Old == "" || d.New == "" || d.Old == "unknown" || d.New == "unknown" || !isMachineKey(d.Key) {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s → %s", d.Key, d.Old, d.New))
@@ -71,9 +86,12 @@ func machineChange(e Environment) string {
 	return strings.Join(parts, ", ")
 }
 
-// isMachineKey: one of machineKeys, or one of them on a role's own host
-// ("app-host kernel").
+// isMachineKey: one of machineKeys, a role's own host ("app-host": another host is
+// another machine), or one of machineKeys on that host ("app-host kernel").
 func isMachineKey(key string) bool {
+	if strings.HasSuffix(key, "-host") {
+		return true
+	}
 	if _, k, ok := strings.Cut(key, "-host "); ok {
 		key = k
 	}
@@ -82,11 +100,12 @@ func isMachineKey(key string) bool {
 
 // machineShaped are the questions whose two sides differ in what the machine's kind,
 // not its speed, decides: a connection per request against a pool (TCP set-up,
-// authentication, a server thread), and two servers (process models, protocols). Across
+// authentication, a server thread), and two runtimes or two database servers (process
+// models, protocols). Across
 // a kernel change Go's per-request over persistent req/s moved −10.8% [−17.0%, −3.5%]
 // with the comparisons' spread added, while every layer and stmt ratio stayed (README.md,
 // "Cannot tell").
-var machineShaped = []string{questions.Conn, questions.Server}
+var machineShaped = []string{questions.Conn, questions.Server, questions.DB}
 
 // ratioCannotTell lists why some within-run ratios cannot be judged: on another machine,
 // those of the machine-shaped questions.

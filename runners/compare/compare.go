@@ -105,7 +105,8 @@ type Result struct {
 	OnlyNew     []string           `json:"only_new,omitempty"`
 	Invalid     []string           `json:"invalid,omitempty"` // "key: reason (old|new run)"
 	Notes       []string           `json:"notes,omitempty"`   // what could not be compared or normalised, and why
-	// CannotTell lists the parts the evidence cannot judge, and why (canttell.go).
+	// CannotTell lists the parts the evidence cannot judge, and why (canttell.go): only
+	// those that cover a row that could count for the gate.
 	CannotTell []CannotTell `json:"cannot_tell,omitempty"`
 	Gate       Gate         `json:"gate"`
 }
@@ -146,6 +147,7 @@ type Row struct {
 	Labels    []string `json:"labels,omitempty"`
 	Gate      bool     `json:"gate"` // counts for --fail-on regression
 	Warnings  []string `json:"warnings,omitempty"`
+	hello     bool     // an absolute figure of a hello variant: never gated
 }
 
 // KindSummary counts one kind's verdicts.
@@ -174,8 +176,9 @@ type Gate struct {
 	Regressions  int  `json:"regressions"`
 	CountChanges int  `json:"count_changes"`
 	Fails        bool `json:"fails"`
-	// CannotTell: some rows could not be judged (Result.CannotTell says why);
-	// --fail-on regression then exits with status 4 unless Fails.
+	// CannotTell: some rows that could count for the gate could not be judged
+	// (Result.CannotTell says why); --fail-on regression then exits with status 4
+	// unless Fails.
 	CannotTell bool `json:"cannot_tell"`
 	// NotGated: a hello variant's own absolute regressions (HelloNotGated), shown and
 	// never gated.

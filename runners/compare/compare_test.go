@@ -208,7 +208,7 @@ func TestOldRunWithoutYardstick(t *testing.T) {
 	checkKinds(t, r)
 	notes := strings.Join(r.Notes, "\n")
 	for _, want := range []string{
-		"old run has no yardstick (made before dbbench timed one): absolute figures are compared as they are, and a machine change cannot be told from a code change",
+		"old run has no yardstick (made before dbbench timed one): absolute figures are shown as they are (labelled not normalised) and cannot be told",
 		"old run has no paired comparisons",
 		"old run has no to-db-B/op, from-db-B/op, allocs/op",
 		"the hello variants (the HTTP stack alone, no database) moved as they are",
@@ -233,7 +233,7 @@ func TestOldRunWithoutYardstick(t *testing.T) {
 	if r.Gate.Fails || !r.Gate.CannotTell || r.Yardstick.Normalised || r.Yardstick.Contradicted {
 		t.Errorf("gate %+v, normalised %v, contradicted %v", r.Gate, r.Yardstick.Normalised, r.Yardstick.Contradicted)
 	}
-	if s := r.String(); !strings.Contains(s, "yardstick: the old run has none: absolute figures are compared as they are (not normalised)") {
+	if s := r.String(); !strings.Contains(s, "yardstick: the old run has none: absolute figures are shown as they are (not normalised), and cannot be told") {
 		t.Errorf("summary does not say what is not normalised:\n%s", s[:1000])
 	}
 }
@@ -310,9 +310,19 @@ func checkCannotTell(t *testing.T, r *Result, why string) {
 		}
 	}
 	out := r.String()
-	for _, want := range []string{"normalisation: none", "gate: cannot tell", "cannot tell, absolute figures: ", "dbbench ab OLD NEW"} {
-		if !r.Gate.Fails && !strings.Contains(out, want) {
+	wants := []string{"normalisation: none", "cannot tell, absolute figures: ", "dbbench ab OLD NEW"}
+	if !r.Gate.Fails {
+		wants = append(wants, "gate: cannot tell")
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out[:min(len(out), 2500)])
+		}
+	}
+	// A row that is not judged is not counted as judged in another way either.
+	for _, s := range r.Summary {
+		if s.Kind == Absolute && (s.WithinSpread != 0 || s.Explained != 0 || s.CannotTell == 0) {
+			t.Errorf("absolute summary %+v: cannot tell rows counted as within the spread or explained", s)
 		}
 	}
 }
@@ -473,8 +483,57 @@ func TestTopologiesDiffer(t *testing.T) {
 	}
 	old.Topology, new.Topology = onHost("ssh://a@h1:22", "2"), onHost("ssh://a@h2:22", "8")
 	want := []Difference{{"app-host", "ssh://a@h1:22", "ssh://a@h2:22"}, {"app-host cpu-count", "2", "8"}}
-	if e := run(t, old, new).Environment; !slices.Equal(e.Differences, want) {
+	r = run(t, old, new)
+	if e := r.Environment; !slices.Equal(e.Differences, want) {
 		t.Errorf("two app hosts: %+v, want %+v", e.Differences, want)
+	}
+	// Another topology, or another app host, is another machine: absolute figures
+	// cannot be told.
+	checkCannotTell(t, r, "the machine changed (app-host ssh://a@h1:22 → ssh://a@h2:22, app-host cpu-count 2 → 8)")
+	old.Topology, new.Topology = nil, &results.Topology{Kind: "netns"}
+	checkCannotTell(t, run(t, old, new), "the machine changed (topology loopback → netns)")
+}
+
+// Across a machine change the ratios whose sides differ in what the machine's kind
+// decides cannot be told (conn, server, db); the others are judged.
+func TestMachineShapedRatios(t *testing.T) {
+	r := &Result{Environment: Environment{Differences: []Difference{{"kernel", "a", "b"}}}}
+	cs := ratioCannotTell(r)
+	for _, q := range []string{questions.Conn, questions.Server, questions.DB} {
+		if len(cs) != 1 || !cs[0].covers(Ratio, units.QPS, q) {
+			t.Errorf("question %s across a kernel change: %+v, want cannot tell", q, cs)
+		}
+	}
+	for _, q := range []string{questions.Layer, questions.Stmt, questions.Rows} {
+		if len(cs) == 1 && cs[0].covers(Ratio, units.QPS, q) {
+			t.Errorf("question %s across a kernel change cannot tell; it should be judged", q)
+		}
+	}
+	if cs := ratioCannotTell(&Result{}); cs != nil {
+		t.Errorf("the same machine: %+v, want every ratio judged", cs)
+	}
+}
+
+// Runs whose yardsticks timed different kernel work are normalised on their fixed
+// work, with a note; a comparison of hello variants only never says cannot tell, as
+// nothing in it is gated.
+func TestKernelWorkDiffersAndHelloOnly(t *testing.T) {
+	old, new := comparetest.Run(1), comparetest.Run(2)
+	new.Yardstick.KernelWork = "kernel yardstick v2"
+	r := run(t, old, new)
+	if !r.Yardstick.Normalised || r.Yardstick.Kernel != nil || !strings.Contains(strings.Join(r.Notes, "\n"), "the yardstick's kernel part: ") || r.Gate.CannotTell {
+		t.Errorf("kernel work differs: normalised %v, kernel %+v, cannot tell %+v, notes %q", r.Yardstick.Normalised, r.Yardstick.Kernel, r.CannotTell, r.Notes)
+	}
+	helloOnly := func(run *results.Run) {
+		run.Variants = slices.DeleteFunc(run.Variants, func(v *results.Variant) bool { return v.DB })
+		run.Comparisons = nil
+	}
+	old, new = comparetest.Run(1), comparetest.Run(2)
+	helloOnly(old)
+	helloOnly(new)
+	old.Environment["kernel"] = "another"
+	if r := run(t, old, new); r.Gate.CannotTell || r.Gate.Fails || len(r.CannotTell) != 0 {
+		t.Errorf("hello variants only, across a kernel change: gate %+v, cannot tell %+v; nothing is gated, so nothing to tell", r.Gate, r.CannotTell)
 	}
 }
 

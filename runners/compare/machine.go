@@ -108,9 +108,10 @@ func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
 		res.Notes = append(res.Notes, say("no-kernel-yardstick", nil))
 		return
 	case err != nil:
-		res.Notes = append(res.Notes, say("yardstick-unread", map[string]any{"Err": err}))
+		res.Notes = append(res.Notes, say("kernel-yardstick-unread", map[string]any{"Err": err}))
 		return
 	case !e.HasInterval():
+		res.Notes = append(res.Notes, say("kernel-yardstick-unread", map[string]any{"Err": fmt.Sprintf("%d and %d trials, too few for an interval", e.Old, e.New)}))
 		return
 	}
 	var k Estimate

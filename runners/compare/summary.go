@@ -59,6 +59,7 @@ func (r *Result) summarise() {
 		r.Summary = append(r.Summary, *sums[k])
 	}
 	r.Gate.Fails = r.Gate.Regressions+r.Gate.CountChanges > 0
+	r.CannotTell = slices.DeleteFunc(r.CannotTell, func(c CannotTell) bool { return !r.coversAGatedRow(c) })
 	r.Gate.CannotTell = len(r.CannotTell) > 0
 
 	r.Largest = nil

@@ -87,13 +87,13 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	case y.Normalised:
 		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise%s\n", times(y.Speed.estimate()), trial, relative)
 	case y.Old == nil && y.New == nil:
-		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are compared as they are (%s)\n", NotNormalised)
+		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are shown as they are (%s), and cannot be told\n", NotNormalised)
 	case y.Old == nil:
-		fmt.Fprintf(b, "yardstick: the old run has none: absolute figures are compared as they are (%s)\n", NotNormalised)
+		fmt.Fprintf(b, "yardstick: the old run has none: absolute figures are shown as they are (%s), and cannot be told\n", NotNormalised)
 	case y.New == nil:
-		fmt.Fprintf(b, "yardstick: the new run has none: absolute figures are compared as they are (%s)\n", NotNormalised)
+		fmt.Fprintf(b, "yardstick: the new run has none: absolute figures are shown as they are (%s), and cannot be told\n", NotNormalised)
 	default:
-		fmt.Fprintf(b, "yardstick: not usable (see notes)%s: absolute figures are compared as they are (%s)\n", trial, NotNormalised)
+		fmt.Fprintf(b, "yardstick: not usable (see notes)%s: absolute figures are shown as they are (%s), and cannot be told\n", trial, NotNormalised)
 	}
 	if len(y.Hello) > 0 {
 		var parts []string
@@ -121,13 +121,21 @@ func (r *Result) yardstickText(b *strings.Builder) {
 // normalisation says which normalisation the absolute figures were judged by, and why.
 func (r *Result) normalisation() string {
 	y := r.Yardstick
-	switch {
-	case !r.judgedAtAll():
+	if !r.judgedAtAll() {
 		return "none: absolute figures cannot be judged (the gate says why)"
-	case y.Kernel != nil:
-		return "the fixed work's speed, as its kernel part and the hello variants agree with it: a rate is judged against old × speed, a cost per request against old ÷ speed"
 	}
-	return "the fixed work's speed, as the hello variants agree with it (no kernel part in a run): a rate is judged against old × speed, a cost per request against old ÷ speed"
+	var checks []string
+	if y.Kernel != nil {
+		checks = append(checks, "its kernel part")
+	}
+	if len(y.Hello) > 0 {
+		checks = append(checks, "the hello variants")
+	}
+	why := "nothing checks it (no kernel part in both runs, no hello variant)"
+	if len(checks) > 0 {
+		why = strings.Join(checks, " and ") + " agree with it"
+	}
+	return "the fixed work's speed, as " + why + ": a rate is judged against old × speed, a cost per request against old ÷ speed"
 }
 
 func (r *Result) verdictsText(b *strings.Builder) {
@@ -139,7 +147,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			if s.WithinSpread > 0 {
 				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
 			}
-			if len(r.RatioSpread) > 0 {
+			if len(r.RatioSpread) > 0 && r.judged(Ratio) {
 				fmt.Fprintf(b, "\n  %-21s the scatter of the comparisons' changes, added to every interval: %s", "between-run spread", spreadText(r.RatioSpread, ratioUnits))
 			}
 			b.WriteString("\n")
@@ -163,7 +171,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			if s.WithinSpread > 0 {
 				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
 			}
-			if len(r.Spread) > 0 {
+			if len(r.Spread) > 0 && r.judgedAtAll() {
 				fmt.Fprintf(b, "\n  %-21s the scatter of the variants' changes, added to every interval: %s", "between-run spread", spreadText(r.Spread, absoluteUnits))
 			}
 			b.WriteString("\n")
@@ -183,8 +191,8 @@ func (r *Result) gateText(b *strings.Builder) {
 		for _, k := range g.Variants {
 			names = append(names, short(k))
 		}
-		fmt.Fprintf(b, "gate: %d %s that survive normalisation, %d count %s, in %d %s (%s): --fail-on regression fails (exit status 3)\n",
-			g.Regressions, units.Plural(g.Regressions, "regression", "regressions"), g.CountChanges, units.Plural(g.CountChanges, "change", "changes"),
+		fmt.Fprintf(b, "gate: %d %s normalisation, %d count %s, in %d %s (%s): --fail-on regression fails (exit status 3)\n",
+			g.Regressions, units.Plural(g.Regressions, "regression that survives", "regressions that survive"), g.CountChanges, units.Plural(g.CountChanges, "change", "changes"),
 			len(names), units.Plural(len(names), "variant", "variants"), strings.Join(names, ", "))
 	case g.CannotTell:
 		b.WriteString("gate: cannot tell: nothing regressed among what could be judged, but not everything could be: --fail-on regression exits with status 4\n")
@@ -196,6 +204,9 @@ func (r *Result) gateText(b *strings.Builder) {
 			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated)
 	}
 	if !g.CannotTell {
+		if s := max(r.Spread[units.AppCPU], r.Spread[units.QPS]); s > r.Noise && r.judgedAtAll() {
+			fmt.Fprintf(b, "  req/s and app CPU move by up to ±%.1f%% from one run to the next here (the between-run spread): a smaller change needs %s\n", 100*s, say("ab-hint", nil))
+		}
 		return
 	}
 	for _, k := range Kinds {
@@ -204,8 +215,8 @@ func (r *Result) gateText(b *strings.Builder) {
 				continue
 			}
 			what := kindNames[k]
-			if len(c.Units) > 0 {
-				what += " (" + strings.Join(c.Units, ", ") + ")"
+			if by := append(append([]string{}, c.Questions...), c.Units...); len(by) > 0 {
+				what += " (" + strings.Join(by, ", ") + ")"
 			}
 			fmt.Fprintf(b, "  cannot tell, %s: %s\n", what, c.Reason)
 		}

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,29 +38,14 @@ func Collect(root string) map[string]string {
 	return env
 }
 
-// virtualisation names what the machine runs under (systemd-detect-virt: "kvm",
-// "docker", "none"), or "hypervisor" when only the CPU's flag says there is one: two
-// runs under different ones differ as two machines do (runners/compare).
+// virtualisation names what the machine runs under, as systemd-detect-virt says it
+// ("kvm", "docker", "none"); "" when it cannot say (Collect records "unknown", which
+// compare never counts as a change): two runs under different ones differ as two
+// machines do (runners/compare).
 func virtualisation() string {
-	if v := firstLine(Command("systemd-detect-virt")); v != "" {
-		return v
-	}
-	flags := cpuFlags()
-	if slices.Contains(strings.Fields(flags), "hypervisor") {
-		return "hypervisor"
-	}
-	if flags != "" {
-		return "none" // systemd-detect-virt exits 1 on bare metal, or is missing
-	}
-	return ""
-}
-
-// cpuFlags is the flags line of the first CPU in /proc/cpuinfo.
-func cpuFlags() string {
-	for _, line := range strings.Split(readFile("/proc/cpuinfo"), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
-			return v
-		}
+	out, err := exec.Command("systemd-detect-virt").Output()
+	if v := firstLine(string(out)); v == "none" || (err == nil && v != "") {
+		return v // exit status 1 with "none" on bare metal
 	}
 	return ""
 }

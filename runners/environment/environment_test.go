@@ -8,7 +8,7 @@ import (
 
 func TestCollectNamesVersionsOfThisMachine(t *testing.T) {
 	env := Collect("../..")
-	for _, k := range []string{"goos", "cpu", "cpu-count", "kernel", "dbbench-go", "dbbench-commit"} {
+	for _, k := range []string{"goos", "cpu", "cpu-count", "kernel", "virtualisation", "dbbench-go", "dbbench-commit"} {
 		if env[k] == "" || env[k] == "unknown" {
 			t.Errorf("%s = %q; want a value on this machine", k, env[k])
 		}

@@ -71,8 +71,8 @@ func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
 			res.Gate.CountChanges, units.Plural(res.Gate.CountChanges, "count", "counts"))
 	}
 	if c.gate && res.Gate.CannotTell {
-		return fmt.Errorf("compare %w: nothing regressed among the figures that could be judged; %d %s could not be (the gate's lines say why)",
-			errCannotTell, len(res.CannotTell), units.Plural(len(res.CannotTell), "part", "parts"))
+		return fmt.Errorf("compare %w: nothing regressed among the figures that could be judged, and some could not be, for %d %s (the gate's lines)",
+			errCannotTell, len(res.CannotTell), units.Plural(len(res.CannotTell), "reason", "reasons"))
 	}
 	return nil
 }

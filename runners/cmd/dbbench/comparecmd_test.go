@@ -61,6 +61,8 @@ func TestCompareExitStatus(t *testing.T) {
 	kernel := comparetest.Run(2)
 	kernel.Environment["kernel"] = "6.18.44-fc-v1300"
 	kernelDir := runDir(t, kernel)
+	comparetest.AddCommands(kernel, comparetest.Gorm, 2)
+	kernelCommandsDir := runDir(t, kernel)
 
 	for _, tc := range []struct {
 		name    string
@@ -79,8 +81,10 @@ func TestCompareExitStatus(t *testing.T) {
 			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 3 deterministic counts changed"},
 		{"noise 50%", []string{"--noise", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
 		{"another kernel, gated", []string{"--fail-on", "regression", old, kernelDir}, 4, "cannot tell, absolute figures: the machine changed (kernel",
-			"dbbench: compare cannot tell: nothing regressed among the figures that could be judged; 1 part could not be (the gate's lines say why)"},
+			"dbbench: compare cannot tell: nothing regressed among the figures that could be judged, and some could not be, for 2 reasons (the gate's lines)"},
 		{"another kernel, no gate", []string{old, kernelDir}, 0, "gate: cannot tell", ""},
+		{"another kernel and more commands, gated", []string{"--fail-on", "regression", old, kernelCommandsDir}, 3, "cannot tell, absolute figures: the machine changed",
+			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 3 deterministic counts changed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := dbbench(t, nil, append([]string{"compare"}, tc.args...)...)
@@ -151,7 +155,7 @@ func TestCompareOldRun(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(v1, "results.json"), b, 0o644)
 	code, stdout, stderr := dbbench(t, nil, "compare", "--fail-on", "regression", v1, v1)
-	if code != 4 || !strings.Contains(stdout, "yardstick: neither run has one: absolute figures are compared as they are (not normalised)") ||
+	if code != 4 || !strings.Contains(stdout, "yardstick: neither run has one: absolute figures are shown as they are (not normalised), and cannot be told") ||
 		!strings.Contains(stdout, "neither run has a yardstick (made before dbbench timed one)") {
 		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout[:min(len(stdout), 3000)])
 	}
