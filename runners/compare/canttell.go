@@ -132,6 +132,9 @@ func absoluteCannotTell(res *Result, n norm) []CannotTell {
 	if n.kernelOff {
 		add(say("cannot-kernel", map[string]any{"Kernel": times(n.kernel), "Speed": times(n.speed)}))
 	}
+	if o := res.Yardstick.Outside; o != nil && o.Differs {
+		add(say("cannot-outside", map[string]any{"Old": float64(o.Old), "New": float64(o.New), "Margin": 100 * outsideMargin}))
+	}
 	return out
 }
 

@@ -109,6 +109,7 @@ type Result struct {
 	// those that cover a row that could count for the gate.
 	CannotTell []CannotTell `json:"cannot_tell,omitempty"`
 	Gate       Gate         `json:"gate"`
+	newCores   string       // the new run's cpu-count
 }
 
 // RunInfo identifies a run.
@@ -192,7 +193,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if !(o.Noise >= 0 && o.Noise < 1) {
 		return nil, fmt.Errorf("compare: noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Noise)
 	}
-	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise}
+	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise, newCores: new.Environment["cpu-count"]}
 	res.Environment = environment(old, new)
 	for _, note := range []string{topologyNote(old, new), loadNote(res.Environment.Settings)} {
 		if note != "" {

@@ -718,3 +718,32 @@ func TestTooFewVariantsForTheSpread(t *testing.T) {
 		}
 	}
 }
+
+// A neighbour that took CPU while the new run's slices ran (and not while its
+// yardstick was read): absolute figures cannot be told. The same neighbour in both
+// runs is no difference.
+func TestNeighbourDuringTheSlices(t *testing.T) {
+	busy := func(r *results.Run, cores float64) {
+		for _, v := range r.Variants {
+			for _, rep := range v.Reps {
+				c := cores
+				rep.OutsideCPU = &c
+			}
+		}
+	}
+	old, new := comparetest.Run(1), comparetest.Run(2)
+	busy(old, 0.02)
+	busy(new, 0.61)
+	r := run(t, old, new)
+	if o := r.Yardstick.Outside; o == nil || !o.Differs || float64(o.Old) != 0.02 || float64(o.New) != 0.61 {
+		t.Fatalf("outside %+v, want 0.02 against 0.61 cores, differing", r.Yardstick.Outside)
+	}
+	checkCannotTell(t, r, "kept 0.61 cores busy during the new run's slices and 0.02 during the old run's")
+	if !strings.Contains(r.String(), "other processes (not the target, the database or dbbench) during the slices: old 0.02 cores, new 0.61 (medians): they differ") {
+		t.Errorf("output lacks the outside CPU line")
+	}
+	busy(old, 0.55)
+	if r := run(t, old, new); r.Yardstick.Outside == nil || r.Yardstick.Outside.Differs || r.cannotTell(Absolute, units.QPS, "") {
+		t.Errorf("the same neighbour in both runs: outside %+v, cannot tell %+v", r.Yardstick.Outside, r.CannotTell)
+	}
+}

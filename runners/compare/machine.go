@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"dbbench/runners/results"
@@ -33,6 +34,47 @@ type Yardstick struct {
 	// when a run did not time it. KernelAgrees: it agrees with Speed within the noise.
 	Kernel       *Estimate `json:"kernel_speed,omitempty"`
 	KernelAgrees bool      `json:"kernel_agrees"`
+	// Outside is the CPU other processes took during each run's slices; nil when a
+	// run did not measure it.
+	Outside *Outside `json:"outside_cpu,omitempty"`
+}
+
+// Outside is how many cores processes other than the target, the database and dbbench
+// kept busy during each run's measured slices (the median over the slices of the
+// variants compared: results.Repetition.OutsideCPU).
+type Outside struct {
+	Old Num `json:"old_cores"`
+	New Num `json:"new_cores"`
+	// Differs: the two differ by more than outsideMargin of the machine's cores.
+	Differs bool `json:"differs"`
+}
+
+// outsideMargin is the share of the machine's cores by which the CPU other processes
+// took may differ between two runs before absolute figures cannot be told: on 2 cores,
+// a tenth of a core, which can slow the measured processes by up to 5%, more than the
+// noise threshold.
+const outsideMargin = 0.05
+
+// outsideCPU compares the CPU other processes took in the two runs' slices.
+func outsideCPU(p pairing, cores int) *Outside {
+	side := func(vs map[string]*results.Variant) []float64 {
+		var out []float64
+		for _, k := range p.keys {
+			for _, rep := range vs[k].Reps {
+				if rep.OutsideCPU != nil {
+					out = append(out, *rep.OutsideCPU)
+				}
+			}
+		}
+		return out
+	}
+	a, b := side(p.old), side(p.new)
+	if len(a) < 3 || len(b) < 3 {
+		return nil
+	}
+	o := &Outside{Old: Num(stats.Median(a)), New: Num(stats.Median(b))}
+	o.Differs = math.Abs(float64(o.New-o.Old)) > outsideMargin*float64(cores)
+	return o
 }
 
 // Side is one run's yardstick.

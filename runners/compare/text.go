@@ -114,6 +114,10 @@ func (r *Result) yardstickText(b *strings.Builder) {
 		agrees := map[bool]string{true: "agrees with the fixed work", false: "disagrees with the fixed work"}[y.KernelAgrees]
 		fmt.Fprintf(b, "  kernel part (a loopback TCP echo, new/old): %s %s\n", times(y.Kernel.estimate()), agrees)
 	}
+	if o := y.Outside; o != nil {
+		fmt.Fprintf(b, "  other processes (not the target, the database or dbbench) during the slices: old %.2f cores, new %.2f (medians)%s\n",
+			float64(o.Old), float64(o.New), map[bool]string{true: ": they differ", false: ""}[o.Differs])
+	}
 	fmt.Fprintf(b, "  normalisation: %s\n", r.normalisation())
 	b.WriteString("\n")
 }

@@ -175,3 +175,31 @@ func childrenByPID() (map[int][]int, error) {
 	}
 	return children, nil
 }
+
+// SystemBusy is the CPU time the machine's cores have spent on anything but idling or
+// waiting for I/O since boot, from /proc/stat's cpu line: user, nice, system, irq,
+// softirq and steal (time a hypervisor gave another guest). Its difference over a
+// slice, less the measured processes' own, is what other processes took (run's
+// outside CPU).
+func SystemBusy() (time.Duration, error) { return systemBusyIn(Local) }
+
+func systemBusyIn(fsys FS) (time.Duration, error) {
+	b, err := fsys.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, fmt.Errorf("procstat: %w", err)
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0, fmt.Errorf("procstat: /proc/stat: first line %q, want cpu and 8 counters", line)
+	}
+	var busy uint64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} { // user nice system [idle iowait] irq softirq steal
+		n, err := strconv.ParseUint(string(f[i]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("procstat: /proc/stat: %w", err)
+		}
+		busy += n
+	}
+	return ticks(busy), nil
+}

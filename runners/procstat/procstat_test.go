@@ -456,3 +456,25 @@ func ReadTimes(pid int) (Times, error) {
 	s, err := readStat(pid)
 	return s.times, err
 }
+
+// The machine's busy time is user, nice, system, irq, softirq and steal, not idle or
+// iowait, in clock ticks; it only grows.
+func TestSystemBusy(t *testing.T) {
+	f := Files{"/proc/stat": []byte("cpu  100 5 40 9000 70 3 2 10 0 0\ncpu0 50 2 20 4500 35 1 1 5 0 0\n")}
+	got, err := systemBusyIn(f)
+	if want := 160 * time.Second / ClockTicks; err != nil || got != want {
+		t.Errorf("systemBusyIn = %v, %v; want %v", got, err, want)
+	}
+	if _, err := systemBusyIn(Files{"/proc/stat": []byte("intr 1 2 3\n")}); err == nil {
+		t.Error("a /proc/stat without its cpu line: want an error")
+	}
+	a, err := SystemBusy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 30*time.Millisecond; {
+	}
+	if b, err := SystemBusy(); err != nil || b < a {
+		t.Errorf("SystemBusy went from %v to %v (%v)", a, b, err)
+	}
+}

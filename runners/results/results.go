@@ -655,6 +655,10 @@ type Repetition struct {
 	DBCPU  float64 `json:"db_cpu_per_op"`
 	GenCPU float64 `json:"gen_cpu_per_op"`
 	AppRSS int64   `json:"app_peak_rss_bytes"`
+	// OutsideCPU is how many cores other processes than the target, the database and
+	// dbbench kept busy during the slice (run/measure.go, outside): a neighbour. Nil in
+	// older runs and where a role's CPU was not read.
+	OutsideCPU *float64 `json:"outside_cpu_cores,omitempty"`
 	// The database's Threads_running, sampled every 100 ms during the repetition.
 	ThreadsRunningMean float64 `json:"threads_running_mean"`
 	ThreadsRunningMax  int64   `json:"threads_running_max"`

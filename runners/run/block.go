@@ -42,7 +42,7 @@ func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]
 	p.progressBlock(vs)
 	p.blocks++
 	n := len(vs)
-	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n),
+	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n), busy: make([]time.Duration, n), busyOK: true,
 		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), dbOK: true, genOK: true,
 		dbSwitches: make([]int64, n), sampled: make([]int64, n), skip: make([]bool, n),
 		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n), gained: make([]int64, n)}
@@ -84,8 +84,12 @@ type block struct {
 	// generator did during them, the database's context switches in its first turn and
 	// the requests of that turn, counters before, the generator's result; skip marks a
 	// variant whose counters could not be read (it is invalid, and takes no turns).
-	active              []time.Duration
-	count               []int
+	active []time.Duration
+	count  []int
+	// busy is the machine's busy CPU time during each variant's turns (all processes),
+	// for the share other processes took (outside); busyOK, every reading succeeded.
+	busy                []time.Duration
+	busyOK              bool
 	db, gen             []procstat.Light
 	dbOK, genOK         bool // every reading of the role's counters succeeded
 	dbSwitches, sampled []int64
@@ -149,8 +153,12 @@ func (b *block) run(ctx context.Context, load Load) error {
 			threads = b.dbThreads(i)
 		}
 		db0, gen0 := b.light(i)
+		busy0, err0 := procstat.SystemBusy()
 		took, admitted := t.take(ctx, i, b.turn[i])
+		busy1, err1 := procstat.SystemBusy()
 		db1, gen1 := b.light(i)
+		b.busy[i] += busy1 - busy0
+		b.busyOK = b.busyOK && err0 == nil && err1 == nil
 		b.active[i] += took
 		b.count[i]++
 		b.db[i], b.gen[i] = b.db[i].Add(db1.Sub(db0)), b.gen[i].Add(gen1.Sub(gen0))
@@ -267,6 +275,9 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 			rep.Counts[units.Syscalls("gen")] = per(float64(b.gen[i].Syscalls))
 			rep.Counts[units.Switches("gen")] = per(float64(b.gen[i].Voluntary))
 		}
+	}
+	if b.busyOK {
+		rep.OutsideCPU = outside(b.busy[i], rep, res.Requests, b.active[i])
 	}
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
 	what := fmt.Sprintf("block, slice %d", n)

@@ -12,6 +12,7 @@ import (
 
 	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
+	"dbbench/runners/procstat"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 	"dbbench/runners/target"
@@ -54,7 +55,9 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	started := time.Now().UTC()
 	threads := sample(ctx, threadsRunning(r.on(rv)))
 	inUse := sample(ctx, poolInUse(t.AdminURL))
+	busy0, busyErr0 := procstat.SystemBusy()
 	res, err := loadgen.Run(ctx, cfg)
+	busy1, busyErr1 := procstat.SystemBusy()
 	r.keep(rv, res)
 	threadsMean, threadsMax, _ := threads()
 	inUseMean, inUseMax, inUseN := inUse()
@@ -79,6 +82,9 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	}
 	if afterErr == nil {
 		after.sub(before, res.Requests, rep)
+	}
+	if busyErr0 == nil && busyErr1 == nil {
+		rep.OutsideCPU = outside(busy1-busy0, rep, res.Requests, res.Elapsed)
 	}
 	if !r.record(rv, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
 		return nil, r.databaseAlive(ctx)
@@ -131,6 +137,21 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 		cfg.Path, cfg.Check = "/hello", checkHello
 	}
 	return cfg
+}
+
+// outside is how many cores processes other than the measured ones (the target, the
+// database, dbbench itself) kept busy during a slice: the machine's busy time less
+// theirs, over the slice's wall time. A neighbour that takes CPU while the slices run,
+// but not while the yardstick is read, makes the code look slower (a test suite beside
+// an identical run gave 31 absolute figures "regressed"); compare reads this to tell.
+// Nil when a role's CPU was not read (a server on another host).
+func outside(busy time.Duration, rep *results.Repetition, requests int64, wall time.Duration) *float64 {
+	if requests == 0 || wall <= 0 || rep.AppCPU < 0 || rep.DBCPU < 0 || rep.GenCPU < 0 {
+		return nil
+	}
+	ours := (rep.AppCPU + rep.DBCPU + rep.GenCPU) * float64(requests)
+	cores := max(0, busy.Seconds()-ours) / wall.Seconds()
+	return &cores
 }
 
 // newRepetition records what the load generator measured in one slice.
