@@ -45,7 +45,7 @@ for s in "${servers[@]}"; do
     pgbouncer)
       # The transaction pooler in front of PostgreSQL: Debian 12's 1.18, and 1.24 built
       # from Debian 13's source package (below), with what that build needs.
-      packages+=(postgresql-15 php8.2-pgsql pgbouncer gcc make pkg-config libssl-dev libevent-dev libc-ares-dev)
+      packages+=(postgresql-15 php8.2-pgsql pgbouncer dpkg-dev gcc make pkg-config libssl-dev libevent-dev libc-ares-dev)
       build_pgbouncer=true ;;
     *) echo "install-deps: unknown server $s (want mariadb, mysql, postgres or pgbouncer)" >&2; exit 2 ;;
   esac
