@@ -2,7 +2,6 @@ package compare
 
 import (
 	"math"
-	"strconv"
 
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
@@ -45,7 +44,6 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 	if note := helloNote(res.Yardstick.Hello, n); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	res.Yardstick.Outside = outsideCPU(p, cores(res))
 	hello := helloCannotTell(res.Yardstick.Hello, n)
 	res.Yardstick.Contradicted = len(hello) > 0
 	res.CannotTell = append(res.CannotTell, absoluteCannotTell(res, n)...)
@@ -56,14 +54,6 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit], res.cannotTell(Absolute, c.unit, "")))
 	}
 	return rows
-}
-
-// cores is the new run's machine's cores (its environment's cpu-count), 2 when unknown.
-func cores(res *Result) int {
-	if n, err := strconv.Atoi(res.newCores); err == nil && n > 0 {
-		return n
-	}
-	return 2
 }
 
 // absCand is one absolute figure of one variant, before its verdict.

@@ -41,9 +41,6 @@ func (r *Result) judged(kind Kind) bool {
 	return false
 }
 
-// judgedAtAll reports whether any absolute figure was judged.
-func (r *Result) judgedAtAll() bool { return r.judged(Absolute) }
-
 // coversAGatedRow reports whether c covers a row that could count for the gate: a
 // reason that covers none (no comparison of its questions, only hello variants) is no
 // reason not to tell.

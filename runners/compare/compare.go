@@ -109,7 +109,6 @@ type Result struct {
 	// those that cover a row that could count for the gate.
 	CannotTell []CannotTell `json:"cannot_tell,omitempty"`
 	Gate       Gate         `json:"gate"`
-	newCores   string       // the new run's cpu-count
 }
 
 // RunInfo identifies a run.
@@ -193,7 +192,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if !(o.Noise >= 0 && o.Noise < 1) {
 		return nil, fmt.Errorf("compare: noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Noise)
 	}
-	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise, newCores: new.Environment["cpu-count"]}
+	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise}
 	res.Environment = environment(old, new)
 	for _, note := range []string{topologyNote(old, new), loadNote(res.Environment.Settings)} {
 		if note != "" {
@@ -205,6 +204,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, "no variant is valid and measured in both runs: there is nothing to compare")
 	}
 	m := machine(old, new, o.Noise, res)
+	res.Yardstick.Outside = outsideCPU(pair, cores(new))
 	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Noise, res)...)
 	res.Rows = append(res.Rows, countRows(old, new, pair, res)...)
 	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Noise, res)...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"dbbench/runners/results"
@@ -54,6 +55,14 @@ type Outside struct {
 // a tenth of a core, which can slow the measured processes by up to 5%, more than the
 // noise threshold.
 const outsideMargin = 0.05
+
+// cores is the run's machine's cores (its environment's cpu-count), 2 when unknown.
+func cores(r *results.Run) int {
+	if n, err := strconv.Atoi(r.Environment["cpu-count"]); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
 
 // outsideCPU compares the CPU other processes took in the two runs' slices.
 func outsideCPU(p pairing, cores int) *Outside {

@@ -78,7 +78,7 @@ func (r *Result) yardstickText(b *strings.Builder) {
 		trial = fmt.Sprintf(" (a trial of the fixed work: old %s, new %s, medians of %d and %d)", units.Millis(float64(y.Old.Median)), units.Millis(float64(y.New.Median)), y.Old.Trials, y.New.Trials)
 	}
 	relative := "; absolute figures are judged relative to it"
-	if !r.judgedAtAll() {
+	if !r.judged(Absolute) {
 		relative = ""
 	}
 	switch {
@@ -125,7 +125,7 @@ func (r *Result) yardstickText(b *strings.Builder) {
 // normalisation says which normalisation the absolute figures were judged by, and why.
 func (r *Result) normalisation() string {
 	y := r.Yardstick
-	if !r.judgedAtAll() {
+	if !r.judged(Absolute) {
 		return "none: absolute figures cannot be judged (the gate says why)"
 	}
 	var checks []string
@@ -160,7 +160,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 		case Absolute:
 			how := "as they are, " + NotNormalised + ": without a yardstick in both runs a machine change cannot be told from a code change"
 			switch {
-			case !r.judgedAtAll():
+			case !r.judged(Absolute):
 				how = "not judged: see the gate"
 			case r.Yardstick.Normalised:
 				how = "relative to the yardstick"
@@ -175,7 +175,7 @@ func (r *Result) verdictsText(b *strings.Builder) {
 			if s.WithinSpread > 0 {
 				fmt.Fprintf(b, "; %d more %s", s.WithinSpread, WithinSpread)
 			}
-			if len(r.Spread) > 0 && r.judgedAtAll() {
+			if len(r.Spread) > 0 && r.judged(Absolute) {
 				fmt.Fprintf(b, "\n  %-21s the scatter of the variants' changes, added to every interval: %s", "between-run spread", spreadText(r.Spread, absoluteUnits))
 			}
 			b.WriteString("\n")
@@ -208,7 +208,7 @@ func (r *Result) gateText(b *strings.Builder) {
 			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated)
 	}
 	if !g.CannotTell {
-		if s := max(r.Spread[units.AppCPU], r.Spread[units.QPS]); s > r.Noise && r.judgedAtAll() {
+		if s := max(r.Spread[units.AppCPU], r.Spread[units.QPS]); s > r.Noise && r.judged(Absolute) {
 			fmt.Fprintf(b, "  req/s and app CPU move by up to ±%.1f%% from one run to the next here (the between-run spread): a smaller change needs %s\n", 100*s, say("ab-hint", nil))
 		}
 		return
