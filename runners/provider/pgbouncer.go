@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,17 +48,37 @@ type PgBouncerSettings struct {
 	MaxPreparedStatements *int
 }
 
-// binary is the settings' pgbouncer, checked: an unknown version, or max_prepared_statements
-// asked of a version that has none, is an error that says which exist.
-func (s PgBouncerSettings) binary() (string, error) {
+// noPrepared are the versions without prepared statements in transaction mode (before
+// 1.21), which have no max_prepared_statements.
+var noPrepared = []string{"1.18"}
+
+// PgBouncerVersionNames are PgBouncerVersions' keys, newest first.
+func PgBouncerVersionNames() []string {
+	names := slices.Sorted(maps.Keys(PgBouncerVersions))
+	slices.Reverse(names)
+	return names
+}
+
+// Check refuses a version that is not one of PgBouncerVersions, and
+// max_prepared_statements asked of a version that has none, saying what there is.
+func (s PgBouncerSettings) Check() error {
 	v := cmp.Or(s.Version, DefaultPgBouncer)
-	bin, ok := PgBouncerVersions[v]
-	if !ok {
-		return "", fmt.Errorf("pgbouncer: version %q: want 1.18 or 1.24", v)
+	if _, ok := PgBouncerVersions[v]; !ok {
+		return fmt.Errorf("pgbouncer: version %q: want %s", v, strings.Join(slices.Sorted(maps.Keys(PgBouncerVersions)), " or "))
 	}
-	if s.MaxPreparedStatements != nil && v == "1.18" {
-		return "", fmt.Errorf("pgbouncer: max_prepared_statements needs PgBouncer 1.21 or later; 1.18 has no prepared statements in transaction mode")
+	if s.MaxPreparedStatements != nil && slices.Contains(noPrepared, v) {
+		return fmt.Errorf("PgBouncer %s has no prepared statements in transaction mode: max_prepared_statements needs PgBouncer 1.21 or later", v)
 	}
+	return nil
+}
+
+// binary is the settings' pgbouncer, checked (Check) and found on this machine.
+func (s PgBouncerSettings) binary() (string, error) {
+	if err := s.Check(); err != nil {
+		return "", err
+	}
+	v := cmp.Or(s.Version, DefaultPgBouncer)
+	bin := PgBouncerVersions[v]
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("pgbouncer %s: %s not found (make deps DB=pgbouncer installs it): %w", v, bin, ErrNotInstalled)
 	}

@@ -37,7 +37,7 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
 	f.pooler = fs.String("pooler", "", oneOf("", "pgbouncer"), "with --db postgres: put a transaction pooler between the targets and the server (pgbouncer: PgBouncer, pool_mode = transaction)")
 	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler or --db pgbouncer: the pooler's server connections (PgBouncer's default_pool_size)")
-	f.pgbouncer = fs.String("pgbouncer-version", provider.DefaultPgBouncer, oneOf("1.24", "1.18"), "with --pooler or --db pgbouncer: 1.24 (Debian 13's, built by make deps DB=pgbouncer: prepared statements in transaction mode) or 1.18 (Debian 12's and Ubuntu 22.04's: none)")
+	f.pgbouncer = fs.String("pgbouncer-version", provider.DefaultPgBouncer, oneOf(provider.PgBouncerVersionNames()...), "with --pooler or --db pgbouncer: 1.24 (Debian 13's, built by make deps DB=pgbouncer: prepared statements in transaction mode) or 1.18 (Debian 12's and Ubuntu 22.04's: none)")
 	f.maxPrepared = fs.Int("max-prepared-statements", -1, atLeast(-1), "with PgBouncer 1.24: its max_prepared_statements, 0 off (-1: the version's default, 200)")
 }
 
@@ -62,11 +62,11 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 	o.Server, o.PoolerSize = servers[0], *f.poolerSize
 	o.PgBouncer.Version = *f.pgbouncer
 	if *f.maxPrepared >= 0 {
-		if *f.pgbouncer == "1.18" {
-			return o, fmt.Errorf("%w: --max-prepared-statements %d: PgBouncer 1.18 has no prepared statements in transaction mode (--pgbouncer-version 1.24 has)", errUsage, *f.maxPrepared)
-		}
 		n := *f.maxPrepared
 		o.PgBouncer.MaxPreparedStatements = &n
+		if err := o.PgBouncer.Check(); err != nil {
+			return o, fmt.Errorf("%w: --max-prepared-statements %d: %v", errUsage, n, err)
+		}
 	}
 	if *f.pooler != "" {
 		if len(servers) > 1 || o.Server != "postgres" {
