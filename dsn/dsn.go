@@ -5,7 +5,6 @@
 package dsn
 
 import (
-	"dbbench/dsn/protocol"
 	"fmt"
 	"io"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"dbbench/dsn/protocol"
 )
 
 // Mask replaces a password where it stood.

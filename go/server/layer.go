@@ -3,9 +3,10 @@ package server
 import (
 	"context"
 	"database/sql"
-	"dbbench/dsn/protocol"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"dbbench/dsn/protocol"
 )
 
 // Statement modes a layer may offer (the stmt key of a variant name) on MySQL:

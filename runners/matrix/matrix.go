@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"cmp"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"dbbench/dsn/protocol"
 )
 
 // The values the keys may take. Stmt "none" and conn "none" belong to layers that use no

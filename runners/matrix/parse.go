@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"cmp"
-	"dbbench/dsn/protocol"
 	"fmt"
 	"maps"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"dbbench/dsn/protocol"
 )
 
 // Parse validates a matrix given as bytes; file is used in error messages only.

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"database/sql"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"dbbench/dsn"
+	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/secret"
 )

@@ -3,13 +3,13 @@ package provider
 import (
 	"cmp"
 	"context"
-	"dbbench/dsn/protocol"
 	"errors"
 	"io"
 	"net/url"
 	"strings"
 	"testing"
 
+	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 )
 

@@ -7,7 +7,6 @@ package provider
 import (
 	"context"
 	"database/sql"
-	"dbbench/dsn/protocol"
 	"fmt"
 	"io"
 	"net/url"
@@ -19,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"dbbench/dsn"
+	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/schema"
 )

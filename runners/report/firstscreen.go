@@ -1,11 +1,11 @@
 package report
 
 import (
-	"dbbench/dsn/protocol"
 	"fmt"
 	"slices"
 	"strings"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"

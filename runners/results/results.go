@@ -4,13 +4,13 @@
 package results
 
 import (
-	"dbbench/dsn/protocol"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/histogram"
 	"dbbench/runners/saturation"
 	"dbbench/runners/units"

@@ -2,8 +2,9 @@ package roundtrip
 
 import (
 	"bytes"
-	"dbbench/dsn/protocol"
 	"sync"
+
+	"dbbench/dsn/protocol"
 )
 
 // A connection's authentication, as the proxy sees it: the plugin the server's greeting

@@ -2,7 +2,6 @@ package roundtrip
 
 import (
 	"bufio"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"dbbench/dsn/protocol"
 )
 
 // commandNames spells MySQL protocol command bytes as the general log does, plus the

@@ -1,7 +1,6 @@
 package roundtrip
 
 import (
-	"dbbench/dsn/protocol"
 	"io"
 	"maps"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/dbtest"
 )
 

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"database/sql"
-	"dbbench/dsn/protocol"
 	"fmt"
 	"net"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/echo"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"

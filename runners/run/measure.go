@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"dbbench/dsn/protocol"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/histogram"
 	"dbbench/runners/loadgen"
 	"dbbench/runners/procstat"

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"database/sql"
-	"dbbench/dsn/protocol"
 	"dbbench/runners/target"
 	"fmt"
 	"maps"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/loadgen"
 	"dbbench/runners/matrix"
 	"dbbench/runners/results"

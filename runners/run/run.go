@@ -6,7 +6,6 @@ package run
 import (
 	"cmp"
 	"context"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/findings"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"

@@ -2,13 +2,13 @@ package run
 
 import (
 	"context"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/loadgen"
 	"dbbench/runners/provider"

@@ -1,12 +1,12 @@
 package target
 
 import (
-	"dbbench/dsn/protocol"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/matrix"
 )
 

@@ -3,7 +3,6 @@ package target
 import (
 	"bytes"
 	"context"
-	"dbbench/dsn/protocol"
 	"debug/buildinfo"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
 	"dbbench/runners/secret"

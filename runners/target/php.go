@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/environment"
 	"dbbench/runners/loglines"
 	"dbbench/runners/matrix"

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"database/sql/driver"
-	"dbbench/dsn/protocol"
 	"errors"
 	"fmt"
 	neturl "net/url"
@@ -17,6 +16,7 @@ import (
 	"github.com/lib/pq"
 
 	"dbbench/dsn"
+	"dbbench/dsn/protocol"
 	"dbbench/go/config"
 	"dbbench/go/layers"
 	"dbbench/go/server"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"dbbench/dsn/protocol"
 	"dbbench/runners/delay"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/compare"
 	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
