@@ -125,9 +125,16 @@ func newTmp(t *testing.T) string {
 // dbbench starts bin/dbbench with args, in its own process group, with TMPDIR=tmp.
 func dbbench(t *testing.T, tmp string, args ...string) *proc {
 	t.Helper()
+	return dbbenchIn(t, tmp, root, nil, args...)
+}
+
+// dbbenchIn is dbbench from another root (DBBENCH_ROOT, and its bin/dbbench), with env
+// added to the environment.
+func dbbenchIn(t *testing.T, tmp, root string, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(root, "bin", "dbbench"), args...)
 	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "DBBENCH_ROOT="+root, "TMPDIR="+tmp)
+	cmd.Env = append(append(os.Environ(), "DBBENCH_ROOT="+root, "TMPDIR="+tmp), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &proc{t: t, cmd: cmd, tmp: tmp, lines: make(chan string, 4096), done: make(chan struct{})}
 	cmd.Stdout = &lockedWriter{mu: &p.mu, w: &p.stdout}

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -29,6 +30,9 @@ import (
 // an embedded server given as a dsn, as a user's would be, with performance_schema on.
 // One line per soak is appended to SOAK_CALIBRATION_OUT as it ends, so that hours of
 // soaks survive an interruption; the table of every line so far is printed at the end.
+// CHAOS_SOAK_DB=postgres calibrates on PostgreSQL (mariadb by default), where each
+// leaked connection also leaves a transaction open, and the outside statements, which
+// PostgreSQL does not list, show as their backends' memory (runners/servers).
 func TestSoakCalibration(t *testing.T) {
 	cases, out := os.Getenv("CHAOS_SOAK_CALIBRATION"), os.Getenv("SOAK_CALIBRATION_OUT")
 	if cases == "" || out == "" {
@@ -41,8 +45,8 @@ func TestSoakCalibration(t *testing.T) {
 		if !ok || err != nil || err2 != nil || duration <= 0 || multiple < 0 {
 			t.Fatalf("case %q: want DURATION:MULTIPLE, as 5m:0.5", c)
 		}
-		row := calibrationSoak(t, duration, multiple)
-		if err := appendRow(out, row); err != nil {
+		row := calibrationSoak(t, calibrationDB(), duration, multiple)
+		if err := appendRow(out, calibrationHead(calibrationDB()), row); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s", strings.Join(row, "  "))
@@ -50,16 +54,45 @@ func TestSoakCalibration(t *testing.T) {
 	printCalibration(t, out)
 }
 
+// calibrationDB is the server calibrated: CHAOS_SOAK_DB, mariadb by default.
+func calibrationDB() string { return cmp.Or(os.Getenv("CHAOS_SOAK_DB"), "mariadb") }
+
+// judgedSeries are the database series whose verdicts a line holds on each server:
+// the outside connections, the outside statements (their backends' memory on
+// PostgreSQL), and two global counts.
+var judgedSeries = map[string][]string{
+	"mariadb":  {"outside_connections", "outside_statements", "threads_connected", "prepared_stmt_count"},
+	"postgres": {"outside_connections", "outside_memory", "connections", "idle_in_transaction"},
+}
+
 // calibrationHead names the columns of SOAK_CALIBRATION_OUT.
-var calibrationHead = []string{"started", "duration", "leak_multiple", "exit", "stmts_leaked", "conns_leaked",
-	"outside_connections", "outside_statements", "threads_connected", "prepared_stmt_count", "flagged", "rising"}
+func calibrationHead(db string) []string {
+	head := []string{"started", "duration", "leak_multiple", "exit", "stmts_leaked", "conns_leaked"}
+	head = append(append(head, judgedSeries[db]...), "flagged", "rising")
+	if runtimeLeaks() {
+		head = append(head, "go_heap_live", "php_worker_runtime_memory")
+	}
+	return head
+}
+
+// runtimeLeaks: CHAOS_SOAK_RUNTIME_LEAK is set, so that the soaks with a leak
+// (multiple > 0) also run targets that leak inside their runtime (runtimeLeakRoot), and
+// every line holds the verdicts of the two planted variants' runtime memory.
+func runtimeLeaks() bool { return os.Getenv("CHAOS_SOAK_RUNTIME_LEAK") != "" }
+
+// plantedLayers are, by server, the Go layer and the PHP layer the runtime leaks are
+// planted in: each one's baseline on the server's protocol.
+var plantedLayers = map[string][2]string{"mariadb": {"raw", "raw"}, "postgres": {"pgx", "raw"}}
 
 // calibrationSoak runs one soak with the outside leak at multiple of its rates (none
 // at 0) and returns its line.
-func calibrationSoak(t *testing.T, duration time.Duration, multiple float64) []string {
+func calibrationSoak(t *testing.T, db string, duration time.Duration, multiple float64) []string {
 	started := time.Now().UTC()
 	tmp := newTmp(t)
-	server, dsnFile := dsnServer(t, tmp, provider.Options{Instruments: true, Log: os.Stderr})
+	if judgedSeries[db] == nil {
+		t.Fatalf("CHAOS_SOAK_DB=%s: want mariadb or postgres", db)
+	}
+	server, dsnFile := dsnServer(t, tmp, provider.Options{Server: db, Instruments: true, Log: os.Stderr})
 	var leak *soaktest.Leak
 	if multiple > 0 {
 		pool, err := server.Open()
@@ -68,12 +101,19 @@ func calibrationSoak(t *testing.T, duration time.Duration, multiple float64) []s
 		}
 		defer pool.Close()
 		every := func(d time.Duration) time.Duration { return time.Duration(float64(d) / multiple) }
-		if leak, err = soaktest.StartLeak(pool, every(soaktest.StmtEvery), every(soaktest.ConnEvery)); err != nil {
+		sp := soaktest.Spec{Stmt: server.Rebind("SELECT ? + 1"), StmtEvery: every(soaktest.StmtEvery), ConnEvery: every(soaktest.ConnEvery),
+			OpenTx: db == "postgres"}
+		if leak, err = soaktest.StartLeak(pool, sp); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dir := filepath.Join(tmp, "soak")
-	p := dbbench(t, tmp, "soak", "--provider", "dsn", "--dsn-file", dsnFile, "--duration", duration.String(), "--out", dir)
+	soakRoot, env := root, []string(nil)
+	if runtimeLeaks() && multiple > 0 {
+		soakRoot = runtimeLeakRoot(t, plantedLayers[db][1])
+		env = []string{"DBBENCH_LEAK=" + runtimeLeakGo + ",layer:" + plantedLayers[db][0]}
+	}
+	p := dbbenchIn(t, tmp, soakRoot, env, "soak", "--db", db, "--provider", "dsn", "--dsn-file", dsnFile, "--duration", duration.String(), "--out", dir)
 	code := p.wait(duration + 15*time.Minute)
 	stmts, conns := 0, 0
 	if leak != nil {
@@ -86,11 +126,23 @@ func calibrationSoak(t *testing.T, duration time.Duration, multiple float64) []s
 	if err != nil {
 		t.Fatalf("soak of %v, leak ×%g: exit %d, %v\n%s", duration, multiple, code, err, p.errText())
 	}
-	return []string{started.Format(time.RFC3339), duration.String(), strconv.FormatFloat(multiple, 'g', -1, 64),
-		strconv.Itoa(code), strconv.Itoa(stmts), strconv.Itoa(conns),
-		verdictOf(f, "outside_connections"), verdictOf(f, "outside_statements"),
-		verdictOf(f, "threads_connected"), verdictOf(f, "prepared_stmt_count"),
-		strings.Join(flaggedOf(f), "; "), strings.Join(f.Rising(), "; ")}
+	// Each soak's file beside the lines, for what a line does not hold.
+	kept := filepath.Join(filepath.Dir(os.Getenv("SOAK_CALIBRATION_OUT")), started.Format("20060102-150405")+"-soak.json")
+	if b, err := os.ReadFile(filepath.Join(dir, "soak.json")); err == nil {
+		os.WriteFile(kept, b, 0o644)
+	}
+	row := []string{started.Format(time.RFC3339), duration.String(), strconv.FormatFloat(multiple, 'g', -1, 64),
+		strconv.Itoa(code), strconv.Itoa(stmts), strconv.Itoa(conns)}
+	for _, name := range judgedSeries[db] {
+		row = append(row, verdictOf(f, name))
+	}
+	row = append(row, strings.Join(flaggedOf(f), "; "), strings.Join(f.Rising(), "; "))
+	if runtimeLeaks() {
+		layers := plantedLayers[db]
+		row = append(row, variantVerdict(f, "lang=go/server=nethttp/layer="+layers[0]+"/", "heap_live"),
+			variantVerdict(f, "lang=php/server=worker/layer="+layers[1]+"/", "runtime_memory"))
+	}
+	return row
 }
 
 // verdictOf is a database series' verdict and slope an hour, as "grows +900/h".
@@ -98,6 +150,22 @@ func verdictOf(f *soak.File, name string) string {
 	for _, s := range f.Database.Series {
 		if s.Name == name && s.Verdict != nil {
 			return fmt.Sprintf("%s %+.0f/h", s.Verdict.Verdict, 3600*s.Verdict.Slope)
+		}
+	}
+	return "–"
+}
+
+// variantVerdict is the verdict and slope an hour of the named series of the first
+// variant whose key starts with prefix, as "grows +2.1 MB/h".
+func variantVerdict(f *soak.File, prefix, name string) string {
+	for _, v := range f.Variants {
+		if !strings.HasPrefix(v.Key, prefix) {
+			continue
+		}
+		for _, s := range v.Series {
+			if s.Name == name && s.Verdict != nil {
+				return fmt.Sprintf("%s %+.2f MB/h", s.Verdict.Verdict, 3600*s.Verdict.Slope/1e6)
+			}
 		}
 	}
 	return "–"
@@ -118,7 +186,7 @@ func flaggedOf(f *soak.File) []string {
 }
 
 // appendRow appends row to the TSV file at path, with the head line if it is new.
-func appendRow(path string, row []string) error {
+func appendRow(path string, head, row []string) error {
 	_, statErr := os.Stat(path)
 	file, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -127,7 +195,7 @@ func appendRow(path string, row []string) error {
 	w := csv.NewWriter(file)
 	w.Comma = '\t'
 	if os.IsNotExist(statErr) {
-		w.Write(calibrationHead)
+		w.Write(head)
 	}
 	w.Write(row)
 	w.Flush()
@@ -168,10 +236,10 @@ func printCalibration(t *testing.T, path string) {
 			c.stmts++
 		}
 	}
-	fmt.Printf("\nsoak calibration (%s):\n%-14s %6s %9s %18s %18s\n", path, "soak × leak", "soaks", "non-zero", "outside conns grow", "outside stmts grow")
+	fmt.Printf("\nsoak calibration (%s):\n%-14s %6s %9s %20s %20s\n", path, "soak × leak", "soaks", "non-zero", rows[0][6]+" grows", rows[0][7]+" grows")
 	for _, k := range order {
 		c := cells[k]
-		fmt.Printf("%-14s %6d %9d %18d %18d\n", k, c.soaks, c.nonzero, c.conns, c.stmts)
+		fmt.Printf("%-14s %6d %9d %20d %20d\n", k, c.soaks, c.nonzero, c.conns, c.stmts)
 	}
 }
 

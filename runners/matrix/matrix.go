@@ -438,7 +438,11 @@ func (m *Matrix) Preset(name string) (*Preset, error) {
 // Resolve reads a variant name, fills in the language's first server when the name has
 // no server=, reads a layer's former name as the layer, and checks that the matrix
 // knows the variant.
-func (m *Matrix) Resolve(name string) (Variant, error) {
+func (m *Matrix) Resolve(name string) (Variant, error) { return m.resolveOn(name, "") }
+
+// resolveOn is Resolve with db (a db of the matrix) for a name without db= ("": the
+// matrix's first).
+func (m *Matrix) resolveOn(name, db string) (Variant, error) {
 	v, err := ParseName(name)
 	if err != nil {
 		return Variant{}, err
@@ -453,16 +457,19 @@ func (m *Matrix) Resolve(name string) (Variant, error) {
 			}
 		}
 	}
-	if v.Database == m.DefaultDB() {
-		v.Database = ""
-	}
+	v = m.OnDB(v, cmp.Or(v.Database, db, m.DefaultDB()))
 	return v, m.Check(v)
 }
 
 // ResolveList resolves a comma-separated list of variant keys, in order, skipping blank
 // entries. A key that leaves out its pool gets pool(its lang); its server, as in Resolve.
-// The soak's and the sweeps' --variants flags read their lists with it.
 func (m *Matrix) ResolveList(list string, pool func(lang string) int) ([]Variant, error) {
+	return m.ResolveListOn(list, pool, "")
+}
+
+// ResolveListOn is ResolveList on database db: a key without db= is on db ("": the
+// matrix's first). The soak's and the sweeps' --variants flags read their lists with it.
+func (m *Matrix) ResolveListOn(list string, pool func(lang string) int, db string) ([]Variant, error) {
 	var out []Variant
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
@@ -470,10 +477,9 @@ func (m *Matrix) ResolveList(list string, pool func(lang string) int) ([]Variant
 			continue
 		}
 		if !strings.Contains(s, "/pool=") {
-			lang := strings.TrimPrefix(strings.SplitN(s, "/", 2)[0], "lang=")
-			s += "/pool=" + strconv.Itoa(pool(lang))
+			s = withPool(s, pool(strings.TrimPrefix(strings.SplitN(s, "/", 2)[0], "lang=")))
 		}
-		v, err := m.Resolve(s)
+		v, err := m.resolveOn(s, db)
 		if err != nil {
 			return nil, err
 		}
@@ -483,6 +489,17 @@ func (m *Matrix) ResolveList(list string, pool func(lang string) int) ([]Variant
 		return nil, errors.New("no variant given")
 	}
 	return out, nil
+}
+
+// withPool puts pool=n into a key without one, where a name spells it: after conn=,
+// before the optional op=, db= and rev=.
+func withPool(key string, n int) string {
+	parts := strings.Split(key, "/")
+	i := len(parts)
+	for i > 0 && (strings.HasPrefix(parts[i-1], "op=") || strings.HasPrefix(parts[i-1], "db=") || strings.HasPrefix(parts[i-1], "rev=")) {
+		i--
+	}
+	return strings.Join(slices.Insert(parts, i, "pool="+strconv.Itoa(n)), "/")
 }
 
 // Check says whether v is a variant of the matrix, and if not, why.

@@ -18,6 +18,7 @@ import (
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/roundtrip"
+	"dbbench/runners/servers"
 	"dbbench/runners/units"
 )
 
@@ -85,18 +86,13 @@ func (o *Options) perDB(vs []matrix.Variant) []matrix.Variant {
 	return out
 }
 
-// pids are the server's processes when it is ours to read (nil when not): its one
-// process (MariaDB, MySQL), or PostgreSQL's postmaster and its backends.
+// pids are the server's processes when it is ours to read (nil when not), as its
+// server lists them (runners/servers).
 func (d *database) pids() []int {
 	if d.db.PID == 0 {
 		return nil
 	}
-	if d.db.Protocol() == protocol.Postgres {
-		if t, err := procstat.Tree(d.db.PID); err == nil {
-			return t
-		}
-	}
-	return []int{d.db.PID}
+	return servers.For(d.db.Protocol()).Processes(d.db.PID)
 }
 
 // light reads the server's light counters (procstat.TakeLightTree on PostgreSQL, whose

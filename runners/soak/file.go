@@ -60,6 +60,11 @@ type Settings struct {
 	// OutsideStatements: performance_schema was on, so the statements of connections no
 	// target holds were counted (outside.go); the outside connections always are.
 	OutsideStatements bool `json:"outside_statements,omitempty"`
+	// StatementsLimit names the server's limit of prepared statements
+	// (max_prepared_stmt_count; "" for PostgreSQL, which has none); OutsideMemory: the
+	// private memory of the server's processes for outside connections was read.
+	StatementsLimit string `json:"statements_limit,omitempty"`
+	OutsideMemory   bool   `json:"outside_memory,omitempty"`
 }
 
 // Role is one thing whose series are sampled: a variant's target, or the database.
@@ -131,7 +136,7 @@ func (f *File) Rising() []string {
 	for i, r := range roles {
 		for _, s := range r.Series {
 			// Unresolved: it rose, but its last half had too few samples to judge.
-			if heldByDatabase[s.Name] && s.Verdict != nil && (s.Verdict.Verdict == Rising || s.Verdict.Verdict == Unresolved) {
+			if (s.Held || heldByDatabase[s.Name]) && s.Verdict != nil && (s.Verdict.Verdict == Rising || s.Verdict.Verdict == Unresolved) {
 				out = append(out, names[i]+": "+s.Label)
 			}
 		}

@@ -178,7 +178,7 @@ func outsideLeak(t *testing.T, server *provider.DB) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := soaktest.StartLeak(pool, outsideStmtEvery, outsideConnEvery)
+	l, err := soaktest.StartLeak(pool, soaktest.Spec{Stmt: server.Rebind("SELECT ? + 1"), StmtEvery: outsideStmtEvery, ConnEvery: outsideConnEvery})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,12 +120,15 @@ func (o *Options) Check() error {
 	return nil
 }
 
-// DefaultVariants are the variants most at risk, drawn from the matrix: for each
-// language, each of its servers and each layer that uses the default database, the
-// server-side prepare mode (else the layer's first mode the matrix allows) with persistent
-// connections; plus, per language on its first server, the baseline layer with prepare
-// and a new connection per request. pools gives each language's pool.
-func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, error) {
+// DefaultVariants are the variants most at risk on database db (a db of the matrix),
+// drawn from the matrix: for each language, each of its servers and each layer that
+// reads db, the mode that keeps statements on the server (prepare, or the layer's
+// reference mode on db's protocol: pgx's cache_statement; else the first mode the
+// matrix allows) with persistent connections; plus, per language on its first server,
+// its baseline on db's protocol with that mode and a new connection per request. pools
+// gives each language's pool.
+func DefaultVariants(m *matrix.Matrix, pools map[string]int, db string) ([]matrix.Variant, error) {
+	proto := m.ProtocolOf(db)
 	var out []matrix.Variant
 	for _, ln := range m.LangNames() {
 		l := m.Langs[ln]
@@ -136,15 +139,11 @@ func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, 
 		for _, server := range l.ServerNames() {
 			for _, name := range l.LayerNames() {
 				layer := l.Layers[name]
-				if !layer.DB || !slices.Contains(layer.Conn, "persistent") || !m.Reads(layer, m.DefaultDB()) {
+				if !layer.DB || !slices.Contains(layer.Conn, "persistent") || !m.Reads(layer, db) {
 					continue
 				}
-				stmts := layer.Stmt
-				if slices.Contains(stmts, "prepare") {
-					stmts = append([]string{"prepare"}, stmts...)
-				}
-				for _, stmt := range stmts {
-					v := matrix.Variant{Lang: ln, Server: server, Layer: name, Stmt: stmt, Conn: "persistent", Pool: pool}
+				for _, stmt := range riskiest(layer, proto) {
+					v := m.OnDB(matrix.Variant{Lang: ln, Server: server, Layer: name, Stmt: stmt, Conn: "persistent", Pool: pool}, db)
 					if m.Check(v) == nil {
 						out = append(out, v)
 						break
@@ -152,12 +151,32 @@ func DefaultVariants(m *matrix.Matrix, pools map[string]int) ([]matrix.Variant, 
 				}
 			}
 		}
-		v := matrix.Variant{Lang: ln, Server: l.DefaultServer(), Layer: l.Baseline, Stmt: "prepare", Conn: "per-request", Pool: pool}
-		if m.Check(v) == nil {
-			out = append(out, v)
+		base := l.Layers[l.BaselineOn(proto)]
+		if base == nil {
+			continue
+		}
+		for _, stmt := range riskiest(base, proto) {
+			v := m.OnDB(matrix.Variant{Lang: ln, Server: l.DefaultServer(), Layer: base.Name, Stmt: stmt, Conn: "per-request", Pool: pool}, db)
+			if m.Check(v) == nil {
+				out = append(out, v)
+				break
+			}
 		}
 	}
 	return out, nil
+}
+
+// riskiest lists a layer's modes on a protocol, those that keep statements on the
+// server first: prepare, then its reference mode (pgx's cache_statement).
+func riskiest(l *matrix.Layer, proto string) []string {
+	stmts := l.StmtsOn(proto)
+	var first []string
+	for _, s := range []string{"prepare", l.RefOn(proto)} {
+		if s != "" && slices.Contains(stmts, s) && !slices.Contains(first, s) {
+			first = append(first, s)
+		}
+	}
+	return append(first, stmts...)
 }
 
 // ParsePools reads "go=16,php=4" (one pool per language; ";" separates as well) into
@@ -185,13 +204,20 @@ func ParsePools(m *matrix.Matrix, s string) (map[string]int, error) {
 	return out, nil
 }
 
-// ParseVariants reads a comma-separated list of variant keys. A key may leave out its
-// pool (it then gets its language's pool) and its server (the language's first).
-// Every variant must be one the matrix knows; each may be given once.
-func ParseVariants(m *matrix.Matrix, list string, pools map[string]int) ([]matrix.Variant, error) {
-	out, err := m.ResolveList(list, func(lang string) int { return max(pools[lang], 1) })
+// ParseVariants reads a comma-separated list of variant keys, on database db (a db of
+// the matrix, the soak's --db). A key may leave out its pool (it then gets its
+// language's pool), its server (the language's first) and its db (then db); one that
+// names another db than db is refused, as the soak starts one. Every variant must be
+// one the matrix knows; each may be given once.
+func ParseVariants(m *matrix.Matrix, list string, pools map[string]int, db string) ([]matrix.Variant, error) {
+	out, err := m.ResolveListOn(list, func(lang string) int { return max(pools[lang], 1) }, db)
 	if err != nil {
 		return nil, fmt.Errorf("--variants: %w", err)
+	}
+	for _, v := range out {
+		if got := m.DBName(v); got != db {
+			return nil, fmt.Errorf("--variants: %s names db=%s, but the soak measures --db %s", v.Key(), got, db)
+		}
 	}
 	for i, v := range out {
 		if slices.Contains(out[:i], v) {

@@ -26,7 +26,7 @@ func TestDefaultVariantsFromTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := DefaultVariants(m, pools)
+	vs, err := DefaultVariants(m, pools, m.DefaultDB())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestParsePoolsAndVariants(t *testing.T) {
 			t.Errorf("ParsePools(%q) = %v, want an error with %q", bad.in, err, bad.want)
 		}
 	}
-	vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent, lang=php/layer=raw/stmt=prepare/conn=per-request/pool=3", pools)
+	vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent, lang=php/layer=raw/stmt=prepare/conn=per-request/pool=3", pools, m.DefaultDB())
 	if err != nil || len(vs) != 2 || vs[0].Pool != 16 || vs[0].Server != "nethttp" || vs[1].Pool != 3 {
 		t.Fatalf("ParseVariants = %v, %v", vs, err)
 	}
@@ -110,7 +110,7 @@ func TestParsePoolsAndVariants(t *testing.T) {
 		{" , ", "no variant given"},
 		{"lang=go/layer=bun/stmt=prepare/conn=persistent", "excluded"},
 	} {
-		if _, err := ParseVariants(m, bad.in, pools); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := ParseVariants(m, bad.in, pools, m.DefaultDB()); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("ParseVariants(%q) = %v, want an error with %q", bad.in, err, bad.want)
 		}
 	}

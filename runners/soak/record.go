@@ -1,5 +1,11 @@
 package soak
 
+import (
+	"time"
+
+	"dbbench/runners/servers"
+)
+
 // spec is what a series is, by name: the catalogue every role draws from, so the
 // report and soak.json name the same thing the same way.
 type spec struct {
@@ -7,44 +13,50 @@ type spec struct {
 	unit  string
 	kind  Kind
 	floor float64
+	span  time.Duration // MinSpan, when not MinNoisySpan
 }
 
 var specs = map[string]spec{
 	// Per target, its whole process tree (nginx + php-fpm and their workers for PHP).
-	"rss":            {"RSS (all its processes)", "bytes", Memory, 0},
-	"fds":            {"open descriptors (all its processes)", "count", Count, 0},
-	"threads":        {"threads (all its processes)", "count", Count, 0},
-	"processes":      {"processes", "count", Count, 0},
-	"db_connections": {"its connections to the database", "count", Count, 0},
+	"rss":            {"RSS (all its processes)", "bytes", Memory, 0, 0},
+	"fds":            {"open descriptors (all its processes)", "count", Count, 0, 0},
+	"threads":        {"threads (all its processes)", "count", Count, 0, 0},
+	"processes":      {"processes", "count", Count, 0, 0},
+	"db_connections": {"its connections to the database", "count", Count, 0, 0},
 	// Go targets, through the admin listener.
-	"goroutines":  {"goroutines", "count", Count, 0},
-	"heap_live":   {"Go live heap", "bytes", Memory, 0},
-	"pool_open":   {"pool: open connections", "count", Count, 0},
-	"pool_in_use": {"pool: connections in use", "count", Count, 0},
-	"pool_waits":  {"pool: waits per second", "per s", Level, 1},
+	"goroutines": {"goroutines", "count", Count, 0, 0},
+	"heap_live":  {"Go live heap", "bytes", Memory, 0, MinCountedSpan},
+	// Runtimes that count their own memory (target.RuntimeSample's Held): a resident
+	// PHP worker's memory_get_usage(), which a leak inside PHP grows byte by byte while
+	// the RSS grows in the allocator's 2 MiB chunks. php-fpm frees a request's memory
+	// when it ends: what outlives a request there is outside PHP's count, in the RSS.
+	"runtime_memory": {"PHP memory in use between requests (memory_get_usage(), all its workers)", "bytes", Memory, 0, MinCountedSpan},
+	"pool_open":      {"pool: open connections", "count", Count, 0, 0},
+	"pool_in_use":    {"pool: connections in use", "count", Count, 0, 0},
+	"pool_waits":     {"pool: waits per second", "per s", Level, 1, 0},
 	// Load, per window.
-	"achieved": {"achieved rate", "req/s", Achieved, 0},
-	"p99":      {"p99 latency per window", "s", Level, 0.001},
-	"errors":   {"failed requests per window", "count", Errors, 0},
-	// The database, global: every variant's connections and statements together.
-	"threads_connected":   {"Threads_connected", "count", Count, 0},
-	"prepared_stmt_count": {"Prepared_stmt_count", "count", Count, 0},
-	"stmt_open":           {"Com_stmt_prepare − Com_stmt_close", "count", Count, 0},
+	"achieved": {"achieved rate", "req/s", Achieved, 0, 0},
+	"p99":      {"p99 latency per window", "s", Level, 0.001, 0},
+	"errors":   {"failed requests per window", "count", Errors, 0, 0},
+	// The database's global figures come from its server (runners/servers, Reading).
 	// The database, less what every target holds (outside.go): another client's.
-	"outside_connections": {"connections no target holds", "count", Count, 0},
-	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0},
-	"aborted_connects":    {"Aborted_connects", "count", Count, 0},
-	"aborted_clients":     {"Aborted_clients", "count", Count, 0},
+	"outside_connections": {"connections no target holds", "count", Count, 0, 0},
+	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0, 0},
+	// A backend's private memory (RssAnon), not a process's RSS: judged as a runtime's count.
+	"outside_memory": {"private memory of the largest server process for a connection no target holds", "bytes", Memory, 0, MinCountedSpan},
 	// The database server's process: mariadbd's, or mysqld's on --db mysql (the names
 	// are older than --db, and kept so that earlier soaks compare).
-	"mariadbd_rss":     {"database server RSS", "bytes", Memory, 0},
-	"mariadbd_fds":     {"database server open descriptors", "count", Count, 0},
-	"mariadbd_threads": {"database server threads", "count", Count, 0},
+	"mariadbd_rss":     {"database server RSS", "bytes", Memory, 0, 0},
+	"mariadbd_private": {"database server private memory (RssAnon, all its processes)", "bytes", Memory, 0, 0},
+	"mariadbd_fds":     {"database server open descriptors", "count", Count, 0, 0},
+	"mariadbd_threads": {"database server threads", "count", Count, 0, 0},
 }
 
 // heldByDatabase names the series that count what the database holds for a client,
 // connections and prepared statements: one that rises at the end of a soak, even
-// unresolved, gives the soak its own exit status (Rising in File.Rising).
+// unresolved, gives the soak its own exit status (Rising in File.Rising). A server's
+// own figures say so themselves (Series.Held); the MySQL names stay for soak.json
+// files written before them.
 var heldByDatabase = map[string]bool{
 	"db_connections": true, "threads_connected": true, "prepared_stmt_count": true, "stmt_open": true,
 	"outside_connections": true, "outside_statements": true,
@@ -59,9 +71,26 @@ func (r *Role) series(name string) *Series {
 	if !ok {
 		panic("soak: no series named " + name) // a programming error: every name is above
 	}
-	s := &Series{Name: name, Label: sp.label, Unit: sp.unit, Kind: sp.kind, Floor: sp.floor, Points: []Point{}}
+	s := &Series{Name: name, Label: sp.label, Unit: sp.unit, Kind: sp.kind, Floor: sp.floor, MinSpan: sp.span.Seconds(), Points: []Point{}}
 	r.Series = append(r.Series, s)
 	return s
+}
+
+// addReading appends one of the server's figures, its series made on first use.
+func (r *Role) addReading(t float64, rd servers.Reading) {
+	s := r.find(rd.Name)
+	if s == nil {
+		kind, floor := Count, 0.0
+		if rd.Level {
+			kind, floor = Level, 1
+		}
+		s = &Series{Name: rd.Name, Label: rd.Label, Unit: rd.Unit, Kind: kind, Floor: floor, Held: rd.Held, Points: []Point{}}
+		r.Series = append(r.Series, s)
+	}
+	s.Add(t, rd.Value)
+	if rd.Limit != "" {
+		s.Limit = &Limit{Name: rd.Limit, Value: rd.LimitValue, Used: rd.Value}
+	}
 }
 
 // add appends a sample to the named series.

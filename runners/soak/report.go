@@ -89,13 +89,13 @@ func intro(f *File) []string {
 			"Warmup": st.Warmup, "Trend": TrendConfidence, "Late": LateConfidence, "Rest": RestDelay,
 			"MemoryResolutionPct": 100 * MemoryResolution, "CountResolution": CountResolution,
 			"LevelResolutionPct": 100 * LevelResolution, "MemoryGrowthPct": 100 * MemoryGrowthPerDay,
-			"CountGrowth": CountGrowthPerHour, "LevelGrowthPct": 100 * LevelGrowthPerDay, "NoisySpan": MinNoisySpan,
+			"CountGrowth": CountGrowthPerHour, "LevelGrowthPct": 100 * LevelGrowthPerDay, "NoisySpan": MinNoisySpan, "CountedSpan": MinCountedSpan,
 			// an hour's soak judges 0.9 of it, after the warm-up of a tenth
 			"HourResolvesPct": 100 * MemoryResolution * 24 / 0.9, "MemoryGrowthHours": 24 * MemoryResolution / MemoryGrowthPerDay,
 			"MinAchievedPct": 100 * MinAchieved, "MinLoadsCompared": MinLoadsCompared, "MinOfOthersPct": 100 * MinOfOthers,
 			"MaxErrorPct": 100 * MaxErrorRate, "MaxPreparedStmtCount": st.MaxPreparedStmtCount, "MaxConnections": st.MaxConnections,
 		}),
-		say("intro-database", nil))
+		say("intro-database", map[string]any{"Statements": st.OutsideStatements, "Memory": st.OutsideMemory}))
 	return out
 }
 

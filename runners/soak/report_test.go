@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dbbench/runners/servers"
 )
 
 // fakeSoak is a soak as Run would have written it, interrupted after 20 minutes: one
@@ -24,7 +26,7 @@ func fakeSoak() *File {
 	for k := 0; k < 120; k++ {
 		t := 5 + 10*float64(k)
 		f.Samples++
-		f.Database.add("prepared_stmt_count", t, float64(3+k%4)).Limit = &Limit{Name: "max_prepared_stmt_count", Value: 16382, Used: 3}
+		f.Database.addReading(t, servers.Reading{Name: "prepared_stmt_count", Label: "Prepared_stmt_count", Unit: "count", Value: float64(3 + k%4), Limit: "max_prepared_stmt_count", LimitValue: 16382, Held: true})
 		f.Database.add("mariadbd_rss", t, float64(120<<20+(k%5)<<10))
 		v.add("rss", t, float64(25<<20+(k%3)<<12))
 		fds := v.add("fds", t, float64(60+k/3))

@@ -3,8 +3,6 @@ package soak
 import (
 	"bufio"
 	"context"
-	"database/sql"
-	"dbbench/runners/target"
 	"errors"
 	"fmt"
 	"io"
@@ -12,12 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"dbbench/runners/servers"
+	"dbbench/runners/target"
 )
 
 // treeSample is what a process tree holds at one moment, summed over its processes.
 type treeSample struct {
 	Procs   int
 	RSS     int64 // bytes, VmRSS summed (pages shared between processes count once each)
+	Private int64 // bytes, RssAnon summed: no shared memory, no file pages
 	Threads int
 	FDs     int
 	MaxFDs  int // the largest process's: ulimit -n is per process
@@ -39,6 +41,7 @@ func sampleTree(pids []int) treeSample {
 		}
 		s.Procs++
 		s.RSS += status["VmRSS"] * 1024
+		s.Private += status["RssAnon"] * 1024
 		s.Threads += int(status["Threads"])
 		s.FDs += fds
 		s.MaxFDs = max(s.MaxFDs, fds)
@@ -219,39 +222,6 @@ func noFileLimit(pid int) (int64, error) {
 	return 0, errors.New("no Max open files line")
 }
 
-// dbStatusNames are the SHOW GLOBAL STATUS counters the soak samples.
-var dbStatusNames = []string{"Threads_connected", "Prepared_stmt_count", "Com_stmt_prepare", "Com_stmt_close",
-	"Aborted_connects", "Aborted_clients"}
-
-// dbStatus reads dbStatusNames through the runner's own connection.
-func dbStatus(ctx context.Context, db *sql.DB) (map[string]float64, error) {
-	q := "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(dbStatusNames, "','") + "')"
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("soak: read server status: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var name string
-		var v float64
-		if err := rows.Scan(&name, &v); err != nil {
-			return nil, fmt.Errorf("soak: read server status: %w", err)
-		}
-		out[name] = v
-	}
-	return out, rows.Err()
-}
-
-// dbLimits reads the server's limits the soak's series run into.
-func dbLimits(ctx context.Context, db *sql.DB) (maxConns, maxStmts float64, err error) {
-	err = db.QueryRowContext(ctx, "SELECT @@max_connections, @@max_prepared_stmt_count").Scan(&maxConns, &maxStmts)
-	if err != nil {
-		err = fmt.Errorf("soak: read max_connections and max_prepared_stmt_count: %w", err)
-	}
-	return maxConns, maxStmts, err
-}
-
 // sample takes one round: the database first (its Threads_connected is what a target's
 // connections are measured against), then every target's processes, then the TCP table
 // once, then the Go targets' admin listeners.
@@ -270,19 +240,19 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	sctx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	defer cancel()
 	began := time.Now()
-	status, statusErr := dbStatus(sctx, s.admin)
-	withStmts := f.Settings.OutsideStatements
-	connsBefore, connsErr := dbConnections(sctx, s.admin, withStmts)
-	var mariadbd treeSample
+	lim := servers.Limits{Connections: f.Settings.MaxConnections, Statements: f.Settings.MaxPreparedStmtCount, StatementsName: f.Settings.StatementsLimit}
+	status, statusErr := s.server.Status(sctx, s.admin, lim)
+	connsBefore, connsErr := s.server.Clients(sctx, s.admin, s.traced)
+	var dbTree treeSample
 	if s.db.PID != 0 {
-		mariadbd = sampleTree([]int{s.db.PID})
+		dbTree = sampleTree(s.server.Processes(s.db.PID))
 	}
 	trees := make([]treeSample, len(s.targets))
 	for i, tg := range s.targets {
 		trees[i] = sampleTree(tg.PIDs())
 	}
 	toDB, tcpErr := dbSocketInodes(s.netPID(), s.dbPort)
-	connsAfter, connsAfterErr := dbConnections(sctx, s.admin, false)
+	connsAfter, connsAfterErr := s.server.Clients(sctx, s.admin, servers.Traced{})
 	if connsErr == nil {
 		connsErr = connsAfterErr
 	}
@@ -291,7 +261,13 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		pool    *target.PoolStats
 	}
 	gos := make([]*goSample, len(s.targets))
+	held := make([]map[string]float64, len(s.targets))
 	for i, tg := range s.targets {
+		if tg.Runtime != nil {
+			if rs, err := tg.Runtime(sctx); err == nil {
+				held[i] = rs.Held
+			}
+		}
 		if tg.AdminURL == "" {
 			continue
 		}
@@ -314,37 +290,25 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 	defer s.mu.Unlock()
 	f.Samples++
 	db := f.Database
-	maxConns, maxStmts := f.Settings.MaxConnections, f.Settings.MaxPreparedStmtCount
+	used := map[string]float64{} // of each limit, as its first reading counts it
 	if statusErr == nil {
-		tc := status["Threads_connected"]
-		db.add("threads_connected", t, tc).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: tc}
-		ps := status["Prepared_stmt_count"]
-		db.add("prepared_stmt_count", t, ps).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: ps}
-		open := status["Com_stmt_prepare"] - status["Com_stmt_close"]
-		db.add("stmt_open", t, open).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: open}
-		db.add("aborted_connects", t, status["Aborted_connects"])
-		db.add("aborted_clients", t, status["Aborted_clients"])
+		for _, r := range status {
+			db.addReading(t, r)
+			if _, ok := used[r.Limit]; !ok && r.Limit != "" {
+				used[r.Limit] = r.Value
+			}
+		}
 	} else {
 		fmt.Fprintf(s.o.Log, "soak: sample at %.0fs: %v\n", t, statusErr)
 	}
-	if mariadbd.Procs > 0 {
-		db.addTree("mariadbd_", t, mariadbd)
+	if dbTree.Procs > 0 {
+		db.addTree("mariadbd_", t, dbTree)
+		// A server of many processes (PostgreSQL's) counts its shared buffers once in
+		// each process's RSS, rising as backends touch them: its private memory is not.
+		db.add("mariadbd_private", t, float64(dbTree.Private))
 	}
 	if connsErr == nil && tcpErr == nil {
-		ports := map[int]bool{}
-		for _, ts := range trees {
-			ts.portsTo(toDB, ports)
-		}
-		if seesPorts(connsBefore, ports) {
-			conns, stmts := outside(connsBefore, connsAfter, ports)
-			db.add("outside_connections", t, float64(conns)).Limit = &Limit{Name: "max_connections", Value: maxConns, Used: status["Threads_connected"]}
-			if withStmts {
-				db.add("outside_statements", t, float64(stmts)).Limit = &Limit{Name: "max_prepared_stmt_count", Value: maxStmts, Used: status["Prepared_stmt_count"]}
-			}
-		} else if !s.noPorts {
-			s.noPorts = true
-			fmt.Fprintln(s.o.Log, say("log-no-ports", map[string]any{"Ports": len(ports)}))
-		}
+		s.addOutside(f, t, connsBefore, connsAfter, toDB, trees, used)
 	} else if connsErr != nil {
 		fmt.Fprintf(s.o.Log, "soak: sample at %.0f s: %v\n", t, connsErr)
 	}
@@ -362,8 +326,11 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		if tcpErr == nil {
 			c := v.add("db_connections", t, float64(ts.countTo(toDB)))
 			if statusErr == nil {
-				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: maxConns, Used: status["Threads_connected"]}
+				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: f.Settings.MaxConnections, Used: used["max_connections"]}
 			}
+		}
+		if m, ok := held[i]["memory-B"]; ok {
+			v.add("runtime_memory", t, m)
 		}
 		if g := gos[i]; g != nil {
 			v.add("goroutines", t, g.metrics["/sched/goroutines:goroutines"])
@@ -379,5 +346,30 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 			}
 			f.waits[i] = waits
 		}
+	}
+}
+
+// addOutside records what no target holds (outside.go): the connections, and their
+// statements and memory where the server tells them.
+func (s *soaker) addOutside(f *File, t float64, before, after map[int64]servers.Client, toDB map[uint64]int, trees []treeSample, used map[string]float64) {
+	ports := map[int]bool{}
+	for _, ts := range trees {
+		ts.portsTo(toDB, ports)
+	}
+	if !seesPorts(before, ports) {
+		if !s.noPorts {
+			s.noPorts = true
+			fmt.Fprintln(s.o.Log, say("log-no-ports", map[string]any{"Ports": len(ports)}))
+		}
+		return
+	}
+	conns, stmts, memory := outside(before, after, ports)
+	st := f.Settings
+	f.Database.add("outside_connections", t, float64(conns)).Limit = &Limit{Name: "max_connections", Value: st.MaxConnections, Used: used["max_connections"]}
+	if s.traced.Statements {
+		f.Database.add("outside_statements", t, float64(stmts)).Limit = &Limit{Name: st.StatementsLimit, Value: st.MaxPreparedStmtCount, Used: used[st.StatementsLimit]}
+	}
+	if s.traced.Memory {
+		f.Database.add("outside_memory", t, float64(memory))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"dbbench/runners/provider"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
+	"dbbench/runners/servers"
 	"dbbench/runners/target"
 	"dbbench/runners/topology"
 )
@@ -38,6 +39,8 @@ type soaker struct {
 	tlog    *os.File  // the targets' own output
 	started time.Time // of the soak proper: t = 0 of every series
 	noPorts bool      // the server's list shows none of the targets' ports: said once
+	server  servers.Server
+	traced  servers.Traced // what the server tells of each client (outside.go)
 }
 
 // Run performs the soak: provision the database, start every variant's target, measure
@@ -238,27 +241,30 @@ func (s *soaker) provision(ctx context.Context) error {
 	}
 	s.admin.SetMaxOpenConns(1)
 	s.admin.SetMaxIdleConns(1)
-	_, port, err := net.SplitHostPort(db.Config.Addr)
+	_, port, err := net.SplitHostPort(db.TargetAddr())
 	if err != nil {
-		return fmt.Errorf("soak: database address %q: %w", db.Config.Addr, err)
+		return fmt.Errorf("soak: database address %q: %w", db.TargetAddr(), err)
 	}
 	if s.dbPort, err = strconv.Atoi(port); err != nil {
 		return fmt.Errorf("soak: database port %q: %w", port, err)
 	}
-	maxConns, maxStmts, err := dbLimits(ctx, s.admin)
+	s.server = servers.For(db.Protocol())
+	lim, err := s.server.Limits(ctx, s.admin)
 	if err != nil {
-		return err
+		return fmt.Errorf("soak: %w", err)
 	}
+	s.traced = s.server.Traces(ctx, s.admin)
 	s.mu.Lock()
 	s.file.Environment["database"] = db.Kind + " " + db.Version
 	if db.Kind == "embedded" {
 		s.file.Environment["database-settings"] = fmt.Sprint(provider.Settings(opts))
 	}
-	s.file.Settings.MaxConnections, s.file.Settings.MaxPreparedStmtCount = maxConns, maxStmts
-	s.file.Settings.DatabaseProcessSeries = db.PID != 0
-	s.file.Settings.OutsideStatements = instrumented(ctx, s.admin)
-	if !s.file.Settings.OutsideStatements {
-		fmt.Fprintln(s.o.Log, say("log-no-performance-schema", nil))
+	st := &s.file.Settings
+	st.MaxConnections, st.MaxPreparedStmtCount, st.StatementsLimit = lim.Connections, lim.Statements, lim.StatementsName
+	st.DatabaseProcessSeries = db.PID != 0
+	st.OutsideStatements, st.OutsideMemory = s.traced.Statements, s.traced.Memory
+	if why := s.server.Untraced(s.traced); why != "" {
+		fmt.Fprintln(s.o.Log, "soak: "+why)
 	}
 	s.mu.Unlock()
 	if s.secrets, err = os.MkdirTemp("", "dbbench-secrets-"); err != nil {

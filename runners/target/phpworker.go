@@ -106,7 +106,10 @@ type workerStatus struct {
 	// LastRealPeak is memory_get_peak_usage(true): what PHP's allocator held from the
 	// system meanwhile, in 2 MiB chunks, as php-fpm's "last request memory".
 	LastRealPeak float64 `json:"last_request_peak_real_memory"`
-	Dumped       float64 `json:"dumped"` // Unix seconds, to the microsecond
+	// Memory is memory_get_usage() at the dump, between requests: what the resident
+	// app keeps from one request to the next.
+	Memory float64 `json:"memory"`
+	Dumped float64 `json:"dumped"` // Unix seconds, to the microsecond
 }
 
 // workerDumpTimeout bounds the wait for every worker's dump: a worker writes it between
@@ -118,14 +121,16 @@ const workerDumpTimeout = 5 * time.Second
 // the workers of their last request's real peak, the measure php-fpm reports) and
 // "req-peak-alloc-B" (the mean of their last request's emalloc'ed peak, finer; php-fpm
 // has no such figure). Workers that have served nothing are left out of the means.
+// Held "memory-B" is the workers' memory_get_usage() summed, between requests.
 func (w *workerServer) runtime(ctx context.Context) (RuntimeSample, error) {
 	dumps, err := w.dump(ctx)
 	if err != nil {
 		return RuntimeSample{}, err
 	}
-	var requests, realPeak, allocPeak, served float64
+	var requests, realPeak, allocPeak, served, memory float64
 	for _, d := range dumps {
 		requests += float64(d.Requests)
+		memory += d.Memory
 		if d.Requests > 0 {
 			realPeak += d.LastRealPeak
 			allocPeak += d.LastPeak
@@ -138,6 +143,7 @@ func (w *workerServer) runtime(ctx context.Context) (RuntimeSample, error) {
 	return RuntimeSample{
 		Cumulative: map[string]float64{"requests": requests},
 		PerRequest: map[string]float64{"req-peak-B": realPeak / served, "req-peak-alloc-B": allocPeak / served},
+		Held:       map[string]float64{"memory-B": memory},
 	}, nil
 }
 

@@ -195,10 +195,12 @@ func (t *Target) procFS(pids []int) (procstat.FS, error) {
 // heap allocations: "allocs", "B", "gc-cycles") grow with the requests served: the
 // runner reports their growth over a measured window per request, as NAME/op.
 // PerRequest figures are already per request (PHP's peak memory of a request:
-// "req-peak-B"), reported as NAME/op.
+// "req-peak-B"), reported as NAME/op. Held figures are what the runtime holds at the
+// moment (a resident PHP worker's memory_get_usage(): "memory-B"), which a soak follows.
 type RuntimeSample struct {
 	Cumulative map[string]float64
 	PerRequest map[string]float64
+	Held       map[string]float64
 }
 
 // Alive says whether every process the target started is still running: a target

@@ -30,7 +30,9 @@ import (
 // /users/{id}/visits) a read-then-write without a lock (see unlockedVisit), so
 // concurrent visits lose increments, for the update check to catch; "cpu:3400" does
 // 3400 multiply-xor steps (about a nanosecond each) on every get request, CPU and
-// nothing else (compare's planted +5%). Comma-separated;
+// nothing else (compare's planted +5%); "heap:24" keeps 24 bytes of heap on every get
+// request, in 64 KiB chunks so that the live heap grows in a line, not in a slice's
+// doublings (the soak's runtime leak). Comma-separated;
 // "layer:gorm" plants only in that layer's targets.
 const leakVar = "DBBENCH_LEAK"
 
@@ -42,7 +44,8 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		return s, nil
 	}
 	l := &leaky{Store: s, db: db, log: logger}
-	every := map[string]*int64{"stmt": &l.stmtEvery, "fd": &l.fdEvery, "query": &l.queryEvery, "lostupdate": &l.lostEvery, "cpu": &l.cpuSteps}
+	every := map[string]*int64{"stmt": &l.stmtEvery, "fd": &l.fdEvery, "query": &l.queryEvery, "lostupdate": &l.lostEvery, "cpu": &l.cpuSteps,
+		"heap": &l.heapBytes}
 	only := ""
 	for _, part := range strings.Split(spec, ",") {
 		what, arg, ok := strings.Cut(strings.TrimSpace(part), ":")
@@ -52,11 +55,11 @@ func plantLeak(s server.Store, db *sql.DB, layer string, logger *log.Logger) (se
 		}
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !ok || err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, or cpu:N steps, and optionally layer:NAME", leakVar, spec)
+			return nil, fmt.Errorf("%s=%q: want stmt:N, fd:N, query:N or lostupdate:N, N a positive number of requests, cpu:N steps or heap:N bytes, and optionally layer:NAME", leakVar, spec)
 		}
 		p := every[what]
 		if p == nil {
-			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate, cpu or layer)", leakVar, spec, what)
+			return nil, fmt.Errorf("%s=%q: unknown plant %q (want stmt, fd, query, lostupdate, cpu, heap or layer)", leakVar, spec, what)
 		}
 		*p = n
 	}
@@ -78,11 +81,16 @@ type leaky struct {
 	queryEvery         int64
 	lostEvery          int64
 	cpuSteps           int64
+	heapBytes          int64
 	n, visits          atomic.Int64
 	mu                 sync.Mutex
 	stmts              []*sql.Stmt
 	files              []*os.File
+	kept               [][]byte // heap:N, in heapChunk chunks, the last one filling
 }
+
+// heapChunk is the size of the chunks heap:N keeps its bytes in.
+const heapChunk = 64 << 10
 
 func (l *leaky) Find(ctx context.Context, id uint32) (server.User, error) {
 	n := l.n.Add(1)
@@ -110,10 +118,29 @@ func (l *leaky) Find(ctx context.Context, id uint32) (server.User, error) {
 			return server.User{}, fmt.Errorf("planted query: %w", err)
 		}
 	}
+	if l.heapBytes > 0 {
+		l.keep(l.heapBytes)
+	}
 	if l.cpuSteps > 0 && spin(id, l.cpuSteps) == 1 {
 		return server.User{}, errors.New("planted cpu: unreachable") // keeps the loop
 	}
 	return l.Store.Find(ctx, id)
+}
+
+// keep holds n more bytes of heap for good.
+func (l *leaky) keep(n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for n > 0 {
+		last := len(l.kept) - 1
+		if last < 0 || len(l.kept[last]) == cap(l.kept[last]) {
+			l.kept = append(l.kept, make([]byte, 0, heapChunk))
+			last++
+		}
+		take := min(n, int64(cap(l.kept[last])-len(l.kept[last])))
+		l.kept[last] = l.kept[last][:len(l.kept[last])+int(take)]
+		n -= take
+	}
 }
 
 // spin is the planted CPU: steps multiply-xor steps, a serial chain the compiler keeps.

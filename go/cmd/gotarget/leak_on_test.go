@@ -30,12 +30,31 @@ func TestPlantLeakReadsTheSpec(t *testing.T) {
 	for spec, want := range map[string]string{
 		"stmt:0":  "want stmt:N, fd:N, query:N or lostupdate:N",
 		"fd":      "want stmt:N, fd:N, query:N or lostupdate:N",
-		"heap:10": `unknown plant "heap"`,
+		"heap:-1": "heap:N bytes",
+		"mem:10":  `unknown plant "mem"`,
 	} {
 		t.Setenv(leakVar, spec)
 		if _, err := plantLeak(nil, nil, "raw", logger); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s=%q: got %v, want an error with %q", leakVar, spec, err, want)
 		}
+	}
+}
+
+// heap:N keeps exactly N bytes a request, in whole chunks, the last one filling.
+func TestKeepHoldsTheBytes(t *testing.T) {
+	l := &leaky{}
+	for range 3000 {
+		l.keep(24)
+	}
+	var n int
+	for i, c := range l.kept {
+		n += len(c)
+		if cap(c) != heapChunk || (i < len(l.kept)-1 && len(c) != heapChunk) {
+			t.Errorf("chunk %d: len %d, cap %d; want full chunks of %d before the last", i, len(c), cap(c), heapChunk)
+		}
+	}
+	if n != 3000*24 || len(l.kept) != 2 {
+		t.Errorf("kept %d bytes in %d chunks, want %d in 2", n, len(l.kept), 3000*24)
 	}
 }
 

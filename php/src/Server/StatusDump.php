@@ -48,9 +48,13 @@ final class StatusDump
     }
 
     /**
+     * memory: memory_get_usage() at the dump, between requests: what the resident app
+     * keeps from one request to the next (a leak inside PHP grows it byte by byte, where
+     * the process's RSS grows in the allocator's 2 MiB chunks).
+     *
      * @return array{pid: int, requests: int, last_request_peak_memory: int,
      *     mean_request_peak_memory: float, last_request_peak_real_memory: int,
-     *     mean_request_peak_real_memory: float, started: float, dumped: float}
+     *     mean_request_peak_real_memory: float, memory: int, started: float, dumped: float}
      */
     public function figures(): array
     {
@@ -61,6 +65,7 @@ final class StatusDump
             'mean_request_peak_memory' => round($this->meanPeak, 1),
             'last_request_peak_real_memory' => $this->lastRealPeak,
             'mean_request_peak_real_memory' => round($this->meanRealPeak, 1),
+            'memory' => memory_get_usage(),
             'started' => $this->started,
             // When this dump was made: a reader that signalled at time T waits for dumped >= T.
             'dumped' => microtime(true),

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
 	"dbbench/runners/soak"
 )
 
@@ -62,9 +61,12 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, fs.named("pools", err)
 	}
+	if o.DB, err = df.options(0, fs.out); err != nil {
+		return nil, err
+	}
 	if *variants == "" {
-		o.Variants, err = soak.DefaultVariants(m, pl)
-	} else if o.Variants, err = soak.ParseVariants(m, *variants, pl); err != nil {
+		o.Variants, err = soak.DefaultVariants(m, pl, o.DB.Server)
+	} else if o.Variants, err = soak.ParseVariants(m, *variants, pl, o.DB.Server); err != nil {
 		return nil, fs.named("variants", err)
 	}
 	if err != nil {
@@ -73,12 +75,6 @@ func parseSoak(fs *flagSet, args []string) (action, error) {
 	o.Defaults()
 	if err := o.Check(); err != nil {
 		return nil, usageErr("%v", err)
-	}
-	if o.DB, err = df.options(0, fs.out); err != nil {
-		return nil, err
-	}
-	if started, _ := provider.Behind(o.DB.Server); started == "postgres" {
-		return nil, fs.named("db", errors.New("the soak measures MariaDB and MySQL so far, not PostgreSQL"))
 	}
 	if err := checkTopology(fs, topo(), o.DB); err != nil {
 		return nil, err

@@ -27,9 +27,21 @@ type Leak struct {
 	stmts  int
 }
 
-// StartLeak leaks from pool, until Stop, a prepared statement every stmtEvery, never
-// closed, on a connection of its own, and a connection every connEvery, held idle.
-func StartLeak(pool *sql.DB, stmtEvery, connEvery time.Duration) (*Leak, error) {
+// Spec is what an outside client leaks, and how often.
+type Spec struct {
+	// Stmt is the statement prepared and never closed, as the server takes it
+	// ("SELECT ? + 1"; "SELECT $1 + 1" on PostgreSQL: provider.DB.Rebind).
+	Stmt                 string
+	StmtEvery, ConnEvery time.Duration
+	// OpenTx: each leaked connection also begins a transaction and leaves it open, as a
+	// handler that returns early between BEGIN and COMMIT does.
+	OpenTx bool
+}
+
+// StartLeak leaks from pool, until Stop, a prepared statement every sp.StmtEvery,
+// never closed, on a connection of its own, and a connection every sp.ConnEvery, held
+// idle (inside a transaction with sp.OpenTx).
+func StartLeak(pool *sql.DB, sp Spec) (*Leak, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	holder, err := pool.Conn(ctx)
 	if err != nil {
@@ -37,13 +49,13 @@ func StartLeak(pool *sql.DB, stmtEvery, connEvery time.Duration) (*Leak, error) 
 		return nil, fmt.Errorf("outside client: %w", err)
 	}
 	l := &Leak{cancel: cancel, done: make(chan struct{}), conns: []*sql.Conn{holder}}
-	go l.run(ctx, pool, holder, stmtEvery, connEvery)
+	go l.run(ctx, pool, holder, sp)
 	return l, nil
 }
 
-func (l *Leak) run(ctx context.Context, pool *sql.DB, holder *sql.Conn, stmtEvery, connEvery time.Duration) {
+func (l *Leak) run(ctx context.Context, pool *sql.DB, holder *sql.Conn, sp Spec) {
 	defer close(l.done)
-	stmts, conns := time.NewTicker(stmtEvery), time.NewTicker(connEvery)
+	stmts, conns := time.NewTicker(sp.StmtEvery), time.NewTicker(sp.ConnEvery)
 	defer stmts.Stop()
 	defer conns.Stop()
 	for {
@@ -53,10 +65,17 @@ func (l *Leak) run(ctx context.Context, pool *sql.DB, holder *sql.Conn, stmtEver
 		case <-stmts.C:
 			// database/sql deallocates a Stmt only when it is closed: one dropped on the
 			// floor, as a careless cache does, keeps its statement on the server.
-			_, err := holder.PrepareContext(ctx, "SELECT ? + 1")
+			_, err := holder.PrepareContext(ctx, sp.Stmt)
 			l.note(ctx, nil, err, 1)
 		case <-conns.C:
 			c, err := pool.Conn(ctx)
+			if err == nil && sp.OpenTx {
+				// BEGIN as a plain statement: database/sql's Tx would be rolled back
+				// when the connection is closed at Stop, which is what a leak is not.
+				if _, err = c.ExecContext(ctx, "BEGIN"); err == nil {
+					_, err = c.ExecContext(ctx, "SELECT 1")
+				}
+			}
 			l.note(ctx, c, err, 0)
 		}
 	}

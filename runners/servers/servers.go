@@ -1,0 +1,77 @@
+// Package servers holds what each database server differs in, for the packages that
+// watch a server over time (the soak): the figures it shows about its clients, the
+// limits those figures run into, how it lists its clients, and its processes. One file
+// per server protocol; the soak asks For(protocol) and never branches on a name.
+package servers
+
+import (
+	"context"
+	"database/sql"
+
+	"dbbench/dsn/protocol"
+)
+
+// Server is one server protocol's way of showing its clients.
+type Server interface {
+	// Limits reads, once, the settings the server's figures run into.
+	Limits(ctx context.Context, db *sql.DB) (Limits, error)
+	// Status reads the server's global figures about its clients, each with the limit
+	// it runs into (from lim).
+	Status(ctx context.Context, db *sql.DB, lim Limits) ([]Reading, error)
+	// Clients lists the client connections by the server's id for them, less the
+	// asker's own; with traced, each with what Traces said it can read.
+	Clients(ctx context.Context, db *sql.DB, traced Traced) (map[int64]Client, error)
+	// Traces says what Clients can read for each client on this server, as this user.
+	Traces(ctx context.Context, db *sql.DB) Traced
+	// Processes lists the server's processes from its main one (pid).
+	Processes(pid int) []int
+	// Untraced says, for people, what a soak cannot see of another client's
+	// statements on this server and why ("" when it can).
+	Untraced(t Traced) string
+}
+
+// For is the server that speaks p.
+func For(p protocol.Protocol) Server {
+	if p == protocol.Postgres {
+		return postgres{}
+	}
+	return mysql{}
+}
+
+// Limits are the server settings the figures run into; 0 is none.
+type Limits struct {
+	Connections float64
+	// Statements is the server-wide limit of prepared statements, StatementsName its
+	// setting ("" for a server without one).
+	Statements     float64
+	StatementsName string
+}
+
+// Reading is one global figure of the server, as a soak records it.
+type Reading struct {
+	Name  string // stable id in soak.json: threads_connected, connections, …
+	Label string // as the server's own documentation names it
+	Unit  string // "count", "s"
+	Value float64
+	// Limit names the setting the figure runs into ("" for none), and its value.
+	Limit      string
+	LimitValue float64
+	// Held: the figure counts what the server holds for its clients (connections,
+	// statements, open transactions): one that rises gives a soak its own exit status.
+	Held bool
+	// Level: judged as a level (an age), not as a count.
+	Level bool
+}
+
+// Client is one client connection the server lists.
+type Client struct {
+	Port   int   // client port; 0 for a Unix socket
+	Stmts  int   // prepared statements it holds (when Traced.Statements)
+	Memory int64 // bytes its server process holds privately (when Traced.Memory)
+}
+
+// Traced says what Clients reads for each client beyond its port.
+type Traced struct {
+	Statements bool
+	Memory     bool
+}
