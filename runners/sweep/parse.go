@@ -7,30 +7,59 @@ import (
 	"strings"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/matrix"
 )
 
-// Default variants of the sweeps, as the issue names them.
+// Default variants of the sweeps, by the protocol of the database swept.
 var (
-	// DefaultPoolVariants: raw and ORM, interpolated, persistent, in both languages.
-	DefaultPoolVariants = "lang=go/layer=raw/stmt=interpolate/conn=persistent," +
-		"lang=go/layer=beego/stmt=interpolate/conn=persistent," +
-		"lang=php/layer=raw/stmt=interpolate/conn=persistent," +
-		"lang=php/layer=eloquent/stmt=interpolate/conn=persistent"
+	// DefaultPoolVariants: raw and ORM, persistent, in both languages, in the statement
+	// mode that costs the fewest round trips (interpolated on MySQL's protocol; pgx's
+	// default, its statement cache, on PostgreSQL's, beside PDO's emulated prepares).
+	DefaultPoolVariants = map[protocol.Protocol]string{
+		protocol.MySQL: "lang=go/layer=raw/stmt=interpolate/conn=persistent," +
+			"lang=go/layer=beego/stmt=interpolate/conn=persistent," +
+			"lang=php/layer=raw/stmt=interpolate/conn=persistent," +
+			"lang=php/layer=eloquent/stmt=interpolate/conn=persistent",
+		protocol.Postgres: "lang=go/layer=pgx/stmt=cache_statement/conn=persistent," +
+			"lang=go/layer=gorm/stmt=cache_statement/conn=persistent," +
+			"lang=php/layer=raw/stmt=interpolate/conn=persistent," +
+			"lang=php/layer=eloquent/stmt=interpolate/conn=persistent",
+	}
 	// DefaultRTTVariants: the raw driver under every statement mode, at a pool large
 	// enough that the pool is not what distance exhausts first.
-	DefaultRTTVariants = "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64," +
-		"lang=go/layer=raw/stmt=prepared/conn=persistent/pool=64," +
-		"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=64," +
-		"lang=php/layer=raw/stmt=prepare/conn=persistent/pool=16," +
-		"lang=php/layer=raw/stmt=interpolate/conn=persistent/pool=16"
+	DefaultRTTVariants = map[protocol.Protocol]string{
+		protocol.MySQL: "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=64," +
+			"lang=go/layer=raw/stmt=prepared/conn=persistent/pool=64," +
+			"lang=go/layer=raw/stmt=interpolate/conn=persistent/pool=64," +
+			"lang=php/layer=raw/stmt=prepare/conn=persistent/pool=16," +
+			"lang=php/layer=raw/stmt=interpolate/conn=persistent/pool=16",
+		protocol.Postgres: "lang=go/layer=pgx/stmt=cache_statement/conn=persistent/pool=64," +
+			"lang=go/layer=pgx/stmt=cache_describe/conn=persistent/pool=64," +
+			"lang=go/layer=pgx/stmt=describe_exec/conn=persistent/pool=64," +
+			"lang=go/layer=pgx/stmt=exec/conn=persistent/pool=64," +
+			"lang=go/layer=pgx/stmt=simple_protocol/conn=persistent/pool=64," +
+			"lang=php/layer=raw/stmt=prepare/conn=persistent/pool=16," +
+			"lang=php/layer=raw/stmt=interpolate/conn=persistent/pool=16",
+	}
 )
 
-// ParseVariants reads a comma-separated list of variant keys. A key may leave out its
-// pool (lang=go/layer=raw/stmt=interpolate/conn=persistent): it then gets pool. Every
+// ParseVariants reads a comma-separated list of variant keys, on database db (a db of
+// the matrix: the sweep's --db). A key may leave out its pool
+// (lang=go/layer=raw/stmt=interpolate/conn=persistent): it then gets pool; and its db:
+// then db. One that names another db, or that db does not offer, is refused. Every
 // variant must be one the matrix knows.
-func ParseVariants(m *matrix.Matrix, list string, pool int) ([]matrix.Variant, error) {
-	return m.ResolveList(list, func(string) int { return pool })
+func ParseVariants(m *matrix.Matrix, list string, pool int, db string) ([]matrix.Variant, error) {
+	vs, err := m.ResolveListOn(list, func(string) int { return pool }, db)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if got := m.DBName(v); got != db {
+			return nil, fmt.Errorf("%s names db=%s, but the sweep measures --db %s", v.Key(), got, db)
+		}
+	}
+	return vs, nil
 }
 
 // ParseInts reads a comma-separated list of positive integers, named what in errors.

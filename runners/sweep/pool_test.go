@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"dbbench/dsn/protocol"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,34 +54,40 @@ func TestExpandPoolsListsEveryPoolOfEachFamily(t *testing.T) {
 	}
 }
 
+// On every database of the matrix, the default pool sweep is in the matrix: go's 6
+// pools and php's 5, two families each (make pool-sweep's time is computed from it).
 func TestDefaultPoolSweepExpandsFromTheMatrix(t *testing.T) {
 	m := loadMatrix(t)
-	vs, err := ParseVariants(m, DefaultPoolVariants, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pools := map[string][]int{}
-	for _, l := range m.LangNames() {
-		pools[l] = m.Langs[l].PoolSweep
-	}
-	got, err := ExpandPools(vs, pools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range got {
-		if err := m.Check(v); err != nil {
-			t.Errorf("expanded variant is not in the matrix: %v", err)
+	for _, db := range m.DBNames() {
+		vs, err := ParseVariants(m, DefaultPoolVariants[protocol.Protocol(m.ProtocolOf(db))], 1, db)
+		if err != nil {
+			t.Fatalf("--db %s: %v", db, err)
 		}
-	}
-	// go: 6 pools, php: 5, two families each. make pool-sweep's time is computed from it.
-	if len(got) != 22 {
-		t.Fatalf("default pool sweep has %d points, want 22", len(got))
+		pools := map[string][]int{}
+		for _, l := range m.LangNames() {
+			pools[l] = m.Langs[l].PoolSweep
+		}
+		got, err := ExpandPools(vs, pools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range got {
+			if err := m.Check(v); err != nil {
+				t.Errorf("--db %s: expanded variant is not in the matrix: %v", db, err)
+			}
+			if m.DBName(v) != db {
+				t.Errorf("--db %s: %s is on %s", db, v.Key(), m.DBName(v))
+			}
+		}
+		if len(got) != 22 {
+			t.Fatalf("--db %s: default pool sweep has %d points, want 22", db, len(got))
+		}
 	}
 }
 
 func TestParseVariants(t *testing.T) {
 	m := loadMatrix(t)
-	vs, err := ParseVariants(m, " lang=go/layer=raw/stmt=prepare/conn=persistent , lang=php/layer=raw/stmt=prepare/conn=persistent/pool=8", 64)
+	vs, err := ParseVariants(m, " lang=go/layer=raw/stmt=prepare/conn=persistent , lang=php/layer=raw/stmt=prepare/conn=persistent/pool=8", 64, "mariadb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +99,20 @@ func TestParseVariants(t *testing.T) {
 		"lang=go/layer=raw/stmt=prepared/conn=per-request": "excluded",
 		"lang=go/layer=raw": "want lang=",
 		" , ":               "no variant",
-		"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=0": "positive",
+		"lang=go/layer=raw/stmt=prepare/conn=persistent/pool=0":   "positive",
+		"lang=go/layer=raw/stmt=prepare/conn=persistent/db=mysql": "but the sweep measures --db mariadb",
 	} {
-		if _, err := ParseVariants(m, in, 1); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ParseVariants(m, in, 1, "mariadb"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseVariants(%q) err = %v, want one containing %q", in, err, want)
 		}
 	}
-	if _, err := ParseVariants(m, DefaultRTTVariants, 64); err != nil {
-		t.Fatalf("default rtt variants: %v", err)
+	for _, db := range m.DBNames() {
+		if _, err := ParseVariants(m, DefaultRTTVariants[protocol.Protocol(m.ProtocolOf(db))], 64, db); err != nil {
+			t.Fatalf("default rtt variants on --db %s: %v", db, err)
+		}
+	}
+	if _, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent", 1, "postgres"); err == nil {
+		t.Error("go-sql-driver's raw layer on --db postgres: want an error")
 	}
 }
 

@@ -50,7 +50,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 
 	t.Run("pool", func(t *testing.T) {
 		dir := t.TempDir()
-		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=interpolate/conn=persistent,lang=php/layer=raw/stmt=interpolate/conn=persistent", 1)
+		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=interpolate/conn=persistent,lang=php/layer=raw/stmt=interpolate/conn=persistent", 1, "mariadb")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 
 	t.Run("rtt", func(t *testing.T) {
 		dir := t.TempDir()
-		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4", 4)
+		vs, err := ParseVariants(m, "lang=go/layer=raw/stmt=prepare/conn=persistent/pool=4", 4, "mariadb")
 		if err != nil {
 			t.Fatal(err)
 		}

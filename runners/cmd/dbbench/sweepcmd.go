@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +11,9 @@ import (
 	"slices"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
-	"dbbench/runners/provider"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
@@ -64,9 +65,6 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	if err != nil {
 		return nil, run.Options{}, "", err
 	}
-	if started, _ := provider.Behind(dbo.Server); started == "postgres" {
-		return nil, run.Options{}, "", fs.named("db", errors.New("the sweeps measure MariaDB and MySQL so far, not PostgreSQL"))
-	}
 	if err := checkTopology(fs, f.topology(), dbo); err != nil {
 		return nil, run.Options{}, "", err
 	}
@@ -90,7 +88,7 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	var sf sweepFlags
 	sf.register(fs, "pool", 500*time.Millisecond, time.Second, sweep.DefaultCeilingReps)
-	variants := fs.String("variants", sweep.DefaultPoolVariants, anything, "comma-separated variant keys without pool")
+	variants := fs.String("variants", "", anything, "comma-separated variant keys without pool (default: raw and ORM in each language, in the mode of fewest round trips on --db's protocol)")
 	pools := fs.String("pools", "", anything, "pool sizes per lang, like 'go=1,4,16;php=1,4' (default: the matrix's pool_sweep)")
 	concurrency := fs.String("concurrency", "64", anything, "closed-loop client connections of the ceiling step, the top of each capacity search (of a list, the largest)")
 	rate := fs.Float("rate", defaultPoolRate, above0, "the peak arrival rate to size for, requests per second per app instance")
@@ -110,7 +108,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := sweep.ParseVariants(m, *variants, 1)
+	vs, err := sweep.ParseVariants(m, cmp.Or(*variants, sweep.DefaultPoolVariants[protocol.Protocol(m.ProtocolOf(ro.DB.Server))]), 1, ro.DB.Server)
 	if err != nil {
 		return nil, fs.named("variants", err)
 	}
@@ -151,7 +149,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 	var sf sweepFlags
 	sf.register(fs, "rtt", 500*time.Millisecond, 1500*time.Millisecond, 6)
-	variants := fs.String("variants", sweep.DefaultRTTVariants, anything, "comma-separated variant keys")
+	variants := fs.String("variants", "", anything, "comma-separated variant keys (default: the raw driver in every statement mode of --db's protocol, in each language)")
 	delays := fs.String("delays", "0,0.2,1,5", anything, "delay added in each direction, ms or durations (200us)")
 	conc := fs.Int("concurrency", 64, atLeast(1), "closed loop: client connections")
 	rate := fs.Float("rate", 400, atLeast0, "open loop: requests per second in all (0: closed loop only)")
@@ -159,7 +157,7 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := sweep.ParseVariants(m, *variants, 64)
+	vs, err := sweep.ParseVariants(m, cmp.Or(*variants, sweep.DefaultRTTVariants[protocol.Protocol(m.ProtocolOf(ro.DB.Server))]), 64, ro.DB.Server)
 	if err != nil {
 		return nil, fs.named("variants", err)
 	}
