@@ -108,3 +108,11 @@ const (
 	PathFullRSA = "caching_sha2_password, full, RSA key fetched"
 	PathTLS     = "TLS (not seen)"
 )
+
+// PostgreSQL's authentication paths: SCRAM-SHA-256 (a role whose password is stored
+// as a SCRAM verifier, PostgreSQL 14's default) and md5 (one stored as an md5 hash,
+// where pg_hba.conf allows md5).
+const (
+	PathSCRAM = "scram-sha-256"
+	PathMD5   = "md5"
+)

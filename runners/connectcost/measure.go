@@ -1,26 +1,22 @@
 // Package connectcost measures what opening a connection costs on each way a server
 // lets a client in: its authentication path (MariaDB's mysql_native_password; MySQL
-// 8's caching_sha2_password, cached or full), with and without TLS. For each: the
-// handshake's round trips after TCP's, the client's wait for an authenticated
-// connection, and the server's CPU to accept, authenticate and close it. Paths are
-// measured in rounds, their order rotated each round, so that a slow moment of the
-// machine falls on all of them.
+// 8's caching_sha2_password, cached or full; PostgreSQL's SCRAM-SHA-256 and md5), with
+// and without TLS. For each: the handshake's round trips after TCP's, the client's wait
+// for an authenticated connection, and the server's CPU to accept, authenticate and
+// close it (on PostgreSQL, to fork the backend too). Paths are measured in rounds,
+// their order rotated each round, so that a slow moment of the machine falls on all of
+// them. What differs by server is its door (mysql.go, postgres.go).
 package connectcost
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
+	"io"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"dbbench/dsn/protocol"
-	"dbbench/runners/procstat"
 	"dbbench/runners/results"
-	"dbbench/runners/secret"
 	"dbbench/runners/stats"
 )
 
@@ -28,7 +24,7 @@ import (
 type Options struct {
 	Admin    *sql.DB // may create and drop users
 	DSN      string  // the benchmark user's
-	PID      int     // the server's process, whose CPU is read
+	PID      int     // the server's process, whose CPU is read (and its children's)
 	Rounds   int     // per path; 30 if 0
 	PerRound int     // connections per path and round; 20 if 0
 }
@@ -37,40 +33,60 @@ type Options struct {
 type way struct {
 	path string
 	tls  bool
-	full bool // a user who never connected: the server has no cached hash
+	full bool // MySQL: a user who never connected, so the server has no cached hash
 }
 
-// Measure opens o.Rounds × o.PerRound connections on every path the server offers the
-// benchmark user's plugin, with and without TLS where the server has it. A full
-// caching_sha2_password path needs a user the server has not seen: each of its
-// connections is a user made for it beforehand (outside the measured time) and
+// door is what Measure needs of one server: the ways in, a connection on one (through
+// the relay at addr), and the server's CPU.
+type door interface {
+	// upstream is the server's host:port, which the relay forwards to.
+	upstream() string
+	ways(ctx context.Context) ([]way, error)
+	// dialers makes n connection openers on w through addr, with whatever they need
+	// made beforehand (users), outside the measured time.
+	dialers(ctx context.Context, w way, n int, addr string) ([]func(context.Context) (io.Closer, error), error)
+	// cpuFrom starts counting the server's CPU; since gives what it used from then.
+	cpuFrom() (since func() (time.Duration, error), err error)
+	// drop removes what the door made (users).
+	drop(ctx context.Context) error
+}
+
+// doorOf is the door of the server o.DSN names.
+func doorOf(o Options) (door, error) {
+	if protocol.Of(o.DSN) == protocol.Postgres {
+		return newPostgresDoor(o)
+	}
+	return newMySQLDoor(o)
+}
+
+// Measure opens o.Rounds × o.PerRound connections on every path the server offers,
+// with and without TLS where the server has it, each path's users made beforehand and
 // dropped at the end.
 func Measure(ctx context.Context, o Options) (costs []*results.ConnectCost, err error) {
 	o.Rounds, o.PerRound = orDefault(o.Rounds, 30), orDefault(o.PerRound, 20)
-	cfg, err := mysql.ParseDSN(o.DSN)
+	d, err := doorOf(o)
 	if err != nil {
 		return nil, fmt.Errorf("connectcost: %w", err)
 	}
-	ways, err := waysOf(ctx, o.Admin)
+	defer func() {
+		if derr := d.drop(context.WithoutCancel(ctx)); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	ways, err := d.ways(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := startRelay(cfg.Addr)
+	r, err := startRelay(d.upstream())
 	if err != nil {
 		return nil, fmt.Errorf("connectcost: %w", err)
 	}
 	defer r.close()
-	users := &freshUsers{admin: o.Admin}
-	defer func() {
-		if derr := users.drop(context.WithoutCancel(ctx)); derr != nil && err == nil {
-			err = derr
-		}
-	}()
 	// One unmeasured connection on each path first: the benchmark user's hash cached
 	// (the provider's first connection already did), the TLS session set up once.
 	var warm sample
 	for _, w := range ways {
-		if err := measureWay(ctx, Options{PID: o.PID, PerRound: 1}, cfg, r, users, w, &warm); err != nil {
+		if err := measureWay(ctx, d, 1, r, w, &warm); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +94,7 @@ func Measure(ctx context.Context, o Options) (costs []*results.ConnectCost, err 
 	for round := range o.Rounds {
 		for i := range ways {
 			k := (round + i) % len(ways)
-			if err := measureWay(ctx, o, cfg, r, users, ways[k], &samples[k]); err != nil {
+			if err := measureWay(ctx, d, o.PerRound, r, ways[k], &samples[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -98,35 +114,6 @@ func orDefault(n, otherwise int) int {
 		return n
 	}
 	return otherwise
-}
-
-// waysOf lists the paths the benchmark user's plugin has, each without and (where the
-// server has TLS) with it.
-func waysOf(ctx context.Context, admin *sql.DB) ([]way, error) {
-	var plugin, tls string
-	err := admin.QueryRowContext(ctx, "SELECT plugin FROM mysql.user WHERE user = SUBSTRING_INDEX(CURRENT_USER(), '@', 1) LIMIT 1").Scan(&plugin)
-	if err != nil {
-		return nil, fmt.Errorf("connectcost: the benchmark user's authentication plugin: %w", err)
-	}
-	if err := admin.QueryRowContext(ctx, "SELECT @@have_ssl").Scan(&tls); err != nil {
-		return nil, fmt.Errorf("connectcost: does the server have TLS: %w", err)
-	}
-	var ways []way
-	for _, onTLS := range []bool{false, true} {
-		if onTLS && tls != "YES" {
-			continue
-		}
-		if plugin != "caching_sha2_password" {
-			ways = append(ways, way{path: plugin, tls: onTLS})
-			continue
-		}
-		full := protocol.PathFullRSA
-		if onTLS {
-			full = protocol.PathFull // the password goes over TLS, no RSA key
-		}
-		ways = append(ways, way{path: protocol.PathCached, tls: onTLS}, way{path: full, tls: onTLS, full: true})
-	}
-	return ways, nil
 }
 
 // sample is what one path's rounds measured.
@@ -153,86 +140,42 @@ func (s *sample) cost(w way, rounds int) (*results.ConnectCost, error) {
 		Latency: l.Center, LatencyLo: l.Lo, LatencyHi: l.Hi, ServerCPU: c.Center, ServerCPULo: c.Lo, ServerCPUHi: c.Hi, RoundsOfEach: rounds}, nil
 }
 
-// measureWay opens and closes o.PerRound connections on w, one after another, and
-// adds them to s.
-func measureWay(ctx context.Context, o Options, base *mysql.Config, r *relay, users *freshUsers, w way, s *sample) error {
-	cfgs := make([]*mysql.Config, o.PerRound)
-	for i := range cfgs {
-		c := base.Clone()
-		c.Addr, c.DBName = r.addr(), ""
-		if w.tls {
-			c.TLSConfig = "skip-verify" // the server's own certificate, made for the run
-		}
-		if w.full {
-			var err error
-			if c.User, c.Passwd, err = users.make(ctx); err != nil {
-				return err
-			}
-		}
-		cfgs[i] = c
+// measureWay opens and closes n connections on w, one after another, and adds them
+// to s.
+func measureWay(ctx context.Context, d door, n int, r *relay, w way, s *sample) error {
+	dials, err := d.dialers(ctx, w, n, r.addr())
+	if err != nil {
+		return err
 	}
-	before, err := procstat.TakeCounts(o.PID)
+	since, err := d.cpuFrom()
 	if err != nil {
 		return fmt.Errorf("connectcost: the server's CPU: %w", err)
 	}
 	from := r.ended()
-	for _, c := range cfgs {
-		conn, err := mysql.NewConnector(c)
-		if err != nil {
-			return fmt.Errorf("connectcost: %w", err)
-		}
+	for _, dial := range dials {
 		t0 := time.Now()
-		dc, err := conn.Connect(ctx)
+		c, err := dial(ctx)
 		if err != nil {
 			return fmt.Errorf("connectcost: connect on %s (tls %v): %w", w.path, w.tls, err)
 		}
 		s.latency = append(s.latency, time.Since(t0).Seconds())
-		dc.Close()
+		c.Close()
 	}
-	// The last connection's close reaches the server after its Quit: let it land in
-	// this path's window, not the next one's.
+	// The last connection's close reaches the server after its Quit (Terminate): let
+	// it land in this path's window, not the next one's.
 	time.Sleep(5 * time.Millisecond)
-	after, err := procstat.TakeCounts(o.PID)
+	used, err := since()
 	if err != nil {
 		return fmt.Errorf("connectcost: the server's CPU: %w", err)
 	}
-	s.cpu = append(s.cpu, after.Sub(before).Run.Seconds()/float64(len(cfgs)))
-	trips, err := r.tripsFrom(from, from+len(cfgs))
+	s.cpu = append(s.cpu, used.Seconds()/float64(len(dials)))
+	trips, err := r.tripsFrom(from, from+len(dials))
 	if err != nil {
 		return err
 	}
 	for _, t := range trips {
 		s.trips = append(s.trips, float64(t))
 	}
-	s.n += len(cfgs)
-	return nil
-}
-
-// freshUsers makes users the server has never authenticated, and drops them.
-type freshUsers struct {
-	admin *sql.DB
-	names []string
-}
-
-func (f *freshUsers) make(ctx context.Context) (user, password string, err error) {
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		return "", "", err
-	}
-	user, password = fmt.Sprintf("dbbench_cc_%d", len(f.names)), "Cc-"+hex.EncodeToString(b)
-	secret.Register(password)
-	if _, err := f.admin.ExecContext(ctx, "CREATE USER '"+user+"'@'%' IDENTIFIED BY '"+password+"'"); err != nil {
-		return "", "", fmt.Errorf("connectcost: create a user for the full path: %w", err)
-	}
-	f.names = append(f.names, user)
-	return user, password, nil
-}
-
-func (f *freshUsers) drop(ctx context.Context) error {
-	for _, u := range f.names {
-		if _, err := f.admin.ExecContext(ctx, "DROP USER IF EXISTS '"+u+"'@'%'"); err != nil {
-			return fmt.Errorf("connectcost: drop %s: %w", u, err)
-		}
-	}
+	s.n += len(dials)
 	return nil
 }

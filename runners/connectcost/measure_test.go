@@ -2,6 +2,7 @@ package connectcost
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"testing"
 
@@ -57,5 +58,46 @@ func TestEachPathOnBothServers(t *testing.T) {
 				t.Errorf("%s users for the full path left behind", left)
 			}
 		})
+	}
+}
+
+// PostgreSQL's paths, counted the same way: SCRAM-SHA-256 in three round trips
+// (startup, then the client's first and final SCRAM messages, each answered), md5 in
+// two (startup, then the hashed password); TLS adds two before the startup (the SSL
+// request, answered 'S', and TLS 1.3's handshake), and a third when the server's
+// session tickets leave after the client's Finished (relay.go): 3 here, as measured.
+// Every connection forks a backend, whose CPU the postmaster's tree counts. The md5
+// role is gone afterwards.
+func TestEachPathOnPostgres(t *testing.T) {
+	pg := dbtest.StartPostgres(t, 10)
+	admin, err := pg.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	costs, err := Measure(context.Background(), Options{Admin: admin, DSN: pg.URL(), PID: pg.PID(), Rounds: 6, PerRound: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, c := range costs {
+		t.Logf("%s tls=%v: %d connections, %.2f round trips, latency %.0f µs, server CPU %.0f µs [%.0f, %.0f]",
+			c.Path, c.TLS, c.Connections, c.RoundTrips, c.Latency*1e6, c.ServerCPU*1e6, c.ServerCPULo*1e6, c.ServerCPUHi*1e6)
+		if c.Connections != 12 || c.Latency <= 0 || c.ServerCPU < 0 {
+			t.Errorf("%s tls=%v: %d connections, latency %v, server CPU %v; want 12, above 0 and not below 0", c.Path, c.TLS, c.Connections, c.Latency, c.ServerCPU)
+		}
+		got[fmt.Sprintf("%s tls=%v", c.Path, c.TLS)] = c.RoundTrips
+	}
+	if got["scram-sha-256 tls=false"] != 3 || got["md5 tls=false"] != 2 || len(got) != 4 {
+		t.Errorf("round trips by path %v, want scram-sha-256 3 and md5 2 without TLS, both with it", got)
+	}
+	for _, path := range []string{"scram-sha-256", "md5"} {
+		if added := got[path+" tls=true"] - got[path+" tls=false"]; added < 2 || added > 3 {
+			t.Errorf("%s: TLS adds %v round trips, want 2 or 3 (%v)", path, added, got)
+		}
+	}
+	var left int
+	if err := admin.QueryRow("SELECT count(*) FROM pg_roles WHERE rolname = 'dbbench_md5'").Scan(&left); err != nil || left != 0 {
+		t.Errorf("md5 role left behind: %d, %v", left, err)
 	}
 }

@@ -150,7 +150,9 @@ func StartPgBouncer(ctx context.Context, pg *Postgres, poolSize int, upstream st
 }
 
 // writeConfig writes pgbouncer.ini and the auth file (the password in clear, 0600,
-// readable only by the pooler's user) into the private directory.
+// readable only by the pooler's user) into the private directory. The pooler reaches
+// the server without TLS, as the targets do direct: server_tls_sslmode's default is
+// prefer, and the embedded server has TLS for the connection-cost measurement.
 func (b *PgBouncer) writeConfig(cred *syscall.Credential) error {
 	host, port, _ := net.SplitHostPort(b.Addr)
 	pgHost, pgPort, _ := net.SplitHostPort(b.upstream)
@@ -169,6 +171,7 @@ default_pool_size = %[4]d
 logfile = %[7]s/pgbouncer.log
 pidfile = %[7]s/pgbouncer.pid
 ignore_startup_parameters = extra_float_digits
+server_tls_sslmode = disable
 `, b.pg.Database, pgHost, pgPort, b.PoolSize, host, port, b.dir)
 	if b.MaxPrepared != nil {
 		ini += fmt.Sprintf("max_prepared_statements = %d\n", *b.MaxPrepared)

@@ -176,6 +176,40 @@ func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error 
 	return nil
 }
 
+// MD5Role is the role the connection-cost measurement makes with an md5 password: the
+// cluster lets it in by md5 (md5Login), every other role by SCRAM-SHA-256 only.
+const MD5Role = "dbbench_md5"
+
+// md5Login is pg_hba.conf's first line: MD5Role over TCP from the loopback by md5.
+const md5Login = "host all " + MD5Role + " 127.0.0.1/32 md5\n"
+
+// tlsArgs writes the certificate and key (runners/provider/tls.go) into the private
+// directory, the server's own, and returns the settings that turn TLS on: no target
+// uses it, the connection-cost measurement does. It also puts md5Login first in
+// pg_hba.conf.
+func (pg *Postgres) tlsArgs(cred *syscall.Credential) ([]string, error) {
+	cert, key, err := writeCert(pg.dir)
+	if err != nil {
+		return nil, err
+	}
+	hba := filepath.Join(pg.dir, "data", "pg_hba.conf")
+	b, err := os.ReadFile(hba)
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	if err := os.WriteFile(hba, append([]byte(md5Login), b...), 0o600); err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	if cred != nil {
+		for _, p := range []string{cert, key, hba} {
+			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+				return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+			}
+		}
+	}
+	return []string{"-c", "ssl=on", "-c", "ssl_cert_file=" + cert, "-c", "ssl_key_file=" + key}, nil
+}
+
 // start runs the server on a free port of 127.0.0.1, its socket in the private
 // directory, and waits until it accepts the benchmark role.
 func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConnections int) error {
@@ -192,6 +226,11 @@ func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConn
 	defer logFile.Close()
 	args := []string{"-D", filepath.Join(pg.dir, "data"), "-c", "listen_addresses=" + host, "-p", port,
 		"-c", "unix_socket_directories=" + pg.dir, "-c", "shared_preload_libraries=pg_stat_statements"}
+	tls, err := pg.tlsArgs(cred)
+	if err != nil {
+		return err
+	}
+	args = append(args, tls...)
 	if maxConnections > 0 {
 		args = append(args, "-c", "max_connections="+strconv.Itoa(maxConnections))
 	}
@@ -268,6 +307,9 @@ func (pg *Postgres) load(ctx context.Context, rows int) error {
 // URL is the connection URL of the benchmark database, password included: pass it to
 // drivers, never print it (Redacted).
 func (pg *Postgres) URL() string { return pg.urlOf(pg.Database) }
+
+// PID is the postmaster's process id.
+func (pg *Postgres) PID() int { return pg.cmd.Process.Pid }
 
 // Redacted is URL with its password masked.
 func (pg *Postgres) Redacted() string { return dsn.RedactURL(pg.URL()) }

@@ -18,7 +18,8 @@ import (
 // 10.11 does not. So that a connection's cost over TLS compares like for like, MariaDB
 // gets the same kind: one RSA 2048 key and self-signed certificate per dbbench process
 // (a key takes up to a second to make), written into each server's private directory.
-// No target uses TLS; the connection-cost measurement does (runners/connectcost).
+// No target uses TLS; the connection-cost measurement does (runners/connectcost), on
+// PostgreSQL too.
 
 var (
 	certOnce        sync.Once
@@ -52,15 +53,25 @@ func makeCert() {
 // tlsArgs writes the certificate and key into dir (0600) and returns the options that
 // give them to mariadbd.
 func tlsArgs(dir string) ([]string, error) {
-	certOnce.Do(makeCert)
-	if certErr != nil {
-		return nil, fmt.Errorf("embedded provider: a TLS certificate: %w", certErr)
-	}
-	cert, key := filepath.Join(dir, "server-cert.pem"), filepath.Join(dir, "server-key.pem")
-	for path, b := range map[string][]byte{cert: certPEM, key: keyPEM} {
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			return nil, fmt.Errorf("embedded provider: %w", err)
-		}
+	cert, key, err := writeCert(dir)
+	if err != nil {
+		return nil, err
 	}
 	return []string{"--ssl-cert=" + cert, "--ssl-key=" + key}, nil
+}
+
+// writeCert writes the process's certificate and key into dir, each 0600, and returns
+// their paths.
+func writeCert(dir string) (cert, key string, err error) {
+	certOnce.Do(makeCert)
+	if certErr != nil {
+		return "", "", fmt.Errorf("embedded provider: a TLS certificate: %w", certErr)
+	}
+	cert, key = filepath.Join(dir, "server-cert.pem"), filepath.Join(dir, "server-key.pem")
+	for path, b := range map[string][]byte{cert: certPEM, key: keyPEM} {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return "", "", fmt.Errorf("embedded provider: %w", err)
+		}
+	}
+	return cert, key, nil
 }

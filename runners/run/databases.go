@@ -213,7 +213,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 // of 20 (at least 10 rounds): on an embedded server on this host's loopback only, whose CPU the run can read.
 func (r *runner) measureConnections(ctx context.Context, d *database, opts provider.Options) error {
 	n := r.o.Preset.Handshakes
-	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil || d.db.Protocol() == protocol.Postgres { // connectcost speaks MySQL's handshakes
+	if n == 0 || d.db.Kind != "embedded" || opts.Place != nil {
 		return nil
 	}
 	rounds := max(10, n/20) // benchstat's interval of a median needs 6 values or more
