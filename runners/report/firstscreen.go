@@ -179,19 +179,26 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	var clauses []string
 	settingLed := false // a clause says what to set: the sentence names what it is against
 	// Against a prepare per query the sentence answers each language's first mode
-	// (interpolate); where a driver's own default is the reference (pgx), every mode.
-	// The chart and section show all.
+	// (interpolate); where a driver's own default is the reference (pgx), its best and
+	// its worst other mode. The chart and section show all.
 	againstPrepare := map[string]bool{} // languages answered against prepare
+	worded := extremeModes(fs)
 	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
+		if ref != questions.RefStmt && !worded[stmt] {
+			for _, g := range groupsOf(of) {
+				a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: firstBaseline(inGroup(of, g), 3)})
+			}
+			continue
+		}
 		var unset []string
 		for _, lang := range langsOf(of) {
 			var shown [][]finding
 			for _, g := range groupsOf(of) {
 				if g.lang == lang {
 					s := firstBaseline(inGroup(of, g), 3)
-					shown = append(shown, s)
+					shown = append(shown, s[:min(len(s), shownPer(ref))])
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
 			}
@@ -222,6 +229,41 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	return a
 }
 
+// shownPer is how many findings of a group the sentence gives (the chart and the
+// section give three): three against a prepare per query, one against a driver's own
+// default, where each mode is a clause of its own.
+func shownPer(ref string) int {
+	if ref == questions.RefStmt {
+		return 3
+	}
+	return 1
+}
+
+// extremeModes names, of the modes compared with a driver's own default (pgx's
+// cache_statement) rather than with a prepare per query, the one whose raw layer keeps
+// the most throughput and the one that keeps the least: the choice a team makes, and the
+// mode to avoid. The others are in the answer's chart and section.
+func extremeModes(fs []finding) map[string]bool {
+	best, worst := map[string]finding{}, map[string]finding{} // by reference mode
+	for _, f := range fs {
+		ref := f.Base.Stmt
+		if ref == questions.RefStmt || f.Other.Kind != "raw" || !f.QPS.OK {
+			continue
+		}
+		if b, ok := best[ref]; !ok || f.QPS.Ratio > b.QPS.Ratio {
+			best[ref] = f
+		}
+		if w, ok := worst[ref]; !ok || f.QPS.Ratio < w.QPS.Ratio {
+			worst[ref] = f
+		}
+	}
+	out := map[string]bool{}
+	for ref := range best {
+		out[best[ref].Other.Stmt], out[worst[ref].Other.Stmt] = true, true
+	}
+	return out
+}
+
 // settingChunk words one language's findings of a statement mode, one list per
 // database server: led by what to set when the language says (ok), else as a list of
 // ratios for stmtPhrase to lead.
@@ -234,13 +276,15 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	change := ""
 	if count, names := commandChange(f.Base, f.Other); count != "" {
 		change = commandsTerm(count)
-		if st == nil {
-			if f.Base.Roundtrips.Protocol == protocol.Postgres { // a Sync answers a batch: messages are no round trips
-				change += tripChange(f.Base, f.Other)
-			}
-			change += ": " + names
-		} else {
+		switch {
+		case st != nil:
 			change += tripChange(f.Base, f.Other)
+		case f.Base.Roundtrips.Protocol == protocol.Postgres:
+			// A Sync answers a batch: messages are no round trips, so both are given;
+			// which messages, the answer's section lists.
+			change += tripChange(f.Base, f.Other)
+		default:
+			change += ": " + names
 		}
 	}
 	var lists []string
