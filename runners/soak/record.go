@@ -1,55 +1,51 @@
 package soak
 
-import (
-	"time"
-
-	"dbbench/runners/servers"
-)
+import "dbbench/runners/servers"
 
 // spec is what a series is, by name: the catalogue every role draws from, so the
 // report and soak.json name the same thing the same way.
 type spec struct {
-	label string
-	unit  string
-	kind  Kind
-	floor float64
-	span  time.Duration // MinSpan, when not MinNoisySpan
+	label   string
+	unit    string
+	kind    Kind
+	floor   float64
+	counted bool // memory a runtime counts itself (Series.counted)
 }
 
 var specs = map[string]spec{
 	// Per target, its whole process tree (nginx + php-fpm and their workers for PHP).
-	"rss":            {"RSS (all its processes)", "bytes", Memory, 0, 0},
-	"fds":            {"open descriptors (all its processes)", "count", Count, 0, 0},
-	"threads":        {"threads (all its processes)", "count", Count, 0, 0},
-	"processes":      {"processes", "count", Count, 0, 0},
-	"db_connections": {"its connections to the database", "count", Count, 0, 0},
+	"rss":            {"RSS (all its processes)", "bytes", Memory, 0, false},
+	"fds":            {"open descriptors (all its processes)", "count", Count, 0, false},
+	"threads":        {"threads (all its processes)", "count", Count, 0, false},
+	"processes":      {"processes", "count", Count, 0, false},
+	"db_connections": {"its connections to the database", "count", Count, 0, false},
 	// Go targets, through the admin listener.
-	"goroutines": {"goroutines", "count", Count, 0, 0},
-	"heap_live":  {"Go live heap", "bytes", Memory, 0, MinCountedSpan},
+	"goroutines": {"goroutines", "count", Count, 0, false},
+	"heap_live":  {"Go live heap", "bytes", Memory, 0, true},
 	// Runtimes that count their own memory (target.RuntimeSample's Held): a resident
 	// PHP worker's memory_get_usage(), which a leak inside PHP grows byte by byte while
 	// the RSS grows in the allocator's 2 MiB chunks. php-fpm frees a request's memory
 	// when it ends: what outlives a request there is outside PHP's count, in the RSS.
-	"runtime_memory": {"PHP memory in use between requests (memory_get_usage(), all its workers)", "bytes", Memory, 0, MinCountedSpan},
-	"pool_open":      {"pool: open connections", "count", Count, 0, 0},
-	"pool_in_use":    {"pool: connections in use", "count", Count, 0, 0},
-	"pool_waits":     {"pool: waits per second", "per s", Level, 1, 0},
+	"runtime_memory": {"PHP memory in use between requests (memory_get_usage(), all its workers)", "bytes", Memory, 0, true},
+	"pool_open":      {"pool: open connections", "count", Count, 0, false},
+	"pool_in_use":    {"pool: connections in use", "count", Count, 0, false},
+	"pool_waits":     {"pool: waits per second", "per s", Level, 1, false},
 	// Load, per window.
-	"achieved": {"achieved rate", "req/s", Achieved, 0, 0},
-	"p99":      {"p99 latency per window", "s", Level, 0.001, 0},
-	"errors":   {"failed requests per window", "count", Errors, 0, 0},
+	"achieved": {"achieved rate", "req/s", Achieved, 0, false},
+	"p99":      {"p99 latency per window", "s", Level, 0.001, false},
+	"errors":   {"failed requests per window", "count", Errors, 0, false},
 	// The database's global figures come from its server (runners/servers, Reading).
 	// The database, less what every target holds (outside.go): another client's.
-	"outside_connections": {"connections no target holds", "count", Count, 0, 0},
-	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0, 0},
+	"outside_connections": {"connections no target holds", "count", Count, 0, false},
+	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0, false},
 	// A backend's private memory (RssAnon), not a process's RSS: judged as a runtime's count.
-	"outside_memory": {"private memory of the largest server process for a connection no target holds", "bytes", Memory, 0, MinCountedSpan},
+	"outside_memory": {"private memory of the largest server process for a connection no target holds", "bytes", Memory, 0, true},
 	// The database server's process: mariadbd's, or mysqld's on --db mysql (the names
 	// are older than --db, and kept so that earlier soaks compare).
-	"mariadbd_rss":     {"database server RSS", "bytes", Memory, 0, 0},
-	"mariadbd_private": {"database server private memory (RssAnon, all its processes)", "bytes", Memory, 0, 0},
-	"mariadbd_fds":     {"database server open descriptors", "count", Count, 0, 0},
-	"mariadbd_threads": {"database server threads", "count", Count, 0, 0},
+	"mariadbd_rss":     {"database server RSS", "bytes", Memory, 0, false},
+	"mariadbd_private": {"database server private memory (RssAnon, all its processes)", "bytes", Memory, 0, false},
+	"mariadbd_fds":     {"database server open descriptors", "count", Count, 0, false},
+	"mariadbd_threads": {"database server threads", "count", Count, 0, false},
 }
 
 // heldByDatabase names the series that count what the database holds for a client,
@@ -71,7 +67,7 @@ func (r *Role) series(name string) *Series {
 	if !ok {
 		panic("soak: no series named " + name) // a programming error: every name is above
 	}
-	s := &Series{Name: name, Label: sp.label, Unit: sp.unit, Kind: sp.kind, Floor: sp.floor, MinSpan: sp.span.Seconds(), Points: []Point{}}
+	s := &Series{Name: name, Label: sp.label, Unit: sp.unit, Kind: sp.kind, Floor: sp.floor, Points: []Point{}}
 	r.Series = append(r.Series, s)
 	return s
 }

@@ -146,9 +146,6 @@ type Series struct {
 	Kind  Kind    `json:"kind"`
 	Floor float64 `json:"floor,omitempty"` // Level: the smallest median the threshold is taken of
 	Limit *Limit  `json:"limit,omitempty"`
-	// MinSpan is the shortest judged window in which it can grow, seconds, when it is not
-	// MinNoisySpan (memory and levels; counts have none).
-	MinSpan float64 `json:"min_span_s,omitempty"`
 	// Held: it counts what the database holds for its clients (heldByDatabase).
 	Held   bool    `json:"held,omitempty"`
 	Points []Point `json:"points"`
@@ -203,7 +200,7 @@ func Judge(s *Series, warmup float64) Verdict {
 		v.Median = stats.Median(values(pts))
 	}
 	limitReached := s.Limit != nil && s.Limit.Value > 0 && s.Limit.Used >= s.Limit.Value
-	tr, err := trend(s.Kind, pts)
+	tr, err := trend(s.exact(), pts)
 	if err != nil || !tr.HasInterval() {
 		v.Verdict, v.Reason = NotEnough, say("reason-not-enough", map[string]any{"N": len(pts), "Conf": TrendConfidence})
 		if limitReached {
@@ -244,7 +241,7 @@ func Judge(s *Series, warmup float64) Verdict {
 	default:
 		v.Verdict = Grows
 		v.Reason = say("reason-grows", data)
-		switch late, ok := lateTrend(s.Kind, pts); {
+		switch late, ok := lateTrend(s.exact(), pts); {
 		case !ok:
 			v.Verdict = Unresolved
 			v.Reason = say("reason-unresolved-late", data)
@@ -269,10 +266,21 @@ func Judge(s *Series, warmup float64) Verdict {
 	return v
 }
 
+// exact says the series is fitted with Sen's own interval: counts, and memory a runtime
+// counts itself (Counted).
+func (s *Series) exact() bool { return s.Kind == Count || s.counted() }
+
+// counted says the series is memory a runtime counts itself (Go's live heap, a PHP
+// worker's memory_get_usage(), a backend's private memory; record.go's catalogue):
+// judged over MinCountedSpan, and with Sen's own interval as counts are, since a leak
+// in it is a staircase of exact steps, which the correction for samples that wander
+// together would read as one sample.
+func (s *Series) counted() bool { return specs[s.Name].counted }
+
 // minSpan is the shortest judged window in which a memory or level series can grow.
 func (s *Series) minSpan() time.Duration {
-	if s.MinSpan > 0 {
-		return time.Duration(s.MinSpan * float64(time.Second))
+	if s.counted() {
+		return MinCountedSpan
 	}
 	return MinNoisySpan
 }
@@ -318,9 +326,9 @@ func resolution(s *Series, median float64) float64 {
 // lateTrend fits the last half of the points (by time), at LateConfidence: a series
 // that still grows at the end of the soak grows there too. ok is false when the half
 // is too short for an interval.
-func lateTrend(kind Kind, pts []Point) (stats.Trend, bool) {
+func lateTrend(exact bool, pts []Point) (stats.Trend, bool) {
 	mid := (pts[0].T + pts[len(pts)-1].T) / 2
-	tr, err := trendAt(kind, after(pts, mid), LateConfidence)
+	tr, err := trendAt(exact, after(pts, mid), LateConfidence)
 	return tr, err == nil && tr.HasInterval()
 }
 
@@ -331,7 +339,7 @@ func lateTrend(kind Kind, pts []Point) (stats.Trend, bool) {
 func lateVerdict(s *Series, pts []Point, tr, late stats.Trend, data map[string]any) (string, string) {
 	u := s.Unit
 	data["LateLo"], data["LateHi"] = perHour(late.Lo, u), perHour(late.Hi, u)
-	if early, ok := earlyTrend(s.Kind, pts); ok && late.Hi < early.Slope {
+	if early, ok := earlyTrend(s.exact(), pts); ok && late.Hi < early.Slope {
 		data["Early"] = perHour(early.Slope, u)
 		return Settling, say("reason-settling", data)
 	}
@@ -353,23 +361,24 @@ func resolvingSpan(judged time.Duration, slope float64, late stats.Trend) time.D
 }
 
 // earlyTrend fits the first half of the points (by time), at LateConfidence.
-func earlyTrend(kind Kind, pts []Point) (stats.Trend, bool) {
+func earlyTrend(exact bool, pts []Point) (stats.Trend, bool) {
 	mid := (pts[0].T + pts[len(pts)-1].T) / 2
 	i := slices.IndexFunc(pts, func(p Point) bool { return p.T > mid })
 	if i < 0 {
 		i = len(pts)
 	}
-	tr, err := trendAt(kind, pts[:i], LateConfidence)
+	tr, err := trendAt(exact, pts[:i], LateConfidence)
 	return tr, err == nil && tr.HasInterval()
 }
 
 // trend fits Theil–Sen to the points, t in seconds.
-func trend(kind Kind, pts []Point) (stats.Trend, error) { return trendAt(kind, pts, TrendConfidence) }
+func trend(exact bool, pts []Point) (stats.Trend, error) { return trendAt(exact, pts, TrendConfidence) }
 
 // trendAt fits memory and levels, which wander, with the interval widened for their
-// autocorrelation (stats.TheilSenSerial); counts are exact, and a leak's staircase of
-// them, sampled with a little jitter, would read as autocorrelated: Sen's own interval.
-func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
+// autocorrelation (stats.TheilSenSerial); counts, and memory a runtime counts itself,
+// are exact (exact), and a leak's staircase of them, sampled with a little jitter, would
+// read as autocorrelated: Sen's own interval.
+func trendAt(exact bool, pts []Point, conf float64) (stats.Trend, error) {
 	if len(pts) < 2 {
 		return stats.Trend{}, fmt.Errorf("%d points", len(pts))
 	}
@@ -377,7 +386,7 @@ func trendAt(kind Kind, pts []Point, conf float64) (stats.Trend, error) {
 	for i, p := range pts {
 		x[i], y[i] = p.T, p.Value
 	}
-	if kind == Count {
+	if exact {
 		return stats.TheilSenAt(x, y, conf)
 	}
 	return stats.TheilSenSerial(x, y, conf)
