@@ -86,7 +86,7 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		if byCause[c] == nil {
 			causes = append(causes, c)
 		}
-		figure := fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs), t.On.QPS.Ratio, t.Ref.QPS.Ratio)
+		figure := fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs)+onOther(t, second), t.On.QPS.Ratio, t.Ref.QPS.Ratio)
 		byCause[c] = append(byCause[c], figure)
 		names = append(names, figure)
 	}
@@ -170,9 +170,10 @@ func twinName(t twin, fs []finding) string {
 // cause says what the counts show changes differently between the two sides of t on
 // the second server than on the first, or that they show nothing: then it is the
 // servers' own speed at the same work.
-func (d *data) cause(t twin, first, second string) string {
+func (d *data) cause(t twin, first, _ string) string {
 	var out []string
 	ref, on := t.Ref, t.On
+	second := dbName(on.Other) // the twin's own: a run of three servers has two seconds
 	c1, n1 := commandChange(ref.Base, ref.Other)
 	c2, n2 := commandChange(on.Base, on.Other)
 	if c1 != c2 || n1 != n2 {
@@ -192,6 +193,15 @@ func (d *data) cause(t twin, first, second string) string {
 		return "the same commands and bytes on both: the servers' own speed at the same work"
 	}
 	return strings.Join(out, "; ")
+}
+
+// onOther is " on PostgreSQL" for a twin on another server than the section's second
+// (a run of three servers), "" otherwise: its ratio then stands in second's column.
+func onOther(t twin, second string) string {
+	if name := dbName(t.On.Other); name != second {
+		return " on " + name
+	}
+	return ""
 }
 
 // shortTwinName is "PDO per-request (PHP, prepare)".
@@ -271,7 +281,7 @@ func (d *data) twinGrid(ts []twin, fs []finding, first, second string) grid {
 		if t.differs() {
 			verdict, why = "yes", d.cause(t, first, second)
 		}
-		g.Rows = append(g.Rows, []cell{textCell(twinName(t, fs)),
+		g.Rows = append(g.Rows, []cell{textCell(twinName(t, fs) + onOther(t, second)),
 			textCell(ratioCI(t.Ref.QPS)), textCell(ratioCI(t.On.QPS)), textCell(verdict), textCell(why)})
 	}
 	return g
