@@ -36,21 +36,34 @@ func noTopologyLeft(t *testing.T, pid int) int {
 // A smoke run of a Go and a PHP variant with every role in a namespace of its own
 // counts the same commands per request as the same run on loopback; the commands came
 // from the app's address over its veth, every role's link carried the traffic, and
-// nothing is left afterwards.
+// nothing is left afterwards. On MariaDB and on PostgreSQL (pgx in Go), each server
+// started in the database's namespace.
 func TestNetnsCountsAsLoopbackDoes(t *testing.T) {
 	needNetns(t)
+	for _, c := range []struct{ db, preset, variants string }{
+		{"mariadb", "smoke", goRaw + "|" + phpRaw},
+		{"postgres", "quick", "^lang=go/server=nethttp/layer=pgx/stmt=cache_statement/conn=persistent/|" + phpRaw}, // smoke has no pgx
+	} {
+		t.Run(c.db, func(t *testing.T) { netnsAsLoopback(t, c.db, c.preset, c.variants) })
+	}
+}
+
+func netnsAsLoopback(t *testing.T, db, preset, variants string) {
 	runs := map[results.TopologyKind]*results.Run{}
 	for _, kind := range []results.TopologyKind{results.Loopback, results.Netns} {
 		tmp := newTmp(t)
+		if err := os.Chmod(tmp, 0o711); err != nil { // PostgreSQL runs as its own user, in TMPDIR
+			t.Fatal(err)
+		}
 		out := filepath.Join(tmp, "run")
-		p := dbbench(t, tmp, runArgs(out, goRaw+"|"+phpRaw, "--duration", "300ms", "--topology", string(kind))...)
+		p := dbbench(t, tmp, runArgs(out, variants, "--duration", "300ms", "--topology", string(kind), "--db", db, "--preset", preset)...)
 		if code := p.wait(2 * time.Minute); code != 0 {
 			t.Fatalf("%s run: exit %d\n%s", kind, code, p.errText())
 		}
 		res, _ := written(t, out)
 		leftovers(t, tmp, nil)
 		noTopologyLeft(t, p.cmd.Process.Pid)
-		if res == nil || res.TopologyKind() != kind {
+		if res == nil || res.TopologyKind() != kind || len(res.Variants) != 2 {
 			t.Fatalf("%s run: results %v", kind, res)
 		}
 		runs[kind] = res
@@ -79,7 +92,7 @@ func TestNetnsCountsAsLoopbackDoes(t *testing.T) {
 	for _, l := range ns.Topology.Links {
 		t.Logf("round trip %s→%s (%s, %s): %.1f µs", l.From, l.To, l.Via, l.Probe, l.RTT*1e6)
 	}
-	table.Add(Row{"netns smoke", "every role in its own namespace", "commands per request as on loopback, from " + app.Addr, 0, "-"})
+	table.Add(Row{"netns smoke, " + db, "every role in its own namespace", "commands per request as on loopback, from " + app.Addr, 0, "-"})
 }
 
 func place(r *results.Run, role string) *results.Place {

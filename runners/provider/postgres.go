@@ -19,7 +19,6 @@ import (
 
 	"dbbench/dsn"
 	"dbbench/fixtures"
-	"dbbench/runners/freeport"
 	"dbbench/runners/loglines"
 	"dbbench/runners/secret"
 )
@@ -43,6 +42,8 @@ type Postgres struct {
 	dir      string
 	cmd      *exec.Cmd
 	done     chan struct{}
+	place    Place    // where the server runs: loopback, or a topology's namespace
+	clients  []string // addresses let in besides the loopback
 }
 
 // StartPostgres initializes and starts an embedded PostgreSQL that takes up to
@@ -50,6 +51,13 @@ type Postgres struct {
 // root, the server runs as Debian's postgres user, since PostgreSQL refuses to run as
 // root. pg_stat_statements is loaded, for the server's own count of statements.
 func StartPostgres(ctx context.Context, rows, maxConnections int) (pg *Postgres, err error) {
+	return StartPostgresAt(ctx, rows, maxConnections, nil, nil)
+}
+
+// StartPostgresAt is StartPostgres at place (a topology's namespace; nil: this host's
+// loopback), letting in the benchmark role from each client address too (the other
+// roles' namespaces, by SCRAM).
+func StartPostgresAt(ctx context.Context, rows, maxConnections int, place Place, clients []string) (pg *Postgres, err error) {
 	for _, p := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(PostgresBin, p)); err != nil {
 			return nil, fmt.Errorf("embedded PostgreSQL: %s not found: apt-get install postgresql-15 (make deps DB=postgres does)", filepath.Join(PostgresBin, p))
@@ -64,11 +72,16 @@ func StartPostgres(ctx context.Context, rows, maxConnections int) (pg *Postgres,
 	if err != nil {
 		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	pg = &Postgres{User: "dbbench", Database: "dbbench", password: newPassword(), dir: dir, done: make(chan struct{})}
+	if place == nil {
+		place = loopback{}
+	}
+	pg = &Postgres{User: "dbbench", Database: "dbbench", password: newPassword(), dir: dir, done: make(chan struct{}),
+		place: place, clients: clients}
 	secret.Register(pg.password)
+	started := pg // an error returns a nil pg: stop what was started
 	defer func() {
 		if err != nil {
-			pg.Close()
+			started.Close()
 		}
 	}()
 	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
@@ -100,11 +113,11 @@ func startPostgres(ctx context.Context, o Options) (*DB, error) {
 	default:
 		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded and dsn ones do", o.KindName())
 	}
-	if o.Place != nil {
-		return nil, fmt.Errorf("--db postgres: the embedded PostgreSQL runs on this host's loopback only, not in a topology's namespace")
+	if o.Place != nil && o.Pooler != "" {
+		return nil, fmt.Errorf("--pooler %s: the pooler runs on this host's loopback only, not in a topology's namespace", o.Pooler)
 	}
 	t0 := time.Now()
-	pg, err := StartPostgres(ctx, o.Rows, o.MaxConnections)
+	pg, err := StartPostgresAt(ctx, o.Rows, o.MaxConnections, o.Place, o.Clients)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +189,23 @@ func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error 
 	return nil
 }
 
+// command runs bin at the server's place as cred's user. On the loopback the process
+// takes the credential itself; in a namespace, `ip netns exec` must run as root, so
+// setpriv drops to the user after entering it, exec'ing in the same process: its PID is
+// the postmaster's.
+func (pg *Postgres) command(cred *syscall.Credential, bin string, args []string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if _, here := pg.place.(loopback); here || cred == nil {
+		cmd = pg.place.Command(bin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return cmd
+	}
+	drop := []string{fmt.Sprintf("--reuid=%d", cred.Uid), fmt.Sprintf("--regid=%d", cred.Gid), "--clear-groups", "--", bin}
+	cmd = pg.place.Command("setpriv", append(drop, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
 // MD5Role is the role the connection-cost measurement makes with an md5 password: the
 // cluster lets it in by md5 (md5Login), every other role by SCRAM-SHA-256 only.
 const MD5Role = "dbbench_md5"
@@ -186,7 +216,7 @@ const md5Login = "host all " + MD5Role + " 127.0.0.1/32 md5\n"
 // tlsArgs writes the certificate and key (runners/provider/tls.go) into the private
 // directory, the server's own, and returns the settings that turn TLS on: no target
 // uses it, the connection-cost measurement does. It also puts md5Login first in
-// pg_hba.conf.
+// pg_hba.conf, and a line for each client address of another namespace.
 func (pg *Postgres) tlsArgs(cred *syscall.Credential) ([]string, error) {
 	cert, key, err := writeCert(pg.dir)
 	if err != nil {
@@ -197,7 +227,15 @@ func (pg *Postgres) tlsArgs(cred *syscall.Credential) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	if err := os.WriteFile(hba, append([]byte(md5Login), b...), 0o600); err != nil {
+	lines := md5Login
+	for _, c := range pg.clients {
+		ip := net.ParseIP(c)
+		if ip == nil || ip.To4() == nil {
+			return nil, fmt.Errorf("embedded PostgreSQL: client %q: want an IPv4 address", c)
+		}
+		lines += "host all " + pg.User + " " + ip.String() + "/32 scram-sha-256\n"
+	}
+	if err := os.WriteFile(hba, append([]byte(lines), b...), 0o600); err != nil {
 		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	if cred != nil {
@@ -213,7 +251,7 @@ func (pg *Postgres) tlsArgs(cred *syscall.Credential) ([]string, error) {
 // start runs the server on a free port of 127.0.0.1, its socket in the private
 // directory, and waits until it accepts the benchmark role.
 func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConnections int) error {
-	addr, err := freeport.Addr()
+	addr, err := pg.place.FreeAddr()
 	if err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
@@ -234,9 +272,8 @@ func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConn
 	if maxConnections > 0 {
 		args = append(args, "-c", "max_connections="+strconv.Itoa(maxConnections))
 	}
-	pg.cmd = exec.Command(filepath.Join(PostgresBin, "postgres"), args...)
+	pg.cmd = pg.command(cred, filepath.Join(PostgresBin, "postgres"), args)
 	pg.cmd.Stdout, pg.cmd.Stderr = logFile, logFile
-	pg.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := pg.cmd.Start(); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: start: %w", err)
 	}
