@@ -176,10 +176,13 @@ final class ServerProcessTest extends TestCase
         foreach ($second as $pid => $d) {
             self::assertSame(
                 ['pid', 'requests', 'last_request_peak_memory', 'mean_request_peak_memory',
-                    'last_request_peak_real_memory', 'mean_request_peak_real_memory', 'started', 'dumped'],
+                    'last_request_peak_real_memory', 'mean_request_peak_real_memory', 'memory', 'started', 'dumped'],
                 array_keys($d),
             );
             self::assertSame($pid, $d['pid']);
+            // What the resident app keeps between requests: the app itself, at least.
+            self::assertIsInt($d['memory']);
+            self::assertGreaterThan(0, $d['memory']);
             self::assertIsFloat($d['mean_request_peak_memory']);
             self::assertIsFloat($d['started']);
             self::assertGreaterThanOrEqual($first[$pid]['dumped'], $d['dumped']);
