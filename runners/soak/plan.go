@@ -212,16 +212,16 @@ func ParsePools(m *matrix.Matrix, s string) (map[string]int, error) {
 func ParseVariants(m *matrix.Matrix, list string, pools map[string]int, db string) ([]matrix.Variant, error) {
 	out, err := m.ResolveListOn(list, func(lang string) int { return max(pools[lang], 1) }, db)
 	if err != nil {
-		return nil, fmt.Errorf("--variants: %w", err)
+		return nil, err // the caller names the flag
 	}
 	for _, v := range out {
 		if got := m.DBName(v); got != db {
-			return nil, fmt.Errorf("--variants: %s names db=%s, but the soak measures --db %s", v.Key(), got, db)
+			return nil, fmt.Errorf("%s names db=%s, but the soak measures --db %s", v.Key(), got, db)
 		}
 	}
 	for i, v := range out {
 		if slices.Contains(out[:i], v) {
-			return nil, fmt.Errorf("--variants: %s is given twice", v.Key())
+			return nil, fmt.Errorf("%s is given twice", v.Key())
 		}
 	}
 	return out, nil
