@@ -59,6 +59,14 @@ func (l Light) Add(m Light) Light {
 	return Light{CPU: l.CPU + m.CPU, Syscalls: l.Syscalls + m.Syscalls, Voluntary: l.Voluntary + m.Voluntary}
 }
 
+// exited says err is a process's having exited since it was listed: gone (ENOENT), or
+// still exiting, when reading its io file answers ESRCH (seen on a PostgreSQL backend
+// closing as connectcost read the tree: "read /proc/PID/io: no such process"); its
+// CPU then reaches its parent's children's times.
+func exited(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}
+
 // TakeLightTree is TakeLight of a process and every process below it, with the CPU of
 // the children it has waited for (its children's times): a server of a process per
 // connection (PostgreSQL), whose backends that exited between two readings still count.
@@ -70,8 +78,8 @@ func TakeLightTree(pid int) (Light, error) {
 	var sum Light
 	for _, p := range pids {
 		l, err := TakeLight(p)
-		if errors.Is(err, ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			continue // exited since the scan
+		if exited(err) {
+			continue
 		}
 		if err != nil {
 			return Light{}, err

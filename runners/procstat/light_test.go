@@ -3,6 +3,7 @@ package procstat
 import (
 	"errors"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -46,5 +47,19 @@ func TestTakeLight(t *testing.T) {
 	}
 	if _, err := TakeLight(1 << 30); !errors.Is(err, ErrNotFound) {
 		t.Errorf("TakeLight of no process: %v, want ErrNotFound", err)
+	}
+}
+
+// A process that exited while the tree was read is skipped, however /proc says so:
+// gone, or ESRCH from a file of a process still exiting.
+func TestExitedReadsEveryWayAProcessGoes(t *testing.T) {
+	for _, err := range []error{ErrNotFound, &os.PathError{Op: "open", Path: "/proc/1/stat", Err: syscall.ENOENT},
+		&os.PathError{Op: "read", Path: "/proc/1/io", Err: syscall.ESRCH}} {
+		if !exited(err) {
+			t.Errorf("exited(%v) = false, want true", err)
+		}
+	}
+	if exited(&os.PathError{Op: "read", Path: "/proc/1/io", Err: syscall.EACCES}) {
+		t.Error("exited(EACCES) = true: a refusal is an error, not an exit")
 	}
 }
