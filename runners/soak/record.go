@@ -22,7 +22,7 @@ var specs = map[string]spec{
 	// Go targets, through the admin listener.
 	"goroutines": {"goroutines", "count", Count, 0, false},
 	"heap_live":  {"Go live heap", "bytes", Memory, 0, true},
-	// Runtimes that count their own memory (target.RuntimeSample's Held): a resident
+	// Runtimes that count their own memory (target.Target's Memory): a resident
 	// PHP worker's memory_get_usage(), which a leak inside PHP grows byte by byte while
 	// the RSS grows in the allocator's 2 MiB chunks. php-fpm frees a request's memory
 	// when it ends: what outlives a request there is outside PHP's count, in the RSS.

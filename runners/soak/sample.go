@@ -261,11 +261,11 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 		pool    *target.PoolStats
 	}
 	gos := make([]*goSample, len(s.targets))
-	held := make([]map[string]float64, len(s.targets))
+	memory := make([]*float64, len(s.targets))
 	for i, tg := range s.targets {
-		if tg.Runtime != nil {
-			if rs, err := tg.Runtime(sctx); err == nil {
-				held[i] = rs.Held
+		if tg.Memory != nil {
+			if m, err := tg.Memory(sctx); err == nil {
+				memory[i] = &m
 			}
 		}
 		if tg.AdminURL == "" {
@@ -329,8 +329,8 @@ func (s *soaker) sampleInto(ctx context.Context, f *File, t float64) {
 				c.Limit = &Limit{Name: "max_connections (shared by all)", Value: f.Settings.MaxConnections, Used: used["max_connections"]}
 			}
 		}
-		if m, ok := held[i]["memory-B"]; ok {
-			v.add("runtime_memory", t, m)
+		if m := memory[i]; m != nil {
+			v.add("runtime_memory", t, *m)
 		}
 		if g := gos[i]; g != nil {
 			v.add("goroutines", t, g.metrics["/sched/goroutines:goroutines"])

@@ -575,6 +575,18 @@ func TestPHPRuntimeMemory(t *testing.T) {
 				if err != nil || procs != pool || own < 64<<10 || own > 128*mb {
 					t.Errorf("WorkerMemory = %d B over %d processes (%v), want %d processes of 64 KiB to 128 MiB each", own, procs, err, pool)
 				}
+				// What outlives a request: a resident worker's app, counted by PHP itself
+				// (the soak follows it); php-fpm frees it, and has no such reading.
+				switch {
+				case server == "fpm" && tg.Memory != nil:
+					t.Error("fpm: Memory is set; php-fpm frees a request's memory")
+				case server == "worker" && tg.Memory == nil:
+					t.Error("worker: Memory is nil")
+				case server == "worker":
+					if m, err := tg.Memory(context.Background()); err != nil || m < float64(pool)*100_000 || m > float64(pool)*64*mb {
+						t.Errorf("worker: Memory = %v, %v; want 100 kB to 64 MiB for each of %d workers", m, err, pool)
+					}
+				}
 				if server == "fpm" {
 					assertFPMStatusLocalOnly(t, tg.URL)
 				} else if r := get(t, tg.URL+"/fpm-status"); r.status != http.StatusNotFound {

@@ -80,7 +80,7 @@ func (workerLauncher) Start(ctx context.Context, spec matrix.Spec, o Options) (_
 	}
 	fmt.Fprintf(o.Log, "php worker %s on %s (master pid %d, dir $TMPDIR/%s)\n", v.Key(), url, w.master.cmd.Process.Pid, filepath.Base(dir))
 	t := &Target{Variant: v, URL: url, Log: filepath.Join(dir, "php-worker.log"), pids: w.pids, alive: w.alive, stop: w.stop,
-		workers: w.workerPIDs, Runtime: w.runtime}
+		workers: w.workerPIDs, Runtime: w.runtime, Memory: w.memory}
 	t.Said = func() string { return lastDatabaseError(t.Log) }
 	if stacks != nil {
 		// Each worker keeps its stacks in memory and writes them on SIGUSR2 (with its
@@ -121,16 +121,14 @@ const workerDumpTimeout = 5 * time.Second
 // the workers of their last request's real peak, the measure php-fpm reports) and
 // "req-peak-alloc-B" (the mean of their last request's emalloc'ed peak, finer; php-fpm
 // has no such figure). Workers that have served nothing are left out of the means.
-// Held "memory-B" is the workers' memory_get_usage() summed, between requests.
 func (w *workerServer) runtime(ctx context.Context) (RuntimeSample, error) {
 	dumps, err := w.dump(ctx)
 	if err != nil {
 		return RuntimeSample{}, err
 	}
-	var requests, realPeak, allocPeak, served, memory float64
+	var requests, realPeak, allocPeak, served float64
 	for _, d := range dumps {
 		requests += float64(d.Requests)
-		memory += d.Memory
 		if d.Requests > 0 {
 			realPeak += d.LastRealPeak
 			allocPeak += d.LastPeak
@@ -143,8 +141,21 @@ func (w *workerServer) runtime(ctx context.Context) (RuntimeSample, error) {
 	return RuntimeSample{
 		Cumulative: map[string]float64{"requests": requests},
 		PerRequest: map[string]float64{"req-peak-B": realPeak / served, "req-peak-alloc-B": allocPeak / served},
-		Held:       map[string]float64{"memory-B": memory},
 	}, nil
+}
+
+// memory signals the master (SIGUSR2) and sums the workers' memory_get_usage() from
+// their fresh dumps: what the resident app keeps from one request to the next.
+func (w *workerServer) memory(ctx context.Context) (float64, error) {
+	dumps, err := w.dump(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	for _, d := range dumps {
+		sum += d.Memory
+	}
+	return sum, nil
 }
 
 // dump sends the master SIGUSR2 and waits until every worker running now has written a

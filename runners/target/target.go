@@ -88,6 +88,11 @@ type Target struct {
 	// Runtime reads what the target's runtime counts about itself; nil when it counts
 	// nothing the runner reads.
 	Runtime func(ctx context.Context) (RuntimeSample, error)
+	// Memory reads the bytes the target's runtime holds between requests, as it counts
+	// them itself: a resident PHP worker's memory_get_usage(), summed over its workers.
+	// nil where the runner reads it otherwise (Go's live heap, from AdminURL's metrics)
+	// or nothing outlives a request (php-fpm).
+	Memory func(ctx context.Context) (float64, error)
 	// Said is the target's last database error, the cause a 503 stands for, scrubbed of
 	// secrets ("" before any); nil where the runner does not keep it (PHP's).
 	Said func() string
@@ -195,12 +200,10 @@ func (t *Target) procFS(pids []int) (procstat.FS, error) {
 // heap allocations: "allocs", "B", "gc-cycles") grow with the requests served: the
 // runner reports their growth over a measured window per request, as NAME/op.
 // PerRequest figures are already per request (PHP's peak memory of a request:
-// "req-peak-B"), reported as NAME/op. Held figures are what the runtime holds at the
-// moment (a resident PHP worker's memory_get_usage(): "memory-B"), which a soak follows.
+// "req-peak-B"), reported as NAME/op.
 type RuntimeSample struct {
 	Cumulative map[string]float64
 	PerRequest map[string]float64
-	Held       map[string]float64
 }
 
 // Alive says whether every process the target started is still running: a target
