@@ -49,6 +49,14 @@ func ResetPeakRSS(pids ...int) error {
 	return nil
 }
 
+// AnonRSS is pid's resident anonymous memory (RssAnon of /proc/PID/status), bytes: its
+// heap and stacks, not the files and shared memory it maps; 0 for a process without
+// memory lines (a zombie).
+func AnonRSS(pid int) (int64, error) {
+	kb, err := statusKB(Local, pid, "RssAnon:")
+	return kb * 1024, err
+}
+
 // PrivateBytes is the memory pid holds alone: Private_Clean plus Private_Dirty of
 // /proc/PID/smaps_rollup (Linux 4.14), the pages no other process maps. For a php-fpm
 // child or a resident worker it is what one more of them costs the host: opcache's

@@ -30,3 +30,15 @@ func TestPrivateBytes(t *testing.T) {
 		t.Errorf("this process: private %d B, RSS %d kB (%v, %v)", own, rss, err, err2)
 	}
 }
+
+// This process's anonymous memory (its Go heap, at least) is above 0 and within its RSS.
+func TestAnonRSS(t *testing.T) {
+	anon, err := AnonRSS(os.Getpid())
+	rss, err2 := statusKB(Local, os.Getpid(), "VmRSS:")
+	if err != nil || err2 != nil || anon <= 0 || anon > rss*1024 {
+		t.Errorf("AnonRSS = %d B, RSS %d kB (%v, %v): want above 0 and within the RSS", anon, rss, err, err2)
+	}
+	if _, err := AnonRSS(1 << 30); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a process that is gone: %v, want ErrNotFound", err)
+	}
+}

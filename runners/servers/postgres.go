@@ -97,28 +97,18 @@ func (postgres) Traces(ctx context.Context, db *sql.DB) Traced {
 	return Traced{Memory: err == nil}
 }
 
-// backendMemory is a backend's private memory, RssAnon of /proc/PID/status: its
-// shared buffers (RssShmem) rise as it touches pages and are not its own.
+// backendMemory is a backend's private memory (procstat.AnonRSS): its shared buffers
+// (RssShmem) rise as it touches pages and are not its own. A pid that is no postgres
+// process of this host is an error.
 func backendMemory(pid int) (int64, error) {
-	p := "/proc/" + strconv.Itoa(pid)
-	comm, err := os.ReadFile(p + "/comm")
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	if err != nil {
 		return 0, err
 	}
-	if strings.TrimSpace(string(comm)) != "postgres" {
-		return 0, fmt.Errorf("process %d is %q, not a postgres backend of this host", pid, strings.TrimSpace(string(comm)))
+	if name := strings.TrimSpace(string(comm)); name != "postgres" {
+		return 0, fmt.Errorf("process %d is %q, not a postgres backend of this host", pid, name)
 	}
-	status, err := os.ReadFile(p + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024, err
-		}
-	}
-	return 0, fmt.Errorf("process %d: no RssAnon", pid)
+	return procstat.AnonRSS(pid)
 }
 
 // Processes: the postmaster and every backend and worker it forked.

@@ -1,0 +1,44 @@
+package servers
+
+import (
+	"context"
+	"testing"
+
+	"dbbench/dsn/protocol"
+	"dbbench/runners/dbtest"
+)
+
+// On a PostgreSQL of this host, each client's backend memory is read (a backend holds
+// some of its own), and the asker is not among the clients it lists.
+func TestPostgresTracesBackendMemory(t *testing.T) {
+	pg := dbtest.StartPostgres(t, 10)
+	admin, err := pg.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	admin.SetMaxOpenConns(1)
+	other, err := pg.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	if err := other.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := For(protocol.Postgres)
+	traced := s.Traces(ctx, admin)
+	if !traced.Memory || traced.Statements {
+		t.Fatalf("Traces = %+v, want memory and no statements", traced)
+	}
+	clients, err := s.Clients(ctx, admin, traced)
+	if err != nil || len(clients) != 1 {
+		t.Fatalf("Clients = %v, %v; want the other connection alone", clients, err)
+	}
+	for pid, c := range clients {
+		if c.Memory < 64<<10 || c.Port == 0 {
+			t.Errorf("backend %d: %+v; want 64 KiB or more of its own, and its client port", pid, c)
+		}
+	}
+}
