@@ -24,10 +24,10 @@ import (
 // it. Every connection forks a backend: the server's CPU is the postmaster's tree's,
 // with the backends that exited meanwhile.
 type postgresDoor struct {
-	admin   *sql.DB
-	url     *url.URL
-	pid     int
-	md5User string // made by ways, when the server lets it in
+	admin       *sql.DB
+	url         *url.URL
+	pid         int
+	md5Password string // of provider.MD5Role, made by ways; "" before
 }
 
 func newPostgresDoor(o Options) (*postgresDoor, error) {
@@ -88,7 +88,7 @@ func (d *postgresDoor) makeMD5Role(ctx context.Context) (bool, error) {
 			return false, fmt.Errorf("connectcost: make the md5 role: %w", err)
 		}
 	}
-	d.md5User = password
+	d.md5Password = password
 	conn, err := pgx.Connect(ctx, d.connString(way{path: protocol.PathMD5}, d.url.Host))
 	if err != nil {
 		return false, nil // this server's pg_hba.conf does not let it in by md5
@@ -102,7 +102,7 @@ func (d *postgresDoor) connString(w way, addr string) string {
 	u := *d.url
 	u.Host = addr
 	if w.path == protocol.PathMD5 {
-		u.User = url.UserPassword(provider.MD5Role, d.md5User)
+		u.User = url.UserPassword(provider.MD5Role, d.md5Password)
 	}
 	q := u.Query()
 	q.Set("sslmode", "disable")
@@ -153,7 +153,7 @@ func (d *postgresDoor) cpuFrom() (func() (time.Duration, error), error) {
 }
 
 func (d *postgresDoor) drop(ctx context.Context) error {
-	if d.md5User == "" {
+	if d.md5Password == "" {
 		return nil
 	}
 	if _, err := d.admin.ExecContext(ctx, "DROP ROLE IF EXISTS "+provider.MD5Role); err != nil {

@@ -183,13 +183,8 @@ server_tls_sslmode = disable
 			return fmt.Errorf("pgbouncer: %w", err)
 		}
 	}
-	if cred == nil {
-		return nil
-	}
-	for _, p := range []string{b.dir, filepath.Join(b.dir, "pgbouncer.ini"), filepath.Join(b.dir, "userlist.txt")} {
-		if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgbouncer: %w", err)
-		}
+	if err := chown(cred, b.dir, filepath.Join(b.dir, "pgbouncer.ini"), filepath.Join(b.dir, "userlist.txt")); err != nil {
+		return fmt.Errorf("pgbouncer: %w", err)
 	}
 	return nil
 }

@@ -172,12 +172,8 @@ func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error 
 		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	defer os.Remove(pwfile)
-	if cred != nil {
-		for _, p := range []string{pg.dir, pwfile} {
-			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
-				return fmt.Errorf("embedded PostgreSQL: %w", err)
-			}
-		}
+	if err := chown(cred, pg.dir, pwfile); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(PostgresBin, "initdb"), "-D", filepath.Join(pg.dir, "data"),
 		"-U", pg.User, "--pwfile", pwfile, "--auth-host", "scram-sha-256", "--auth-local", "scram-sha-256",
@@ -215,37 +211,54 @@ const md5Login = "host all " + MD5Role + " 127.0.0.1/32 md5\n"
 
 // tlsArgs writes the certificate and key (runners/provider/tls.go) into the private
 // directory, the server's own, and returns the settings that turn TLS on: no target
-// uses it, the connection-cost measurement does. It also puts md5Login first in
-// pg_hba.conf, and a line for each client address of another namespace.
+// uses it, the connection-cost measurement does.
 func (pg *Postgres) tlsArgs(cred *syscall.Credential) ([]string, error) {
 	cert, key, err := writeCert(pg.dir)
 	if err != nil {
 		return nil, err
 	}
+	if err := chown(cred, cert, key); err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	return []string{"-c", "ssl=on", "-c", "ssl_cert_file=" + cert, "-c", "ssl_key_file=" + key}, nil
+}
+
+// writeHBA puts before initdb's lines of pg_hba.conf md5Login and, for each client
+// address of another namespace, a line that lets the benchmark role in from it.
+func (pg *Postgres) writeHBA(cred *syscall.Credential) error {
 	hba := filepath.Join(pg.dir, "data", "pg_hba.conf")
 	b, err := os.ReadFile(hba)
 	if err != nil {
-		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
 	lines := md5Login
 	for _, c := range pg.clients {
 		ip := net.ParseIP(c)
 		if ip == nil || ip.To4() == nil {
-			return nil, fmt.Errorf("embedded PostgreSQL: client %q: want an IPv4 address", c)
+			return fmt.Errorf("embedded PostgreSQL: client %q: want an IPv4 address", c)
 		}
 		lines += "host all " + pg.User + " " + ip.String() + "/32 scram-sha-256\n"
 	}
 	if err := os.WriteFile(hba, append([]byte(lines), b...), 0o600); err != nil {
-		return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
 	}
-	if cred != nil {
-		for _, p := range []string{cert, key, hba} {
-			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
-				return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
-			}
+	if err := chown(cred, hba); err != nil {
+		return fmt.Errorf("embedded PostgreSQL: %w", err)
+	}
+	return nil
+}
+
+// chown gives the user a server runs as (cred; nil: ourselves) the files it must own.
+func chown(cred *syscall.Credential, paths ...string) error {
+	if cred == nil {
+		return nil
+	}
+	for _, p := range paths {
+		if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+			return err // names the path
 		}
 	}
-	return []string{"-c", "ssl=on", "-c", "ssl_cert_file=" + cert, "-c", "ssl_key_file=" + key}, nil
+	return nil
 }
 
 // start runs the server on a free port of 127.0.0.1, its socket in the private
@@ -264,6 +277,9 @@ func (pg *Postgres) start(ctx context.Context, cred *syscall.Credential, maxConn
 	defer logFile.Close()
 	args := []string{"-D", filepath.Join(pg.dir, "data"), "-c", "listen_addresses=" + host, "-p", port,
 		"-c", "unix_socket_directories=" + pg.dir, "-c", "shared_preload_libraries=pg_stat_statements"}
+	if err := pg.writeHBA(cred); err != nil {
+		return err
+	}
 	tls, err := pg.tlsArgs(cred)
 	if err != nil {
 		return err
