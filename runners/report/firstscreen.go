@@ -186,12 +186,7 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
-		if ref != questions.RefStmt && !worded[stmt] {
-			for _, g := range groupsOf(of) {
-				a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: firstBaseline(inGroup(of, g), 3)})
-			}
-			continue
-		}
+		wordIt := ref == questions.RefStmt || worded[stmt]
 		var unset []string
 		for _, lang := range langsOf(of) {
 			var shown [][]finding
@@ -201,6 +196,9 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 					shown = append(shown, s[:min(len(s), shownPer(ref))])
 					a.Groups = append(a.Groups, answerGroup{Heading: groupName(g, fs) + ": " + stmtPhrase(stmt, ref, false), Findings: s})
 				}
+			}
+			if !wordIt { // in the chart and the section only
+				continue
 			}
 			if ref == questions.RefStmt {
 				if againstPrepare[lang] {
