@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"net"
@@ -172,7 +173,8 @@ logfile = %[7]s/pgbouncer.log
 pidfile = %[7]s/pgbouncer.pid
 ignore_startup_parameters = extra_float_digits
 server_tls_sslmode = disable
-`, b.pg.Database, pgHost, pgPort, b.PoolSize, host, port, b.dir)
+stats_users = %[8]s
+`, b.pg.Database, pgHost, pgPort, b.PoolSize, host, port, b.dir, b.pg.User)
 	if b.MaxPrepared != nil {
 		ini += fmt.Sprintf("max_prepared_statements = %d\n", *b.MaxPrepared)
 	}
@@ -225,6 +227,64 @@ func (b *PgBouncer) Describe() string {
 		prepared = fmt.Sprintf(", max_prepared_statements = %d", *b.MaxPrepared)
 	}
 	return fmt.Sprintf("PgBouncer %s, pool_mode = transaction, pool_size = %d%s", b.Version, b.PoolSize, prepared)
+}
+
+// PID is the pooler's process: its CPU is the pooler's share of a request.
+func (b *PgBouncer) PID() int { return b.cmd.Process.Pid }
+
+// Stats are the benchmark database's running totals in the admin console's SHOW STATS,
+// by column: xact, query and, from 1.21, client_parse, server_parse and bind counts
+// (total_…_count, the prefix and suffix cut). The server user is one of stats_users.
+func (b *PgBouncer) Stats(ctx context.Context) (map[string]int64, error) {
+	u, _ := url.Parse(b.URL())
+	u.Path = "/pgbouncer" // the admin console speaks the simple query protocol only
+	u.RawQuery += "&default_query_exec_mode=simple_protocol"
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer stats: %w", err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SHOW STATS")
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer stats: %s", secret.Scrub(err.Error()))
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer stats: %w", err)
+	}
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("pgbouncer stats: %w", err)
+		}
+		if vals[0].String != b.pg.Database {
+			continue
+		}
+		return statsCounts(cols, vals), nil
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pgbouncer stats: %w", err)
+	}
+	return nil, fmt.Errorf("pgbouncer stats: no row for database %s", b.pg.Database)
+}
+
+// statsCounts keeps SHOW STATS' total_…_count columns, named without prefix and suffix.
+func statsCounts(cols []string, vals []sql.NullString) map[string]int64 {
+	out := map[string]int64{}
+	for i, c := range cols {
+		name, ok := strings.CutPrefix(c, "total_")
+		if name, ok2 := strings.CutSuffix(name, "_count"); ok && ok2 {
+			if n, err := strconv.ParseInt(vals[i].String, 10, 64); err == nil {
+				out[name] = n
+			}
+		}
+	}
+	return out
 }
 
 // URL is the benchmark database through the pooler, password included: never print it.

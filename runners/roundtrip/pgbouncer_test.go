@@ -194,7 +194,14 @@ func TestCacheStatementThroughPgBouncerVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bouncer.Close()
+			before, err := bouncer.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
 			a, b := connectMode(t, bouncer.URL(), "cache_statement"), connectMode(t, bouncer.URL(), "cache_statement")
+			if c.works {
+				defer checkPoolerStats(t, ctx, bouncer, before)
+			}
 			for id := 1; id <= 5; id++ {
 				errA, errB := getUser(ctx, a, id), getUser(ctx, b, id+10)
 				switch {
@@ -209,5 +216,22 @@ func TestCacheStatementThroughPgBouncerVersions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkPoolerStats: two clients' 5 queries each of one statement, through one server
+// connection: the pooler saw 2 Parses (one per client), sent the server 1, and passed
+// 10 Binds (SHOW STATS' counts).
+func checkPoolerStats(t *testing.T, ctx context.Context, bouncer *provider.PgBouncer, before map[string]int64) {
+	after, err := bouncer.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, k := range []string{"client_parse", "server_parse", "bind"} {
+		got[k] = after[k] - before[k]
+	}
+	if want := map[string]int64{"client_parse": 2, "server_parse": 1, "bind": 10}; !maps.Equal(got, want) {
+		t.Errorf("%s: SHOW STATS moved by %v, want %v", bouncer.Describe(), got, want)
 	}
 }
