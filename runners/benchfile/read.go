@@ -24,7 +24,12 @@ type File struct {
 }
 
 // Sample returns the values of name in unit, nil if the file has none.
-func (f *File) Sample(name, unit string) []float64 { return f.Samples[Key{name, unit}] }
+func (f *File) Sample(name, unit string) []float64 {
+	if f == nil { // no file read: no samples
+		return nil
+	}
+	return f.Samples[Key{name, unit}]
+}
 
 // ReadFile reads a bench.txt.
 func ReadFile(path string) (*File, error) {

@@ -534,6 +534,10 @@ type Roundtrips struct {
 	Protocol   protocol.Protocol  `json:"protocol,omitempty"`
 	Trips      float64            `json:"round_trips,omitempty"`
 	Statements map[string]float64 `json:"statements,omitempty"`
+	// Pooler is a transaction pooler's own count per request (PgBouncer's SHOW STATS
+	// total_…_count, named without prefix and suffix: client_parse, server_parse, bind,
+	// xact, query), where the targets reached the server through one the run started.
+	Pooler map[string]float64 `json:"pooler,omitempty"`
 }
 
 // ConnectCost is what opening one connection cost on one authentication path (as
@@ -583,6 +587,18 @@ func (rt *Roundtrips) byteUnits() []UnitValue {
 		return nil
 	}
 	return []UnitValue{{units.ToDB, rt.BytesToDB}, {units.FromDB, rt.BytesFromDB}}
+}
+
+// poolerUnits are the pooler's counts in bench.txt's units, where it counted them
+// (PgBouncer 1.21 and later count Parse and Bind).
+func (rt *Roundtrips) poolerUnits() []UnitValue {
+	var out []UnitValue
+	for _, c := range []struct{ unit, key string }{{units.PoolerParses, "server_parse"}, {units.PoolerBinds, "bind"}} {
+		if n, ok := rt.Pooler[c.key]; ok {
+			out = append(out, UnitValue{c.unit, n})
+		}
+	}
+	return out
 }
 
 // PerCommand is the capture's commands per request by name: the wire's counts when

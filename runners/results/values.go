@@ -34,9 +34,8 @@ func (v *Variant) Values(rep *Repetition) []UnitValue {
 	case v.Roundtrips != nil:
 		commands, trips := v.Roundtrips.Commands()
 		out = append(out, UnitValue{units.Commands, commands}, UnitValue{units.Roundtrips, trips})
-		for _, b := range v.Roundtrips.byteUnits() {
-			out = append(out, b)
-		}
+		out = append(out, v.Roundtrips.byteUnits()...)
+		out = append(out, v.Roundtrips.poolerUnits()...)
 	case !v.DB:
 		out = append(out, UnitValue{units.Commands, 0}, UnitValue{units.Roundtrips, 0})
 	}

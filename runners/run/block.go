@@ -43,7 +43,7 @@ func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]
 	p.blocks++
 	n := len(vs)
 	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n), busy: make([]time.Duration, n), busyOK: true,
-		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), dbOK: true, genOK: true,
+		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), pooler: make([]procstat.Light, n), dbOK: true, genOK: true, poolerOK: true,
 		dbSwitches: make([]int64, n), sampled: make([]int64, n), skip: make([]bool, n),
 		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n), gained: make([]int64, n)}
 	for i, v := range vs {
@@ -90,8 +90,9 @@ type block struct {
 	// for the share other processes took (outside); busyOK, every reading succeeded.
 	busy                []time.Duration
 	busyOK              bool
-	db, gen             []procstat.Light
+	db, gen, pooler     []procstat.Light
 	dbOK, genOK         bool // every reading of the role's counters succeeded
+	poolerOK            bool
 	dbSwitches, sampled []int64
 	skip                []bool
 	before              []*counterSample
@@ -152,16 +153,17 @@ func (b *block) run(ctx context.Context, load Load) error {
 		if b.count[i] == 0 { // the variant's first turn of the block is the sample
 			threads = b.dbThreads(i)
 		}
-		db0, gen0 := b.light(i)
+		db0, pooler0, gen0 := b.light(i)
 		busy0, err0 := procstat.SystemBusy()
 		took, admitted := t.take(ctx, i, b.turn[i])
 		busy1, err1 := procstat.SystemBusy()
-		db1, gen1 := b.light(i)
+		db1, pooler1, gen1 := b.light(i)
 		b.busy[i] += busy1 - busy0
 		b.busyOK = b.busyOK && err0 == nil && err1 == nil
 		b.active[i] += took
 		b.count[i]++
 		b.db[i], b.gen[i] = b.db[i].Add(db1.Sub(db0)), b.gen[i].Add(gen1.Sub(gen0))
+		b.pooler[i] = b.pooler[i].Add(pooler1.Sub(pooler0))
 		if v := b.vs[i]; r.isUpdate(v) && b.visitsErr == nil { // after the turn's readings: not its cost
 			var now int64
 			now, b.visitsErr = r.visitsSum(ctx, r.on(v))
@@ -211,21 +213,28 @@ func (b *block) countersBefore(ctx context.Context) error {
 	return nil
 }
 
-// light reads the database's (variant i's server's) and this process's light counters
-// around a turn; the database's are zero when it is not ours to read. A failed reading
-// spoils the role's figures for the whole block (dbOK, genOK).
-func (b *block) light(i int) (db, gen procstat.Light) {
+// light reads the database's (variant i's server's), its pooler's and this process's
+// light counters around a turn; the database's and the pooler's are zero when not ours
+// to read. A failed reading spoils the role's figures for the whole block (dbOK,
+// poolerOK, genOK).
+func (b *block) light(i int) (db, pooler, gen procstat.Light) {
 	var err error
-	if l, ok, err := b.p.r.on(b.vs[i]).light(); ok {
+	d := b.p.r.on(b.vs[i])
+	if l, ok, err := d.light(); ok {
 		db = l
 		if err != nil {
 			b.dbOK = false
 		}
 	}
+	if pid := d.poolerPID(); pid != 0 {
+		if pooler, err = procstat.TakeLight(pid); err != nil {
+			b.poolerOK = false
+		}
+	}
 	if gen, err = procstat.TakeLight(0); err != nil {
 		b.genOK = false
 	}
-	return db, gen
+	return db, pooler, gen
 }
 
 // dbThreads reads every thread of the database, for its context switches: with a
@@ -270,6 +279,9 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 			if b.sampled[i] > 0 {
 				rep.Counts[units.Switches("db")] = float64(b.dbSwitches[i]) / float64(b.sampled[i])
 			}
+		}
+		if r.on(v).poolerPID() != 0 && b.poolerOK {
+			rep.Counts[units.PoolerCPU] = per(b.pooler[i].CPU.Seconds())
 		}
 		if b.genOK {
 			rep.Counts[units.Syscalls("gen")] = per(float64(b.gen[i].Syscalls))

@@ -16,6 +16,7 @@ import (
 // which is the load generator), the target runtime's own counters, and the pool's.
 type counterSample struct {
 	app, db, gen *procstat.Counts
+	pooler       *procstat.Counts // the pooler's, where the run started one
 	runtime      *target.RuntimeSample
 	pool         *target.PoolStats
 }
@@ -30,6 +31,9 @@ func (r *runner) counters(ctx context.Context, t *target.Target, pids []int, d *
 	}
 	if pids := d.pids(); pids != nil { // our own server: its counts are ours to read
 		c.db, _ = procstat.TakeCounts(pids...)
+	}
+	if pid := d.poolerPID(); pid != 0 {
+		c.pooler, _ = procstat.TakeCounts(pid)
 	}
 	c.gen, _ = procstat.TakeCounts(os.Getpid())
 	return c, nil
@@ -61,6 +65,9 @@ func (c *counterSample) sub(start *counterSample, requests int64, rep *results.R
 			rep.Counts[units.Syscalls(role.name)] = per(float64(d.Syscalls()))
 		}
 		rep.Counts[units.Switches(role.name)] = per(float64(d.Voluntary))
+	}
+	if c.pooler != nil && start.pooler != nil {
+		rep.Counts[units.PoolerCPU] = per(c.pooler.Sub(start.pooler).Run.Seconds())
 	}
 	if c.runtime != nil && start.runtime != nil {
 		for k, v := range c.runtime.Cumulative {

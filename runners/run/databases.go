@@ -95,6 +95,15 @@ func (d *database) pids() []int {
 	return servers.For(d.db.Protocol()).Processes(d.db.PID)
 }
 
+// poolerPID is the pooler's process where the targets reach the server through one the
+// run started; 0 otherwise.
+func (d *database) poolerPID() int {
+	if d.db.Pooler == nil {
+		return 0
+	}
+	return d.db.Pooler.PID()
+}
+
 // light reads the server's light counters (procstat.TakeLightTree on PostgreSQL, whose
 // backends are processes of their own); ok is false when it is not ours to read.
 func (d *database) light() (l procstat.Light, ok bool, err error) {

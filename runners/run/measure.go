@@ -16,6 +16,7 @@ import (
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 	"dbbench/runners/target"
+	"dbbench/runners/units"
 )
 
 // slice measures one slice of rv on its running target t: a lead-in that is not
@@ -149,7 +150,7 @@ func outside(busy time.Duration, rep *results.Repetition, requests int64, wall t
 	if requests == 0 || wall <= 0 || rep.AppCPU < 0 || rep.DBCPU < 0 || rep.GenCPU < 0 {
 		return nil
 	}
-	ours := (rep.AppCPU + rep.DBCPU + rep.GenCPU) * float64(requests)
+	ours := (rep.AppCPU + rep.DBCPU + rep.GenCPU + rep.Counts[units.PoolerCPU]) * float64(requests)
 	cores := max(0, busy.Seconds()-ours) / wall.Seconds()
 	return &cores
 }

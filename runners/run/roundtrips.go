@@ -42,6 +42,9 @@ type counted struct {
 	proxy    *roundtrip.Proxy
 	holds    target.HoldTimer
 	postgres bool // the server speaks PostgreSQL (roundtrip.CapturePostgres)
+	// pooler reads the running totals of the pooler the targets reach the server
+	// through (PgBouncer's SHOW STATS); nil without one.
+	pooler func(ctx context.Context) (map[string]int64, error)
 }
 
 // countRoundtrips warms the target up on its op (so every pooled connection and every
@@ -104,6 +107,12 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 		res *roundtrip.Result
 		err error
 	)
+	var poolerBefore map[string]int64
+	if via.pooler != nil {
+		if poolerBefore, err = via.pooler(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if via.postgres {
 		res, err = roundtrip.CapturePostgres(ctx, via.admin, n, send, via.proxy)
 	} else {
@@ -133,6 +142,16 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	}
 	for k, v := range res.Status {
 		out.Status[k] = float64(v) / float64(n)
+	}
+	if poolerBefore != nil { // the capture waited for the wire to go quiet
+		after, err := via.pooler(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Pooler = map[string]float64{}
+		for k, v := range after {
+			out.Pooler[k] = float64(v-poolerBefore[k]) / float64(n)
+		}
 	}
 	if res.Postgres {
 		out.Protocol, out.Trips = protocol.Postgres, float64(res.Trips)/float64(n)

@@ -541,7 +541,11 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	rt, err := countRoundtrips(ctx, counted{d.admin, d.proxy, t.Holds, d.db.Protocol() == protocol.Postgres}, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
+	via := counted{admin: d.admin, proxy: d.proxy, holds: t.Holds, postgres: d.db.Protocol() == protocol.Postgres}
+	if d.db.Pooler != nil {
+		via.pooler = d.db.Pooler.Stats
+	}
+	rt, err := countRoundtrips(ctx, via, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
 		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error()+said())
 	}

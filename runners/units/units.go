@@ -23,6 +23,9 @@ const (
 	AppCPU = "app-cpu-sec/op"
 	DBCPU  = "db-cpu-sec/op"
 	GenCPU = "gen-cpu-sec/op"
+	// PoolerCPU is a transaction pooler's CPU per request, where the targets reach the
+	// server through one the run started (PgBouncer).
+	PoolerCPU = "pooler-cpu-sec/op"
 	// Commands counts every MySQL client command per request plus each new connection;
 	// Roundtrips those the client waits for.
 	Commands   = "commands/op"
@@ -96,7 +99,17 @@ func Better(unit string) Direction {
 
 // exact are the units that count something deterministic: repetitions should agree
 // exactly, because the count depends on the code path, not on timing.
-var exact = map[string]bool{Commands: true, Roundtrips: true}
+// PoolerParses and PoolerBinds are a transaction pooler's own count, per request, of
+// what it passed on (PgBouncer 1.21 and later, SHOW STATS): the Parse messages it sent
+// the server (a statement prepared again on another server connection counts again),
+// and the Bind messages. Where the pooler keeps prepared statements itself, the server
+// sees its Parses, not the client's.
+const (
+	PoolerParses = "pooler-parses/op"
+	PoolerBinds  = "pooler-binds/op"
+)
+
+var exact = map[string]bool{Commands: true, Roundtrips: true, PoolerParses: true, PoolerBinds: true}
 
 // Exact reports whether unit counts something deterministic. Such units are summarized
 // by their value and compared without a test, as benchstat does for units marked
