@@ -42,12 +42,12 @@ for s in "${servers[@]}"; do
       packages+=(mariadb-client php8.2-mysql maven unzip libaio1 libnuma1)
       fetch_mysql=true ;;
     postgres) packages+=(postgresql-15 php8.2-pgsql) ;;
-    pgbouncer)
+    pgbouncer|pgbouncer-118|pgbouncer-off)
       # The transaction pooler in front of PostgreSQL: Debian 12's 1.18, and 1.24 built
       # from Debian 13's source package (below), with what that build needs.
       packages+=(postgresql-15 php8.2-pgsql pgbouncer dpkg-dev gcc make pkg-config libssl-dev libevent-dev libc-ares-dev)
       build_pgbouncer=true ;;
-    *) echo "install-deps: unknown server $s (want mariadb, mysql, postgres or pgbouncer)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown server $s (want mariadb, mysql, postgres, pgbouncer, pgbouncer-118 or pgbouncer-off)" >&2; exit 2 ;;
   esac
 done
 if $tests; then

@@ -109,7 +109,7 @@ func TestRepoGoLayersOnPostgres(t *testing.T) {
 	if got := l.Layers["bun"].StmtsOn("postgres"); !slices.Equal(got, []string{"simple_protocol"}) {
 		t.Errorf("bun on PostgreSQL: %v, want simple_protocol alone", got)
 	}
-	if p := l.Layers["pgxpool"]; !slices.Equal(m.ReadBy(p), []string{"postgres", "pgbouncer"}) || !slices.Equal(p.StmtsOn("postgres"), l.Layers["pgx"].Stmt) {
+	if p := l.Layers["pgxpool"]; !slices.Equal(m.ReadBy(p), []string{"postgres", "pgbouncer", "pgbouncer-118", "pgbouncer-off"}) || !slices.Equal(p.StmtsOn("postgres"), l.Layers["pgx"].Stmt) {
 		t.Errorf("pgxpool reads %v in %v, want PostgreSQL (and behind PgBouncer) in pgx's modes", m.ReadBy(p), p.StmtsOn("postgres"))
 	}
 	bun := Variant{Lang: "go", Server: "nethttp", Layer: "bun", Stmt: "cache_statement", Conn: "persistent", Pool: 4, Database: "postgres"}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,9 +18,11 @@ func TestInstallDepsNamesEveryServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+([a-z0-9]+)\)`).FindAllStringSubmatch(string(b), -1) {
-		if m[1] != "tests" {
-			cases = append(cases, m[1])
+	for _, m := range regexp.MustCompile(`(?m)^\s+([a-z0-9.|-]+)\)`).FindAllStringSubmatch(string(b), -1) {
+		for _, c := range strings.Split(m[1], "|") {
+			if c != "tests" && c != "--tests" {
+				cases = append(cases, c)
+			}
 		}
 	}
 	slices.Sort(cases)

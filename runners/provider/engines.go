@@ -11,16 +11,34 @@ import (
 
 // Servers are the database servers the embedded provider can start, by the matrix's
 // db names (runners/matrix.yaml, dbs); the first is the default.
-var Servers = []string{"mariadb", "mysql", "postgres", "pgbouncer"}
+var Servers = []string{"mariadb", "mysql", "postgres", "pgbouncer", "pgbouncer-118", "pgbouncer-off"}
+
+// poolerDBs are the dbs that are PostgreSQL behind PgBouncer, with the PgBouncer each
+// is: pgbouncer the one --pgbouncer-version and --max-prepared-statements choose (1.24
+// at its default unless told), the others fixed, so that one run can pair a variant
+// through each with itself direct.
+var poolerDBs = map[string]*PgBouncerSettings{
+	"pgbouncer":     nil,
+	"pgbouncer-118": {Version: "1.18"},
+	"pgbouncer-off": {Version: "1.24", MaxPreparedStatements: new(int)},
+}
 
 // Behind is what a db that is another server behind a pooler starts: the server and
 // the pooler (matrix.yaml's server and pooler of that db, a test checks); server
 // itself and "" for any other.
 func Behind(server string) (started, pooler string) {
-	if server == "pgbouncer" {
+	if _, ok := poolerDBs[server]; ok {
 		return "postgres", "pgbouncer"
 	}
 	return server, ""
+}
+
+// poolerSettings are the PgBouncer settings db fixes (poolerDBs), else given.
+func poolerSettings(db string, given PgBouncerSettings) PgBouncerSettings {
+	if s := poolerDBs[db]; s != nil {
+		return *s
+	}
+	return given
 }
 
 // ErrNotInstalled says that the server asked for is not on this machine: make deps

@@ -73,7 +73,7 @@ func TestNoMySQLSaysMakeDeps(t *testing.T) {
 	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "no MySQL "+MySQLVersion) || !strings.Contains(err.Error(), "make deps") {
 		t.Fatalf("Start without MySQL = %v, want ErrNotInstalled naming make deps", err)
 	}
-	if _, err := Start(context.Background(), Options{Server: "oracle", Rows: 10, Log: testLog{t}}); err == nil || !strings.Contains(err.Error(), `unknown database server "oracle" (want one of mariadb, mysql, postgres, pgbouncer)`) {
+	if _, err := Start(context.Background(), Options{Server: "oracle", Rows: 10, Log: testLog{t}}); err == nil || !strings.Contains(err.Error(), `unknown database server "oracle" (want one of mariadb, mysql, postgres, pgbouncer, pgbouncer-118, pgbouncer-off)`) {
 		t.Fatalf("an unknown server: %v", err)
 	}
 }

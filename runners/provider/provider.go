@@ -215,6 +215,7 @@ func Start(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own table, %s", o.ReplaceTable, schema.Table)
 	}
 	if started, pooler := Behind(o.Server); pooler != "" {
+		o.PgBouncer = poolerSettings(o.Server, o.PgBouncer)
 		o.Server, o.Pooler = started, pooler
 	}
 	if o.Server == "postgres" {
