@@ -34,7 +34,7 @@ func abSection(a *revcost.Answer, ans answer) section {
 	}
 	g.Head = append(g.Head, "commands per request", "pairs")
 	for _, v := range a.Variants {
-		row := keyCells(v.A, ops)[:len(head)] // the rev column left out: a row is both revisions
+		row := keyCells(v.A, ops, false)[:len(head)] // the rev column left out: a row is both revisions
 		for _, m := range revcost.Metrics {
 			row = append(row, abCell(v, m, t))
 		}

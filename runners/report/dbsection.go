@@ -113,6 +113,9 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		s.Paragraphs = append(s.Paragraphs, "What the counts say of each that differs: "+strings.Join(parts, "; ")+"; the rest agree.")
 	}
 	s.Grids = append(s.Grids, d.twinGrid(ts, fs, first, second), d.serverGrid(fs, first, second))
+	if g := d.poolerGrid(fs); g != nil {
+		s.Grids = append(s.Grids, *g)
+	}
 	return a, s, true
 }
 
@@ -292,7 +295,13 @@ func (d *data) twinGrid(ts []twin, fs []finding, first, second string) grid {
 func (d *data) serverGrid(fs []finding, first, second string) grid {
 	g := grid{ID: "t-db-variants", Caption: fmt.Sprintf("Each variant on %s against itself on %s: ratios [95%% intervals] from the pairs", second, first),
 		Head: []string{"variant", "QPS", "database CPU per request", "commands per request"}}
-	for _, f := range byQuestion(fs, questions.DB) {
+	selves := byQuestion(fs, questions.DB)
+	several := slices.ContainsFunc(selves, func(f finding) bool { return f.Other.Database != selves[0].Other.Database })
+	if several { // a run of three servers or more: each row names its own
+		g.Caption = fmt.Sprintf("Each variant on another server against itself on %s: ratios [95%% intervals] from the pairs", first)
+		g.Head = slices.Insert(g.Head, 1, "on")
+	}
+	for _, f := range selves {
 		dbCPU := "not measured"
 		if f.Paired {
 			if e := paired(d.run, f.Comp, units.DBCPU); e.OK {
@@ -306,7 +315,11 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 				cmds += " (on " + first + ": " + ca + ")"
 			}
 		}
-		g.Rows = append(g.Rows, []cell{textCell(withoutDB(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)})
+		row := []cell{textCell(withoutDB(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)}
+		if several {
+			row = slices.Insert(row, 1, textCell(dbName(f.Other)))
+		}
+		g.Rows = append(g.Rows, row)
 	}
 	return g
 }

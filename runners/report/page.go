@@ -252,7 +252,7 @@ func filters(vs []*results.Variant) []filter {
 	for i, k := range keyHeadOf(vs) {
 		var vals []string
 		for _, v := range vs {
-			s := keyCells(v, hasOps(vs))[i].Lines[0]
+			s := keyCells(v, hasOps(vs), severalDBs(vs))[i].Lines[0]
 			if !slices.Contains(vals, s) {
 				vals = append(vals, s)
 			}

@@ -51,6 +51,10 @@ func dbName(v *results.Variant) string {
 		return "PostgreSQL"
 	case "pgbouncer":
 		return "PgBouncer"
+	case "pgbouncer-118":
+		return "PgBouncer 1.18"
+	case "pgbouncer-off":
+		return "PgBouncer 1.24 unprepared"
 	}
 	return v.Database
 }

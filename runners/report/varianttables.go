@@ -58,6 +58,7 @@ var timeColumns = []column{
 	{"p99.9 ms", units.P999, 1e3, 2},
 	{"app CPU µs/req", units.AppCPU, 1e6, 1},
 	{"db CPU µs/req", units.DBCPU, 1e6, 1},
+	{"pooler CPU µs/req", units.PoolerCPU, 1e6, 1},
 	{"gen CPU µs/req", units.GenCPU, 1e6, 1},
 	{"errors/req", units.Errors, 1, 4},
 }
@@ -77,6 +78,8 @@ var countColumns = []column{
 	{"B from db/req", units.FromDB, 1, 0},
 	{"commands/req", units.Commands, 1, 2},
 	{"round trips/req", units.Roundtrips, 1, 2},
+	{"pooler parses/req", units.PoolerParses, 1, 2},
+	{"pooler binds/req", units.PoolerBinds, 1, 2},
 }
 
 // countsNote says what the counts table leaves out, and why (results.Variant.Counted).
@@ -86,11 +89,15 @@ const countsNote = "read+write: the target's and the load generator's read(2) an
 	"which its status page gives in whole 2 MiB chunks of PHP's allocator, the same for every layer. " +
 	"PHP req peak: the most a resident worker's request had allocated at once, the worker's own objects included."
 
-// keyHeadOf are the key columns of vs's tables: rev too in a run of two revisions.
+// keyHeadOf are the key columns of vs's tables: db too in a run of several servers,
+// rev in a run of two revisions.
 func keyHeadOf(vs []*results.Variant) []string {
 	head := []string{"lang", "server", "layer", "stmt", "conn", "pool"}
 	if hasOps(vs) {
 		head = append(head, "op")
+	}
+	if severalDBs(vs) {
+		head = append(head, "db")
 	}
 	if slices.ContainsFunc(vs, func(v *results.Variant) bool { return v.Rev != "" }) {
 		head = append(head, "rev")
@@ -98,17 +105,25 @@ func keyHeadOf(vs []*results.Variant) []string {
 	return head
 }
 
-// keyCells are v's keys; op too when ops is set (get's spelled out), so that every row
-// of a table has the same columns.
-func keyCells(v *results.Variant, ops bool) []cell {
+// keyCells are v's keys; op too when ops is set (get's spelled out), and db when dbs
+// is, so that every row of a table has the same columns.
+func keyCells(v *results.Variant, ops, dbs bool) []cell {
 	cells := []cell{textCell(v.Lang), textCell(v.Server), textCell(v.Layer), textCell(v.Stmt), textCell(v.Conn), numCell(float64(v.Pool), fmt.Sprint(v.Pool))}
 	if ops {
 		cells = append(cells, textCell(opName(v)))
+	}
+	if dbs {
+		cells = append(cells, textCell(dbName(v)))
 	}
 	if v.Rev != "" {
 		cells = append(cells, textCell(v.Rev))
 	}
 	return cells
+}
+
+// severalDBs says whether vs were measured on more than one server.
+func severalDBs(vs []*results.Variant) bool {
+	return slices.ContainsFunc(vs, func(v *results.Variant) bool { return v.Database != vs[0].Database })
 }
 
 // hasOps says whether any of vs measures an op other than get.
@@ -134,9 +149,9 @@ func (d *data) variantGrid(id, caption string, cols []column, interval bool) gri
 		g.Head = append(g.Head, "slices")
 	}
 	var n notes
-	ops := hasOps(d.valid)
+	ops, dbs := hasOps(d.valid), severalDBs(d.valid)
 	for _, v := range d.valid {
-		row := keyCells(v, ops)
+		row := keyCells(v, ops, dbs)
 		for _, c := range kept {
 			s, ok := d.summary(v, c.unit)
 			switch {
