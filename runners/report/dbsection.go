@@ -99,11 +99,16 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		a.Sentence = fmt.Sprintf("The answers above are %s's.", first)
 	} else if len(names) == 0 {
 		a.Sentence += fmt.Sprintf("none differs by more than ±%s with its intervals apart: the answers hold on both.", marginText)
+	} else if len(d.poolerDBs()) > 0 { // the pooler clause below is the answer; each twin is in the section
+		a.Sentence += fmt.Sprintf("%d %s through a pooler (intervals apart, beyond ±%s; each in the section).",
+			len(names), units.Plural(len(names), "differs", "differ"), marginText)
 	} else {
 		a.Sentence += fmt.Sprintf("%d %s on %s (intervals apart, beyond ±%s): %s.",
 			len(names), units.Plural(len(names), "differs", "differ"), second, marginText, strings.Join(names, "; "))
 	}
-	if c := d.selvesClause(selves, firstDB, secondDB, first, second); c != "" {
+	if c := d.poolerClause(fs); c != "" { // each variant against itself, through each pooler
+		a.Sentence += " " + c
+	} else if c := d.selvesClause(selves, firstDB, secondDB, first, second); c != "" {
 		a.Sentence += " " + c
 	}
 	a.Evidence = "Each in the section below with its interval."

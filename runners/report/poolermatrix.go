@@ -44,6 +44,8 @@ func (d *data) poolerGrid(fs []finding) *grid {
 		g.Head = append(g.Head, name)
 		g.Notes = append(g.Notes, name+": "+d.run.Environment[results.EnvKey("pooler", p)]+".")
 	}
+	g.Notes = append(g.Notes, "The pooler's Parse and Bind are its own count (SHOW STATS, PgBouncer 1.21 and later), of named statements only: "+
+		"the ones it keeps and prepares on each server connection once; an unnamed statement passes through uncounted.")
 	selves := map[string]finding{}
 	for _, f := range byQuestion(fs, questions.DB) {
 		selves[f.Other.Key] = f
@@ -97,7 +99,8 @@ func (d *data) poolerCellLines(v *results.Variant, qps *estimate) []string {
 	out = append(out, "client: "+commandList(rt))
 	if rt.Pooler != nil {
 		if _, ok := rt.Pooler["server_parse"]; ok {
-			out = append(out, fmt.Sprintf("pooler: Parse %s, Bind %s to the server", units.Number(rt.Pooler["server_parse"]), units.Number(rt.Pooler["bind"])))
+			out = append(out, fmt.Sprintf("pooler: named Parse %s from the client, %s to the server; Bind %s",
+				units.Number(rt.Pooler["client_parse"]), units.Number(rt.Pooler["server_parse"]), units.Number(rt.Pooler["bind"])))
 		} else {
 			out = append(out, "pooler: counts no Parse or Bind (before 1.21)")
 		}
@@ -129,4 +132,145 @@ func userError(reason string) string {
 		return reason[:160] + "…"
 	}
 	return reason
+}
+
+// sqlState is the SQLSTATE in an error as pgx ("(SQLSTATE 42P05)") or PDO
+// ("SQLSTATE[42P05]") prints it.
+var sqlState = regexp.MustCompile(`SQLSTATE[ \[](\w+)`)
+
+// poolerClause is the first screen's word on the poolers: what each keeps of the
+// throughput direct (its lowest and highest variant), what fails through which (by
+// SQLSTATE), and the fastest statement mode through the first pooler; "" for a run
+// without a pooler.
+func (d *data) poolerClause(fs []finding) string {
+	poolers := d.poolerDBs()
+	if len(poolers) == 0 {
+		return ""
+	}
+	var keeps []string
+	for _, p := range poolers {
+		if k := keepsThrough(fs, p); k != "" {
+			keeps = append(keeps, dbName(&results.Variant{Database: p})+" "+k)
+		}
+	}
+	out := "Through a pooler (each variant against itself direct; the matrix is in the section): " + strings.Join(keeps, "; ") + "."
+	if f := d.failsThrough(poolers); f != "" {
+		out += " Fail: " + f + "."
+	}
+	if f := fastestThrough(fs, poolers[0]); len(f) > 0 {
+		out += " Fastest through " + dbName(&results.Variant{Database: poolers[0]}) + ": " + strings.Join(f, "; ") + "."
+	}
+	return out
+}
+
+// shortName is a variant as the first screen names it: "pgx cache_statement".
+func shortName(v *results.Variant) string {
+	lib := strings.Fields(shortLibrary(v))
+	if len(lib) == 0 {
+		return v.Layer + " " + v.Stmt
+	}
+	return lib[0] + " " + v.Stmt
+}
+
+// keepsThrough is the lowest and highest QPS ratio through pooler p against direct:
+// "keeps 0.69× [0.67, 0.71] (pgx cache_statement) to 0.91× [0.89, 0.94] (PDO
+// interpolate)"; "" when none was estimated.
+func keepsThrough(fs []finding, p string) string {
+	var lo, hi *finding
+	for i, f := range fs {
+		if f.Question != questions.DB || f.Other.Database != p || !f.QPS.OK {
+			continue
+		}
+		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
+			lo = &fs[i]
+		}
+		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
+			hi = &fs[i]
+		}
+	}
+	switch {
+	case lo == nil:
+		return ""
+	case lo == hi:
+		return fmt.Sprintf("keeps %s (%s)", ratioCI(lo.QPS), shortName(lo.Other))
+	}
+	return fmt.Sprintf("keeps %s (%s) to %s (%s)", ratioCI(lo.QPS), shortName(lo.Other), ratioCI(hi.QPS), shortName(hi.Other))
+}
+
+// failsThrough names the variants invalid through a pooler but valid direct, with the
+// SQLSTATE they failed with and the poolers they failed through: "pgx describe_exec
+// (26000) through every one; PDO prepare (26000) through PgBouncer 1.18"; "" when
+// none fails.
+func (d *data) failsThrough(poolers []string) string {
+	first := d.run.FirstDatabase()
+	var order []string
+	where := map[string][]string{}
+	for _, v := range d.run.Variants {
+		if !slices.Contains(poolers, v.Database) || v.InvalidReason == "" {
+			continue
+		}
+		direct := d.run.Variant(dbKey.ReplaceAllString(v.Key, "") + "/db=" + first)
+		if direct == nil || direct.InvalidReason != "" {
+			continue
+		}
+		code := "some requests"
+		if m := sqlState.FindStringSubmatch(v.InvalidReason); m != nil {
+			code = m[1]
+		}
+		what := shortName(v) + " (" + code + ")"
+		if where[what] == nil {
+			order = append(order, what)
+		}
+		where[what] = append(where[what], dbName(v))
+	}
+	// Those that failed through the same poolers, together.
+	var groups []string
+	byPoolers := map[string][]string{}
+	for _, what := range order {
+		names := strings.Join(where[what], " and ")
+		if len(where[what]) == len(poolers) && len(poolers) > 1 {
+			names = "every one"
+		}
+		if byPoolers[names] == nil {
+			groups = append(groups, names)
+		}
+		byPoolers[names] = append(byPoolers[names], what)
+	}
+	var out []string
+	for _, g := range groups {
+		out = append(out, strings.Join(byPoolers[g], ", ")+" through "+g)
+	}
+	return strings.Join(out, "; ")
+}
+
+// fastestThrough is, for each library with statement modes compared through pooler p,
+// its fastest mode there against its reference mode: "pgx at cache_statement
+// (simple_protocol 0.99× [0.97, 1.02] of it)", "PDO at interpolate (1.62× [1.60,
+// 1.66] of prepare)".
+func fastestThrough(fs []finding, p string) []string {
+	best := map[string]finding{}
+	var libs []string
+	for _, f := range byQuestion(fs, questions.Stmt) {
+		if f.Other.Database != p || !f.QPS.OK {
+			continue
+		}
+		lib := strings.Fields(shortLibrary(f.Other))[0]
+		b, seen := best[lib]
+		if !seen {
+			libs = append(libs, lib)
+		}
+		if !seen || f.QPS.Ratio > b.QPS.Ratio {
+			best[lib] = f
+		}
+	}
+	var out []string
+	for _, lib := range libs {
+		f := best[lib]
+		if f.QPS.Ratio < 1 {
+			out = append(out, fmt.Sprintf("%s at %s (%s %s of it)", lib, f.Base.Stmt, f.Other.Stmt, ratioCI(f.QPS)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s at %s (%s of %s)", lib, f.Other.Stmt, ratioCI(f.QPS), f.Base.Stmt))
+	}
+	return out
 }
