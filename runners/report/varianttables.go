@@ -78,6 +78,8 @@ var countColumns = []column{
 	{"B from db/req", units.FromDB, 1, 0},
 	{"commands/req", units.Commands, 1, 2},
 	{"round trips/req", units.Roundtrips, 1, 2},
+	{"server dials/req", units.DBDials, 1, 3},
+	{"server prepares/req", units.DBPrepares, 1, 3},
 	{"pooler parses/req", units.PoolerParses, 1, 2},
 	{"pooler binds/req", units.PoolerBinds, 1, 2},
 }

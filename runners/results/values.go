@@ -76,6 +76,8 @@ func (v *Variant) Counted(unit string) bool {
 		return false
 	case units.Syscalls("app"):
 		return v.Lang != "php"
+	case units.DBDials, units.DBPrepares: // a variant without a database: the others' or none
+		return v.DB
 	}
 	return true
 }

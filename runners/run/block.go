@@ -11,6 +11,7 @@ import (
 	"dbbench/runners/loadgen"
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
+	"dbbench/runners/servers"
 	"dbbench/runners/target"
 	"dbbench/runners/units"
 )
@@ -43,7 +44,7 @@ func (p *Phase) Block(ctx context.Context, vs []*results.Variant, load Load) ([]
 	p.blocks++
 	n := len(vs)
 	b := &block{p: p, vs: vs, turn: make([]time.Duration, n), active: make([]time.Duration, n), count: make([]int, n), busy: make([]time.Duration, n), busyOK: true,
-		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), pooler: make([]procstat.Light, n), dbOK: true, genOK: true, poolerOK: true,
+		db: make([]procstat.Light, n), gen: make([]procstat.Light, n), pooler: make([]procstat.Light, n), server: make([]servers.Counts, n), dbOK: true, genOK: true, poolerOK: true, serverOK: true,
 		dbSwitches: make([]int64, n), sampled: make([]int64, n), skip: make([]bool, n),
 		before: make([]*counterSample, n), res: make([]*loadgen.Result, n), errs: make([]error, n), gained: make([]int64, n)}
 	for i, v := range vs {
@@ -91,6 +92,8 @@ type block struct {
 	busy                []time.Duration
 	busyOK              bool
 	db, gen, pooler     []procstat.Light
+	server              []servers.Counts // the server's dials and prepares in the variant's turns
+	serverOK            bool
 	dbOK, genOK         bool // every reading of the role's counters succeeded
 	poolerOK            bool
 	dbSwitches, sampled []int64
@@ -153,11 +156,18 @@ func (b *block) run(ctx context.Context, load Load) error {
 		if b.count[i] == 0 { // the variant's first turn of the block is the sample
 			threads = b.dbThreads(i)
 		}
+		sc0 := r.on(b.vs[i]).serverCounts(ctx) // outside the light readings: its CPU is not the turn's
 		db0, pooler0, gen0 := b.light(i)
 		busy0, err0 := procstat.SystemBusy()
 		took, admitted := t.take(ctx, i, b.turn[i])
 		busy1, err1 := procstat.SystemBusy()
 		db1, pooler1, gen1 := b.light(i)
+		sc1 := r.on(b.vs[i]).serverCounts(ctx)
+		if b.serverOK = b.serverOK && sc0 != nil && sc1 != nil; b.serverOK {
+			b.server[i].Connections += sc1.Connections - sc0.Connections
+			b.server[i].Prepares += sc1.Prepares - sc0.Prepares
+			b.server[i].PreparesOK = sc1.PreparesOK
+		}
 		b.busy[i] += busy1 - busy0
 		b.busyOK = b.busyOK && err0 == nil && err1 == nil
 		b.active[i] += took
@@ -279,6 +289,9 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 			if b.sampled[i] > 0 {
 				rep.Counts[units.Switches("db")] = float64(b.dbSwitches[i]) / float64(b.sampled[i])
 			}
+		}
+		if b.serverOK {
+			serverCounts(rep, &servers.Counts{}, &b.server[i], res.Requests)
 		}
 		if r.on(v).poolerPID() != 0 && b.poolerOK {
 			rep.Counts[units.PoolerCPU] = per(b.pooler[i].CPU.Seconds())

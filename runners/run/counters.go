@@ -7,6 +7,7 @@ import (
 
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
+	"dbbench/runners/servers"
 	"dbbench/runners/target"
 	"dbbench/runners/units"
 )
@@ -17,6 +18,7 @@ import (
 type counterSample struct {
 	app, db, gen *procstat.Counts
 	pooler       *procstat.Counts // the pooler's, where the run started one
+	server       *servers.Counts  // the server's own totals (dials, prepares)
 	runtime      *target.RuntimeSample
 	pool         *target.PoolStats
 }
@@ -35,8 +37,21 @@ func (r *runner) counters(ctx context.Context, t *target.Target, pids []int, d *
 	if pid := d.poolerPID(); pid != 0 {
 		c.pooler, _ = procstat.TakeCounts(pid)
 	}
+	c.server = d.serverCounts(ctx)
 	c.gen, _ = procstat.TakeCounts(os.Getpid())
 	return c, nil
+}
+
+// serverCounts writes the server's dials and prepares per request between two
+// readings into rep (nothing when either is missing).
+func serverCounts(rep *results.Repetition, start, end *servers.Counts, requests int64) {
+	if start == nil || end == nil || requests == 0 {
+		return
+	}
+	rep.Counts[units.DBDials] = float64(end.Connections-start.Connections) / float64(requests)
+	if end.PreparesOK {
+		rep.Counts[units.DBPrepares] = float64(end.Prepares-start.Prepares) / float64(requests)
+	}
 }
 
 // sub writes what happened between start and c into rep, per request: CPU of the target
@@ -69,6 +84,7 @@ func (c *counterSample) sub(start *counterSample, requests int64, rep *results.R
 	if c.pooler != nil && start.pooler != nil {
 		rep.Counts[units.PoolerCPU] = per(c.pooler.Sub(start.pooler).Run.Seconds())
 	}
+	serverCounts(rep, start.server, c.server, requests)
 	if c.runtime != nil && start.runtime != nil {
 		for k, v := range c.runtime.Cumulative {
 			if k == "requests" { // the load generator counts them

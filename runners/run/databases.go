@@ -95,6 +95,19 @@ func (d *database) pids() []int {
 	return servers.For(d.db.Protocol()).Processes(d.db.PID)
 }
 
+// serverCounts reads the server's running totals of dials and prepares; nil when they
+// cannot be read (the run goes on without them).
+func (d *database) serverCounts(ctx context.Context) *servers.Counts {
+	if d.admin == nil {
+		return nil
+	}
+	c, err := servers.For(d.db.Protocol()).Counts(ctx, d.admin)
+	if err != nil {
+		return nil
+	}
+	return &c
+}
+
 // poolerPID is the pooler's process where the targets reach the server through one the
 // run started; 0 otherwise.
 func (d *database) poolerPID() int {

@@ -26,6 +26,31 @@ func (mysql) Limits(ctx context.Context, db *sql.DB) (Limits, error) {
 	return l, nil
 }
 
+// Counts: Connections (every connection attempt, a failed one too) and
+// Com_stmt_prepare.
+func (mysql) Counts(ctx context.Context, db *sql.DB) (Counts, error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Connections', 'Com_stmt_prepare')")
+	if err != nil {
+		return Counts{}, fmt.Errorf("read server counts: %w", err)
+	}
+	defer rows.Close()
+	c := Counts{PreparesOK: true}
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return Counts{}, fmt.Errorf("read server counts: %w", err)
+		}
+		switch name {
+		case "Connections":
+			c.Connections = v
+		case "Com_stmt_prepare":
+			c.Prepares = v
+		}
+	}
+	return c, rows.Err()
+}
+
 func (mysql) Status(ctx context.Context, db *sql.DB, lim Limits) ([]Reading, error) {
 	q := "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(mysqlStatus, "','") + "')"
 	rows, err := db.QueryContext(ctx, q)

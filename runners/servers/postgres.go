@@ -43,6 +43,17 @@ const pgStatus = `SELECT
   (SELECT coalesce(sum(sessions_abandoned), 0)::float8 FROM pg_stat_database),
   (SELECT coalesce(sum(sessions_fatal + sessions_killed), 0)::float8 FROM pg_stat_database)`
 
+// Counts: the benchmark database's sessions (pg_stat_database, PostgreSQL 14 and
+// later), every backend started for it; PostgreSQL keeps no count of Parse messages.
+func (postgres) Counts(ctx context.Context, db *sql.DB) (Counts, error) {
+	var c Counts
+	err := db.QueryRowContext(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&c.Connections)
+	if err != nil {
+		return Counts{}, fmt.Errorf("read pg_stat_database: %w", err)
+	}
+	return c, nil
+}
+
 func (postgres) Status(ctx context.Context, db *sql.DB, lim Limits) ([]Reading, error) {
 	var conns, idleTx, oldest, abandoned, failed float64
 	if err := db.QueryRowContext(ctx, pgStatus).Scan(&conns, &idleTx, &oldest, &abandoned, &failed); err != nil {

@@ -23,6 +23,9 @@ type Server interface {
 	Clients(ctx context.Context, db *sql.DB, traced Traced) (map[int64]Client, error)
 	// Traces says what Clients can read for each client on this server, as this user.
 	Traces(ctx context.Context, db *sql.DB) Traced
+	// Counts reads the server's running totals of the work a client's connections and
+	// statements cost it, which a run reads around each slice (Counts).
+	Counts(ctx context.Context, db *sql.DB) (Counts, error)
 	// Processes lists the server's processes from its main one (pid).
 	Processes(pid int) []int
 	// Untraced says, for people, what a soak cannot see of another client's
@@ -36,6 +39,15 @@ func For(p protocol.Protocol) Server {
 		return postgres{}
 	}
 	return mysql{}
+}
+
+// Counts are a server's running totals: the connections it accepted and, where it
+// counts them (MySQL's Com_stmt_prepare; PostgreSQL counts none), the statements it
+// prepared. The differences around a slice, per request, are its dials and prepares.
+type Counts struct {
+	Connections int64
+	Prepares    int64
+	PreparesOK  bool
 }
 
 // Limits are the server settings the figures run into; 0 is none.

@@ -99,6 +99,16 @@ func Better(unit string) Direction {
 
 // exact are the units that count something deterministic: repetitions should agree
 // exactly, because the count depends on the code path, not on timing.
+// DBDials and DBPrepares are the server's own count, per request, of the connections
+// it accepted (MySQL's Connections, PostgreSQL's pg_stat_database sessions) and the
+// statements it prepared (MySQL's Com_stmt_prepare; PostgreSQL counts none), read
+// around each slice: a pool that churns dials under load, a statement cache that
+// overflows prepares again.
+const (
+	DBDials    = "db-dials/op"
+	DBPrepares = "db-prepares/op"
+)
+
 // PoolerParses and PoolerBinds are a transaction pooler's own count, per request, of
 // what it passed on (PgBouncer 1.21 and later, SHOW STATS): the Parse messages it sent
 // the server (a statement prepared again on another server connection counts again),
