@@ -20,6 +20,10 @@ var Conns = []string{"persistent", "per-request"}
 // offers; a layer with none uses no database (hello). gotarget passes layers.Catalog().
 type Catalog map[string][]string
 
+// maxTexts bounds --texts: beyond every cache measured (pgx's 512, PgBouncer's 200,
+// MySQL's 16382 across connections).
+const maxTexts = 100000
+
 // none is what a variant name says for the stmt and conn of the hello layer.
 const none = "none"
 
@@ -42,7 +46,9 @@ type Config struct {
 	// Ping asks gotarget to time this many COM_PINGs on one idle connection to the
 	// database of --dsn-file, print their median in seconds and exit: the round trip
 	// from the app's host to the database, measured where the app runs.
-	Ping   int
+	Ping int
+	// Texts is get's statement working set (server.LayerOptions.Texts); 0 one text.
+	Texts  int
 	usesDB bool
 }
 
@@ -64,6 +70,7 @@ func Parse(args []string, out io.Writer, cat Catalog) (Config, error) {
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "HTTP address")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "loopback address for /debug/dbstats and /debug/pprof/; empty: none")
 	fs.BoolVar(&c.Describe, "describe", false, "print the layers and their modes as JSON, and exit")
+	fs.IntVar(&c.Texts, "texts", 0, "get's statement working set: read the row through one of this many statement texts, chosen by the id (0: get's one; layers that offer it)")
 	fs.IntVar(&c.Ping, "ping", 0, "time this many COM_PINGs to the database of --dsn-file on one connection, print their median in seconds, and exit")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -135,6 +142,9 @@ func (c *Config) checkDB(stmts []string) error {
 	}
 	if err := oneOf("--stmt", c.Stmt, stmts); err != nil {
 		return err
+	}
+	if c.Texts < 0 || c.Texts > maxTexts {
+		return fmt.Errorf("--texts %d: want 0 to %d statement texts", c.Texts, maxTexts)
 	}
 	if err := oneOf("--conn", c.Conn, Conns); err != nil {
 		return err

@@ -66,6 +66,8 @@ func TestParseRefusesNonVariants(t *testing.T) {
 		{[]string{"--layer", "raw", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"--ping", "5"}, "--ping 5: want a count of 1 or more, and --dsn-file"},
 		{[]string{"--ping", "-1", "--dsn-file", "f"}, "--ping -1"},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--texts", "-1"}, db...), "--texts -1: want 0 to 100000 statement texts"},
+		{append([]string{"--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--texts", "100001"}, db...), "--texts 100001"},
 	} {
 		_, err := Parse(tc.args, io.Discard, catalog)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

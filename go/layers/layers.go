@@ -34,20 +34,20 @@ func both(mysql, postgres []string) map[string][]string {
 // protocols reads PostgreSQL through pgx's database/sql driver, whose execution modes
 // are its statement modes there (server.PgxModes).
 var All = map[string]server.Layer{
-	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil)},
+	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil), Texts: true},
 	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes)},
 	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil)},
 	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes)},
 	"sqlx":    {Open: server.Open(sqlx.New), Stmts: both(sqlx.Stmts, server.PgxModes)},
 	"bun":     {Open: server.Open(bun.New), Stmts: both(bun.Stmts, bun.PostgresStmts)},
 	"ent":     {Open: server.Open(ent.New), Stmts: both(ent.Stmts, server.PgxModes)},
-	"pgx":     {Open: server.Open(pgx.New), Stmts: both(nil, server.PgxModes)},
+	"pgx":     {Open: server.Open(pgx.New), Stmts: both(nil, server.PgxModes), Texts: true},
 	// layers/pgx's code under lib/pq: the same SQL by hand, the other driver Go's
 	// PostgreSQL users run. Its stmt values are lib/pq's two ways of sending a query
 	// with arguments: an unnamed statement prepared (Parse, Describe, Sync) and then
 	// executed (Bind, Execute, Sync), its default; binary_parameters=yes, the five
 	// messages at once (gotarget sets it in the URL).
-	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq"},
+	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq", Texts: true},
 	// layers/pgx's SQL on pgx's own pool, without database/sql.
 	"pgxpool": {OpenPgx: server.OpenPgx(pgxnative.New), Stmts: both(nil, server.PgxModes), Driver: server.PgxPool},
 }
@@ -68,4 +68,17 @@ func Catalog() map[string][]string {
 		}
 	}
 	return c
+}
+
+// WithTexts are the layers that read get through a statement working set
+// (server.Layer.Texts), sorted.
+func WithTexts() []string {
+	var out []string
+	for name, l := range All {
+		if l.Texts {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -44,7 +45,25 @@ type LayerOptions struct {
 	// Postgres says the pool reads PostgreSQL: the layer writes its dialect
 	// (placeholders, INSERT … RETURNING).
 	Postgres bool
+	// Texts is get's statement working set: the layer reads the row through one of
+	// this many texts of its statement (StatementTexts), chosen by the id; 0 or 1 is
+	// the one text. Only a layer with Layer.Texts reads it.
+	Texts int
 }
+
+// StatementTexts are n texts of query that differ only in a comment numbering them,
+// so that a driver's, a pooler's or a server's statement cache holds n statements for
+// the same work: the first is query itself (n below 2: it alone).
+func StatementTexts(query string, n int) []string {
+	out := []string{query}
+	for k := 1; k < n; k++ {
+		out = append(out, fmt.Sprintf("%s /* text %d */", query, k))
+	}
+	return out
+}
+
+// TextOf is the text an id is read through: ids drawn uniformly spread evenly.
+func TextOf(id uint32, texts []string) string { return texts[int(id)%len(texts)] }
 
 // Layer is one data-access layer as gotarget serves it: how to open it on the pool and
 // the statement modes it offers on each protocol it reads. Every layer offers both
@@ -60,6 +79,8 @@ type Layer struct {
 	// (lib/pq) or "pgxpool" (pgx without database/sql) on PostgreSQL; "" the protocol's
 	// first under database/sql (go-sql-driver/mysql, pgx).
 	Driver string
+	// Texts: the layer reads get through LayerOptions.Texts statement texts.
+	Texts bool
 }
 
 // PgxPool is the Driver of a layer on pgx's own pool.

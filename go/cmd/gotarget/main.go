@@ -57,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if err == nil && c.Texts > 1 && !layers.All[c.Layer].Texts {
+		err = fmt.Errorf("--texts %d: layer %s reads get through its one statement (a working set: %s)", c.Texts, c.Layer, strings.Join(layers.WithTexts(), ", "))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gotarget: %v\n", err)
 		return 2
@@ -173,7 +176,7 @@ func openSQLLayer(ctx context.Context, c config.Config, stderr io.Writer) (*open
 	mysql.SetLogger(log.New(out, "[mysql] ", log.LstdFlags))
 	beego.DebugLog = beego.NewLog(out)
 	sctx, cancel := context.WithTimeout(ctx, startTimeout)
-	store, err := layers.All[c.Layer].Open(sctx, db, server.LayerOptions{Prepared: c.Stmt == server.Prepared, Postgres: target.postgres})
+	store, err := layers.All[c.Layer].Open(sctx, db, server.LayerOptions{Prepared: c.Stmt == server.Prepared, Postgres: target.postgres, Texts: c.Texts})
 	cancel()
 	if err != nil {
 		db.Close()

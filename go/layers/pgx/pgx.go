@@ -29,19 +29,22 @@ const (
 	UpdateQuery = "UPDATE users SET visits = $1 WHERE id = $2"
 )
 
-// Store runs each statement with database/sql.
-type Store struct{ db *sql.DB }
+// Store runs each statement with database/sql; get's through one of its texts.
+type Store struct {
+	db   *sql.DB
+	gets []string // get's statement texts (server.StatementTexts)
+}
 
 // New returns a Store on db; o.Prepared is never set, since no pgx (or lib/pq) mode is
 // stmt=prepared.
-func New(_ context.Context, db *sql.DB, _ server.LayerOptions) (*Store, error) {
-	return &Store{db: db}, nil
+func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
+	return &Store{db: db, gets: server.StatementTexts(Query, o.Texts)}, nil
 }
 
 // Find implements server.Finder.
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var u server.User
-	if err := s.db.QueryRowContext(ctx, Query, id).Scan(&u.ID, &u.Name); err != nil {
+	if err := s.db.QueryRowContext(ctx, server.TextOf(id, s.gets), id).Scan(&u.ID, &u.Name); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return server.User{}, server.ErrNotFound
 		}

@@ -31,22 +31,34 @@ var Stmts = server.AllStmts
 
 // Store runs each statement with database/sql, or on its *sql.Stmt when prepared.
 type Store struct {
-	db                                 *sql.DB
-	get, list, insert, lock, increment *sql.Stmt // nil unless prepared
+	db                            *sql.DB
+	list, insert, lock, increment *sql.Stmt // nil unless prepared
+	// gets are get's statement texts (server.StatementTexts), getStmts each prepared
+	// (nil unless prepared).
+	gets     []string
+	getStmts map[string]*sql.Stmt
 }
 
 // New returns a Store on db. prepared prepares every statement once now; database/sql
 // then prepares each again on each further connection the pool opens, once per
 // connection (in a transaction through tx.StmtContext, which reuses the connection's).
 func New(ctx context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
-	s := &Store{db: db}
+	s := &Store{db: db, gets: server.StatementTexts(Query, o.Texts)}
 	if !o.Prepared {
 		return s, nil
+	}
+	s.getStmts = map[string]*sql.Stmt{}
+	for _, q := range s.gets {
+		stmt, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("raw: prepare %q: %w", q, err)
+		}
+		s.getStmts[q] = stmt
 	}
 	for _, p := range []struct {
 		stmt  **sql.Stmt
 		query string
-	}{{&s.get, Query}, {&s.list, ListQuery}, {&s.insert, InsertQuery}, {&s.lock, LockQuery}, {&s.increment, UpdateQuery}} {
+	}{{&s.list, ListQuery}, {&s.insert, InsertQuery}, {&s.lock, LockQuery}, {&s.increment, UpdateQuery}} {
 		stmt, err := db.PrepareContext(ctx, p.query)
 		if err != nil {
 			return nil, fmt.Errorf("raw: prepare %q: %w", p.query, err)
@@ -59,10 +71,11 @@ func New(ctx context.Context, db *sql.DB, o server.LayerOptions) (*Store, error)
 // Find implements server.Finder.
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var row *sql.Row
-	if s.get != nil {
-		row = s.get.QueryRowContext(ctx, id)
+	q := server.TextOf(id, s.gets)
+	if s.getStmts != nil {
+		row = s.getStmts[q].QueryRowContext(ctx, id)
 	} else {
-		row = s.db.QueryRowContext(ctx, Query, id)
+		row = s.db.QueryRowContext(ctx, q, id)
 	}
 	var u server.User
 	if err := row.Scan(&u.ID, &u.Name); err != nil {
