@@ -92,6 +92,10 @@ type Op struct {
 	Name    string
 	Request string // one of Requests
 	Rows    int    // list: the limit of each request; 0 otherwise
+	// Texts is get's statement working set: the target reads the row through one of
+	// this many statement texts (the same statement, a comment numbering it), chosen
+	// by the id, so that only the texts differ from get; 0 is get's one text.
+	Texts int
 }
 
 // Lang is one language: the servers that can run its code, its layers, the layer

@@ -325,8 +325,9 @@ func TestOpIsAKeyAfterPoolAndGetKeepsItsNames(t *testing.T) {
 	}
 }
 
-// The ops preset measures every op of its database variants and the quick preset get
-// alone, as before ops.
+// The ops preset measures every op of its database variants but the statement working
+// sets, which the statements preset measures, and the quick preset get alone, as
+// before ops.
 func TestPresetsExpandTheirOps(t *testing.T) {
 	m := loadRepoMatrix(t)
 	count := func(name string) map[string]int {
@@ -343,9 +344,12 @@ func TestPresetsExpandTheirOps(t *testing.T) {
 	if got := count("quick"); len(got) != 1 || got[Get] == 0 {
 		t.Errorf("quick measures ops %v, want get alone", got)
 	}
-	ops := count("ops")
+	ops, texts := count("ops"), count("statements")
 	for _, op := range m.OpNames() {
-		if ops[op] == 0 {
+		switch {
+		case m.Ops[op].Texts > 0 && texts[op] == 0:
+			t.Errorf("the statements preset has no variant of op %s: %v", op, texts)
+		case m.Ops[op].Texts == 0 && ops[op] == 0:
 			t.Errorf("the ops preset has no variant of op %s: %v", op, ops)
 		}
 	}

@@ -455,7 +455,7 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 		m.Ops[Get], m.opOrder = &Op{Name: Get, Request: "get"}, []string{Get}
 		return nil
 	}
-	err := p.eachEntry(n, "ops", "op", []string{"request", "rows"}, []string{"request"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+	err := p.eachEntry(n, "ops", "op", []string{"request", "rows", "texts"}, []string{"request"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if k.Value == "" || strings.ContainsAny(k.Value, "/= ") {
 			return p.errorf(k, "op name %q: want a word without '/', '=' or spaces", k.Value)
 		}
@@ -469,6 +469,15 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 		if r := f["rows"]; r != nil {
 			var err error
 			if op.Rows, err = p.positive(r, "rows"); err != nil {
+				return err
+			}
+		}
+		if t := f["texts"]; t != nil {
+			if op.Request != "get" {
+				return p.errorf(t, "op %s: texts (a statement working set) is get's, not %s's", k.Value, op.Request)
+			}
+			var err error
+			if op.Texts, err = p.positive(t, "texts"); err != nil {
 				return err
 			}
 		}

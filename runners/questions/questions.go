@@ -25,6 +25,7 @@ const (
 	Server = "server" // 3. what the runtime costs: resident workers against php-fpm
 	Rows   = "rows"   // beyond one row: a list of more rows against one of fewer, per row hydrated
 	DB     = "db"     // another database server (MySQL 8; PgBouncer) against the run's first (MariaDB; PostgreSQL)
+	Texts  = "texts"  // a statement working set: get through many statement texts against get's one
 	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
 )
 
@@ -79,6 +80,9 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 		if b := fewestRows(r, v, keep); b != nil {
 			out = append(out, Pair{Question: Rows, Base: b, Other: v})
 		}
+		if b := oneText(r, v, keep); b != nil {
+			out = append(out, Pair{Question: Texts, Base: b, Other: v})
+		}
 	}
 	return out
 }
@@ -99,6 +103,18 @@ func fewestRows(r *results.Run, v *results.Variant, keep func(*results.Variant) 
 		}
 	}
 	return best
+}
+
+// oneText is get of v's variant (every key but op the same), when v reads the row
+// through a working set of statement texts; nil otherwise.
+func oneText(r *results.Run, v *results.Variant, keep func(*results.Variant) bool) *results.Variant {
+	if v.Texts == 0 {
+		return nil
+	}
+	if b := find(r, v, op, "", keep); b != nil {
+		return b
+	}
+	return find(r, v, op, "get", keep)
 }
 
 // revPairs pairs each variant at B with itself at A, hello too: a new toolchain or

@@ -371,6 +371,9 @@ type Variant struct {
 	// measured get alone. Rows is a list's limit, the rows each response holds.
 	Op   string `json:"op,omitempty"`
 	Rows int    `json:"rows,omitempty"`
+	// Texts is a get's statement working set (matrix.Op's): the distinct statement
+	// texts the target read the row through; 0 for get's one.
+	Texts int `json:"texts,omitempty"`
 	// Database is the server measured on (the key's db=, matrix.yaml's dbs), "" for
 	// the first, MariaDB: runs before dbs measured it alone.
 	Database string `json:"database,omitempty"`
@@ -400,6 +403,11 @@ type Variant struct {
 	Profile *Profile `json:"profile,omitempty"`
 	// Capacity is the pool sweep's capacity search, nil elsewhere.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// ServerMemory is what the server's private memory grew by while the variant's
+	// target started and warmed up, nothing else using the server (bytes; RssAnon of its
+	// processes): its connections' backends and the statements they keep. Read on a
+	// server of this host only; it may fall (an allocator returning memory).
+	ServerMemory int64 `json:"server_memory_b,omitempty"`
 	// WorkerMemory is what each process of a PHP target's pool keeps for itself after
 	// the run's slices; nil for Go and for runs before it was measured.
 	WorkerMemory *WorkerMemory `json:"worker_memory,omitempty"`

@@ -108,6 +108,22 @@ func (d *database) serverCounts(ctx context.Context) *servers.Counts {
 	return &c
 }
 
+// privateMemory is what the server's processes hold privately (RssAnon summed over
+// them: its backends' own memory on PostgreSQL, mysqld's heap on MySQL); false when
+// the server is not ours to read.
+func (d *database) privateMemory() (int64, bool) {
+	var sum int64
+	pids := d.pids()
+	for _, pid := range pids {
+		n, err := procstat.AnonRSS(pid)
+		if err != nil {
+			continue // a backend that exited meanwhile
+		}
+		sum += n
+	}
+	return sum, len(pids) > 0
+}
+
 // poolerPID is the pooler's process where the targets reach the server through one the
 // run started; 0 otherwise.
 func (d *database) poolerPID() int {

@@ -56,7 +56,11 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 	defer c.close()
 	// Warm-up at concurrency = pool: php-fpm hands requests to whichever worker is free,
 	// and only concurrency reaches them all.
+	// A statement working set until its caches are full (textsWarmth).
 	warm := max(20*pool, 200)
+	if op != nil {
+		warm = max(warm, textsWarmth*pool*op.Texts)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, pool)
 	qs := make(chan loadgen.Request, warm)

@@ -334,7 +334,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		spec := specs[v.Key()]
 		layer := spec.Layer
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Texts: spec.Op.Texts, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
 			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
 		protocol := o.Matrix.ProtocolOf(o.Matrix.DBName(v))
 		if ref := layer.RefOn(protocol); layer.DB && ref != questions.RefStmt {

@@ -209,8 +209,12 @@ func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	if err := check(line); err != nil {
 		return nil, fmt.Errorf("target %s: DSN file %s: %w", v.Key(), dsnFile, err)
 	}
-	return []string{"--layer", s.Layer.TargetName(), "--stmt", v.Stmt, "--conn", v.Conn,
-		"--pool", strconv.Itoa(v.Pool), "--dsn-file", dsnFile}, nil
+	args := []string{"--layer", s.Layer.TargetName(), "--stmt", v.Stmt, "--conn", v.Conn,
+		"--pool", strconv.Itoa(v.Pool), "--dsn-file", dsnFile}
+	if s.Op != nil && s.Op.Texts > 0 {
+		args = append(args, "--texts", strconv.Itoa(s.Op.Texts))
+	}
+	return args, nil
 }
 
 // tailWriter passes the target's output on line by line, scrubbed of secrets, and keeps
