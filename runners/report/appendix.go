@@ -28,6 +28,7 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 		{questions.Layer, "Layers against the raw driver"}, {questions.Stmt, "Statement modes against prepare"},
 		{questions.Conn, "Per-request connections against persistent ones"}, {questions.Server, "Servers against the language's first"},
 		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.DB, "Each variant on a second database server against itself on MariaDB"},
+		{questions.Texts, "Statement working sets against get's one text"},
 		{questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
@@ -89,6 +90,8 @@ func sideName(v *results.Variant, q string) string {
 		return dbName(v)
 	case questions.Rows:
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
+	case questions.Texts:
+		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Texts, "statement text"))
 	}
 	return v.Key
 }
@@ -109,7 +112,7 @@ func sharedBy(q string, v *results.Variant) string {
 		parts = append(parts, v.Conn)
 	}
 	parts = append(parts, fmt.Sprintf("pool %d", v.Pool))
-	if q != questions.Rows && v.Op != "" {
+	if q != questions.Rows && q != questions.Texts && v.Op != "" {
 		parts = append(parts, "op="+v.Op)
 	}
 	if q != questions.DB && v.Database != "" {

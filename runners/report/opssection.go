@@ -41,6 +41,9 @@ func (d *data) opsSection(fs []finding) (s section, pointer string, ok bool) {
 		s.Grids = append(s.Grids, d.perRowGrid(rows, groupName(g, rows)))
 	}
 	s.Grids = append(s.Grids, d.otherOpGrids(fs)...)
+	if g := d.textsGrid(fs); g != nil {
+		s.Grids = append(s.Grids, *g)
+	}
 	lost, checked := d.lostUpdatesGrid()
 	if checked > 0 {
 		s.Grids = append(s.Grids, lost)

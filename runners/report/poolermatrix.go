@@ -118,9 +118,9 @@ func (d *data) poolerCellLines(v *results.Variant, qps *estimate) []string {
 	return out
 }
 
-// sqlError finds PostgreSQL's error as drivers print it: pgx's "ERROR: … (SQLSTATE
-// 42P05)", PDO's "SQLSTATE[42P05]: …".
-var sqlError = regexp.MustCompile(`ERROR: [^\n]*?\(SQLSTATE \w+\)|SQLSTATE\[\w+\][^\n;]*`)
+// sqlError finds the database's error as drivers print it: pgx's "ERROR: … (SQLSTATE
+// 42P05)", PDO's "SQLSTATE[42P05]: …", go-sql-driver's "Error 1461 (42000): …".
+var sqlError = regexp.MustCompile(`ERROR: [^\n]*?\(SQLSTATE \w+\)|SQLSTATE\[\w+\][^\n;]*|Error \d+ \(\w+\): [^\n;]*`)
 
 // userError is the error an application's user would see in an invalid variant's
 // reason: the database's, where it names one, else the reason's start.

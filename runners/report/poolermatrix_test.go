@@ -100,3 +100,11 @@ func TestPoolerClauseNamesRangesFailuresAndTheFastestMode(t *testing.T) {
 		t.Errorf("pooler clause:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// go-sql-driver's error is found as it prints it.
+func TestUserErrorFindsMySQLsMessage(t *testing.T) {
+	reason := `round-trip warm-up: get id 5 = 503; the target's last database error: GET /users/5: database error: Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)`
+	if got, want := userError(reason), "Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)"; got != want {
+		t.Errorf("userError = %q, want %q", got, want)
+	}
+}

@@ -22,7 +22,7 @@ const dsnEnv = "DBBENCH_DSN"
 type dbFlags struct {
 	provider, server, dsn, dsnFile, replace, pooler *string
 	pgbouncer                                       *string
-	rows, poolerSize, maxPrepared                   *int
+	rows, poolerSize, maxPrepared, maxStmtCount     *int
 	perfSchema                                      *bool
 	several                                         bool // the command takes a list of --db servers
 }
@@ -39,6 +39,7 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler or --db pgbouncer: the pooler's server connections (PgBouncer's default_pool_size)")
 	f.pgbouncer = fs.String("pgbouncer-version", provider.DefaultPgBouncer, oneOf(provider.PgBouncerVersionNames()...), "with --pooler or --db pgbouncer: 1.24 (Debian 13's, built by make deps DB=pgbouncer: prepared statements in transaction mode) or 1.18 (Debian 12's and Ubuntu 22.04's: none)")
 	f.maxPrepared = fs.Int("max-prepared-statements", -1, atLeast(-1), "with PgBouncer 1.24: its max_prepared_statements, 0 off (-1: the version's default, 200)")
+	f.maxStmtCount = fs.Int("max-prepared-stmt-count", 0, atLeast(0), "an embedded MariaDB's or MySQL's max_prepared_stmt_count, the server's prepared statements across every connection (0: the suite's 1048576, which a run never reaches; the servers ship 16382)")
 }
 
 // servers are the --db list, in the order given.
@@ -67,6 +68,14 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 		if err := o.PgBouncer.Check(); err != nil {
 			return o, fmt.Errorf("%w: --max-prepared-statements %d: %v", errUsage, n, err)
 		}
+	}
+	if n := *f.maxStmtCount; n > 0 {
+		for _, s := range servers {
+			if started, _ := provider.Behind(s); started == "postgres" {
+				return o, fmt.Errorf("%w: --max-prepared-stmt-count %d is MariaDB's and MySQL's setting; --db %s has no such limit", errUsage, n, s)
+			}
+		}
+		o.ServerArgs = append(o.ServerArgs, fmt.Sprintf("--max-prepared-stmt-count=%d", n))
 	}
 	if *f.pooler != "" {
 		if len(servers) > 1 || o.Server != "postgres" {

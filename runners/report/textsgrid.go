@@ -1,0 +1,107 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"dbbench/runners/questions"
+	"dbbench/runners/results"
+	"dbbench/runners/units"
+)
+
+// The statement working set (the statements preset): get through 100 or 1000
+// statement texts against get's one, for each variant that reads through them: when a
+// statement cache overflows (pgx's 512 per connection, PgBouncer's
+// max_prepared_statements, database/sql's statements prepared once) and what it costs.
+
+// textsGrid is a row per variant, a column per working set; nil when the run measured
+// none.
+func (d *data) textsGrid(fs []finding) *grid {
+	texts := byQuestion(fs, questions.Texts)
+	if len(texts) == 0 {
+		return nil
+	}
+	var sizes []int
+	for _, v := range d.run.Variants {
+		if v.Texts > 0 && !slices.Contains(sizes, v.Texts) {
+			sizes = append(sizes, v.Texts)
+		}
+	}
+	slices.Sort(sizes)
+	g := &grid{ID: "t-texts", Caption: "A statement working set: get through N statement texts against get's one (the same row, the texts differ in a comment), QPS ratio [95% interval]; the statements prepared per request; the server's memory the variant's connections took",
+		Head: []string{"variant", "1 text"}}
+	for _, n := range sizes {
+		g.Head = append(g.Head, fmt.Sprintf("%d texts", n))
+	}
+	qps := map[string]*estimate{}
+	var rows []*results.Variant
+	for _, f := range texts {
+		qps[f.Other.Key] = &f.QPS
+		if !slices.Contains(rows, f.Base) {
+			rows = append(rows, f.Base)
+		}
+	}
+	for _, b := range rows {
+		row := []cell{textCell(withoutOp(b)), textCell(d.textsLines(b, nil)...)}
+		for _, n := range sizes {
+			v := d.withTexts(b, n)
+			if v == nil {
+				row = append(row, textCell("–"))
+				continue
+			}
+			row = append(row, textCell(d.textsLines(v, qps[v.Key])...))
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	g.Notes = []string{"Prepares per request: the client's (Prepare or Parse at the counting proxy, one request at a time after a warm-up of 5 reads of every text per connection), " +
+		"the server's own count in the slices (MySQL's Com_stmt_prepare; PostgreSQL keeps none) and, through a pooler, the Parses it sent the server. " +
+		"Server memory: what the server's private memory grew by while the variant's target started and warmed up."}
+	return g
+}
+
+// textsLines are a variant's figures: its QPS against get's one text (nil for that
+// one), its prepares per request, and the server memory its connections took.
+func (d *data) textsLines(v *results.Variant, qps *estimate) []string {
+	if v.InvalidReason != "" {
+		return []string{"fails: " + userError(v.InvalidReason)}
+	}
+	var out []string
+	if qps != nil {
+		out = append(out, "QPS "+ratioCI(*qps))
+	}
+	var prepares []string
+	if rt := v.Roundtrips; rt != nil {
+		per := rt.PerCommand()
+		prepares = append(prepares, "client "+units.Number(per["Prepare"]+per["Parse"]))
+		if n, ok := rt.Pooler["server_parse"]; ok {
+			prepares = append(prepares, "pooler to server "+units.Number(n))
+		}
+	}
+	if s, ok := d.summary(v, units.DBPrepares); ok {
+		prepares = append(prepares, "server "+units.Number(s.Center))
+	}
+	if len(prepares) > 0 {
+		out = append(out, "prepares/req: "+strings.Join(prepares, ", "))
+	}
+	if v.ServerMemory != 0 {
+		out = append(out, "server memory "+units.Signed(units.BinaryBytes(v.ServerMemory)))
+	}
+	return out
+}
+
+// withoutOp is v's label without its op: the same variant at every working set.
+func withoutOp(v *results.Variant) string {
+	return strings.TrimSuffix(strings.ReplaceAll(label(v), "/op="+v.Op, ""), "/op=get")
+}
+
+// withTexts is b's variant at a working set of n texts (every key but op the same),
+// valid or not; nil when the run has none.
+func (d *data) withTexts(b *results.Variant, n int) *results.Variant {
+	for _, v := range d.run.Variants {
+		if v.Texts == n && withoutOp(v) == withoutOp(b) {
+			return v
+		}
+	}
+	return nil
+}
