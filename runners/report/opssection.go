@@ -241,8 +241,13 @@ func (d *data) lostUpdatesGrid() (grid, int) {
 // the raw driver's throughput per group, lost updates, and where the rest is.
 func (d *data) opsPointer(layer []finding) string {
 	longest := 0
+	beyond := false // an op besides get and its working sets: a list, an insert, an update
 	for _, v := range d.run.Variants {
 		longest = max(longest, v.Rows)
+		beyond = beyond || (v.Op != "" && v.Op != "get" && v.Texts == 0)
+	}
+	if !beyond { // the working sets are answer 2's (textsPointer)
+		return ""
 	}
 	var parts []string
 	for _, g := range groupsOf(layer) {

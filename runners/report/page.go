@@ -149,7 +149,12 @@ func build(r *results.Run) (*page, error) {
 		}
 		if s, pointer, ok := d.opsSection(fs); ok {
 			p.Sections = append(p.Sections, s)
-			p.Answers[0].Sentence += " " + pointer
+			if pointer != "" {
+				p.Answers[0].Sentence += " " + pointer
+			}
+		}
+		if pointer := d.textsPointer(fs); pointer != "" {
+			p.Answers[1].Sentence += " " + pointer
 		}
 	}
 	// How much evidence stands behind each answer opens its section, not the first

@@ -178,7 +178,7 @@ func shortName(v *results.Variant) string {
 func keepsThrough(fs []finding, p string) string {
 	var lo, hi *finding
 	for i, f := range fs {
-		if f.Question != questions.DB || f.Other.Database != p || !f.QPS.OK {
+		if f.Question != questions.DB || f.Other.Database != p || !f.QPS.OK || f.Other.Op != "" {
 			continue
 		}
 		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
@@ -251,7 +251,7 @@ func fastestThrough(fs []finding, p string) []string {
 	best := map[string]finding{}
 	var libs []string
 	for _, f := range byQuestion(fs, questions.Stmt) {
-		if f.Other.Database != p || !f.QPS.OK {
+		if f.Other.Database != p || !f.QPS.OK || f.Other.Op != "" { // get's: the working sets are answer 2's
 			continue
 		}
 		lib := strings.Fields(shortLibrary(f.Other))[0]

@@ -105,3 +105,94 @@ func (d *data) withTexts(b *results.Variant, n int) *results.Variant {
 	}
 	return nil
 }
+
+// textsPointer is answer 2's word on the working sets: each variant at its largest
+// working set against its one text, with the statements it prepared per request and
+// the server memory its connections took; "" for a run without working sets.
+func (d *data) textsPointer(fs []finding) string {
+	texts := byQuestion(fs, questions.Texts)
+	largest := 0
+	for _, v := range d.run.Variants {
+		largest = max(largest, v.Texts)
+	}
+	if largest == 0 {
+		return ""
+	}
+	qps := map[string]estimate{}
+	for _, f := range texts {
+		qps[f.Other.Key] = f.QPS
+	}
+	var parts, untouched []string
+	overflowed := false
+	for _, b := range d.run.Variants {
+		v := d.withTexts(b, largest)
+		if b.Texts != 0 || !b.DB || v == nil {
+			continue
+		}
+		name := shortName(b) + whereName(b)
+		e, ok := qps[v.Key]
+		switch {
+		case v.InvalidReason != "":
+			overflowed = true
+			parts = append(parts, name+" fails ("+userError(v.InvalidReason)+")")
+		case ok:
+			cost := textsCost(v, b)
+			overflowed = overflowed || cost != ""
+			if cost == "" && e.HasInterval() && e.Hi >= 1 {
+				untouched = append(untouched, name)
+			}
+			parts = append(parts, name+" keeps "+ratioCI(e)+cost)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("At %d statement texts against one (below): %s.", largest, strings.Join(parts, "; "))
+	if overflowed && len(untouched) > 0 {
+		out += " Where the statements outnumber a cache or a limit, they cost as above; what this many texts did not slow: " + strings.Join(untouched, ", ") + "."
+	}
+	return out
+}
+
+// whereName is " through PgBouncer" or " on MySQL 8.0" for a variant of a run's second
+// server, "" on the first.
+func whereName(v *results.Variant) string {
+	if v.Database == "" || v.Database == "postgres" || v.Database == "mariadb" {
+		return ""
+	}
+	if strings.HasPrefix(v.Database, "pgbouncer") {
+		return " through " + dbName(v)
+	}
+	return " on " + dbName(v)
+}
+
+// textsCost is what a working set costs v beyond b's one text, where it costs
+// anything: " (0.45 more prepares per request, the pooler's 0.81 to the server; server
+// memory +515 MiB against +214 MiB)"; "" when it prepares nothing more.
+func textsCost(v, b *results.Variant) string {
+	if v.Roundtrips == nil {
+		return ""
+	}
+	prepared := func(v *results.Variant) float64 {
+		if v.Roundtrips == nil {
+			return 0
+		}
+		per := v.Roundtrips.PerCommand()
+		return per["Prepare"] + per["Parse"]
+	}
+	prepares := prepared(v) - prepared(b) // a prepare per query prepares at one text too
+	var out []string
+	if prepares >= 0.01 {
+		out = append(out, units.Number(prepares)+" more prepares per request")
+	}
+	if n := v.Roundtrips.Pooler["server_parse"]; n >= 0.01 {
+		out = append(out, "the pooler's "+units.Number(n)+" to the server")
+	}
+	if grew := v.ServerMemory - b.ServerMemory; len(out) > 0 && b.ServerMemory > 0 && grew > 16<<20 {
+		out = append(out, "server memory "+units.Signed(units.BinaryBytes(v.ServerMemory))+" against "+units.Signed(units.BinaryBytes(b.ServerMemory)))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, ", ") + ")"
+}
