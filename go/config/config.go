@@ -12,9 +12,14 @@ import (
 	"strings"
 )
 
-// Conns are the connection modes: every layer that reads the database offers both, since
+// Conns are the connection modes: every layer that reads the database offers them, since
 // the pool decides them, not the layer.
-var Conns = []string{"persistent", "per-request"}
+var Conns = []string{"persistent", "per-request", Shipped}
+
+// Shipped is the connection mode of database/sql's pool as it ships: no limit on open
+// connections, 2 idle, no lifetime (database/sql's defaults: database/sql/sql.go's
+// defaultMaxIdleConns = 2; MaxOpenConns 0 is no limit). --pool is then not a limit.
+const Shipped = "shipped"
 
 // Catalog is what the flags are checked against: each layer with the statement modes it
 // offers; a layer with none uses no database (hello). gotarget passes layers.Catalog().

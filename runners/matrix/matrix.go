@@ -23,7 +23,7 @@ import (
 var (
 	Stmts = []string{"prepare", "prepared", "interpolate",
 		"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol", "binary_parameters", "none"}
-	Conns = []string{"persistent", "per-request", "none"}
+	Conns = []string{"persistent", "per-request", "shipped", "none"}
 	Kinds = []string{"raw", "builder", "orm"}
 	// Commands are the names a roundtrips rule may count: the general log's command
 	// types plus Ping, which only the wire shows.

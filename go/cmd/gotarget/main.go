@@ -207,13 +207,17 @@ func openPool(ctx context.Context, c config.Config, holds *held.Counter) (*sql.D
 		return nil, nil, err
 	}
 	db := sql.OpenDB(held.Wrap(target.connector, holds))
-	db.SetMaxOpenConns(c.Pool)
-	if c.Conn == "persistent" {
+	switch c.Conn {
+	case "persistent":
+		db.SetMaxOpenConns(c.Pool)
 		db.SetMaxIdleConns(c.Pool)
-	} else {
+		db.SetConnMaxLifetime(connMaxLifetime)
+	case config.Shipped: // nothing set: as a service that never tuned it runs
+	default:
+		db.SetMaxOpenConns(c.Pool)
 		db.SetMaxIdleConns(0) // keep none: every request dials and hangs up
+		db.SetConnMaxLifetime(connMaxLifetime)
 	}
-	db.SetConnMaxLifetime(connMaxLifetime)
 	pctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {

@@ -34,9 +34,11 @@ func openPgxLayer(ctx context.Context, c config.Config, stderr io.Writer) (*open
 	if err != nil {
 		return nil, fmt.Errorf("pgxpool config of %s: %s", target.redacted, target.scrub(err.Error()))
 	}
-	pc.ConnConfig = target.pgx // with the execution mode set
-	pc.MaxConns, pc.MaxConnLifetime = int32(c.Pool), connMaxLifetime
-	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}, max: c.Pool}
+	pc.ConnConfig = target.pgx    // with the execution mode set
+	if c.Conn != config.Shipped { // shipped: pgxpool's own (ParseConfig: max(4, NumCPU) connections, an hour's lifetime)
+		pc.MaxConns, pc.MaxConnLifetime = int32(c.Pool), connMaxLifetime
+	}
+	holds := &holdTimer{since: map[*pgx.Conn]time.Time{}, max: int(pc.MaxConns)}
 	pc.ConnConfig.Tracer = holds
 	if c.Conn == "per-request" {
 		pc.AfterRelease = func(*pgx.Conn) bool { return false } // destroy it, not keep it
