@@ -61,6 +61,12 @@ type Config struct {
 	Seed        uint64
 	Connections int     // C, at least 1
 	Rate        float64 // total requests per second; 0 means closed loop
+	// Poisson, in open loop, spaces each connection's sends by exponential gaps (mean
+	// C/Rate; the C connections together are a Poisson process of Rate), as arrivals
+	// from many independent users come; false spaces them evenly. Concurrency then rises
+	// and falls, as it does in production: where an even schedule never needs more
+	// than a few connections at once, a burst does (a pool that keeps 2 idle dials).
+	Poisson bool
 	// Duration is how long requests are sent. In-flight requests at the end are
 	// waited for (up to Timeout) and counted.
 	Duration time.Duration
@@ -266,6 +272,7 @@ type worker struct {
 	id      int
 	c       *client
 	ids     *rand.Rand
+	gaps    *rand.Rand    // Poisson's gaps: a stream of their own, so the ids are the same
 	inserts uint64        // the counter of the next insert's name
 	wake    chan struct{} // closed by abort: ends an open-loop wait
 	mu      sync.Mutex    // guards nc against abort
@@ -308,6 +315,9 @@ func newWorker(r *run, i int) *worker {
 	if r.interval > 0 {
 		w.counts.service = histogram.New()
 		w.counts.sendDelay = histogram.New()
+	}
+	if r.Poisson {
+		w.gaps = rand.New(rand.NewPCG(r.Seed^0x706f6973736f6e, uint64(i))) // "poisson"
 	}
 	if r.Op == Insert {
 		w.inserts = w.ids.Uint64() >> 1 // far apart per connection, and no id stream to keep
@@ -356,10 +366,16 @@ func (w *worker) loop() {
 	// When the connection would have been free had every send gone out as early as the
 	// target allowed (see classifyLate).
 	var idealFree time.Time
+	var at time.Duration // Poisson: the connection's next send after start
 	for k := int64(0); ; k++ {
 		var intended time.Time
 		if r.interval > 0 {
-			intended = r.start.Add(r.offset(w.id) + time.Duration(k)*r.interval)
+			if w.gaps != nil {
+				at += time.Duration(w.gaps.ExpFloat64() * float64(r.interval))
+			} else {
+				at = r.offset(w.id) + time.Duration(k)*r.interval
+			}
+			intended = r.start.Add(at)
 			if !r.end.IsZero() && !intended.Before(r.end) {
 				return
 			}
@@ -376,7 +392,7 @@ func (w *worker) loop() {
 		}
 		if !r.end.IsZero() && !now.Before(r.end) {
 			if r.interval > 0 { // behind schedule: say how far
-				w.counts.unsent += int64((r.end.Sub(intended) + r.interval - 1) / r.interval)
+				w.counts.unsent += w.dueBefore(intended, at)
 			}
 			w.leave()
 			return
@@ -498,4 +514,19 @@ func (c *counts) fail(class errClass, err error) {
 	if c.samples[class] == "" {
 		c.samples[class] = err.Error()
 	}
+}
+
+// dueBefore counts the sends due from intended (the one at offset at, included) to the
+// window's end: on the even schedule every interval, with Poisson the gaps drawn on.
+func (w *worker) dueBefore(intended time.Time, at time.Duration) int64 {
+	r := w.r
+	if w.gaps == nil {
+		return int64((r.end.Sub(intended) + r.interval - 1) / r.interval)
+	}
+	n := int64(0)
+	for r.start.Add(at).Before(r.end) {
+		n++
+		at += time.Duration(w.gaps.ExpFloat64() * float64(r.interval))
+	}
+	return n
 }

@@ -235,6 +235,21 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	}
 }
 
+// Poisson arrivals keep the rate on average, every send drawn made or counted unsent
+// (what they do to a pool: runners/run's churn test).
+func TestOpenLoopPoissonKeepsRateInBursts(t *testing.T) {
+	const rate = 400
+	s := newUsersServer(t, 0)
+	res := mustRun(t, Config{Target: s.URL, Rows: 100, Connections: 4, Rate: rate, Duration: time.Second, Poisson: true})
+	if res.ErrorCount() != 0 {
+		t.Fatalf("errors %v: %v", res.Errors, res.ErrorSamples)
+	}
+	// 400 expected, a Poisson count's standard deviation 20: 300 to 500 is 5 of them.
+	if res.Scheduled < 300 || res.Scheduled > 500 || res.Requests+res.Unsent != res.Scheduled {
+		t.Fatalf("scheduled %d, requests %d + unsent %d: want about 400, all accounted for", res.Scheduled, res.Requests, res.Unsent)
+	}
+}
+
 // Beyond the target's capacity the rate is not kept, and the result says so.
 func TestOpenLoopBeyondCapacityReportsUnsent(t *testing.T) {
 	s := newUsersServer(t, 20*time.Millisecond) // 2 connections: at most 100 req/s

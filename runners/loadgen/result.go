@@ -180,6 +180,9 @@ func (r *run) result(workers []*worker, elapsed, cpu time.Duration) *Result {
 		}
 		tail.add(&c.tail)
 	}
+	if r.Poisson && r.interval > 0 { // the gaps drawn are the schedule: each send was made or counted unsent
+		res.Scheduled = res.Requests + res.Unsent
+	}
 	res.Late = res.LateTarget + res.LateGenerator
 	if r.Duration > 0 {
 		res.Timeline = make([]Bucket, len(timeline))

@@ -299,6 +299,9 @@ func pairingText(p *results.Pairing) string {
 }
 
 func loadShape(s results.Settings) string {
+	if s.Rate > 0 && s.Poisson {
+		return fmt.Sprintf("open loop at %.0f req/s, Poisson arrivals", s.Rate)
+	}
 	if s.Rate > 0 {
 		return fmt.Sprintf("open loop at %.0f req/s", s.Rate)
 	}

@@ -312,11 +312,13 @@ type Settings struct {
 	Rows        int      `json:"rows"`
 	Connections int      `json:"connections"`
 	Rate        float64  `json:"rate"` // 0: closed loop
-	KeepAlive   bool     `json:"keepalive"`
-	Warmup      string   `json:"warmup"`
-	Duration    string   `json:"duration"`
-	Reps        int      `json:"reps"`
-	Seed        uint64   `json:"seed"`
+	// Poisson: the open loop's sends were spaced by exponential gaps (loadgen.Config.Poisson).
+	Poisson   bool   `json:"poisson,omitempty"`
+	KeepAlive bool   `json:"keepalive"`
+	Warmup    string `json:"warmup"`
+	Duration  string `json:"duration"`
+	Reps      int    `json:"reps"`
+	Seed      uint64 `json:"seed"`
 	// Pairing is how the comparisons were measured; nil for runs before pairing.
 	Pairing *Pairing `json:"pairing,omitempty"`
 	// Round trips: requests per capture, sent one at a time after a warm-up.

@@ -132,6 +132,7 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	cfg := loadgen.Config{
 		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.rows()), Connections: load.Connections, Rate: load.Rate,
 		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.rows()), Duration: load.Duration, Seed: seed,
+		Poisson:   r.o.Poisson && load.Rate > 0,
 		KeepAcked: op == loadgen.Insert,
 	}
 	if !rv.DB {

@@ -62,9 +62,11 @@ type Options struct {
 	ProfileTime time.Duration
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
-	KeepAlive   bool
-	Seed        uint64
-	Out         string // run directory; created
+	// Poisson spaces the open loop's sends by exponential gaps (loadgen.Config.Poisson).
+	Poisson   bool
+	KeepAlive bool
+	Seed      uint64
+	Out       string // run directory; created
 	// RoundtripRequests are sent one at a time while the general log is on.
 	RoundtripRequests int
 	// MaxErrorRate above which a variant is invalid (fraction of requests).
@@ -322,7 +324,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		AB:          o.ab(),
 		Settings: results.Settings{
 			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows,
-			Connections: o.Connections, Rate: o.Rate, KeepAlive: o.KeepAlive,
+			Connections: o.Connections, Rate: o.Rate, Poisson: o.Poisson && o.Rate > 0, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
 			Pairing: &results.Pairing{Design: o.Design, Slice: o.Duration.String(), LeadIn: o.LeadIn.String(), Turn: o.turnSetting(),

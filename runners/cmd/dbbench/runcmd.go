@@ -64,6 +64,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	profileTime := fs.Duration("profile-time", 0, atLeastTime(time.Second), fmt.Sprintf("length of the profiled slice (default %v)", run.DefaultProfileTime))
 	conns := fs.Int("connections", 0, atLeast(1), "closed loop: client connections (default: the preset's)")
 	rate := fs.Float("rate", 0, atLeast0, "open loop: requests per second in all (0, the default: closed loop)")
+	arrivals := fs.String("arrivals", "even", oneOf("even", "poisson"), "open loop: how sends are spaced: even, or poisson (exponential gaps, concurrency rising and falling as production's does)")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	rtt := fs.Duration("rtt", 0, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): a network hop, as in production")
@@ -83,6 +84,9 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	}
 	if err := fs.noArgs(); err != nil {
 		return runConfig{}, err
+	}
+	if *arrivals == "poisson" && *rate == 0 {
+		return runConfig{}, fmt.Errorf("%w: run: --arrivals poisson spaces an open loop's sends: give --rate", errUsage)
 	}
 	if *design == run.Interleave && *rate > 0 {
 		return runConfig{}, fmt.Errorf("%w: run: --design interleave takes turns in closed loop; with --rate use --design walk or alternate", errUsage)
@@ -123,7 +127,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
 		Pairing: run.Pairing{Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs},
 		Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
-		Rate: *rate, KeepAlive: *keepalive, Seed: *seed, Out: dir,
+		Rate: *rate, Poisson: *arrivals == "poisson", KeepAlive: *keepalive, Seed: *seed, Out: dir,
 		Placement: run.Placement{RTT: *rtt, Topology: topo(), AppHost: *ah.url, SSH: ssh},
 		PoolNeed:  pn.need(fs, *rtt, answersPostgres(sel)).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
