@@ -376,7 +376,11 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-conn", Title: "3. What connections and the runtime cost", Evidence: evidence(append(slices.Clone(conn), server...)),
 		Chart: "QPS ÷ the pooled connection's, or php-fpm's"}
 	conn = atDefaultServer(conn, langs) // the sentence's; the section has every server
-	var clauses, chunks []string
+	// The pool as shipped leads: where a team starts (issue of the defaults); the rest
+	// is a connection per request against a kept one.
+	shipped := slices.DeleteFunc(slices.Clone(conn), func(f finding) bool { return f.Other.Conn != shippedConn })
+	conn = slices.DeleteFunc(conn, func(f finding) bool { return f.Other.Conn == shippedConn })
+	clauses, chunks := shippedClauses(shipped, langs), []string(nil)
 	for _, lang := range langsOf(conn) {
 		var lists []string
 		for _, g := range groupsOf(conn) {
@@ -420,6 +424,40 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	}
 	a.Sentence = sentenceOr(clauses, "No per-request variant was measured against a persistent one, and no second server against the first.")
 	return a
+}
+
+// shippedConn is the connection mode of a pool as its library ships it (Go's
+// go/config/config.go, Shipped).
+const shippedConn = "shipped"
+
+// shippedClauses say, per language, what its pools as shipped keep of a tuned pool's
+// throughput and what they dial per request (results.Variant.Churns): "Go as shipped
+// (2 idle): database/sql keeps 1.00× [0.99, 1.02] of `SetMaxIdleConns` =
+// `SetMaxOpenConns`, dialling 0.09 per request: a pool that churns".
+func shippedClauses(fs []finding, langs map[string]*results.Lang) []string {
+	var out []string
+	for _, lang := range langsOf(fs) {
+		var parts []string
+		for _, f := range fs {
+			if f.Other.Lang != lang {
+				continue
+			}
+			part := shortLibrary(f.Other) + " keeps " + ratioCI(f.QPS)
+			switch dials, churns, ok := f.Other.Churns(); {
+			case churns:
+				part += fmt.Sprintf(", dialling %s per request: a pool that churns", units.Number(dials))
+			case ok:
+				part += fmt.Sprintf(", dialling %s per request", units.Number(dials))
+			}
+			parts = append(parts, part)
+		}
+		head := langName(lang) + " as shipped"
+		if st := modeOf(langs, lang, "persistent"); st != nil {
+			head += fmt.Sprintf(" (default: %s), of the throughput once you %s", st.Default, st.Set)
+		}
+		out = append(out, head+": "+strings.Join(parts, "; "))
+	}
+	return out
 }
 
 // langsOf lists the languages fs measured, in order of appearance.

@@ -80,6 +80,7 @@ func (d *data) alerts(fs []finding) []string {
 	if len(fs) > 0 && !fs[0].Paired {
 		out = append(out, say("alert-unpaired", nil))
 	}
+	out = append(out, d.churns()...)
 	if len(d.invalid) > 0 {
 		n := len(d.invalid)
 		out = append(out, fmt.Sprintf("%d %s invalid and left out of every number: see the appendix.", n, units.Plural(n, "variant was", "variants were")))
@@ -175,4 +176,17 @@ func seconds(s float64) string {
 		return fmt.Sprintf("%.2f ms", 1e3*s)
 	}
 	return fmt.Sprintf("%.1f µs", 1e6*s)
+}
+
+// churns flags each variant that keeps its connections yet dialled under load
+// (results.Variant.Churns).
+func (d *data) churns() []string {
+	var out []string
+	for _, v := range d.valid {
+		if dials, churns, _ := v.Churns(); churns {
+			out = append(out, fmt.Sprintf("%s keeps its connections, yet the server counted %s new connections per request (median of its slices): a pool that churns, closing idle connections that the next requests dial again.",
+				label(v), units.Number(dials)))
+		}
+	}
+	return out
 }

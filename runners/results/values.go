@@ -132,3 +132,30 @@ func (v *Variant) SaturationSummaries() []saturation.Summary {
 	}
 	return out
 }
+
+// ChurnLimit is the server's new connections per request above which a variant that
+// keeps its connections is said to churn: a kept pool dials only as it grows, a
+// handful in a slice of thousands of requests.
+const ChurnLimit = 0.01
+
+// Churns says whether v keeps its connections (any conn but per-request) yet the
+// server counted more than ChurnLimit new connections per request, the median of its
+// slices (units.DBDials): a pool that closes idle connections the next requests dial
+// again. dials is that median; ok is false where the server's count was not read.
+func (v *Variant) Churns() (dials float64, churns, ok bool) {
+	var xs []float64
+	for _, rep := range v.Reps {
+		if x, has := rep.Counts[units.DBDials]; has {
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 || !v.DB {
+		return 0, false, false
+	}
+	slices.Sort(xs)
+	dials = xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		dials = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return dials, v.Conn != "per-request" && dials > ChurnLimit, true
+}
