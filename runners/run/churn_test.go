@@ -30,7 +30,7 @@ func TestChurnFlaggedUnderPoissonArrivals(t *testing.T) {
 		Root: root, BinDir: binDir, Matrix: m, Preset: &p, Out: t.TempDir(), KeepAlive: true, Seed: 7, Profile: ProfileOff,
 		Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=raw/stmt=prepare/conn=(persistent|shipped)/`),
 		Rate:     2000, Poisson: true, Pairing: Pairing{Design: Walk, Budget: 10 * time.Second},
-		Warmup: 300 * time.Millisecond, Duration: 500 * time.Millisecond, Reps: 5,
+		Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Reps: 4,
 		DB:  provider.Options{Rows: 2000},
 		Log: &log,
 	})

@@ -852,7 +852,7 @@ func TestGoRefusesWhatIsNotAVariant(t *testing.T) {
 		{db("--layer", "raw", "--conn", "persistent", "--pool", "4"), "--stmt is required (one of prepare, prepared, interpolate)"},
 		{db("--layer", "raw", "--stmt", "interpolated", "--conn", "persistent", "--pool", "4"), `--stmt "interpolated" is unknown`},
 		{db("--layer", "raw", "--stmt", "none", "--conn", "persistent", "--pool", "4"), `--stmt "none" is unknown`},
-		{db("--layer", "gorm", "--stmt", "prepare", "--conn", "pooled", "--pool", "4"), `--conn "pooled" is unknown (want one of persistent, per-request)`},
+		{db("--layer", "gorm", "--stmt", "prepare", "--conn", "pooled", "--pool", "4"), `--conn "pooled" is unknown (want one of persistent, per-request, shipped)`},
 		{db("--layer", "orm", "--stmt", "prepare", "--conn", "persistent"), "--pool must be at least 1 for layer orm"},
 		{db("--layer", "orm", "--stmt", "prepare", "--conn", "persistent", "--pool", "-3"), "--pool must be at least 1 for layer orm"},
 		{db("--layer", "raw", "--stmt", "prepare", "--conn", "persistent", "--pool", "four"), `invalid value "four" for flag -pool`},

@@ -95,9 +95,9 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		{Name: "newlib", DB: true, Stmt: []string{"interpolate"}, Conn: []string{"persistent"}},
 		{Name: "gorm", DB: true, Stmt: []string{"prepare", "prepared", "interpolate"}, Conn: []string{"persistent", "per-request"}, Kind: "builder"},
 		// A gotarget built before protocols: Postgres, a layer reading PostgreSQL alone.
-		{Name: "sqlx", DB: true, Stmt: l.Layers["sqlx"].Stmt, Conn: []string{"persistent", "per-request"}, Postgres: true},
-		{Name: "ent", DB: true, Stmt: l.Layers["ent"].Stmt, Conn: []string{"persistent", "per-request"}, Protocols: []string{"mysql"}},
-		{Name: "bun", DB: true, Stmt: []string{"interpolate", "simple_protocol"}, Conn: []string{"persistent", "per-request"}, Protocols: []string{"mysql", "postgres"},
+		{Name: "sqlx", DB: true, Stmt: l.Layers["sqlx"].Stmt, Conn: l.Layers["sqlx"].Conn, Postgres: true},
+		{Name: "ent", DB: true, Stmt: l.Layers["ent"].Stmt, Conn: l.Layers["ent"].Conn, Protocols: []string{"mysql"}},
+		{Name: "bun", DB: true, Stmt: []string{"interpolate", "simple_protocol"}, Conn: l.Layers["bun"].Conn, Protocols: []string{"mysql", "postgres"},
 			StmtBy: map[string][]string{"mysql": {"interpolate"}, "postgres": {"cache_statement"}}},
 	}}
 	got := strings.Join(disagreements(m, l, "nethttp", d), "\n")
@@ -106,8 +106,8 @@ func TestDisagreementsAreNamed(t *testing.T) {
 		"matrix.yaml lists layer beego (served as orm), which server nethttp does not serve",
 		"layer raw: matrix.yaml offers stmt prepare,prepared,interpolate, server nethttp prepare,interpolate",
 		`layer gorm: matrix.yaml says kind "orm", server nethttp "builder"`,
-		"layer sqlx: matrix.yaml says it reads mariadb,mysql,postgres,pgbouncer (mysql,postgres), server nethttp that it reads postgres",
-		"layer ent: matrix.yaml says it reads mariadb,mysql,postgres,pgbouncer (mysql,postgres), server nethttp that it reads mysql",
+		"layer sqlx: matrix.yaml says it reads mariadb,mysql,postgres,pgbouncer,pgbouncer-118,pgbouncer-off (mysql,postgres), server nethttp that it reads postgres",
+		"layer ent: matrix.yaml says it reads mariadb,mysql,postgres,pgbouncer,pgbouncer-118,pgbouncer-off (mysql,postgres), server nethttp that it reads mysql",
 		"layer bun: matrix.yaml offers stmt simple_protocol on postgres, server nethttp cache_statement",
 	} {
 		if !strings.Contains(got, want) {
