@@ -56,7 +56,8 @@ func (d *data) textsGrid(fs []finding) *grid {
 	}
 	g.Notes = []string{"Prepares per request: the client's (Prepare or Parse at the counting proxy, one request at a time after a warm-up of 5 reads of every text per connection), " +
 		"the server's own count in the slices (MySQL's Com_stmt_prepare; PostgreSQL keeps none) and, through a pooler, the Parses it sent the server. " +
-		"Server memory: what the server's private memory grew by while the variant's target started and warmed up."}
+		"Server memory: what the server's private memory grew by while the variant's target started and warmed up: " +
+		"each backend's own on PostgreSQL; on MariaDB and MySQL, one process, its allocator's growth, which memory another variant freed can hide (tens of MiB either way)."}
 	return g
 }
 
