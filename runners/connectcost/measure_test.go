@@ -64,8 +64,10 @@ func TestEachPathOnBothServers(t *testing.T) {
 // PostgreSQL's paths, counted the same way: SCRAM-SHA-256 in three round trips
 // (startup, then the client's first and final SCRAM messages, each answered), md5 in
 // two (startup, then the hashed password); TLS adds two before the startup (the SSL
-// request, answered 'S', and TLS 1.3's handshake), and a third when the server's
-// session tickets leave after the client's Finished (relay.go): 3 here, as measured.
+// request, answered 'S', and TLS 1.3's handshake), and one or two more as the server's
+// two session tickets leave after the client's Finished (relay.go): whether they go
+// out together is the scheduler's, so a median of 12 connections read 3 in most
+// fresh-clone runs and 3.5 in one (6 and 7 trips among its connections).
 // Every connection forks a backend, whose CPU the postmaster's tree counts. The md5
 // role is gone afterwards.
 func TestEachPathOnPostgres(t *testing.T) {
@@ -92,8 +94,8 @@ func TestEachPathOnPostgres(t *testing.T) {
 		t.Errorf("round trips by path %v, want scram-sha-256 3 and md5 2 without TLS, both with it", got)
 	}
 	for _, path := range []string{"scram-sha-256", "md5"} {
-		if added := got[path+" tls=true"] - got[path+" tls=false"]; added < 2 || added > 3 {
-			t.Errorf("%s: TLS adds %v round trips, want 2 or 3 (%v)", path, added, got)
+		if added := got[path+" tls=true"] - got[path+" tls=false"]; added < 2 || added > 4 {
+			t.Errorf("%s: TLS adds %v round trips, want 2 to 4 (%v)", path, added, got)
 		}
 	}
 	var left int
