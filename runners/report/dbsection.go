@@ -130,19 +130,7 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 // has its own table in the section.
 func (d *data) selvesClause(selves []finding, firstDB, secondDB, first, second string) string {
 	var out []string
-	var lo, hi *finding
-	for i, f := range selves {
-		if !f.QPS.OK || f.Other.Database != secondDB {
-			continue
-		}
-		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
-			lo = &selves[i]
-		}
-		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
-			hi = &selves[i]
-		}
-	}
-	if lo != nil {
+	if lo, hi := qpsRange(selves, func(f finding) bool { return f.Other.Database == secondDB }); lo != nil {
 		out = append(out, fmt.Sprintf("Each variant on %s keeps, of its throughput on %s, %s (%s) to %s (%s)",
 			second, first, ratioCI(lo.QPS), withoutDB(lo.Other), ratioCI(hi.QPS), withoutDB(hi.Other)))
 	}
@@ -165,6 +153,28 @@ func (d *data) selvesClause(selves []finding, firstDB, secondDB, first, second s
 		return ""
 	}
 	return strings.Join(out, "; ") + "."
+}
+
+// qpsRange is the findings of fs that keep accepts with the lowest and the highest
+// QPS ratio, among those with one; nil, nil when there is none.
+func qpsRange(fs []finding, keep func(finding) bool) (lo, hi *finding) {
+	for i, f := range fs {
+		if !f.QPS.OK || !keep(f) {
+			continue
+		}
+		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
+			lo = &fs[i]
+		}
+		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
+			hi = &fs[i]
+		}
+	}
+	return lo, hi
+}
+
+// variantOn is v's variant on db (every other key the same), nil when the run has none.
+func (d *data) variantOn(v *results.Variant, db string) *results.Variant {
+	return d.run.Variant(dbKey.ReplaceAllString(v.Key, "") + "/db=" + db)
 }
 
 // withoutDB is v's label without its server: the same variant on either.

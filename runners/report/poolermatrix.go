@@ -66,22 +66,18 @@ func (d *data) poolerGrid(fs []finding) *grid {
 // poolerCell is direct's twin through pooler p: "fails: the error", or its ratio to
 // direct and its counts.
 func (d *data) poolerCell(direct *results.Variant, p string, selves map[string]finding) []string {
-	key := dbKey.ReplaceAllString(direct.Key, "") + "/db=" + p
-	v := d.run.Variant(key)
-	switch {
-	case v == nil:
+	v := d.variantOn(direct, p)
+	if v == nil {
 		return []string{"not measured"}
-	case v.InvalidReason != "":
-		return []string{"fails: " + userError(v.InvalidReason)}
 	}
 	var qps *estimate
-	if f, ok := selves[key]; ok {
+	if f, ok := selves[v.Key]; ok {
 		qps = &f.QPS
 	}
 	return d.poolerCellLines(v, qps)
 }
 
-// poolerCellLines are a valid variant's figures: its QPS against direct (nil for direct
+// poolerCellLines are a variant's figures, or its error: its QPS against direct (nil for direct
 // itself), the client's messages, the pooler's Parses and Binds to the server, the
 // server's statements (pg_stat_statements), and the pooler's CPU per request.
 func (d *data) poolerCellLines(v *results.Variant, qps *estimate) []string {
@@ -164,30 +160,22 @@ func (d *data) poolerClause(fs []finding) string {
 }
 
 // shortName is a variant as the first screen names it: "pgx cache_statement".
-func shortName(v *results.Variant) string {
-	lib := strings.Fields(shortLibrary(v))
-	if len(lib) == 0 {
-		return v.Layer + " " + v.Stmt
+func shortName(v *results.Variant) string { return libraryWord(v) + " " + v.Stmt }
+
+// libraryWord is the first word of v's library: "pgx", "PDO", "database/sql"; its
+// layer when the library has no name.
+func libraryWord(v *results.Variant) string {
+	if lib := strings.Fields(shortLibrary(v)); len(lib) > 0 {
+		return lib[0]
 	}
-	return lib[0] + " " + v.Stmt
+	return v.Layer
 }
 
 // keepsThrough is the lowest and highest QPS ratio through pooler p against direct:
 // "keeps 0.69× [0.67, 0.71] (pgx cache_statement) to 0.91× [0.89, 0.94] (PDO
 // interpolate)"; "" when none was estimated.
 func keepsThrough(fs []finding, p string) string {
-	var lo, hi *finding
-	for i, f := range fs {
-		if f.Question != questions.DB || f.Other.Database != p || !f.QPS.OK || f.Other.Op != "" {
-			continue
-		}
-		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
-			lo = &fs[i]
-		}
-		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
-			hi = &fs[i]
-		}
-	}
+	lo, hi := qpsRange(fs, func(f finding) bool { return f.Question == questions.DB && f.Other.Database == p && f.Other.Op == "" })
 	switch {
 	case lo == nil:
 		return ""
@@ -209,7 +197,7 @@ func (d *data) failsThrough(poolers []string) string {
 		if !slices.Contains(poolers, v.Database) || v.InvalidReason == "" {
 			continue
 		}
-		direct := d.run.Variant(dbKey.ReplaceAllString(v.Key, "") + "/db=" + first)
+		direct := d.variantOn(v, first)
 		if direct == nil || direct.InvalidReason != "" {
 			continue
 		}
@@ -254,7 +242,7 @@ func fastestThrough(fs []finding, p string) []string {
 		if f.Other.Database != p || !f.QPS.OK || f.Other.Op != "" { // get's: the working sets are answer 2's
 			continue
 		}
-		lib := strings.Fields(shortLibrary(f.Other))[0]
+		lib := libraryWord(f.Other)
 		b, seen := best[lib]
 		if !seen {
 			libs = append(libs, lib)

@@ -130,7 +130,7 @@ func (d *data) textsPointer(fs []finding) string {
 		if b.Texts != 0 || !b.DB || v == nil {
 			continue
 		}
-		name := shortName(b) + whereName(b)
+		name := shortName(b) + d.whereName(b)
 		e, ok := qps[v.Key]
 		switch {
 		case v.InvalidReason != "":
@@ -155,13 +155,13 @@ func (d *data) textsPointer(fs []finding) string {
 	return out
 }
 
-// whereName is " through PgBouncer" or " on MySQL 8.0" for a variant of a run's second
-// server, "" on the first.
-func whereName(v *results.Variant) string {
-	if v.Database == "" || v.Database == "postgres" || v.Database == "mariadb" {
+// whereName is " through PgBouncer" (a db behind a pooler, as the run's environment
+// says) or " on MySQL 8.0" for a variant of a run's other server, "" on its first.
+func (d *data) whereName(v *results.Variant) string {
+	switch {
+	case v.Database == "" || v.Database == d.run.FirstDatabase():
 		return ""
-	}
-	if strings.HasPrefix(v.Database, "pgbouncer") {
+	case d.run.Environment[results.EnvKey("pooler", v.Database)] != "":
 		return " through " + dbName(v)
 	}
 	return " on " + dbName(v)

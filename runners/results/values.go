@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"dbbench/runners/saturation"
+	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -152,10 +153,6 @@ func (v *Variant) Churns() (dials float64, churns, ok bool) {
 	if len(xs) == 0 || !v.DB {
 		return 0, false, false
 	}
-	slices.Sort(xs)
-	dials = xs[len(xs)/2]
-	if len(xs)%2 == 0 {
-		dials = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
+	dials = stats.Median(xs)
 	return dials, v.Conn != "per-request" && dials > ChurnLimit, true
 }
