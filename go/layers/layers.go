@@ -37,7 +37,7 @@ var All = map[string]server.Layer{
 	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil), Texts: true},
 	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes)},
 	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil)},
-	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes)},
+	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes), Texts: true},
 	"sqlx":    {Open: server.Open(sqlx.New), Stmts: both(sqlx.Stmts, server.PgxModes)},
 	"bun":     {Open: server.Open(bun.New), Stmts: both(bun.Stmts, bun.PostgresStmts)},
 	"ent":     {Open: server.Open(ent.New), Stmts: both(ent.Stmts, server.PgxModes)},

@@ -621,6 +621,9 @@ func MaxPool(vs []Variant) int {
 	return max
 }
 
+// Excluded is the reason the matrix gives for not running v, "" if it runs.
+func (m *Matrix) Excluded(v Variant) string { return m.excluded(v) }
+
 func (m *Matrix) excluded(v Variant) string {
 	for _, e := range m.Exclude {
 		if m.Match(e.Match, v) {

@@ -33,6 +33,9 @@ type DescribedLayer struct {
 	Kind      string              `json:"kind,omitempty"`
 	Library   string              `json:"library,omitempty"`
 	Package   string              `json:"package,omitempty"`
+	// Texts: the layer reads get through a statement working set (gotarget --texts);
+	// matrix.yaml must exclude its texts ops exactly where this is false.
+	Texts bool `json:"texts,omitempty"`
 }
 
 // protocols are the wire protocols the layer says it reads.
@@ -118,6 +121,9 @@ func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Descripti
 				}
 			}
 		}
+		if ok && ml.DB {
+			diffs = append(diffs, textsDisagreement(m, l, server, name, dl)...)
+		}
 		for _, f := range []struct{ what, matrix, code string }{
 			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},
 		} {
@@ -143,4 +149,21 @@ func protocolsRead(m *matrix.Matrix, l *matrix.Layer) []string {
 func sameSet(a, b []string) bool {
 	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(a, b)
+}
+
+// textsDisagreement says where the matrix runs a statement working set (an op with
+// texts) on a layer whose code does not read one, or excludes it from one that does.
+func textsDisagreement(m *matrix.Matrix, l *matrix.Lang, server, name string, dl DescribedLayer) []string {
+	var diffs []string
+	ml := l.Layers[name]
+	for _, op := range m.OpNames() {
+		if m.Ops[op].Texts == 0 || len(ml.Stmt) == 0 || len(ml.Conn) == 0 {
+			continue
+		}
+		v := matrix.Variant{Lang: l.Name, Server: server, Layer: name, Stmt: ml.Stmt[0], Conn: ml.Conn[0], Op: op}
+		if runs := m.Excluded(v) == ""; runs != dl.Texts {
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml runs op %s: %v, server %s reads a working set: %v", name, op, runs, server, dl.Texts))
+		}
+	}
+	return diffs
 }

@@ -301,6 +301,9 @@ type described struct {
 	// matrix.yaml must say the same (runners/target.Agree).
 	Protocols []string            `json:"protocols,omitempty"`
 	StmtBy    map[string][]string `json:"stmt_by,omitempty"`
+	// Texts: the layer reads get through --texts statement texts (runners/target.Agree
+	// checks matrix.yaml's exclusions against it).
+	Texts bool `json:"texts,omitempty"`
 }
 
 // describe prints every layer gotarget serves, sorted by name, as JSON.
@@ -309,7 +312,7 @@ func describe(w io.Writer) error {
 		Layers []described `json:"layers"`
 	}{}
 	for name, stmts := range layers.Catalog() {
-		d := described{Name: name, DB: len(stmts) > 0}
+		d := described{Name: name, DB: len(stmts) > 0, Texts: layers.All[name].Texts}
 		if d.DB {
 			d.Stmt, d.Conn, d.StmtBy = stmts, config.Conns, map[string][]string{}
 			for _, p := range []string{server.MySQL, server.Postgres} {

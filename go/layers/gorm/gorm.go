@@ -35,6 +35,9 @@ var Stmts = server.AllStmts
 // did not turn it off.
 type Store struct {
 	db *gormio.DB
+	// wheres are get's statement texts when it reads through a working set
+	// (server.StatementTexts of an inline condition); nil reads by First(&m, id).
+	wheres []string
 }
 
 // New opens GORM on db with its MySQL dialector, or its PostgreSQL one (gorm.io/driver/
@@ -54,7 +57,11 @@ func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gorm: open: %w", err)
 	}
-	return &Store{db: g}, nil
+	s := &Store{db: g}
+	if o.Texts > 1 {
+		s.wheres = server.StatementTexts("id = ?", o.Texts)
+	}
+	return s, nil
 }
 
 // Find implements server.Finder.
@@ -63,7 +70,15 @@ func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
 // layer is self-contained (layers.go).
 func (s *Store) Find(ctx context.Context, id uint32) (server.User, error) {
 	var m user
-	if err := s.db.WithContext(ctx).First(&m, id).Error; err != nil {
+	q := s.db.WithContext(ctx)
+	if s.wheres != nil {
+		// First's inline condition, numbered: GORM's PrepareStmt caches one
+		// *sql.Stmt per text (and database/sql one per connection under it).
+		q = q.First(&m, server.TextOf(id, s.wheres), id)
+	} else {
+		q = q.First(&m, id)
+	}
+	if err := q.Error; err != nil {
 		if errors.Is(err, gormio.ErrRecordNotFound) {
 			return server.User{}, server.ErrNotFound
 		}
