@@ -33,6 +33,13 @@ func Behind(server string) (started, pooler string) {
 	return server, ""
 }
 
+// PoolerSettable says whether db is PostgreSQL behind the PgBouncer that
+// --pgbouncer-version and --max-prepared-statements set (the others fix theirs).
+func PoolerSettable(db string) bool {
+	s, ok := poolerDBs[db]
+	return ok && s == nil
+}
+
 // poolerSettings are the PgBouncer settings db fixes (poolerDBs), else given.
 func poolerSettings(db string, given PgBouncerSettings) PgBouncerSettings {
 	if s := poolerDBs[db]; s != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"dbbench/fixtures"
@@ -25,9 +26,11 @@ type dbFlags struct {
 	rows, poolerSize, maxPrepared, maxStmtCount     *int
 	perfSchema                                      *bool
 	several                                         bool // the command takes a list of --db servers
+	fs                                              *flagSet
 }
 
 func (f *dbFlags) register(fs *flagSet) {
+	f.fs = fs
 	f.provider = fs.String("provider", "embedded", oneOf(provider.Kinds...), "database")
 	f.server = fs.String("db", provider.Servers[0], listOf(provider.Servers...), "database server: "+strings.Join(provider.Servers, " or ")+" (run and ab take a list, mariadb,mysql, and measure both side by side)")
 	f.dsn = fs.String("dsn", "", anything, "with --provider dsn: user:password@tcp(host:port)/database (the password shows in ps; prefer --dsn-file or "+dsnEnv+")")
@@ -51,6 +54,21 @@ func (f *dbFlags) servers() []string {
 	return out
 }
 
+// poolerFlagsUsed refuses --pgbouncer-version and --max-prepared-statements where no
+// server they set is measured: without --pooler or --db pgbouncer they would be
+// silently unused (pgbouncer-118 and pgbouncer-off fix their own).
+func (f *dbFlags) poolerFlagsUsed(servers []string) error {
+	if *f.pooler != "" || slices.ContainsFunc(servers, provider.PoolerSettable) {
+		return nil
+	}
+	for _, flag := range []string{"pgbouncer-version", "max-prepared-statements"} {
+		if f.fs.given(flag) {
+			return fmt.Errorf("%w: --%s sets the PgBouncer of --db pgbouncer or --pooler pgbouncer; --db %s has none to set (pgbouncer-118 and pgbouncer-off fix theirs)", errUsage, flag, strings.Join(servers, ","))
+		}
+	}
+	return nil
+}
+
 // options resolves the provider options: the DSN from --dsn, --dsn-file or $DBBENCH_DSN
 // (one of them, with --provider dsn only), with a warning when the password is on the
 // command line.
@@ -61,6 +79,9 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
 	}
 	o.Server, o.PoolerSize = servers[0], *f.poolerSize
+	if err := f.poolerFlagsUsed(servers); err != nil {
+		return o, err
+	}
 	o.PgBouncer.Version = *f.pgbouncer
 	if *f.maxPrepared >= 0 {
 		n := *f.maxPrepared

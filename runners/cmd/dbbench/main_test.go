@@ -94,6 +94,7 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{"a pool sweep of a MySQL layer on PostgreSQL", nil, []string{"sweep", "pool", "--db", "postgres", "--variants", "lang=go/layer=beego/stmt=interpolate/conn=persistent"}, "go layer beego does not read postgres"},
 		{"an RTT sweep variant on another server", nil, []string{"sweep", "rtt", "--db", "pgbouncer", "--variants", "lang=go/layer=pgx/stmt=exec/conn=persistent/db=postgres"}, "names db=postgres, but the sweep measures --db pgbouncer"},
 		{"max_prepared_statements on PgBouncer 1.18", nil, []string{"run", "--db", "pgbouncer", "--pgbouncer-version", "1.18", "--max-prepared-statements", "10"}, "--max-prepared-statements 10: PgBouncer 1.18 has no prepared statements in transaction mode"},
+		{"a PgBouncer setting no server uses", nil, []string{"run", "--db", "postgres,pgbouncer-118", "--max-prepared-statements", "50"}, "--max-prepared-statements sets the PgBouncer of --db pgbouncer or --pooler pgbouncer; --db postgres,pgbouncer-118 has none to set"},
 		{"max_prepared_stmt_count on PostgreSQL", nil, []string{"run", "--db", "mariadb,postgres", "--max-prepared-stmt-count", "16382"}, "--max-prepared-stmt-count 16382 is MariaDB's and MySQL's setting; --db postgres has no such limit"},
 		{"poisson arrivals in a closed loop", nil, []string{"run", "--arrivals", "poisson"}, "--arrivals poisson spaces an open loop's sends: give --rate"},
 		{"an unknown PgBouncer", nil, []string{"run", "--db", "pgbouncer", "--pgbouncer-version", "1.21"}, "--pgbouncer-version 1.21: must be one of 1.24, 1.18"},
