@@ -91,6 +91,9 @@ func sideName(v *results.Variant, q string) string {
 	case questions.Rows:
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
 	case questions.Texts:
+		if v.Texts == 0 { // get, through its one text
+			return "op=get (1 statement text)"
+		}
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Texts, "statement text"))
 	}
 	return v.Key

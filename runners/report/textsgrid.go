@@ -123,7 +123,7 @@ func (d *data) textsPointer(fs []finding) string {
 	for _, f := range texts {
 		qps[f.Other.Key] = f.QPS
 	}
-	var parts, untouched []string
+	var parts, untouched, settings []string
 	overflowed := false
 	for _, b := range d.run.Variants {
 		v := d.withTexts(b, largest)
@@ -131,6 +131,9 @@ func (d *data) textsPointer(fs []finding) string {
 			continue
 		}
 		name := shortName(b) + d.whereName(b)
+		if set := textsSetting(v, b, largest); set != "" && !slices.Contains(settings, set) {
+			settings = append(settings, set)
+		}
 		e, ok := qps[v.Key]
 		switch {
 		case v.InvalidReason != "":
@@ -152,7 +155,34 @@ func (d *data) textsPointer(fs []finding) string {
 	if overflowed && len(untouched) > 0 {
 		out += " Where the statements outnumber a cache or a limit, they cost as above; what this many texts did not slow: " + strings.Join(untouched, ", ") + "."
 	}
+	if len(settings) > 0 {
+		out += fmt.Sprintf(" To keep %d texts prepared, set %s.", largest, strings.Join(settings, "; "))
+	}
 	return out
+}
+
+// textsSetting is the setting that would have held v's n texts where v overflowed a
+// cache or a limit (b is v at one text), with what it ships at; "" where v did not
+// or no setting helps (a mode a pooler refuses is the pooler answer's).
+func textsSetting(v, b *results.Variant, n int) string {
+	switch {
+	case strings.Contains(v.InvalidReason, "max_prepared_stmt_count"):
+		return fmt.Sprintf("max_prepared_stmt_count to at least %d texts × %d connections = %d (MariaDB and MySQL ship 16382), or interpolate", n, v.Pool, n*v.Pool)
+	case v.InvalidReason != "" || v.Roundtrips == nil:
+		return ""
+	case v.Roundtrips.Pooler["server_parse"] >= 0.01:
+		return fmt.Sprintf("PgBouncer's max_prepared_statements to at least %d (1.24 ships 200)", n)
+	}
+	if textsCost(v, b) == "" {
+		return ""
+	}
+	switch v.Stmt {
+	case "cache_statement":
+		return fmt.Sprintf("pgx's statement_cache_capacity to at least %d (it ships 512 per connection)", n)
+	case "cache_describe":
+		return fmt.Sprintf("pgx's description_cache_capacity to at least %d (it ships 512 per connection)", n)
+	}
+	return ""
 }
 
 // whereName is " through PgBouncer" (a db behind a pooler, as the run's environment

@@ -70,7 +70,8 @@ func TestTextsPointerNamesOverflowAndWhatHeld(t *testing.T) {
 	fs := []finding{{Question: questions.Texts, Base: interp, Other: interpK,
 		QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 1.00, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}, OK: true}}}
 	want := "At 1000 statement texts against one (below): database/sql prepared fails (Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)); " +
-		"database/sql interpolate keeps 1.00× [0.99, 1.02]. Where the statements outnumber a cache or a limit, they cost as above; what this many texts did not slow: database/sql interpolate."
+		"database/sql interpolate keeps 1.00× [0.99, 1.02]. Where the statements outnumber a cache or a limit, they cost as above; what this many texts did not slow: database/sql interpolate. " +
+		"To keep 1000 texts prepared, set max_prepared_stmt_count to at least 1000 texts × 64 connections = 64000 (MariaDB and MySQL ship 16382), or interpolate."
 	if got := d.textsPointer(fs); got != want {
 		t.Errorf("pointer:\n%s\nwant\n%s", got, want)
 	}
