@@ -19,6 +19,7 @@ var csvHead = []string{
 	"cpu_ratio", "cpu_lo", "cpu_hi", "cpu_verdict", // app CPU per request, the same
 	"pairs", "method", "reached_target", // how the estimate was made
 	"extra_app_cpu_us", "extra_allocs", "extra_bytes", // differences of medians; empty where not measured
+	"base_dials_per_req", "other_dials_per_req", // the server's new connections per request (median of slices); empty where not read
 }
 
 // FindingsCSV is r's comparisons as findings.csv.
@@ -40,11 +41,20 @@ func findingsCSV(fs []finding) ([]byte, error) {
 		row = append(row, estimateCells(f.QPS)...)
 		row = append(row, estimateCells(f.CPU)...)
 		row = append(row, strconv.Itoa(f.QPS.N), f.QPS.Method, strconv.FormatBool(f.Reached),
-			number(f.ExtraCPU*1e6), number(f.ExtraAllocs), number(f.ExtraBytes))
+			number(f.ExtraCPU*1e6), number(f.ExtraAllocs), number(f.ExtraBytes),
+			dialsCell(f.Base), dialsCell(f.Other))
 		w.Write(row)
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// dialsCell is v's server dials per request, "" where the server's count was not read.
+func dialsCell(v *results.Variant) string {
+	if dials, _, ok := v.Churns(); ok {
+		return number(dials)
+	}
+	return ""
 }
 
 // estimateCells are a ratio, its interval and its verdict; empty where not measured.

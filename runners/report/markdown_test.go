@@ -13,6 +13,7 @@ import (
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
+	"dbbench/runners/units"
 )
 
 // expectedRatio is what the report must say of other's QPS against base's in
@@ -260,6 +261,14 @@ func stmtSettingsRun(t *testing.T) *results.Run {
 // comparison, the same estimates.
 func TestFindingsCSVHoldsTheReportsEstimates(t *testing.T) {
 	r := pairedRun(t)
+	for _, v := range r.Variants { // the server's dials: one per request, per-request's alone
+		for i := range v.Reps {
+			v.Reps[i].Counts = map[string]float64{units.DBDials: 0}
+			if v.Conn == "per-request" {
+				v.Reps[i].Counts[units.DBDials] = 1
+			}
+		}
+	}
 	b, err := FindingsCSV(r)
 	if err != nil {
 		t.Fatal(err)
@@ -277,6 +286,9 @@ func TestFindingsCSVHoldsTheReportsEstimates(t *testing.T) {
 			got, _ := strconv.ParseFloat(row[3], 64)
 			if math.Abs(got-perReq.Ratio) > 1e-6 || row[6] == "" || row[11] != "8" {
 				t.Errorf("per-request against persistent: %q, want ratio %v with its verdict and 8 pairs", row, perReq.Ratio)
+			}
+			if got := row[len(row)-2:]; got[0] != "0" || got[1] != "1" {
+				t.Errorf("dials per request %q, want the persistent pool's 0 and per-request's 1", got)
 			}
 			return
 		}
