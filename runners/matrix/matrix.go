@@ -112,9 +112,29 @@ type Lang struct {
 	// Modes says, for a statement mode other than prepare and for a pooled connection,
 	// what a team sets to get it in this language's drivers, their default and its
 	// caveat (the report's answers 2 and 3).
-	Modes   map[string]*ModeSetting
+	Modes map[string]*ModeSetting
+	// Tuned are the modes a layer as shipped (Layer.Shipped) is measured against: what
+	// the answers advise setting.
+	Tuned   *Setting
 	servers []string // in file order; the first is the default
 	order   []string // layers in file order
+}
+
+// Setting is a statement mode and a connection mode: a layer's as its library ships
+// them (Layer.Shipped), or the language's tuned ones (Lang.Tuned). The statement mode
+// may depend on the protocol (StmtBy, else Stmt).
+type Setting struct {
+	Stmt   string
+	StmtBy map[string]string
+	Conn   string
+}
+
+// On is the setting's statement and connection modes on protocol.
+func (s *Setting) On(protocol string) (stmt, conn string) {
+	if x, ok := s.StmtBy[protocol]; ok {
+		return x, s.Conn
+	}
+	return s.Stmt, s.Conn
 }
 
 // ModeSetting is how a statement mode is chosen in a language's own terms.
@@ -154,6 +174,10 @@ type Layer struct {
 	// StmtRefBy, where it depends on the protocol (RefOn).
 	StmtRef   string
 	StmtRefBy map[string]string
+	// Shipped are the layer's modes as its library ships them, set up as its own
+	// documentation's first example does (README.md, "As shipped", has each with its
+	// source); nil where the matrix does not say.
+	Shipped *Setting
 	// Was is the name the layer had before layers were named by their library (orm,
 	// builder): variant keys and patterns written with it still mean this layer (saved
 	// results are renamed on read, runners/results), and the targets serve it under it,

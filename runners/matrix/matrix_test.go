@@ -161,7 +161,7 @@ presets:
 		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, dbs, exclude, roundtrips, presets)`},
 		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate, cache_statement, cache_describe, describe_exec, exec, simple_protocol, binary_parameters)`},
 		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request, shipped)`},
-		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn, was, dbs, stmt_ref)`},
+		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn, was, dbs, stmt_ref, shipped)`},
 		{"unknown preset key", strings.Replace(base, "reps: 1", "reps: 1, rep: 2", 1), `m.yaml:9: unknown key "rep" in preset p (allowed: about, include`},
 		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:9: unknown key "goo" in pools (allowed: go)`},
 		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:9: warmup: "1 sec" is not a positive duration`},
@@ -183,12 +183,40 @@ presets:
 		{"no get", base + "ops: {insert: {request: insert}}\n", `m.yaml:10: ops: want get, the request get`},
 		{"unknown op in preset", strings.Replace(base, "reps: 1", "reps: 1, ops: [get, lst]", 1), `m.yaml:9: unknown op "lst" (allowed: get)`},
 		{"setting for prepare", strings.Replace(base, "    layers:\n", "    modes: {prepare: {set: s, default: d}}\n    layers:\n", 1), `modes of go: "prepare" is not a mode another is set against`},
+		{"shipped at a mode the layer lacks", strings.Replace(base, "conn: [persistent]}", "conn: [persistent], shipped: {stmt: interpolate, conn: persistent}}", 1), `m.yaml:6: shipped of layer raw: stmt "interpolate" is not one of its stmt on mysql (prepare)`},
+		{"shipped without conn", strings.Replace(base, "conn: [persistent]}", "conn: [persistent], shipped: {stmt: prepare}}", 1), `m.yaml:6: missing key "conn"`},
 		{"setting without default", strings.Replace(base, "    layers:\n", "    modes: {interpolate: {set: s}}\n    layers:\n", 1), `missing key "default"`},
 	} {
 		_, err := Parse("m.yaml", []byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error = %v\nwant it to contain %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Each layer as shipped names modes it offers, and its language's tuned modes what it
+// is measured against: database/sql prepares (go-sql-driver's default) in a pool as
+// Go ships it; Laravel prepares natively, PDO emulates on MySQL and not on PostgreSQL.
+func TestShippedAndTunedSettings(t *testing.T) {
+	m := loadRepoMatrix(t)
+	for _, tc := range []struct{ lang, layer, protocol, stmt, conn string }{
+		{"go", "raw", "mysql", "prepare", "shipped"},
+		{"go", "gorm", "postgres", "cache_statement", "shipped"},
+		{"php", "eloquent", "mysql", "prepare", "per-request"},
+		{"php", "raw", "mysql", "interpolate", "per-request"},
+		{"php", "raw", "postgres", "prepare", "per-request"},
+	} {
+		sh := m.Langs[tc.lang].Layers[tc.layer].Shipped
+		if sh == nil {
+			t.Errorf("%s %s: no shipped", tc.lang, tc.layer)
+			continue
+		}
+		if stmt, conn := sh.On(tc.protocol); stmt != tc.stmt || conn != tc.conn {
+			t.Errorf("%s %s on %s ships %s/%s, want %s/%s", tc.lang, tc.layer, tc.protocol, stmt, conn, tc.stmt, tc.conn)
+		}
+	}
+	if stmt, conn := m.Langs["php"].Tuned.On("postgres"); stmt != "interpolate" || conn != "persistent" {
+		t.Errorf("php tuned on postgres: %s/%s", stmt, conn)
 	}
 }
 

@@ -198,7 +198,7 @@ func (p parser) langs(m *Matrix, n *yaml.Node) error {
 }
 
 func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
-	spec, err := p.mapping(n, "lang "+name, "about", "baseline", "servers", "pool_sweep", "layers", "modes")
+	spec, err := p.mapping(n, "lang "+name, "about", "baseline", "servers", "pool_sweep", "layers", "modes", "tuned")
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +232,11 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 			return nil
 		})
 		if err != nil {
+			return nil, err
+		}
+	}
+	if t := spec["tuned"]; t != nil {
+		if l.Tuned, err = p.setting(t, "tuned of "+name); err != nil {
 			return nil, err
 		}
 	}
@@ -325,7 +330,7 @@ func (p parser) eachEntry(n *yaml.Node, what, kind string, allowed, required []s
 // layer reads one layer. A layer with db: false serves no database: it takes no stmt,
 // conn, kind or library, and its stmt and conn are none.
 func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
-	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was", "dbs", "stmt_ref")
+	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was", "dbs", "stmt_ref", "shipped")
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +342,7 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 		layer.DB = d.Value == "true"
 	}
 	if !layer.DB {
-		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn", "dbs", "stmt_ref"} {
+		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn", "dbs", "stmt_ref", "shipped"} {
 			if f[k] != nil {
 				return nil, p.errorf(f[k], "layer %s uses no database (db: false), so it takes no %s", name, k)
 			}
@@ -369,7 +374,55 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 	if err := p.stmtRef(layer, f["stmt_ref"]); err != nil {
 		return nil, err
 	}
+	if sh := f["shipped"]; sh != nil {
+		if layer.Shipped, err = p.setting(sh, "shipped of layer "+name); err != nil {
+			return nil, err
+		}
+		if err := p.offers(layer, layer.Shipped, sh); err != nil {
+			return nil, err
+		}
+	}
 	return layer, nil
+}
+
+// setting reads a Setting: {stmt: mode, conn: mode}, the stmt a mapping from protocol
+// to mode where it depends on the protocol.
+func (p parser) setting(n *yaml.Node, what string) (*Setting, error) {
+	f, err := p.mapping(n, what, "stmt", "conn")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.required(n, f, "stmt", "conn"); err != nil {
+		return nil, err
+	}
+	s := &Setting{Conn: f["conn"].Value}
+	if f["stmt"].Kind != yaml.MappingNode {
+		s.Stmt = f["stmt"].Value
+		return s, nil
+	}
+	by, err := p.byProtocol(f["stmt"], "stmt of "+what)
+	if err != nil {
+		return nil, err
+	}
+	s.StmtBy = map[string]string{}
+	for protocol, v := range by {
+		s.StmtBy[protocol] = v.Value
+	}
+	return s, nil
+}
+
+// offers checks that layer offers the modes of s on every protocol it reads.
+func (p parser) offers(layer *Layer, s *Setting, n *yaml.Node) error {
+	if !slices.Contains(layer.Conn, s.Conn) {
+		return p.errorf(n, "shipped of layer %s: conn %q is not one of its conn (%s)", layer.Name, s.Conn, strings.Join(layer.Conn, ", "))
+	}
+	for _, protocol := range Protocols {
+		stmt, _ := s.On(protocol)
+		if offered := layer.StmtsOn(protocol); len(offered) > 0 && stmt != "" && !slices.Contains(offered, stmt) {
+			return p.errorf(n, "shipped of layer %s: stmt %q is not one of its stmt on %s (%s)", layer.Name, stmt, protocol, strings.Join(offered, ", "))
+		}
+	}
+	return nil
 }
 
 // stmts reads a layer's stmt: a list, its modes on every database it reads, or a

@@ -26,7 +26,10 @@ const (
 	Rows   = "rows"   // beyond one row: a list of more rows against one of fewer, per row hydrated
 	DB     = "db"     // another database server (MySQL 8; PgBouncer) against the run's first (MariaDB; PostgreSQL)
 	Texts  = "texts"  // a statement working set: get through many statement texts against get's one
-	Rev    = "rev"    // dbbench ab: what revision B changed, against revision A
+	// 3. a layer as its library ships it against its language's tuned statement and
+	// connection modes (results.Variant.Tuned): where a team starts
+	Shipped = "shipped"
+	Rev     = "rev" // dbbench ab: what revision B changed, against revision A
 )
 
 // op is the key of the endpoint, which every question but Rows holds fixed.
@@ -82,6 +85,17 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 		}
 		if b := oneText(r, v, keep); b != nil {
 			out = append(out, Pair{Question: Texts, Base: b, Other: v})
+		}
+		if t := v.Tuned; t != nil && (t.Stmt != v.Stmt || t.Conn != v.Conn) {
+			// A layer without the tuned statement mode (bun has only its own) is
+			// compared at its own mode, tuned connections.
+			b := findWith(r, v, map[string]string{Stmt: t.Stmt, Conn: t.Conn}, keep)
+			if b == nil && t.Conn != v.Conn {
+				b = find(r, v, Conn, t.Conn, keep)
+			}
+			if b != nil {
+				out = append(out, Pair{Question: Shipped, Base: b, Other: v})
+			}
 		}
 	}
 	return out
@@ -154,16 +168,26 @@ func field(v *results.Variant, key string) string {
 
 // find returns the variant of r equal to v but for key, which is value.
 func find(r *results.Run, v *results.Variant, key, value string, keep func(*results.Variant) bool) *results.Variant {
+	return findWith(r, v, map[string]string{key: value}, keep)
+}
+
+// findWith returns the variant of r equal to v but for the keys of set, which have
+// set's values.
+func findWith(r *results.Run, v *results.Variant, set map[string]string, keep func(*results.Variant) bool) *results.Variant {
 	for _, w := range r.Variants {
 		if keep != nil && !keep(w) {
 			continue
 		}
-		if w.Lang != v.Lang || w.Pool != v.Pool || field(w, key) != value {
+		if w.Lang != v.Lang || w.Pool != v.Pool {
 			continue
 		}
 		same := true
 		for _, k := range []string{Layer, Stmt, Conn, Server, DB, Rev, op} {
-			if k != key && field(w, k) != field(v, k) {
+			want, given := set[k]
+			if !given {
+				want = field(v, k)
+			}
+			if field(w, k) != want {
 				same = false
 			}
 		}

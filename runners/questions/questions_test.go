@@ -144,3 +144,25 @@ func TestAVariantsOwnReferencesOnPostgres(t *testing.T) {
 		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// A layer as shipped is compared with the same layer at its language's tuned modes,
+// which differ in two keys; a layer without the tuned statement mode, at its own.
+func TestShippedPairsWithTheTunedModes(t *testing.T) {
+	r := &results.Run{Langs: map[string]*results.Lang{"php": {Baseline: "raw", Default: "fpm"}, "go": {Baseline: "raw", Default: "nethttp"}}}
+	shipped := variant("php", "fpm", "eloquent", "prepare", "per-request", 8)
+	shipped.Tuned = &results.Tuned{Stmt: "interpolate", Conn: "persistent"}
+	bun := variant("go", "nethttp", "bun", "interpolate", "shipped", 8)
+	bun.Tuned = &results.Tuned{Stmt: "cache_statement", Conn: "persistent"}
+	tuned := variant("php", "fpm", "eloquent", "interpolate", "persistent", 8)
+	r.Variants = []*results.Variant{shipped, tuned, variant("php", "fpm", "eloquent", "prepare", "persistent", 8), bun,
+		variant("go", "nethttp", "bun", "interpolate", "persistent", 8)}
+	var got []string
+	for _, p := range Pairs(r, nil) {
+		if p.Question == Shipped {
+			got = append(got, p.Other.Layer+" against "+p.Base.Stmt+"/"+p.Base.Conn)
+		}
+	}
+	if want := []string{"eloquent against interpolate/persistent", "bun against interpolate/persistent"}; !slices.Equal(got, want) {
+		t.Errorf("shipped pairs %q, want %q", got, want)
+	}
+}

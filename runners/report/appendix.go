@@ -29,6 +29,7 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 		{questions.Conn, "Per-request connections against persistent ones"}, {questions.Server, "Servers against the language's first"},
 		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.DB, "Each variant on a second database server against itself on MariaDB"},
 		{questions.Texts, "Statement working sets against get's one text"},
+		{questions.Shipped, "Each layer as its library ships it against the tuned modes"},
 		{questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
@@ -90,6 +91,8 @@ func sideName(v *results.Variant, q string) string {
 		return dbName(v)
 	case questions.Rows:
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
+	case questions.Shipped:
+		return v.Stmt + ", " + v.Conn
 	case questions.Texts:
 		if v.Texts == 0 { // get, through its one text
 			return "op=get (1 statement text)"
@@ -108,10 +111,10 @@ func sharedBy(q string, v *results.Variant) string {
 	if q != questions.Layer {
 		parts = append(parts, v.Layer)
 	}
-	if q != questions.Stmt {
+	if q != questions.Stmt && q != questions.Shipped {
 		parts = append(parts, v.Stmt)
 	}
-	if q != questions.Conn {
+	if q != questions.Conn && q != questions.Shipped {
 		parts = append(parts, v.Conn)
 	}
 	parts = append(parts, fmt.Sprintf("pool %d", v.Pool))

@@ -376,9 +376,13 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	a := answer{ID: "q-conn", Title: "3. What connections and the runtime cost", Evidence: evidence(append(slices.Clone(conn), server...)),
 		Chart: "QPS ÷ the pooled connection's, or php-fpm's"}
 	conn = atDefaultServer(conn, langs) // the sentence's; the section has every server
-	// The pool as shipped leads: where a team starts (issue of the defaults); the rest
-	// is a connection per request against a kept one.
-	shipped := slices.DeleteFunc(slices.Clone(conn), func(f finding) bool { return f.Other.Conn != shippedConn })
+	// Each layer as shipped leads: where a team starts; the rest is a connection per
+	// request against a kept one. A run before the shipped question had the pool as
+	// shipped against the kept pool alone (conn=shipped).
+	shipped := atDefaultServer(byQuestion(all, questions.Shipped), langs)
+	if len(shipped) == 0 {
+		shipped = slices.DeleteFunc(slices.Clone(conn), func(f finding) bool { return f.Other.Conn != shippedConn })
+	}
 	conn = slices.DeleteFunc(conn, func(f finding) bool { return f.Other.Conn == shippedConn })
 	clauses, chunks := shippedClauses(shipped, langs), []string(nil)
 	for _, lang := range langsOf(conn) {
@@ -430,34 +434,55 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 // go/config/config.go, Shipped).
 const shippedConn = "shipped"
 
-// shippedClauses say, per language, what its pools as shipped keep of a tuned pool's
-// throughput and what they dial per request (results.Variant.Churns): "Go as shipped
-// (2 idle): database/sql keeps 1.00× [0.99, 1.02] of `SetMaxIdleConns` =
-// `SetMaxOpenConns`, dialling 0.09 per request: a pool that churns".
+// shippedClauses say, per language and what a team would set, what each layer as its
+// library ships it keeps of the throughput at its language's tuned modes, and what it
+// dials per request (results.Variant.Churns): "Go as shipped, of the throughput once
+// you set `interpolateParams=true` and `SetMaxIdleConns` = `SetMaxOpenConns`:
+// database/sql keeps 0.40× [0.39, 0.41], dialling 0.57 per request: a pool that
+// churns".
 func shippedClauses(fs []finding, langs map[string]*results.Lang) []string {
+	type group struct{ lang, set string }
+	var order []group
+	parts := map[group][]string{}
+	for _, f := range fs {
+		g := group{f.Other.Lang, toSet(f, langs)}
+		if parts[g] == nil {
+			order = append(order, g)
+		}
+		part := shortLibrary(f.Other) + " keeps " + ratioCI(f.QPS)
+		switch dials, churns, ok := f.Other.Churns(); {
+		case churns:
+			part += fmt.Sprintf(", dialling %s per request: a pool that churns", units.Number(dials))
+		case ok:
+			part += fmt.Sprintf(", dialling %s per request", units.Number(dials))
+		}
+		parts[g] = append(parts[g], part)
+	}
 	var out []string
-	for _, lang := range langsOf(fs) {
-		var parts []string
-		for _, f := range fs {
-			if f.Other.Lang != lang {
-				continue
-			}
-			part := shortLibrary(f.Other) + " keeps " + ratioCI(f.QPS)
-			switch dials, churns, ok := f.Other.Churns(); {
-			case churns:
-				part += fmt.Sprintf(", dialling %s per request: a pool that churns", units.Number(dials))
-			case ok:
-				part += fmt.Sprintf(", dialling %s per request", units.Number(dials))
-			}
-			parts = append(parts, part)
+	for _, g := range order {
+		head := langName(g.lang) + " as shipped"
+		if g.set != "" {
+			head += ", of the throughput once you " + g.set
 		}
-		head := langName(lang) + " as shipped"
-		if st := modeOf(langs, lang, "persistent"); st != nil {
-			head += fmt.Sprintf(" (default: %s), of the throughput once you %s", st.Default, st.Set)
-		}
-		out = append(out, head+": "+strings.Join(parts, "; "))
+		out = append(out, head+": "+strings.Join(parts[g], "; "))
 	}
 	return out
+}
+
+// toSet is what a team sets to move from f's Other (as shipped) to its Base (tuned), in
+// the language's terms: "set `interpolateParams=true` and `SetMaxIdleConns` =
+// `SetMaxOpenConns`"; "" where the matrix does not say.
+func toSet(f finding, langs map[string]*results.Lang) string {
+	var sets []string
+	for _, m := range [][2]string{{f.Base.Stmt, f.Other.Stmt}, {f.Base.Conn, f.Other.Conn}} {
+		if st := modeOf(langs, f.Base.Lang, m[0]); m[0] != m[1] && st != nil {
+			sets = append(sets, strings.TrimPrefix(st.Set, "set "))
+		}
+	}
+	if len(sets) == 0 {
+		return ""
+	}
+	return "set " + strings.Join(sets, " and ")
 }
 
 // langsOf lists the languages fs measured, in order of appearance.

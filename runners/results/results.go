@@ -275,6 +275,13 @@ type Pair struct {
 	Other []int `json:"other"`
 }
 
+// Tuned are a statement mode and a connection mode a variant as shipped is compared
+// with (Variant.Tuned).
+type Tuned struct {
+	Stmt string `json:"stmt"`
+	Conn string `json:"conn"`
+}
+
 // Lang is what the matrix said of a language when the run was made.
 type Lang struct {
 	// Baseline is the layer every other database layer is compared with (question 1).
@@ -390,7 +397,10 @@ type Variant struct {
 	StmtRef string `json:"stmt_ref,omitempty"`
 	// LayerRef is the layer this one is compared with where it is not its language's
 	// Baseline: the baseline on its database's protocol (pgx on PostgreSQL, matrix.yaml).
-	LayerRef      string `json:"layer_ref,omitempty"`
+	LayerRef string `json:"layer_ref,omitempty"`
+	// Tuned, on a variant that is its layer as its library ships it (matrix.yaml,
+	// shipped), are the modes it is compared with: its language's tuned ones.
+	Tuned         *Tuned `json:"tuned,omitempty"`
 	Valid         bool   `json:"valid"`
 	InvalidReason string `json:"invalid_reason,omitempty"`
 	// Flags are warnings about a valid variant's figures, such as saturation: the numbers

@@ -345,6 +345,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		if b := o.Matrix.Langs[v.Lang].BaselineOn(protocol); layer.DB && b != o.Matrix.Langs[v.Lang].Baseline {
 			rv.LayerRef = b
 		}
+		rv.Tuned = tunedOf(o.Matrix.Langs[v.Lang], layer, v, protocol)
 		if opKeys && layer.DB {
 			rv.Name = matrix.Prefix + "/" + v.OpKey() // benchstat -col /op then has get too
 		}
@@ -607,4 +608,17 @@ func (r *runner) invalidate(rv *results.Variant, reason string) {
 	rv.Valid = false
 	rv.InvalidReason = reason
 	fmt.Fprintf(r.o.Log, "invalid: %s: %s\n", rv.Key, reason)
+}
+
+// tunedOf is what v is compared with if it is its layer as shipped (matrix.yaml's
+// shipped and its language's tuned), else nil.
+func tunedOf(l *matrix.Lang, layer *matrix.Layer, v matrix.Variant, protocol string) *results.Tuned {
+	if !layer.DB || layer.Shipped == nil || l.Tuned == nil {
+		return nil
+	}
+	if stmt, conn := layer.Shipped.On(protocol); v.Stmt != stmt || v.Conn != conn {
+		return nil
+	}
+	stmt, conn := l.Tuned.On(protocol)
+	return &results.Tuned{Stmt: stmt, Conn: conn}
 }
