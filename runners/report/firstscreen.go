@@ -383,7 +383,10 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 	if len(shipped) == 0 {
 		shipped = slices.DeleteFunc(slices.Clone(conn), func(f finding) bool { return f.Other.Conn != shippedConn })
 	}
-	conn = slices.DeleteFunc(conn, func(f finding) bool { return f.Other.Conn == shippedConn })
+	// A variant as shipped that is also a connection per request (PDO) is said once.
+	conn = slices.DeleteFunc(conn, func(f finding) bool {
+		return f.Other.Conn == shippedConn || slices.ContainsFunc(shipped, func(s finding) bool { return s.Other.Key == f.Other.Key })
+	})
 	clauses, chunks := shippedClauses(shipped, langs), []string(nil)
 	for _, lang := range langsOf(conn) {
 		var lists []string
@@ -434,43 +437,43 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 // go/config/config.go, Shipped).
 const shippedConn = "shipped"
 
-// shippedClauses say, per language and what a team would set, what each layer as its
-// library ships it keeps of the throughput at its language's tuned modes, and what it
-// dials per request (results.Variant.Churns): "Go as shipped, of the throughput once
-// you set `interpolateParams=true` and `SetMaxIdleConns` = `SetMaxOpenConns`:
-// database/sql keeps 0.40× [0.39, 0.41], dialling 0.57 per request: a pool that
-// churns".
+// shippedClauses say what each layer as its library ships it keeps of the throughput
+// at its language's tuned modes, with what a team would set to get them and what it
+// dials per request where it keeps connections (results.Variant.Churns): "As shipped,
+// of the throughput with the settings named — Go: database/sql 0.32× [0.32, 0.33]
+// (`interpolateParams=true`, `SetMaxIdleConns` = `SetMaxOpenConns`), dialling 0.59
+// per request: a pool that churns; PHP: …". A run before the shipped question gives
+// the pool as shipped against the kept pool, and says so the same way.
 func shippedClauses(fs []finding, langs map[string]*results.Lang) []string {
-	type group struct{ lang, set string }
-	var order []group
-	parts := map[group][]string{}
-	for _, f := range fs {
-		g := group{f.Other.Lang, toSet(f, langs)}
-		if parts[g] == nil {
-			order = append(order, g)
+	var chunks []string
+	for _, lang := range langsOf(fs) {
+		var parts []string
+		for _, f := range fs {
+			if f.Other.Lang != lang {
+				continue
+			}
+			part := shortLibrary(f.Other) + " " + ratioCI(f.QPS)
+			if set := toSet(f, langs); set != "" {
+				part += " (" + set + ")"
+			}
+			switch dials, churns, ok := f.Other.Churns(); {
+			case churns:
+				part += fmt.Sprintf(", dialling %s per request: a pool that churns", units.Number(dials))
+			case ok && f.Other.Conn != "per-request":
+				part += fmt.Sprintf(", dialling %s per request", units.Number(dials))
+			}
+			parts = append(parts, part)
 		}
-		part := shortLibrary(f.Other) + " keeps " + ratioCI(f.QPS)
-		switch dials, churns, ok := f.Other.Churns(); {
-		case churns:
-			part += fmt.Sprintf(", dialling %s per request: a pool that churns", units.Number(dials))
-		case ok:
-			part += fmt.Sprintf(", dialling %s per request", units.Number(dials))
-		}
-		parts[g] = append(parts[g], part)
+		chunks = append(chunks, langName(lang)+": "+strings.Join(parts, ", "))
 	}
-	var out []string
-	for _, g := range order {
-		head := langName(g.lang) + " as shipped"
-		if g.set != "" {
-			head += ", of the throughput once you " + g.set
-		}
-		out = append(out, head+": "+strings.Join(parts[g], "; "))
+	if len(chunks) == 0 {
+		return nil
 	}
-	return out
+	return []string{"As shipped, of the throughput with the settings named — " + strings.Join(chunks, "; ")}
 }
 
 // toSet is what a team sets to move from f's Other (as shipped) to its Base (tuned), in
-// the language's terms: "set `interpolateParams=true` and `SetMaxIdleConns` =
+// the language's terms: "`interpolateParams=true`, `SetMaxIdleConns` =
 // `SetMaxOpenConns`"; "" where the matrix does not say.
 func toSet(f finding, langs map[string]*results.Lang) string {
 	var sets []string
@@ -479,10 +482,7 @@ func toSet(f finding, langs map[string]*results.Lang) string {
 			sets = append(sets, strings.TrimPrefix(st.Set, "set "))
 		}
 	}
-	if len(sets) == 0 {
-		return ""
-	}
-	return "set " + strings.Join(sets, " and ")
+	return strings.Join(sets, ", ")
 }
 
 // langsOf lists the languages fs measured, in order of appearance.

@@ -108,7 +108,7 @@ func build(r *results.Run) (*page, error) {
 	} else {
 		// The three questions are get's; the other ops have a section of their own, unless
 		// a question was asked of another op only (the ops preset's update at every stmt).
-		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Conn, questions.Server}}
+		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Shipped, questions.Conn, questions.Server}}
 		cells := readCellsCounting(countsOf(r.Variants))
 		legend := "" // the first section that explains how to read a cell; the others point to it
 		for i, q := range qs {

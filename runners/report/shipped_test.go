@@ -19,19 +19,18 @@ func TestShippedClausesLeadWithTheDefaultsCost(t *testing.T) {
 	langs := map[string]*results.Lang{"go": {Modes: map[string]*results.ModeSetting{"persistent": {Set: "set `SetMaxIdleConns` = `SetMaxOpenConns`", Default: "2 idle"}}}}
 	f := finding{Base: v("persistent", 0), Other: v("shipped", 0.09), QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 1, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}, OK: true}}
 	got := shippedClauses([]finding{f}, langs)
-	want := "Go as shipped, of the throughput once you set `SetMaxIdleConns` = `SetMaxOpenConns`: database/sql keeps 1.00× [0.99, 1.02], dialling 0.09 per request: a pool that churns"
+	want := "As shipped, of the throughput with the settings named — Go: database/sql 1.00× [0.99, 1.02] (`SetMaxIdleConns` = `SetMaxOpenConns`), dialling 0.09 per request: a pool that churns"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("clauses %q\nwant %q", got, want)
 	}
 	f.Other = v("shipped", 0)
-	if got := shippedClauses([]finding{f}, langs); len(got) != 1 || got[0] != "Go as shipped, of the throughput once you set `SetMaxIdleConns` = `SetMaxOpenConns`: database/sql keeps 1.00× [0.99, 1.02], dialling 0 per request" {
+	if got := shippedClauses([]finding{f}, langs); len(got) != 1 || got[0] != "As shipped, of the throughput with the settings named — Go: database/sql 1.00× [0.99, 1.02] (`SetMaxIdleConns` = `SetMaxOpenConns`), dialling 0 per request" {
 		t.Errorf("a pool that does not churn: %q", got)
 	}
 }
 
 // A layer as shipped differs from the tuned modes in its statement mode too (Laravel
-// prepares natively, a connection per request): the clause says both settings, and
-// groups the layers by what a team would set.
+// prepares natively, a connection per request): the clause names both settings.
 func TestShippedClausesSayEverySettingToChange(t *testing.T) {
 	v := func(library, stmt, conn string) *results.Variant {
 		return &results.Variant{Lang: "php", Layer: library, Library: library, Stmt: stmt, Conn: conn, DB: true}
@@ -45,10 +44,8 @@ func TestShippedClausesSayEverySettingToChange(t *testing.T) {
 		{Base: v("PDO", "interpolate", "persistent"), Other: v("PDO", "interpolate", "per-request"), QPS: qps(0.5)},
 		{Base: v("Eloquent", "interpolate", "persistent"), Other: v("Eloquent", "prepare", "per-request"), QPS: qps(0.3)},
 	}
-	want := []string{
-		"PHP as shipped, of the throughput once you set `PDO::ATTR_PERSISTENT => true`: PDO keeps 0.50× [0.49, 0.51]",
-		"PHP as shipped, of the throughput once you set `PDO::ATTR_EMULATE_PREPARES => true` and `PDO::ATTR_PERSISTENT => true`: Eloquent keeps 0.30× [0.29, 0.31]",
-	}
+	want := []string{"As shipped, of the throughput with the settings named — PHP: PDO 0.50× [0.49, 0.51] (`PDO::ATTR_PERSISTENT => true`), " +
+		"Eloquent 0.30× [0.29, 0.31] (`PDO::ATTR_EMULATE_PREPARES => true`, `PDO::ATTR_PERSISTENT => true`)"}
 	if got := shippedClauses(fs, langs); !slices.Equal(got, want) {
 		t.Errorf("clauses\n%q\nwant\n%q", got, want)
 	}

@@ -122,6 +122,8 @@ func gridCaption(q, lang string, fs []finding) string {
 		return fmt.Sprintf("%s: each server against %s, same layer, stmt, conn and pool", l, serverName(fs[0].Base.Server))
 	case questions.DB:
 		return fmt.Sprintf("%s: each variant on %s against itself on %s", l, dbName(fs[0].Other), dbName(fs[0].Base))
+	case questions.Shipped:
+		return fmt.Sprintf("%s: each layer as its library ships it against itself at %s · %s, same server and pool", l, fs[0].Base.Stmt, fs[0].Base.Conn)
 	}
 	return l
 }
@@ -130,7 +132,7 @@ func gridCaption(q, lang string, fs []finding) string {
 func varyingKeys(fs []finding, q string) []string {
 	var out []string
 	for _, k := range []string{"server", "stmt", "conn", "pool"} {
-		if k == q {
+		if k == q || q == questions.Shipped && (k == "stmt" || k == "conn") { // the column says both
 			continue
 		}
 		seen := map[string]bool{}
@@ -157,6 +159,8 @@ func keyValue(v *results.Variant, k string) string {
 		return v.Conn
 	case "pool":
 		return fmt.Sprintf("pool=%d", v.Pool)
+	case questions.Shipped:
+		return "as shipped: " + v.Stmt + " · " + v.Conn
 	}
 	return ""
 }
