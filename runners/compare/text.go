@@ -344,7 +344,8 @@ func times(e stats.RatioEstimate) string {
 	if !e.HasInterval() {
 		return fmt.Sprintf("%.3f× [no interval]", e.Ratio)
 	}
-	return fmt.Sprintf("%.3f× [%.3f, %.3f]", e.Ratio, e.Lo, e.Hi)
+	f := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+	return units.Estimate(f(e.Ratio)+"×", f(e.Lo), f(e.Hi))
 }
 
 func (e *Estimate) estimate() stats.RatioEstimate {

@@ -464,7 +464,7 @@ func (d *data) poolSection(a answer) section {
 	for _, x := range all {
 		h, ad := x.hold, x.advice
 		g.Rows = append(g.Rows, []cell{textCell(x.v.Key), textCell(string(h.Resource)), numCell(h.RoundTrips, fmt.Sprintf("%.2g", h.RoundTrips)),
-			numCell(h.Seconds, fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi))),
+			numCell(h.Seconds, units.SecondsEstimate(h.Seconds, h.Lo, h.Hi)),
 			numCell(ad.Hold.Seconds, units.Seconds(ad.Hold.Seconds)), numCell(ad.Hold.P99, units.Seconds(ad.Hold.P99)),
 			numCell(float64(ad.Pool), poolText(ad)), numCell(ad.Capacity, capacityText(ad))})
 	}
@@ -481,5 +481,5 @@ func capacityText(a poolsize.Advice) string {
 	if a.Pool == 0 {
 		return a.Why
 	}
-	return fmt.Sprintf("%.0f req/s [%.0f, %.0f]", a.Capacity, a.CapLo, a.CapHi)
+	return units.WholeEstimate(a.Capacity, a.CapLo, a.CapHi, "req/s")
 }

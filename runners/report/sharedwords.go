@@ -83,23 +83,16 @@ func shortLibrary(v *results.Variant) string {
 	return strings.TrimSpace(s)
 }
 
-// interval is "[0.93, 0.97]", or why there is none.
-func interval(e estimate) string {
-	if !e.OK {
-		return "(not measured)"
-	}
-	if !e.HasInterval() {
-		return fmt.Sprintf("(no interval: %d pairs)", e.N)
-	}
-	return fmt.Sprintf("[%.2f, %.2f]", e.Lo, e.Hi)
-}
-
-// ratioCI is "0.95× [0.93, 0.97]".
+// ratioCI is "0.95× [0.93, 0.97]", the ratio and why it has no interval where it has
+// none, or "not measured".
 func ratioCI(e estimate) string {
-	if !e.OK {
+	switch {
+	case !e.OK:
 		return "not measured"
+	case !e.HasInterval():
+		return fmt.Sprintf("%s (no interval: %d pairs)", units.Ratio(e.Ratio), e.N)
 	}
-	return units.Ratio(e.Ratio) + " " + interval(e)
+	return units.Estimate(units.Ratio(e.Ratio), fmt.Sprintf("%.2f", e.Lo), fmt.Sprintf("%.2f", e.Hi))
 }
 
 // halfWidth is "±2%", "±0.6%", or "no interval".

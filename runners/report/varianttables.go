@@ -225,7 +225,7 @@ func (d *data) connectionsGrid() *grid {
 
 // microsInterval shows seconds as µs with their interval: "412 [380, 444]".
 func microsInterval(v, lo, hi float64) string {
-	return fmt.Sprintf("%.0f [%.0f, %.0f]", v*1e6, lo*1e6, hi*1e6)
+	return units.WholeEstimate(v*1e6, lo*1e6, hi*1e6, "")
 }
 
 // authLines says how a capture's new connections authenticated, as the proxy saw

@@ -165,5 +165,5 @@ func Change(e stats.RatioEstimate) string {
 	if !e.HasInterval() {
 		return fmt.Sprintf("%s (no interval: %s)", units.RatioChange(e.Ratio-1), units.Count(e.N, "pair"))
 	}
-	return fmt.Sprintf("%s [%s, %s]", units.RatioChange(e.Ratio-1), units.RatioChange(e.Lo-1), units.RatioChange(e.Hi-1))
+	return units.Estimate(units.RatioChange(e.Ratio-1), units.RatioChange(e.Lo-1), units.RatioChange(e.Hi-1))
 }

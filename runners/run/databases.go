@@ -268,8 +268,8 @@ func (r *runner) measureConnections(ctx context.Context, d *database, opts provi
 		if c.TLS {
 			tls = " + TLS"
 		}
-		fmt.Fprintf(r.o.Log, "new connection, %s, %s%s: %s, server CPU %.0f µs [%.0f, %.0f] (median)\n",
-			d.server, c.Path, tls, units.Count(c.RoundTrips, "round trip"), c.ServerCPU*1e6, c.ServerCPULo*1e6, c.ServerCPUHi*1e6)
+		fmt.Fprintf(r.o.Log, "new connection, %s, %s%s: %s, server CPU %s (median)\n",
+			d.server, c.Path, tls, units.Count(c.RoundTrips, "round trip"), units.WholeEstimate(c.ServerCPU*1e6, c.ServerCPULo*1e6, c.ServerCPUHi*1e6, "µs"))
 	}
 	return nil
 }

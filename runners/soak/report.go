@@ -136,7 +136,7 @@ func verdictRow(role string, s *Series, v *Verdict) []string {
 		slope = fmt.Sprintf("%.3f%% of requests failed", 100*v.Ratio)
 	default:
 		if v.Verdict != NotEnough && v.N > 0 {
-			slope = fmt.Sprintf("%s [%s, %s]", signedValue(v.Slope*3600, u), signedValue(v.Lo*3600, u), signedValue(v.Hi*3600, u))
+			slope = units.Estimate(signedValue(v.Slope*3600, u), signedValue(v.Lo*3600, u), signedValue(v.Hi*3600, u))
 			thr = FormatValue(v.Threshold, u)
 			if v.Verdict == Grows || v.Verdict == Slow {
 				day = signedValue(v.PerDay, u) // only a rising series is projected

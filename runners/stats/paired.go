@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"dbbench/runners/units"
 	"fmt"
 	"math"
 	"slices"
@@ -89,7 +90,13 @@ func (e RatioEstimate) String() string {
 	if !e.HasInterval() {
 		return fmt.Sprintf("%.4f [no interval] (n = %d)", e.Ratio, e.N)
 	}
-	return fmt.Sprintf("%.4f [%.4f, %.4f] (n = %d, %.1f%%)", e.Ratio, e.Lo, e.Hi, e.N, 100*e.Confidence)
+	return fmt.Sprintf("%s (n = %d, %.1f%%)", four(e.Ratio, e.Lo, e.Hi), e.N, 100*e.Confidence)
+}
+
+// four is an estimate to four decimals, as the String methods print it.
+func four(x, lo, hi float64) string {
+	f := func(v float64) string { return fmt.Sprintf("%.4f", v) }
+	return units.Estimate(f(x), f(lo), f(hi))
 }
 
 func (e RatioEstimate) withoutInterval() RatioEstimate {

@@ -42,7 +42,7 @@ func (e TwoSampleEstimate) String() string {
 	if !e.HasInterval() {
 		return fmt.Sprintf("%.4f [no interval] (n = %d+%d)", e.Ratio, e.Old, e.New)
 	}
-	return fmt.Sprintf("%.4f [%.4f, %.4f] (n = %d+%d)", e.Ratio, e.Lo, e.Hi, e.Old, e.New)
+	return fmt.Sprintf("%s (n = %d+%d)", four(e.Ratio, e.Lo, e.Hi), e.Old, e.New)
 }
 
 // TwoSampleRatio estimates how much larger new's values are than old's, as a ratio,

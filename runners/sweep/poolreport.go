@@ -83,7 +83,7 @@ func adviceSentence(cv Curve, a Advice) string {
 		return s + "; spread the load over more instances or a larger host."
 	}
 	c := a.Capacity
-	capacity := fmt.Sprintf("%.0f req/s [%.0f, %.0f]", c.Rate, c.Lo, c.Hi)
+	capacity := units.WholeEstimate(c.Rate, c.Lo, c.Hi, "req/s")
 	if c.Lo == 0 && c.Hi == 0 {
 		capacity = capacityText(c) + " req/s"
 	}
@@ -213,7 +213,7 @@ func capacityText(c *results.Capacity) string {
 	case c.Lo == 0 && c.Hi == 0:
 		return fmt.Sprintf("%.0f (%d searches: too few for an interval)", c.Rate, len(c.Searches))
 	}
-	return fmt.Sprintf("%.0f [%.0f, %.0f]", c.Rate, c.Lo, c.Hi)
+	return units.WholeEstimate(c.Rate, c.Lo, c.Hi, "")
 }
 
 func searches(c *results.Capacity) string {
@@ -259,7 +259,7 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 		trips := h.RoundTrips * h.RTT
 		there := h.At(need.RTT)
 		t.Rows = append(t.Rows, []string{cv.Family, string(h.Resource), fmt.Sprintf("%.2g", h.RoundTrips),
-			fmt.Sprintf("%s [%s, %s]", units.Seconds(h.Seconds), units.Seconds(h.Lo), units.Seconds(h.Hi)),
+			units.SecondsEstimate(h.Seconds, h.Lo, h.Hi),
 			units.Seconds(trips), units.Seconds(h.Seconds - trips), units.Seconds(there.Seconds), units.Seconds(h.P99)})
 	}
 	conn, child := poolsize.HowTimed(holds)

@@ -149,6 +149,25 @@ func MicrosDeltaIn(sec float64, decimals int) string {
 	return Signed(fmt.Sprintf("%.*f", decimals, 1e6*sec)) + " µs"
 }
 
+// Estimate is a figure and its 95% interval as every page and the terminal print one,
+// each already formatted: "0.95× [0.93, 0.97]". The one place the shape is written.
+func Estimate(x, lo, hi string) string { return x + " [" + lo + ", " + hi + "]" }
+
+// SecondsEstimate is a duration and its interval, each in Seconds' unit: "412µs
+// [380µs, 444µs]".
+func SecondsEstimate(x, lo, hi float64) string {
+	return Estimate(Seconds(x), Seconds(lo), Seconds(hi))
+}
+
+// WholeEstimate is a figure and its interval rounded to whole numbers, the unit after
+// the figure: "1520 req/s [1480, 1561]".
+func WholeEstimate(x, lo, hi float64, unit string) string {
+	if unit != "" {
+		unit = " " + unit
+	}
+	return Estimate(fmt.Sprintf("%.0f", x)+unit, fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi))
+}
+
 // WithInterval prints x and its 95% interval [lo, hi] with the same decimals, as many
 // as x's size needs (two below 1, one below 10, none from 10), the unit after x:
 // "0.45 µs [0.41, 0.50]", "2.0 [1.9, 2.1]", "96 B [90, 101]"; an unbounded end is ∞
@@ -173,7 +192,7 @@ func WithInterval(x, lo, hi float64, unit string) string {
 	if unit != "" {
 		unit = " " + unit
 	}
-	return fmt.Sprintf("%s%s [%s, %s]", end(x), unit, end(lo), end(hi))
+	return Estimate(end(x)+unit, end(lo), end(hi))
 }
 
 // DecimalBytes prints a size in powers of 1000 with one decimal: "312 B", "4.6 kB",

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"dbbench/runners/units"
 )
 
 // Book is one package's templates.
@@ -24,10 +26,13 @@ func Load(fsys fs.FS, patterns ...string) *Book {
 	return &Book{template.Must(template.New("").Funcs(funcs).ParseFS(fsys, patterns...))}
 }
 
-// funcs are what a sentence may do to its data: a percentage and a list.
+// funcs are what a sentence may do to its data: a percentage, a list, and a figure
+// with its interval (units.Estimate, units.WholeEstimate).
 var funcs = template.FuncMap{
-	"pct":  Percent,
-	"join": strings.Join,
+	"pct":   Percent,
+	"join":  strings.Join,
+	"est":   units.Estimate,
+	"whole": units.WholeEstimate,
 }
 
 // Percent is a fraction as a sentence says it: 0.02 is "2%". Code that builds a
