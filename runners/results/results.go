@@ -17,8 +17,8 @@ import (
 )
 
 // Schema names this layout; change it when a field changes meaning, or when readers
-// come to rely on a field the runs before it lack (v4: each comparison's finding). Read
-// also accepts the schemas before it (see upgrade.go).
+// come to rely on a field the runs before it lack. Read also accepts the schemas
+// before it, and upgrade.go lists what older runs lack.
 const Schema = "dbbench/results/v4"
 
 // Run is the whole of results.json.
@@ -40,12 +40,12 @@ type Run struct {
 	// with the slices its per-pair ratios come from.
 	Comparisons []*Comparison `json:"comparisons,omitempty"`
 	// Yardstick is fixed work measured at the start, between the languages and at the
-	// end: how fast the machine was while the run ran (nil in older runs).
+	// end: how fast the machine was while the run ran.
 	Yardstick *Yardstick `json:"yardstick,omitempty"`
-	// Link is the distance between the targets and the database (nil in older runs).
+	// Link is the distance between the targets and the database.
 	Link *Link `json:"link,omitempty"`
-	// Topology is where each role ran and the round trips between them (nil in older
-	// runs: every role on one host's loopback).
+	// Topology is where each role ran and the round trips between them (nil: every
+	// role on one host's loopback).
 	Topology *Topology `json:"topology,omitempty"`
 	// AB is set when the run measured two revisions of the suite side by side (dbbench
 	// ab): every variant once per revision, and its comparisons are the revision pairs.
@@ -56,7 +56,7 @@ type Run struct {
 	PoolCheck *PoolCheck `json:"pool_check,omitempty"`
 	// Connections is what opening a connection cost on each server the run measured on
 	// (by server name: mariadb, mysql), one entry per authentication path with and
-	// without TLS (runners/connectcost). Nil in older runs and for a dsn database.
+	// without TLS (runners/connectcost). Nil for a dsn database.
 	Connections map[string][]*ConnectCost `json:"connections,omitempty"`
 	// Writes is set when the database died while writes were measured: what it had
 	// acknowledged against what the table held once it was back (run/writes.go).
@@ -292,7 +292,7 @@ type Lang struct {
 	Servers map[string]*Server `json:"servers"`
 	// Modes is how each statement mode besides prepare, and a pooled connection, is
 	// set in the language's drivers (matrix.yaml, modes), for the report's answers 2
-	// and 3; nil in older runs.
+	// and 3.
 	Modes map[string]*ModeSetting `json:"modes,omitempty"`
 }
 
@@ -326,13 +326,13 @@ type Settings struct {
 	Duration  string `json:"duration"`
 	Reps      int    `json:"reps"`
 	Seed      uint64 `json:"seed"`
-	// Pairing is how the comparisons were measured; nil for runs before pairing.
+	// Pairing is how the comparisons were measured.
 	Pairing *Pairing `json:"pairing,omitempty"`
 	// Round trips: requests per capture, sent one at a time after a warm-up.
 	RoundtripRequests int `json:"roundtrip_requests"`
 	// A variant is invalid when its error rate exceeds this fraction.
 	MaxErrorRate float64 `json:"max_error_rate"`
-	// SaturatedP99 was the fixed saturation rule of runs before package saturation.
+	// SaturatedP99 is an older run's saturation rule (upgrade.go).
 	SaturatedP99 string `json:"saturated_p99,omitempty"`
 	// PoolNeed is what the report sizes pools for (run --pool-rate …): the fourth answer.
 	PoolNeed *PoolNeed `json:"pool_need,omitempty"`
@@ -346,11 +346,11 @@ type PoolNeed struct {
 	RTT            Duration `json:"rtt"`
 	Instances      int      `json:"instances"`
 	MaxConnections int      `json:"max_connections"`
-	// Production's hosts (cores) and the user's present pool; absent in older runs.
+	// Production's hosts (cores) and the user's present pool.
 	AppCores int `json:"app_cores,omitempty"`
 	DBCores  int `json:"db_cores,omitempty"`
 	Current  int `json:"current,omitempty"`
-	// AppMemory is a production app instance's host's memory, bytes; absent in older runs.
+	// AppMemory is a production app instance's host's memory, bytes.
 	AppMemory int64 `json:"app_memory_bytes,omitempty"`
 }
 
@@ -376,15 +376,15 @@ type Variant struct {
 	Stmt   string `json:"stmt"`
 	Conn   string `json:"conn"`
 	Pool   int    `json:"pool"`
-	// Op is the endpoint measured (matrix.yaml's ops), "" for get: runs before ops
-	// measured get alone. Rows is a list's limit, the rows each response holds.
+	// Op is the endpoint measured (matrix.yaml's ops), "" for get. Rows is a list's
+	// limit, the rows each response holds.
 	Op   string `json:"op,omitempty"`
 	Rows int    `json:"rows,omitempty"`
 	// Texts is a get's statement working set (matrix.Op's): the distinct statement
 	// texts the target read the row through; 0 for get's one.
 	Texts int `json:"texts,omitempty"`
 	// Database is the server measured on (the key's db=, matrix.yaml's dbs), "" for
-	// the first, MariaDB: runs before dbs measured it alone.
+	// the first, MariaDB.
 	Database string `json:"database,omitempty"`
 	Rev      string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
@@ -421,7 +421,7 @@ type Variant struct {
 	// server of this host only; it may fall (an allocator returning memory).
 	ServerMemory int64 `json:"server_memory_b,omitempty"`
 	// WorkerMemory is what each process of a PHP target's pool keeps for itself after
-	// the run's slices; nil for Go and for runs before it was measured.
+	// the run's slices; nil for Go.
 	WorkerMemory *WorkerMemory `json:"worker_memory,omitempty"`
 }
 
@@ -532,8 +532,7 @@ type Roundtrips struct {
 	// PerfSchema is performance_schema's count of the statements per request, by the
 	// command the general log names (runners/roundtrip/perfschema.go), with the rows they
 	// examined and the server's time in them per request; nil, with PerfSchemaOff saying
-	// why, where the server did not count (runs before it was read, or
-	// performance_schema off).
+	// why, where the server did not count (performance_schema off).
 	PerfSchema    map[string]float64 `json:"perf_schema,omitempty"`
 	RowsExamined  float64            `json:"rows_examined,omitempty"`
 	ServerTime    float64            `json:"server_time_s,omitempty"`
@@ -585,7 +584,7 @@ type ConnectCost struct {
 // the database's work and every round trip to it, and none of the app's own work).
 // Held is how long a Go request kept its connection checked out (go/held: from the
 // pool's handing it over to its return), which adds the app's work in between; 0 for
-// PHP and for runs before it was measured. Means with their 95% interval; the
+// PHP. Means with their 95% interval; the
 // latency's p99 too.
 type ZeroLoad struct {
 	Requests   int     `json:"requests"`
@@ -692,8 +691,8 @@ type Repetition struct {
 	GenCPU float64 `json:"gen_cpu_per_op"`
 	AppRSS int64   `json:"app_peak_rss_bytes"`
 	// OutsideCPU is how many cores other processes than the target, the database and
-	// dbbench kept busy during the slice (run/measure.go, outside): a neighbour. Nil in
-	// older runs and where a role's CPU was not read.
+	// dbbench kept busy during the slice (run/measure.go, outside): a neighbour. Nil
+	// where a role's CPU was not read.
 	OutsideCPU *float64 `json:"outside_cpu_cores,omitempty"`
 	// The database's Threads_running, sampled every 100 ms during the repetition.
 	ThreadsRunningMean float64 `json:"threads_running_mean"`

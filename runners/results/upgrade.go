@@ -7,6 +7,16 @@ import (
 	"time"
 )
 
+// What older runs lack. A run written before a field existed reads with it empty, and
+// every reader takes empty as "not measured": Run.Yardstick, Link and Topology (every
+// role then on one host's loopback), Connections, Lang.Modes, Settings.Pairing,
+// PoolNeed.AppCores, DBCores, Current and AppMemory, Variant.WorkerMemory,
+// Roundtrips.PerfSchema, ZeroLoad's hold (Held), Repetition.OutsideCPU. Variant.Op was
+// "" when runs measured get alone, and Variant.Database "" when they measured MariaDB
+// alone; both still mean that. Settings.SaturatedP99 is the fixed p99 rule runs used
+// before package saturation judged each point. Schema v4 added each comparison's
+// finding.
+
 // schemaV1 is the layout before servers had a name and before results.json carried the
 // matrix's facts about layers and languages.
 const schemaV1 = "dbbench/results/v1"

@@ -1,5 +1,5 @@
 // Package saturation decides whether a measured point's latency is service time or
-// queueing, from causes the suite can see rather than a fixed p99 (issue 18). It is
+// queueing, from causes the suite can see rather than a fixed p99 threshold. It is
 // pure logic: Judge reads a Summary of one repetition (FromResult makes one from a
 // loadgen.Result, and the runner adds the queues it measured) and returns a Verdict,
 // a state and a reason in words with the numbers that decided it. A Summary is meant

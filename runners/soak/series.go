@@ -31,7 +31,9 @@ const (
 	Errors Kind = "errors"
 )
 
-// Thresholds of the verdicts, as the issue states them.
+// Thresholds of the verdicts: growth a service would feel within a day (memory by
+// 10%, a level doubling), a count growing by one an hour, less than 95% of the offered
+// rate achieved, more than 0.1% of requests failed.
 const (
 	MemoryGrowthPerDay = 0.10
 	CountGrowthPerHour = 1.0

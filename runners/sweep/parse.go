@@ -108,7 +108,7 @@ func ParsePools(m *matrix.Matrix, s string) (map[string][]int, error) {
 const MaxDelay = 10 * time.Second
 
 // ParseDelays reads a comma-separated list of durations; a bare number is milliseconds
-// (0, 0.2, 1, 5 as the issue writes them).
+// (0, 0.2, 1, 5, as people write a link's delay).
 func ParseDelays(list string) ([]time.Duration, error) {
 	var out []time.Duration
 	for _, s := range strings.Split(list, ",") {
