@@ -178,15 +178,33 @@ func seconds(s float64) string {
 	return fmt.Sprintf("%.1f µs", 1e6*s)
 }
 
-// churns flags each variant that keeps its connections yet dialled under load
-// (results.Variant.Churns).
+// churns flags the variants that keep their connections yet dialled under load
+// (results.Variant.Churns), in one alert: a run of every layer as shipped has one pool
+// that churns per layer.
 func (d *data) churns() []string {
-	var out []string
+	var names []string
+	var dials []float64
 	for _, v := range d.valid {
-		if dials, churns, _ := v.Churns(); churns {
-			out = append(out, fmt.Sprintf("%s keeps its connections, yet the server counted %s new connections per request (median of its slices): a pool that churns, closing idle connections that the next requests dial again.",
-				label(v), units.Number(dials)))
+		if n, churns, _ := v.Churns(); churns {
+			names, dials = append(names, label(v)), append(dials, n)
 		}
 	}
-	return out
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return []string{fmt.Sprintf("%s keeps its connections, yet the server counted %s new connections per request (median of its slices): a pool that churns, closing idle connections that the next requests dial again.",
+			names[0], units.Number(dials[0]))}
+	}
+	return []string{fmt.Sprintf("%d variants keep their connections, yet the server counted %s new connections per request (medians of their slices): pools that churn, closing idle connections that the next requests dial again: %s.",
+		len(names), numberRange(dials), strings.Join(names, ", "))}
+}
+
+// numberRange is "0.58 to 0.60", or one number where they are all the same.
+func numberRange(xs []float64) string {
+	lo, hi := units.Number(slices.Min(xs)), units.Number(slices.Max(xs))
+	if lo == hi {
+		return lo
+	}
+	return lo + " to " + hi
 }
