@@ -268,6 +268,12 @@ func goDBVariants(t *testing.T, pool int) []matrix.Variant {
 	}
 	var out []matrix.Variant
 	for _, v := range m.All(map[string][]int{"go": {pool}}) {
+		// The pool as shipped is gotarget's one *sql.DB setting under every layer
+		// (go/config/config.go, Shipped): make test takes it with the raw layer,
+		// DBBENCH_TEST=full with every layer.
+		if v.Conn == "shipped" && v.Layer != "raw" && !opsFull {
+			continue
+		}
 		if v.Lang == "go" && m.Langs["go"].Layers[v.Layer].DB && v.Database == "" {
 			out = append(out, v)
 		}
