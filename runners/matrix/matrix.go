@@ -140,8 +140,19 @@ func (s *Setting) On(protocol string) (stmt, conn string) {
 // ModeSetting is how a statement mode is chosen in a language's own terms.
 type ModeSetting struct {
 	Set     string // what to set: "interpolateParams=true in go-sql-driver's DSN"
-	Default string // what the libraries do unless told
-	Caveat  string // the one thing to know before switching; may be ""
+	Default string // what the libraries do unless told, on every protocol
+	// DefaultBy is Default on one protocol, where that is shorter to say (a run on
+	// PostgreSQL need not hear pdo_mysql's); DefaultOn reads it.
+	DefaultBy map[string]string
+	Caveat    string // the one thing to know before switching; may be ""
+}
+
+// DefaultOn is the setting's default as a run on protocol says it.
+func (s *ModeSetting) DefaultOn(protocol string) string {
+	if d, ok := s.DefaultBy[protocol]; ok {
+		return d
+	}
+	return s.Default
 }
 
 // Server is who runs a language's code (net/http; nginx + php-fpm; resident workers),

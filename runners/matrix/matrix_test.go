@@ -215,6 +215,10 @@ func TestShippedAndTunedSettings(t *testing.T) {
 			t.Errorf("%s %s on %s ships %s/%s, want %s/%s", tc.lang, tc.layer, tc.protocol, stmt, conn, tc.stmt, tc.conn)
 		}
 	}
+	// A mode's default as a run on one protocol says it.
+	if got := m.Langs["php"].Modes["interpolate"].DefaultOn("postgres"); got != "false in pdo_pgsql" {
+		t.Errorf("PHP's interpolate default on postgres: %q", got)
+	}
 	if stmt, conn := m.Langs["php"].Tuned.On("postgres"); stmt != "interpolate" || conn != "persistent" {
 		t.Errorf("php tuned on postgres: %s/%s", stmt, conn)
 	}

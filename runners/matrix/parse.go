@@ -219,7 +219,7 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 	}
 	if n := spec["modes"]; n != nil {
 		l.Modes = map[string]*ModeSetting{}
-		fields := []string{"set", "default", "caveat"}
+		fields := []string{"set", "default", "caveat", "default_by"}
 		err := p.eachEntry(n, "modes of "+name, "mode", fields, fields[:2], func(k, _ *yaml.Node, f map[string]*yaml.Node) error {
 			if !slices.Contains([]string{"prepared", "interpolate", "persistent"}, k.Value) {
 				return p.errorf(k, "modes of %s: %q is not a mode another is set against (prepared, interpolate, persistent)", name, k.Value)
@@ -227,6 +227,16 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 			st := &ModeSetting{Set: f["set"].Value, Default: f["default"].Value}
 			if c := f["caveat"]; c != nil {
 				st.Caveat = c.Value
+			}
+			if d := f["default_by"]; d != nil {
+				by, err := p.byProtocol(d, "default_by of mode "+k.Value)
+				if err != nil {
+					return err
+				}
+				st.DefaultBy = map[string]string{}
+				for protocol, v := range by {
+					st.DefaultBy[protocol] = v.Value
+				}
 			}
 			l.Modes[k.Value] = st
 			return nil

@@ -62,9 +62,20 @@ func (o *Options) environment(vs []matrix.Variant) map[string]string {
 }
 
 // langFacts copies what the matrix says of the run's languages into results.json, so a
-// report needs nothing but that file.
+// report needs nothing but that file. A mode's default is said for the run's protocol
+// where the run reads one.
 func langFacts(m *matrix.Matrix, vs []matrix.Variant) map[string]*results.Lang {
 	out := map[string]*results.Lang{}
+	protocols := map[string]bool{}
+	for _, v := range vs {
+		protocols[m.ProtocolOf(m.DBName(v))] = true
+	}
+	protocol := "" // several: each mode's default on every protocol
+	if len(protocols) == 1 {
+		for p := range protocols {
+			protocol = p
+		}
+	}
 	for _, v := range vs {
 		l := m.Langs[v.Lang]
 		if out[v.Lang] == nil {
@@ -73,7 +84,7 @@ func langFacts(m *matrix.Matrix, vs []matrix.Variant) map[string]*results.Lang {
 				if out[v.Lang].Modes == nil {
 					out[v.Lang].Modes = map[string]*results.ModeSetting{}
 				}
-				out[v.Lang].Modes[stmt] = &results.ModeSetting{Set: st.Set, Default: st.Default, Caveat: st.Caveat}
+				out[v.Lang].Modes[stmt] = &results.ModeSetting{Set: st.Set, Default: st.DefaultOn(protocol), Caveat: st.Caveat}
 			}
 		}
 		s := l.Servers[v.Server]
