@@ -66,7 +66,7 @@ func layerAnswer(all []finding, langs map[string]*results.Lang) answer {
 		chunks = append(chunks, head+": "+strings.Join(parts, ", "))
 	}
 	if others {
-		chunks = append(chunks, "builders and wrappers below")
+		chunks = append(chunks, "the others below")
 	}
 	lead := "Of the raw driver's throughput, each layer keeps (" + term("95% intervals", "wilcoxon-interval")
 	if ormsOnly {
@@ -179,10 +179,10 @@ func stmtAnswer(all []finding, langs map[string]*results.Lang) answer {
 	var clauses []string
 	settingLed := false // a clause says what to set: the sentence names what it is against
 	// Against a prepare per query the sentence answers each language's first mode
-	// (interpolate); where a driver's own default is the reference (pgx), its best and
-	// its worst other mode. The chart and section show all.
+	// (interpolate); where a driver's own default is the reference (pgx), its best other
+	// mode. The chart and section show all.
 	againstPrepare := map[string]bool{} // languages answered against prepare
-	worded := extremeModes(fs)
+	worded := bestModes(fs)
 	for _, stmt := range stmtsOf(fs) {
 		of := slices.DeleteFunc(slices.Clone(fs), func(f finding) bool { return f.Other.Stmt != stmt })
 		ref := of[0].Base.Stmt // a mode belongs to one driver, compared with its reference
@@ -237,12 +237,12 @@ func shownPer(ref string) int {
 	return 1
 }
 
-// extremeModes names, of the modes compared with a driver's own default (pgx's
+// bestModes names, of the modes compared with a driver's own default (pgx's
 // cache_statement) rather than with a prepare per query, the one whose raw layer keeps
-// the most throughput and the one that keeps the least: the choice a team makes, and the
-// mode to avoid. The others are in the answer's chart and section.
-func extremeModes(fs []finding) map[string]bool {
-	best, worst := map[string]finding{}, map[string]finding{} // by reference mode
+// the most throughput: the choice a team makes. The others, the mode to avoid among
+// them, are in the answer's chart and section (the first screen is short).
+func bestModes(fs []finding) map[string]bool {
+	best := map[string]finding{} // by reference mode
 	for _, f := range fs {
 		ref := f.Base.Stmt
 		if ref == questions.RefStmt || f.Other.Kind != "raw" || !f.QPS.OK {
@@ -251,13 +251,10 @@ func extremeModes(fs []finding) map[string]bool {
 		if b, ok := best[ref]; !ok || f.QPS.Ratio > b.QPS.Ratio {
 			best[ref] = f
 		}
-		if w, ok := worst[ref]; !ok || f.QPS.Ratio < w.QPS.Ratio {
-			worst[ref] = f
-		}
 	}
 	out := map[string]bool{}
 	for ref := range best {
-		out[best[ref].Other.Stmt], out[worst[ref].Other.Stmt] = true, true
+		out[best[ref].Other.Stmt] = true
 	}
 	return out
 }
@@ -303,8 +300,9 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 	return chunk + "; " + strings.Join(lists, ", "), true
 }
 
-// tripChange is ", 2 → 1 round trips" between two variants' counts, "" when either
-// was not counted: the round trips beside the commands wherever a change is worded.
+// tripChange is ", 2 → 1 round trips" between two variants' counts, ", 1 round trip
+// each" where they are the same, "" when either was not counted: the round trips beside
+// the commands wherever a change is worded.
 func tripChange(base, other *results.Variant) string {
 	b, o := base.Roundtrips, other.Roundtrips
 	if b == nil || o == nil {
@@ -312,6 +310,9 @@ func tripChange(base, other *results.Variant) string {
 	}
 	_, rb := b.Commands()
 	_, ro := o.Commands()
+	if units.Number(rb) == units.Number(ro) {
+		return ", " + units.Count(ro, "round trip") + " each"
+	}
 	return fmt.Sprintf(", %s → %s round trips", units.Number(rb), units.Number(ro))
 }
 
@@ -358,7 +359,7 @@ func stmtPhrase(stmt, ref string, long bool) string {
 	}
 	switch {
 	case stmt == "interpolate" && long:
-		return "interpolating instead of a server-side prepare per query gives, of prepare's throughput"
+		return "interpolation against a prepare per query"
 	case stmt == "prepared" && long:
 		return "a statement prepared once and reused"
 	case stmt == "interpolate":
@@ -413,8 +414,14 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 				keeps = "per request"
 			}
 			// The commands a new connection adds are in the section: the first screen is
-			// short.
-			clauses = append(clauses, fmt.Sprintf("%s: %s (default: %s): %s %s", langName(lang), st.Set, st.Default, keeps, strings.Join(lists, ", ")))
+			// short. Where the shipped clause named the setting, it is not said again.
+			set := fmt.Sprintf(" %s (default: %s):", st.Set, st.Default)
+			if slices.ContainsFunc(shipped, func(f finding) bool {
+				return f.Other.Lang == lang && strings.Contains(toSet(f, langs), strings.TrimPrefix(st.Set, "set "))
+			}) {
+				set = ""
+			}
+			clauses = append(clauses, fmt.Sprintf("%s:%s %s %s", langName(lang), set, keeps, strings.Join(lists, ", ")))
 		}
 	}
 	if len(chunks) > 0 {

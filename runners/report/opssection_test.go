@@ -94,7 +94,7 @@ func TestBeyondOneRow(t *testing.T) {
 			t.Errorf("answer 1 shows %s", f.Other.Key)
 		}
 	}
-	if !strings.HasPrefix(p.Answers[1].Sentence, "Interpolating") {
+	if !strings.HasPrefix(p.Answers[1].Sentence, "Interpolation against a prepare per query") {
 		t.Errorf("answer 2 (get has stmt comparisons): %s", p.Answers[1].Sentence)
 	}
 	i := slices.IndexFunc(p.Sections, func(s section) bool { return s.ID == opsID })

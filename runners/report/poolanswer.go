@@ -83,23 +83,32 @@ func (d *data) poolAnswer() answer {
 	}
 	a.Sentence += " " + checkSummary(d.run.PoolCheck, need)
 	a.Evidence = checkText(d.run.PoolCheck) + " Each pool is the smallest that holds the rate, then (→) the smallest that stays ≤ 70% busy; from each variant's " + term("hold time", "hold-time") +
-		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model, corrected for holds that are mostly round trips, whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool."
+		" alone, its CPU per request and an " + term("M/M/c", "mmc") + " model, corrected for holds that are mostly round trips, whose holds stretch as the hosts' CPU fills; `make pool-sweep` measures every pool. " +
+		"What the pools are sized for is set by " + needFlags(need) + "."
 	return a
 }
 
-// needText echoes what the pools are sized for, then the flags that change it.
+// needText echoes what the pools are sized for (the flags that change it are in the
+// section, needFlags: the first screen is short).
 func needText(n poolsize.Need) string {
 	rtt := n.RTT.String()
 	if n.RTT == 0 {
 		rtt = "0 ms"
 	}
 	s := fmt.Sprintf("%d instances × %.0f req/s, p99 ≤ %v, %s away", n.Instances, n.Rate, n.P99, rtt)
-	flags := "`--app-instances`, `--pool-rate`, `--pool-p99`, `--pool-rtt`"
 	if n.AppCores > 0 {
 		s += fmt.Sprintf(", %d app, %d database cores", n.AppCores, n.DBCores)
+	}
+	return fmt.Sprintf("%s, max_connections %d", s, n.MaxConnections)
+}
+
+// needFlags are the flags that change what the pools are sized for.
+func needFlags(n poolsize.Need) string {
+	flags := "`--app-instances`, `--pool-rate`, `--pool-p99`, `--pool-rtt`"
+	if n.AppCores > 0 {
 		flags += ", `--app-cores`/`--db-cores`"
 	}
-	return fmt.Sprintf("%s, max_connections %d (%s, `--max-connections`)", s, n.MaxConnections, flags)
+	return flags + " and `--max-connections`"
 }
 
 // poolSetting is one family's answer in its own setting: "php-fpm at interpolate:
