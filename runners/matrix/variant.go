@@ -43,24 +43,29 @@ type Variant struct {
 // lang=go/server=nethttp/layer=beego/stmt=interpolate/conn=persistent/pool=64, then
 // /op=list100 for an op other than get, /db=mysql for a database other than the
 // first, and /rev=1a2b3c4 when the variant has a revision.
-func (v Variant) Key() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.dbPart() + v.revPart()
+func (v Variant) Key() string { return v.spell(true, false) }
+
+// spell writes the key: with server= unless legacy, with op=get when spelledOp. The
+// one place the key's form is written.
+func (v Variant) spell(server, spelledOp bool) string {
+	s := "lang=" + v.Lang
+	if server {
+		s += "/server=" + v.Server
+	}
+	s += fmt.Sprintf("/layer=%s/stmt=%s/conn=%s/pool=%d", v.Layer, v.Stmt, v.Conn, v.Pool)
+	return s + v.opPart(spelledOp) + v.dbPart() + v.revPart()
 }
 
 // LegacyKey is the key as it was spelled before servers had a name: without server=.
 // A name in this form means the language's first server (Matrix.Resolve).
-func (v Variant) LegacyKey() string {
-	return fmt.Sprintf("lang=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(false) + v.dbPart() + v.revPart()
-}
+func (v Variant) LegacyKey() string { return v.spell(false, false) }
 
 // OpName is the variant's op, get when the key names none.
 func (v Variant) OpName() string { return cmp.Or(v.Op, Get) }
 
 // OpKey is the key with op= spelled out, op=get included: the benchmark name of a run
 // that measures several ops, so that benchstat can slice get beside the others.
-func (v Variant) OpKey() string {
-	return fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", v.Lang, v.Server, v.Layer, v.Stmt, v.Conn, v.Pool) + v.opPart(true) + v.dbPart() + v.revPart()
-}
+func (v Variant) OpKey() string { return v.spell(true, true) }
 
 // opPart comes after pool and before rev; get's is empty unless spelled out.
 func (v Variant) opPart(spelled bool) string {
@@ -97,6 +102,17 @@ func (v Variant) revPart() string {
 func (v Variant) WithoutRev() Variant {
 	v.Rev = ""
 	return v
+}
+
+// ShortKey is a variant key by its values alone, for a line of at most 120
+// characters: "php/worker/eloquent/interpolate/persistent/8".
+func ShortKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, kv := range parts {
+		_, val, _ := strings.Cut(kv, "=")
+		parts[i] = val
+	}
+	return strings.Join(parts, "/")
 }
 
 // Name is the variant's benchmark name: BenchmarkSingleRow/lang=…/pool=64.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dbbench/runners/loadgen"
+	"dbbench/runners/matrix"
 	"dbbench/runners/procstat"
 	"dbbench/runners/results"
 	"dbbench/runners/servers"
@@ -351,17 +352,8 @@ func blockNames(vs []*results.Variant, n int) string {
 
 // shortName is a variant in a progress line that has said its language: its key's
 // values without it ("nethttp/raw/prepare/persistent/64").
-func shortName(v *results.Variant) string { return strings.TrimPrefix(shortKey(v.Key), v.Lang+"/") }
-
-// shortKey is a variant key by its values alone, for a progress line of at most 120
-// characters: "php/worker/eloquent/interpolate/persistent/8".
-func shortKey(key string) string {
-	parts := strings.Split(key, "/")
-	for i, kv := range parts {
-		_, val, _ := strings.Cut(kv, "=")
-		parts[i] = val
-	}
-	return strings.Join(parts, "/")
+func shortName(v *results.Variant) string {
+	return strings.TrimPrefix(matrix.ShortKey(v.Key), v.Lang+"/")
 }
 
 // flushNowAndThen rewrites results.json when it has not been for a while.

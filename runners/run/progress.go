@@ -29,7 +29,7 @@ func newProgress(w io.Writer, variants int) *progress {
 
 // phase reports variant i (0-based) being checked.
 func (p *progress) phase(i int, v matrix.Variant, what string) {
-	p.line(fmt.Sprintf("[check %d/%d] %s: %s", i+1, p.variants, shortKey(v.Key()), what))
+	p.line(fmt.Sprintf("[check %d/%d] %s: %s", i+1, p.variants, matrix.ShortKey(v.Key()), what))
 }
 
 // note reports a step.

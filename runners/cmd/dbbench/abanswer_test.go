@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
+	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/revcost"
@@ -25,7 +26,7 @@ func TestABTerminalMarksTheFindings(t *testing.T) {
 	var out bytes.Buffer
 	printAnswer(&out, res, a)
 	for _, v := range a.Variants {
-		row := rowOf(out.String(), shortKey(revcost.Label(v.B)))
+		row := rowOf(out.String(), matrix.ShortKey(revcost.Label(v.B)))
 		for _, e := range v.Estimates {
 			cell := revcost.Change(e.RatioEstimate) + " " + report.Mark(e.Decision)
 			if !strings.Contains(row, cell) {

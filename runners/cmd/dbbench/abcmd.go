@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/revcost"
@@ -156,7 +157,7 @@ func printAnswer(w io.Writer, res *results.Run, a *revcost.Answer) {
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "commands/req", "pairs"), "\t")+"\t")
 	for _, v := range a.Variants {
-		row := []string{shortKey(revcost.Label(v.B))}
+		row := []string{matrix.ShortKey(revcost.Label(v.B))}
 		for _, m := range revcost.Metrics {
 			row = append(row, estimateText(v, m))
 		}
@@ -192,14 +193,4 @@ func estimateText(v revcost.Variant, m revcost.Metric) string {
 		}
 	}
 	return "–"
-}
-
-// shortKey drops the key names: go/nethttp/raw/interpolate/persistent/8.
-func shortKey(key string) string {
-	parts := strings.Split(key, "/")
-	for i, p := range parts {
-		_, v, _ := strings.Cut(p, "=")
-		parts[i] = v
-	}
-	return strings.Join(parts, "/")
 }
