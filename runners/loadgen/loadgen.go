@@ -352,7 +352,10 @@ func (w *worker) loop() {
 	r := w.r
 	var sinceCheck int
 	keepBody := func(status int) bool {
-		if r.Check == nil || status < 200 || status > 299 {
+		if status < 200 || status > 299 { // the first error's body says its cause
+			return w.counts.samples[classNon2xx] == ""
+		}
+		if r.Check == nil {
 			return false
 		}
 		sinceCheck++
@@ -496,7 +499,7 @@ func (w *worker) record(q Request, resp response, err error, intended, sent, don
 	}
 	switch {
 	case resp.status < 200 || resp.status > 299:
-		c.fail(classNon2xx, fmt.Errorf("status %d", resp.status))
+		c.fail(classNon2xx, fmt.Errorf("status %d%s", resp.status, bodyWords(resp.body)))
 	case resp.kept:
 		c.checked++
 		if cerr := w.r.Check(q, resp.body); cerr != nil {
@@ -507,6 +510,19 @@ func (w *worker) record(q Request, resp response, err error, intended, sent, don
 	default:
 		c.ok++
 	}
+}
+
+// bodyWords is an error response's body as an error sample's tail, ": …", at most 200
+// bytes on one line; "" for none.
+func bodyWords(body []byte) string {
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if s == "" {
+		return ""
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return ": " + s
 }
 
 func (c *counts) fail(class errClass, err error) {

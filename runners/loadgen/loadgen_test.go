@@ -593,3 +593,19 @@ func TestKeepAckedKeepsTheInsertsAnswered2xx(t *testing.T) {
 		t.Fatalf("without KeepAcked: %d kept", len(res.AckedInserts))
 	}
 }
+
+// The first error response's body is its sample: a 503 says why (the target's JSON
+// error), not only its status.
+func TestErrorSampleKeepsTheFirstErrorBody(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, `{"error": "database error: Error 1040: Too many connections"}`+"\n")
+	}))
+	t.Cleanup(s.Close)
+	res := mustRun(t, Config{Target: s.URL, Rows: 10, Connections: 2, Duration: 200 * time.Millisecond})
+	want := `status 503: {"error": "database error: Error 1040: Too many connections"}`
+	if got := res.ErrorSamples["non2xx"]; got != want {
+		t.Errorf("sample %q, want %q (errors %v)", got, want, res.Errors)
+	}
+}
