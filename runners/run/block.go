@@ -308,6 +308,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
 	what := fmt.Sprintf("block, slice %d", n)
 	if !r.record(v, rep, res, afterErr, what) {
+		invalidatedBy(v, b.p.targets[v])
 		return nil, r.databaseAlive(ctx)
 	}
 	if r.isUpdate(v) {

@@ -88,6 +88,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 		rep.OutsideCPU = outside(busy1-busy0, rep, res.Requests, res.Elapsed)
 	}
 	if !r.record(rv, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
+		invalidatedBy(rv, t)
 		return nil, r.databaseAlive(ctx)
 	}
 	if r.isUpdate(rv) {

@@ -323,7 +323,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Langs:       langFacts(o.Matrix, vs),
 		AB:          o.ab(),
 		Settings: results.Settings{
-			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows,
+			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows, ServerMaxConnections: o.DB.MaxConnections,
 			Connections: o.Connections, Rate: o.Rate, Poisson: o.Poisson && o.Rate > 0, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
@@ -524,21 +524,8 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	// A 503 stands for a database error, which the target printed: the reason names it.
-	said := func() string {
-		if t.Said == nil {
-			return ""
-		}
-		for range 20 { // its line comes through a pipe, a moment after the answer
-			if s := t.Said(); s != "" {
-				return "; the target's last database error: " + s
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return ""
-	}
 	if rv.Verification.Error != "" {
-		r.invalidate(rv, "verification failed: "+rv.Verification.Error+said())
+		r.invalidate(rv, "verification failed: "+rv.Verification.Error+targetSaid(t))
 		return nil
 	}
 	if !db {
@@ -550,7 +537,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	}
 	rt, err := countRoundtrips(ctx, via, t.URL, spec.Op, v.Pool, d.db.Rows, r.o.RoundtripRequests, r.o.Seed, r.expectation(v))
 	if err != nil {
-		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error()+said())
+		return r.failVariant(ctx, rv, "round-trip capture failed: "+err.Error()+targetSaid(t))
 	}
 	rv.Roundtrips = rt
 	if z := rt.ZeroLoad; t.AdminURL != "" && z != nil && z.Held == 0 {
@@ -602,6 +589,28 @@ func (r *runner) alive(ctx context.Context, d *database) error {
 		return r.died(ctx, d, fmt.Errorf("it stopped answering: %v", err))
 	}
 	return nil
+}
+
+// targetSaid is "; the target's last database error: …" where t printed one: a 503
+// stands for a database error, which the target logs and does not answer with.
+func targetSaid(t *target.Target) string {
+	if t == nil || t.Said == nil {
+		return ""
+	}
+	for range 20 { // its line comes through a pipe, a moment after the answer
+		if s := t.Said(); s != "" {
+			return "; the target's last database error: " + s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return ""
+}
+
+// invalidatedBy adds to the reason rv was invalidated for what its target said.
+func invalidatedBy(rv *results.Variant, t *target.Target) {
+	if !rv.Valid && rv.InvalidReason != "" {
+		rv.InvalidReason += targetSaid(t)
+	}
 }
 
 func (r *runner) invalidate(rv *results.Variant, reason string) {
