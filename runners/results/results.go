@@ -315,10 +315,13 @@ type Settings struct {
 	Preset   string `json:"preset"`
 	Provider string `json:"provider"`
 	// DBs are the servers measured on (--db), in the order given; empty: the first.
-	DBs         []string `json:"dbs,omitempty"`
-	Rows        int      `json:"rows"`
-	Connections int      `json:"connections"`
-	Rate        float64  `json:"rate"` // 0: closed loop
+	DBs  []string `json:"dbs,omitempty"`
+	Rows int      `json:"rows"`
+	// ServerMaxConnections is the embedded server's max_connections where the run set
+	// it (--server-max-connections); 0: sized from the run's pools.
+	ServerMaxConnections int     `json:"server_max_connections,omitempty"`
+	Connections          int     `json:"connections"`
+	Rate                 float64 `json:"rate"` // 0: closed loop
 	// Poisson: the open loop's sends were spaced by exponential gaps (loadgen.Config.Poisson).
 	Poisson   bool   `json:"poisson,omitempty"`
 	KeepAlive bool   `json:"keepalive"`

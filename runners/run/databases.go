@@ -185,7 +185,9 @@ func (r *runner) provision(ctx context.Context) error {
 func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	opts := r.o.DB
 	opts.Server = d.server
-	opts.MaxConnections = r.maxConnections()
+	if opts.MaxConnections == 0 { // else --server-max-connections
+		opts.MaxConnections = r.maxConnections()
+	}
 	if r.topo.DB.Addr != "127.0.0.1" { // where the other roles reach it
 		opts.Place, opts.Clients = r.topo.DB, []string{r.topo.Load.Addr, r.topo.App.Addr}
 	}

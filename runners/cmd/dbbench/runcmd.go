@@ -65,6 +65,7 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	conns := fs.Int("connections", 0, atLeast(1), "closed loop: client connections (default: the preset's)")
 	rate := fs.Float("rate", 0, atLeast0, "open loop: requests per second in all (0, the default: closed loop)")
 	arrivals := fs.String("arrivals", "even", oneOf("even", "poisson"), "open loop: how sends are spaced: even, or poisson (exponential gaps, concurrency rising and falling as production's does)")
+	serverMaxConns := fs.Int("server-max-connections", 0, atLeast(0), "an embedded server's max_connections (0: what the run's pools need, with room); MariaDB and MySQL ship 151, PostgreSQL 100: to see a pool without a limit fail past it")
 	keepalive := fs.Bool("keepalive", true, "reuse client connections (false: a new TCP connection per request)")
 	seed := fs.Uint64("seed", 1, "seed of the id sequence")
 	rtt := fs.Duration("rtt", 0, atLeast0, "round-trip time added between the targets and the database, half each way (a delay proxy): a network hop, as in production")
@@ -117,6 +118,12 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 	}
 	if err := checkTopology(fs, topo(), sel.db); err != nil {
 		return runConfig{}, err
+	}
+	if n := *serverMaxConns; n > 0 {
+		if sel.db.KindName() != "embedded" {
+			return runConfig{}, fmt.Errorf("%w: run: --server-max-connections %d starts an embedded server so; --provider %s attaches to one whose limit is its own", errUsage, n, sel.db.KindName())
+		}
+		sel.db.MaxConnections = n
 	}
 	dir := *out
 	if dir == "" {
