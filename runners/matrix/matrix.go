@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"dbbench/dsn/protocol"
@@ -58,9 +59,16 @@ type Matrix struct {
 	// DBs are the database servers a variant can be measured on (its db=); the first
 	// is the default, which a name without db= means.
 	DBs     map[string]*DB
-	order   []string // langs in file order
-	opOrder []string // ops in file order
-	dbOrder []string // dbs in file order
+	order   []string   // langs in file order
+	opOrder []string   // ops in file order
+	dbOrder []string   // dbs in file order
+	spelled *spellings // Spellings' memo: Parse checks every preset against every variant
+}
+
+// spellings remembers each variant's Spellings, for any goroutine.
+type spellings struct {
+	mu sync.Mutex
+	of map[Variant][]string
 }
 
 // DB is a database server the suite can start (runners/provider) and measure on.
@@ -404,7 +412,8 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 				}
 				v.Op = op
 			}
-			if slices.ContainsFunc(p.Include, func(re *regexp.Regexp) bool { return m.Match(re, v) }) {
+			spelled := m.Spellings(v)
+			if slices.ContainsFunc(p.Include, func(re *regexp.Regexp) bool { return slices.ContainsFunc(spelled, re.MatchString) }) {
 				out = append(out, v)
 			}
 		}
@@ -419,45 +428,50 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 // ops. Patterns written before revisions and databases too: a variant with a rev or a
 // db also matches as it would without; on the default database it also matches with
 // db= spelled out.
-func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool { return m.match(re, v, true) }
-
-// match is Match; spellDB adds the default database's spelling (db=mariadb), which a
-// variant on another database, matched as it would be without db=, must not get. A
-// layer renamed since also matches by the name it had (Layer.Was).
-func (m *Matrix) match(re *regexp.Regexp, v Variant, spellDB bool) bool {
-	if m.spelledAs(re, v, spellDB) {
-		return true
-	}
-	if l, ok := m.Langs[v.Lang]; ok && l.Layers[v.Layer] != nil && l.Layers[v.Layer].Was != "" {
-		v.Layer = l.Layers[v.Layer].Was
-		return m.spelledAs(re, v, spellDB)
-	}
-	return false
+func (m *Matrix) Match(re *regexp.Regexp, v Variant) bool {
+	return slices.ContainsFunc(m.Spellings(v), re.MatchString)
 }
 
-// spelledAs says whether re matches v in any of its spellings.
-func (m *Matrix) spelledAs(re *regexp.Regexp, v Variant, spellDB bool) bool {
-	spellings := []string{v.Key()}
+// Spellings are every name a pattern may select v by (Match): a caller testing many
+// patterns against one variant spells it once.
+func (m *Matrix) Spellings(v Variant) []string { return m.allSpellings(v, true) }
+
+// allSpellings are v's spellings, and a layer renamed since by the name it had
+// (Layer.Was); spellDB adds the default database's spelling (db=mariadb), which a
+// variant on another database, spelled as it would be without db=, must not get.
+func (m *Matrix) allSpellings(v Variant, spellDB bool) []string {
+	out := m.spellings(v, spellDB)
+	if l, ok := m.Langs[v.Lang]; ok && l.Layers[v.Layer] != nil && l.Layers[v.Layer].Was != "" {
+		v.Layer = l.Layers[v.Layer].Was
+		out = append(out, m.spellings(v, spellDB)...)
+	}
+	return out
+}
+
+// spellings are v's key in each form a name written before may take, and those of v
+// without its db and its rev.
+func (m *Matrix) spellings(v Variant, spellDB bool) []string {
+	out := []string{v.Key()}
 	if v.Op == "" {
-		spellings = append(spellings, v.OpKey())
+		out = append(out, v.OpKey())
 	}
 	if spellDB && v.Database == "" && len(m.dbOrder) > 0 {
-		spellings = append(spellings, m.spelledDB(v))
+		out = append(out, m.spelledDB(v))
 	}
 	if l, ok := m.Langs[v.Lang]; ok && v.Server == l.DefaultServer() {
 		legacy := v.LegacyKey()
-		spellings = append(spellings, legacy)
+		out = append(out, legacy)
 		if v.Op == "" {
-			spellings = append(spellings, strings.TrimSuffix(legacy, v.revPart())+"/op="+Get+v.revPart())
+			out = append(out, strings.TrimSuffix(legacy, v.revPart())+"/op="+Get+v.revPart())
 		}
 	}
-	if slices.ContainsFunc(spellings, re.MatchString) {
-		return true
+	if v.Database != "" {
+		out = append(out, m.spellings(v.WithoutDB(), false)...)
 	}
-	if v.Database != "" && m.match(re, v.WithoutDB(), false) {
-		return true
+	if v.Rev != "" {
+		out = append(out, m.spellings(v.WithoutRev(), spellDB)...)
 	}
-	return v.Rev != "" && m.match(re, v.WithoutRev(), spellDB)
+	return out
 }
 
 // spelledDB is v's key with the default database spelled out as db=.
@@ -619,8 +633,9 @@ func (m *Matrix) Expected(v Variant) map[string]int {
 // wire does not), and why: the rules' LogOnly and Why for v.
 func (m *Matrix) LogOnly(v Variant) (map[string]int, []string) {
 	var why []string
+	spelled := m.Spellings(v)
 	for _, r := range m.Rules {
-		if len(r.LogOnly) > 0 && m.Match(r.Match, v) {
+		if len(r.LogOnly) > 0 && slices.ContainsFunc(spelled, r.Match.MatchString) {
 			why = append(why, r.Why)
 		}
 	}
@@ -630,8 +645,9 @@ func (m *Matrix) LogOnly(v Variant) (map[string]int, []string) {
 func (m *Matrix) sum(v Variant, counts func(Rule) map[string]int) map[string]int {
 	out := map[string]int{}
 	protocol := m.ProtocolOf(m.DBName(v))
+	spelled := m.Spellings(v)
 	for _, r := range m.Rules {
-		if r.Protocol == protocol && m.Match(r.Match, v) {
+		if r.Protocol == protocol && slices.ContainsFunc(spelled, r.Match.MatchString) {
 			for k, n := range counts(r) {
 				out[k] += n
 			}
@@ -660,8 +676,9 @@ func MaxPool(vs []Variant) int {
 func (m *Matrix) Excluded(v Variant) string { return m.excluded(v) }
 
 func (m *Matrix) excluded(v Variant) string {
+	spelled := m.Spellings(v)
 	for _, e := range m.Exclude {
-		if m.Match(e.Match, v) {
+		if slices.ContainsFunc(spelled, e.Match.MatchString) {
 			return e.Why
 		}
 	}
