@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"dbbench/dsn/protocol"
@@ -59,16 +58,9 @@ type Matrix struct {
 	// DBs are the database servers a variant can be measured on (its db=); the first
 	// is the default, which a name without db= means.
 	DBs     map[string]*DB
-	order   []string   // langs in file order
-	opOrder []string   // ops in file order
-	dbOrder []string   // dbs in file order
-	spelled *spellings // Spellings' memo: Parse checks every preset against every variant
-}
-
-// spellings remembers each variant's Spellings, for any goroutine.
-type spellings struct {
-	mu sync.Mutex
-	of map[Variant][]string
+	order   []string // langs in file order
+	opOrder []string // ops in file order
+	dbOrder []string // dbs in file order
 }
 
 // DB is a database server the suite can start (runners/provider) and measure on.
