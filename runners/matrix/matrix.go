@@ -131,10 +131,16 @@ type Setting struct {
 
 // On is the setting's statement and connection modes on protocol.
 func (s *Setting) On(protocol string) (stmt, conn string) {
-	if x, ok := s.StmtBy[protocol]; ok {
-		return x, s.Conn
+	return onProtocol(s.StmtBy, protocol, s.Stmt), s.Conn
+}
+
+// onProtocol is by's value for protocol, else otherwise: a fact the matrix says once,
+// or per protocol where it differs.
+func onProtocol(by map[string]string, protocol, otherwise string) string {
+	if v, ok := by[protocol]; ok {
+		return v
 	}
-	return s.Stmt, s.Conn
+	return otherwise
 }
 
 // ModeSetting is how a statement mode is chosen in a language's own terms.
@@ -149,10 +155,7 @@ type ModeSetting struct {
 
 // DefaultOn is the setting's default as a run on protocol says it.
 func (s *ModeSetting) DefaultOn(protocol string) string {
-	if d, ok := s.DefaultBy[protocol]; ok {
-		return d
-	}
-	return s.Default
+	return onProtocol(s.DefaultBy, protocol, s.Default)
 }
 
 // Server is who runs a language's code (net/http; nginx + php-fpm; resident workers),
@@ -237,19 +240,13 @@ func (l *Layer) StmtsOn(protocol string) []string {
 
 // RefOn is the statement mode the layer's others are compared with on the protocol.
 func (l *Layer) RefOn(protocol string) string {
-	if r, ok := l.StmtRefBy[protocol]; ok {
-		return r
-	}
-	return l.StmtRef
+	return onProtocol(l.StmtRefBy, protocol, l.StmtRef)
 }
 
 // BaselineOn is the layer the language's others are compared with on databases of the
 // protocol: Baseline unless the language names one per protocol.
 func (l *Lang) BaselineOn(protocol string) string {
-	if b, ok := l.BaselineBy[protocol]; ok {
-		return b
-	}
-	return l.Baseline
+	return onProtocol(l.BaselineBy, protocol, l.Baseline)
 }
 
 // ReadBy lists the databases of the matrix the layer reads, in file order.

@@ -229,13 +229,9 @@ func (p parser) lang(name string, n *yaml.Node) (*Lang, error) {
 				st.Caveat = c.Value
 			}
 			if d := f["default_by"]; d != nil {
-				by, err := p.byProtocol(d, "default_by of mode "+k.Value)
-				if err != nil {
+				var err error
+				if st.DefaultBy, err = p.valuesByProtocol(d, "default_by of mode "+k.Value); err != nil {
 					return err
-				}
-				st.DefaultBy = map[string]string{}
-				for protocol, v := range by {
-					st.DefaultBy[protocol] = v.Value
 				}
 			}
 			l.Modes[k.Value] = st
@@ -282,18 +278,15 @@ func (p parser) baseline(l *Lang, n *yaml.Node) error {
 		l.Baseline = n.Value
 		return nil
 	}
-	by, err := p.byProtocol(n, "baseline of "+l.Name)
+	by, err := p.valuesByProtocol(n, "baseline of "+l.Name)
 	if err != nil {
 		return err
 	}
-	if by[string(protocol.MySQL)] == nil {
+	mysql, ok := by[string(protocol.MySQL)]
+	if !ok {
 		return p.errorf(n, "baseline of %s: name the %s protocol's too (the baseline of a run before protocols)", l.Name, string(protocol.MySQL))
 	}
-	l.BaselineBy = map[string]string{}
-	for protocol, b := range by {
-		l.BaselineBy[protocol] = b.Value
-	}
-	l.Baseline = l.BaselineBy[string(protocol.MySQL)]
+	l.BaselineBy, l.Baseline = by, mysql
 	return nil
 }
 
@@ -410,15 +403,23 @@ func (p parser) setting(n *yaml.Node, what string) (*Setting, error) {
 		s.Stmt = f["stmt"].Value
 		return s, nil
 	}
-	by, err := p.byProtocol(f["stmt"], "stmt of "+what)
+	if s.StmtBy, err = p.valuesByProtocol(f["stmt"], "stmt of "+what); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// valuesByProtocol reads a mapping from protocol to one value each.
+func (p parser) valuesByProtocol(n *yaml.Node, what string) (map[string]string, error) {
+	by, err := p.byProtocol(n, what)
 	if err != nil {
 		return nil, err
 	}
-	s.StmtBy = map[string]string{}
+	out := map[string]string{}
 	for protocol, v := range by {
-		s.StmtBy[protocol] = v.Value
+		out[protocol] = v.Value
 	}
-	return s, nil
+	return out, nil
 }
 
 // offers checks that layer offers the modes of s on every protocol it reads.
