@@ -414,10 +414,11 @@ func connAnswer(all []finding, langs map[string]*results.Lang) answer {
 				keeps = "per request"
 			}
 			// The commands a new connection adds are in the section: the first screen is
-			// short. Where the shipped clause named the setting, it is not said again.
+			// short. Where the shipped clause named the setting (toSet: a layer as shipped
+			// against a kept connection), it is not said again.
 			set := fmt.Sprintf(" %s (default: %s):", st.Set, st.Default)
 			if slices.ContainsFunc(shipped, func(f finding) bool {
-				return f.Other.Lang == lang && strings.Contains(toSet(f, langs), strings.TrimPrefix(st.Set, "set "))
+				return f.Other.Lang == lang && f.Base.Conn == "persistent" && f.Other.Conn != f.Base.Conn
 			}) {
 				set = ""
 			}
