@@ -1,10 +1,11 @@
 package stats
 
 import (
-	"dbbench/runners/units"
 	"fmt"
 	"math"
 	"slices"
+
+	"dbbench/runners/units"
 )
 
 // MinPairs is the smallest number of pairs with a two-sided 95% interval: with n pairs

@@ -310,8 +310,6 @@ func durations(ds []time.Duration) string {
 	return strings.Join(out, ", ")
 }
 
-// ms writes a delay as people say one: 0 ms, 0.2 ms, 1 ms.
-
 // unmeasuredWhy says why an open-loop point has no latency figure: a target past its
 // capacity queues, which is not distance; a generator behind its schedule measured
 // nothing it can vouch for.
