@@ -307,8 +307,7 @@ func (b *block) repetition(ctx context.Context, i int) (*results.Repetition, err
 	}
 	rep.Turns = &results.Turns{Block: b.p.blocks, Length: b.turn[i].Seconds(), Count: b.count[i]}
 	what := fmt.Sprintf("block, slice %d", n)
-	if !r.record(v, rep, res, afterErr, what) {
-		invalidatedBy(v, b.p.targets[v])
+	if !r.record(v, b.p.targets[v], rep, res, afterErr, what) {
 		return nil, r.databaseAlive(ctx)
 	}
 	if r.isUpdate(v) {

@@ -87,8 +87,7 @@ func (r *runner) slice(ctx context.Context, t *target.Target, rv *results.Varian
 	if busyErr0 == nil && busyErr1 == nil {
 		rep.OutsideCPU = outside(busy1-busy0, rep, res.Requests, res.Elapsed)
 	}
-	if !r.record(rv, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
-		invalidatedBy(rv, t)
+	if !r.record(rv, t, rep, res, afterErr, fmt.Sprintf("slice %d", n)) {
 		return nil, r.databaseAlive(ctx)
 	}
 	if r.isUpdate(rv) {
@@ -309,16 +308,17 @@ func checkHello(_ loadgen.Request, body []byte) error {
 	return nil
 }
 
-// record adds rep, measured as what, to v with its saturation summary, and judges v:
-// false when the repetition made v invalid.
-func (r *runner) record(v *results.Variant, rep *results.Repetition, res *loadgen.Result, afterErr error, what string) bool {
+// record adds rep, measured as what on target t, to v with its saturation summary, and
+// judges v: false when the repetition made v invalid, the reason naming t's last
+// database error where it printed one.
+func (r *runner) record(v *results.Variant, t *target.Target, rep *results.Repetition, res *loadgen.Result, afterErr error, what string) bool {
 	sat := saturationSummary(res)
 	sat.Causes.PoolCounted, sat.Causes.PoolWaitSeconds = rep.PoolCounted, rep.PoolWaitSeconds
 	rep.Saturation = &sat
 	v.DropUncounted(rep) // counts blind on this role or server (results.Variant.Counted)
 	v.Reps = append(v.Reps, rep)
 	if why := r.invalidReason(res, afterErr); why != "" {
-		r.invalidate(v, fmt.Sprintf("%s: %s", what, why))
+		r.invalidate(v, fmt.Sprintf("%s: %s", what, why)+targetSaid(t))
 		return false
 	}
 	r.judgeSaturation(v)

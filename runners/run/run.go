@@ -606,13 +606,6 @@ func targetSaid(t *target.Target) string {
 	return ""
 }
 
-// invalidatedBy adds to the reason rv was invalidated for what its target said.
-func invalidatedBy(rv *results.Variant, t *target.Target) {
-	if !rv.Valid && rv.InvalidReason != "" {
-		rv.InvalidReason += targetSaid(t)
-	}
-}
-
 func (r *runner) invalidate(rv *results.Variant, reason string) {
 	rv.Valid = false
 	rv.InvalidReason = reason
