@@ -1,5 +1,6 @@
-// Package schema holds the DDL of the one table every target reads, so the loader
-// and the tests use the very file a person reads.
+// Package schema holds the DDL of the table every target reads (users) and of the
+// related rows some ops read (orders), so the loader and the tests use the very file a
+// person reads.
 package schema
 
 import (
@@ -17,6 +18,21 @@ var Users string
 //
 //go:embed users_postgres.sql
 var UsersPostgres string
+
+// Orders is the CREATE TABLE statement for `orders`, the related rows of the orders
+// ops, valid on MySQL 8 and MariaDB 10.11.
+//
+//go:embed orders.sql
+var Orders string
+
+// OrdersPostgres is the same table's DDL for PostgreSQL 15, each statement ending its
+// line with ';'.
+//
+//go:embed orders_postgres.sql
+var OrdersPostgres string
+
+// OrdersTable is the name of the table Orders creates.
+const OrdersTable = "orders"
 
 // Table is the name of the table Users creates.
 const Table = "users"

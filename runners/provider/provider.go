@@ -45,6 +45,9 @@ type Options struct {
 	// Place runs the embedded server elsewhere than on this host's 127.0.0.1: in a
 	// network namespace of its own (runners/topology's db role). nil: here.
 	Place Place
+	// OrdersPerUser gives each fixture user that many orders (fixtures.LoadOrders), for
+	// a run whose ops read related rows; 0 loads no orders table.
+	OrdersPerUser int
 	// Clients are host patterns (10.77.3.%) the benchmark user of an embedded server
 	// may connect from besides this host's loopback: the other roles' addresses.
 	Clients []string
@@ -199,20 +202,52 @@ func (d *DB) Close() error {
 	return f()
 }
 
-// Start brings the database up, loads the fixtures and verifies their checksum.
-// On any error everything started so far is stopped again.
+// Start brings the database up, loads the fixtures (users, and orders when asked) and
+// verifies their checksums. On any error everything started so far is stopped again.
 func Start(ctx context.Context, o Options) (*DB, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
+	db, err := start(ctx, o)
+	if err != nil || o.OrdersPerUser == 0 {
+		return db, err
+	}
+	if err := db.loadOrders(ctx, o); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// loadOrders loads and verifies the orders table on the users Start loaded.
+func (d *DB) loadOrders(ctx context.Context, o Options) error {
+	pool, err := d.Open()
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	load := fixtures.LoadOrders
+	if d.Protocol() == protocol.Postgres {
+		load = fixtures.LoadOrdersPostgres
+	}
+	t0 := time.Now()
+	if err := load(ctx, pool, d.Rows, o.OrdersPerUser, o.ReplaceTable == schema.OrdersTable); err != nil {
+		return fmt.Errorf("%s provider: %w", d.Kind, err)
+	}
+	fmt.Fprintf(o.Log, "loaded %d orders per user in %.2fs, checksum verified\n", o.OrdersPerUser, time.Since(t0).Seconds())
+	return nil
+}
+
+// start is Start without the orders.
+func start(ctx context.Context, o Options) (*DB, error) {
 	if o.Rows == 0 {
 		o.Rows = fixtures.DefaultRows
 	}
 	if o.MaxConnections == 0 {
 		o.MaxConnections = 512
 	}
-	if o.ReplaceTable != "" && o.ReplaceTable != schema.Table {
-		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own table, %s", o.ReplaceTable, schema.Table)
+	if o.ReplaceTable != "" && o.ReplaceTable != schema.Table && o.ReplaceTable != schema.OrdersTable {
+		return nil, fmt.Errorf("--replace-table %q: dbbench replaces only its own tables, %s and %s", o.ReplaceTable, schema.Table, schema.OrdersTable)
 	}
 	if started, pooler := Behind(o.Server); pooler != "" {
 		o.PgBouncer = poolerSettings(o.Server, o.PgBouncer)

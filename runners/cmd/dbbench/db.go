@@ -21,12 +21,12 @@ const dsnEnv = "DBBENCH_DSN"
 
 // dbFlags are the provider flags every command that starts a database shares.
 type dbFlags struct {
-	provider, server, dsn, dsnFile, replace, pooler *string
-	pgbouncer                                       *string
-	rows, poolerSize, maxPrepared, maxStmtCount     *int
-	perfSchema                                      *bool
-	several                                         bool // the command takes a list of --db servers
-	fs                                              *flagSet
+	provider, server, dsn, dsnFile, replace, pooler     *string
+	pgbouncer                                           *string
+	rows, orders, poolerSize, maxPrepared, maxStmtCount *int
+	perfSchema                                          *bool
+	several                                             bool // the command takes a list of --db servers
+	fs                                                  *flagSet
 }
 
 func (f *dbFlags) register(fs *flagSet) {
@@ -35,8 +35,9 @@ func (f *dbFlags) register(fs *flagSet) {
 	f.server = fs.String("db", provider.Servers[0], listOf(provider.Servers...), "database server: "+strings.Join(provider.Servers, " or ")+" (run and ab take a list, mariadb,mysql, and measure both side by side)")
 	f.dsn = fs.String("dsn", "", anything, "with --provider dsn: user:password@tcp(host:port)/database (the password shows in ps; prefer --dsn-file or "+dsnEnv+")")
 	f.dsnFile = fs.String("dsn-file", "", anything, "with --provider dsn: a file holding the DSN on one line (mode 0600); else $"+dsnEnv)
-	f.replace = fs.String("replace-table", "", oneOf("", schema.Table), "with --provider dsn: replace the users table even though it is not dbbench's (it is dropped)")
+	f.replace = fs.String("replace-table", "", oneOf("", schema.Table, schema.OrdersTable), "with --provider dsn: replace the users (or orders) table even though it is not dbbench's (it is dropped)")
 	f.rows = fs.Int("rows", fixtures.DefaultRows, atLeast(1), "users to load (ids 1..rows)")
+	f.orders = fs.Int("orders-per-user", 0, atLeast(0), fmt.Sprintf("orders to load per user, the related rows of the orders ops (1..%d); 0: %d when a variant's op reads them, else none", fixtures.MaxOrdersPerUser, fixtures.DefaultOrdersPerUser))
 	f.perfSchema = fs.Bool("perf-schema", false, say("flag-perf-schema", nil))
 	f.pooler = fs.String("pooler", "", oneOf("", "pgbouncer"), "with --db postgres: put a transaction pooler between the targets and the server (pgbouncer: PgBouncer, pool_mode = transaction)")
 	f.poolerSize = fs.Int("pooler-size", 20, atLeast(1), "with --pooler or --db pgbouncer: the pooler's server connections (PgBouncer's default_pool_size)")
@@ -73,7 +74,8 @@ func (f *dbFlags) poolerFlagsUsed(servers []string) error {
 // (one of them, with --provider dsn only), with a warning when the password is on the
 // command line.
 func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, error) {
-	o := provider.Options{Kind: *f.provider, Rows: *f.rows, MaxConnections: maxConnections, Log: log, ReplaceTable: *f.replace, PerfSchema: *f.perfSchema}
+	o := provider.Options{Kind: *f.provider, Rows: *f.rows, MaxConnections: maxConnections, Log: log, ReplaceTable: *f.replace, PerfSchema: *f.perfSchema,
+		OrdersPerUser: *f.orders}
 	servers := f.servers()
 	if len(servers) > 1 && !f.several {
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
