@@ -34,7 +34,7 @@ func both(mysql, postgres []string) map[string][]string {
 // protocols reads PostgreSQL through pgx's database/sql driver, whose execution modes
 // are its statement modes there (server.PgxModes).
 var All = map[string]server.Layer{
-	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil), Texts: true},
+	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil), Texts: true, Fetches: raw.Fetches},
 	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes)},
 	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil)},
 	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes), Texts: true},

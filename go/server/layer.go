@@ -81,6 +81,8 @@ type Layer struct {
 	Driver string
 	// Texts: the layer reads get through LayerOptions.Texts statement texts.
 	Texts bool
+	// Fetches are the forms its Store (a Related) reads users' orders in.
+	Fetches Fetches
 }
 
 // PgxPool is the Driver of a layer on pgx's own pool.

@@ -74,6 +74,9 @@ type Options struct {
 	// Log receives database errors, at most one line a second (a dead database under
 	// load would otherwise write one line per request). Nil discards them.
 	Log *log.Logger
+	// Fetches are the forms the layer reads related rows in (the orders ops): a layer
+	// that offers none, or a store that is not Related, serves neither op.
+	Fetches Fetches
 }
 
 // Methods each resource answers (the Allow header of its 405).
@@ -84,8 +87,9 @@ const (
 )
 
 // New returns the handler for GET /hello and, when s is not nil, the users endpoints:
-// GET /users/{id} (get), GET /users?after=&limit= (list), POST /users (insert) and
-// POST /users/{id}/visits (update). A nil s is the hello layer: it has no database and
+// GET /users/{id} (get), GET /users?after=&limit= (list), POST /users (insert),
+// POST /users/{id}/visits (update), GET /users/{id}/orders (orders) and GET
+// /users?after=&limit=&orders= (listorders). A nil s is the hello layer: it has no database and
 // no /users.
 func New(s Store, o Options) http.Handler { return newHandler(s, o, time.Now) }
 
@@ -95,6 +99,9 @@ func newHandler(s Store, o Options, now func() time.Time) http.Handler {
 		o.Timeout = 5 * time.Second
 	}
 	h := &handler{store: s, timeout: o.Timeout, errs: &throttle{log: o.Log, now: now}}
+	if related, ok := s.(Related); ok {
+		h.related, h.fetches = related, o.Fetches
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/hello", only(allowGet, http.HandlerFunc(hello)))
 	notFound := func(w http.ResponseWriter, r *http.Request) {
@@ -104,6 +111,7 @@ func newHandler(s Store, o Options, now func() time.Time) http.Handler {
 		mux.Handle("/users/{id}", only(allowGet, http.HandlerFunc(h.user)))
 		mux.Handle("/users/{$}", only(allowGet, http.HandlerFunc(h.user))) // empty id: 400, not 404
 		mux.Handle("/users/{id}/visits", only(allowVisits, http.HandlerFunc(h.visit)))
+		mux.Handle("/users/{id}/orders", only(allowGet, http.HandlerFunc(h.userOrders)))
 		mux.Handle("/users", only(allowUsers, http.HandlerFunc(h.users)))
 	} else {
 		mux.HandleFunc("/users", notFound) // or the mux would redirect it to /users/
@@ -132,6 +140,8 @@ func canonicalOnly(mux http.Handler, notFound http.HandlerFunc) http.Handler {
 
 type handler struct {
 	store   Store
+	related Related // nil: the layer reads no related rows (h.fetches is empty)
+	fetches Fetches
 	timeout time.Duration
 	errs    *throttle
 }
@@ -171,6 +181,10 @@ func (h *handler) users(w http.ResponseWriter, r *http.Request) {
 	after, limit, err := ParseListQuery(r.URL.RawQuery)
 	if err != nil {
 		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if wantsOrders(r.URL.RawQuery) {
+		h.listOrders(w, r, after, limit)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)

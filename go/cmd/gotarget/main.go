@@ -110,7 +110,7 @@ func serve(ctx context.Context, c config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	servers := []*http.Server{newServer(server.New(store, server.Options{Timeout: requestTimeout, Log: logger}), logger)}
+	servers := []*http.Server{newServer(server.New(store, server.Options{Timeout: requestTimeout, Log: logger, Fetches: layers.All[c.Layer].Fetches}), logger)}
 	listeners := []net.Listener{api}
 	if c.AdminListen != "" {
 		admin, err := listen("--admin-listen", c.AdminListen)
@@ -304,6 +304,14 @@ type described struct {
 	// Texts: the layer reads get through --texts statement texts (runners/target.Agree
 	// checks matrix.yaml's exclusions against it).
 	Texts bool `json:"texts,omitempty"`
+	// Fetch are the forms the layer reads users' orders in, for one user (orders) and
+	// for a list (listorders); runners/target.Agree checks matrix.yaml's exclusions.
+	Fetch *fetches `json:"fetch,omitempty"`
+}
+
+type fetches struct {
+	One  []string `json:"orders"`
+	List []string `json:"listorders"`
 }
 
 // describe prints every layer gotarget serves, sorted by name, as JSON.
@@ -313,6 +321,9 @@ func describe(w io.Writer) error {
 	}{}
 	for name, stmts := range layers.Catalog() {
 		d := described{Name: name, DB: len(stmts) > 0, Texts: layers.All[name].Texts}
+		if f := layers.All[name].Fetches; len(f.One)+len(f.List) > 0 {
+			d.Fetch = &fetches{One: f.One, List: f.List}
+		}
 		if d.DB {
 			d.Stmt, d.Conn, d.StmtBy = stmts, config.Conns, map[string][]string{}
 			for _, p := range []string{server.MySQL, server.Postgres} {

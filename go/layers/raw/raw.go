@@ -37,6 +37,7 @@ type Store struct {
 	// (nil unless prepared).
 	gets     []string
 	getStmts map[string]*sql.Stmt
+	orders   ordersStmts // the orders ops' statements, prepared once (orders.go)
 }
 
 // New returns a Store on db. prepared prepares every statement once now; database/sql
