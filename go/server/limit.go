@@ -1,6 +1,9 @@
 package server
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Limit lets at most n requests of s work on the database at once, whatever their op;
 // the others wait (until their deadline).
@@ -60,3 +63,31 @@ func (l *limited) Visit(ctx context.Context, id uint32) (Visits, error) {
 	defer l.release()
 	return l.s.Visit(ctx, id)
 }
+
+// UserOrders and ListOrders pass the orders ops on when s reads related rows; the
+// handler asks only a layer whose Fetches name forms, so errNotRelated is never seen.
+func (l *limited) UserOrders(ctx context.Context, id uint32, limit int, fetch string) (UserOrders, error) {
+	r, ok := l.s.(Related)
+	if !ok {
+		return UserOrders{}, errNotRelated
+	}
+	if err := l.acquire(ctx); err != nil {
+		return UserOrders{}, err
+	}
+	defer l.release()
+	return r.UserOrders(ctx, id, limit, fetch)
+}
+
+func (l *limited) ListOrders(ctx context.Context, after uint32, limit, per int, fetch string) ([]UserOrders, error) {
+	r, ok := l.s.(Related)
+	if !ok {
+		return nil, errNotRelated
+	}
+	if err := l.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer l.release()
+	return r.ListOrders(ctx, after, limit, per, fetch)
+}
+
+var errNotRelated = errors.New("the layer reads no related rows")

@@ -198,4 +198,3 @@ func wantsOrders(raw string) bool {
 	}
 	return false
 }
-
