@@ -35,21 +35,21 @@ func both(mysql, postgres []string) map[string][]string {
 // are its statement modes there (server.PgxModes).
 var All = map[string]server.Layer{
 	"raw":     {Open: server.Open(raw.New), Stmts: both(raw.Stmts, nil), Texts: true, Fetches: raw.Fetches},
-	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes)},
-	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil)},
-	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes), Texts: true},
-	"sqlx":    {Open: server.Open(sqlx.New), Stmts: both(sqlx.Stmts, server.PgxModes)},
-	"bun":     {Open: server.Open(bun.New), Stmts: both(bun.Stmts, bun.PostgresStmts)},
-	"ent":     {Open: server.Open(ent.New), Stmts: both(ent.Stmts, server.PgxModes)},
-	"pgx":     {Open: server.Open(pgx.New), Stmts: both(nil, server.PgxModes), Texts: true},
+	"builder": {Open: server.Open(builder.New), Stmts: both(builder.Stmts, server.PgxModes), Fetches: builder.Fetches},
+	"orm":     {Open: server.Open(orm.New), Stmts: both(orm.Stmts, nil), Fetches: orm.Fetches},
+	"gorm":    {Open: server.Open(gorm.New), Stmts: both(gorm.Stmts, server.PgxModes), Texts: true, Fetches: gorm.Fetches},
+	"sqlx":    {Open: server.Open(sqlx.New), Stmts: both(sqlx.Stmts, server.PgxModes), Fetches: sqlx.Fetches},
+	"bun":     {Open: server.Open(bun.New), Stmts: both(bun.Stmts, bun.PostgresStmts), Fetches: bun.Fetches},
+	"ent":     {Open: server.Open(ent.New), Stmts: both(ent.Stmts, server.PgxModes), Fetches: ent.Fetches},
+	"pgx":     {Open: server.Open(pgx.New), Stmts: both(nil, server.PgxModes), Texts: true, Fetches: pgx.Fetches},
 	// layers/pgx's code under lib/pq: the same SQL by hand, the other driver Go's
 	// PostgreSQL users run. Its stmt values are lib/pq's two ways of sending a query
 	// with arguments: an unnamed statement prepared (Parse, Describe, Sync) and then
 	// executed (Bind, Execute, Sync), its default; binary_parameters=yes, the five
 	// messages at once (gotarget sets it in the URL).
-	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq", Texts: true},
+	"pq": {Open: server.Open(pgx.New), Stmts: both(nil, []string{"prepare", "binary_parameters"}), Driver: "pq", Texts: true, Fetches: pgx.Fetches},
 	// layers/pgx's SQL on pgx's own pool, without database/sql.
-	"pgxpool": {OpenPgx: server.OpenPgx(pgxnative.New), Stmts: both(nil, server.PgxModes), Driver: server.PgxPool},
+	"pgxpool": {OpenPgx: server.OpenPgx(pgxnative.New), Stmts: both(nil, server.PgxModes), Driver: server.PgxPool, Fetches: pgxnative.Fetches},
 }
 
 // Hello is the layer without a database: the server answers GET /hello only.

@@ -55,13 +55,15 @@ var (
 var ErrPrepared = errors.New("bun: stmt=prepared is not possible: bun formats the arguments into the SQL text " +
 	"and sends it without arguments, so no statement is ever prepared (only stmt=interpolate applies)")
 
-// user maps the whole row; bun selects every mapped column.
+// user maps the whole row; bun selects every mapped column. Orders is its has-many
+// relation (orders.go), no column: only a select with Relation("Orders") reads it.
 type user struct {
 	bunorm.BaseModel `bun:"table:users"`
 
-	ID     uint32 `bun:"id,pk,autoincrement"`
-	Name   string `bun:"name"`
-	Visits uint32 `bun:"visits"`
+	ID     uint32   `bun:"id,pk,autoincrement"`
+	Name   string   `bun:"name"`
+	Visits uint32   `bun:"visits"`
+	Orders []*order `bun:"rel:has-many,join:id=user_id"`
 }
 
 // Store works through a *bun.DB.

@@ -18,11 +18,14 @@ import (
 	"dbbench/go/server"
 )
 
-// user maps the whole row; GORM's First and Find select * either way.
+// user maps the whole row; GORM's First and Find select * either way. Orders is its
+// has-many association (orders.go), filled only by a Preload: no other op reads or
+// writes it (GORM saves an association only when it holds rows).
 type user struct {
 	ID     uint32 `gorm:"primaryKey"`
 	Name   string
 	Visits uint32
+	Orders []order
 }
 
 func (user) TableName() string { return "users" }

@@ -15,7 +15,8 @@ import (
 )
 
 // stmtCacheSize is beego's MaxStmtCacheSize for stmt=prepared: the ops send six SQL
-// texts (list one per limit), so the cache keeps them all for good.
+// texts (list one per limit), the orders ops LoadRelated's one per limit more, so the
+// cache keeps them all for good.
 const stmtCacheSize = 16
 
 // alias is the name beego's registry knows the database by; its Ormer needs "default".
@@ -23,11 +24,13 @@ const alias = "default"
 
 // user maps the whole row. Beego keeps one model per table (registering a second model
 // of "users" is silently ignored), so the model every op uses has every column, and
-// Read selects all three.
+// Read selects all three. Orders is the reverse side of order.User (orders.go), no
+// column: only LoadRelated fills it.
 type user struct {
-	ID     uint32 `orm:"column(id);pk;auto"`
-	Name   string `orm:"column(name);size(64)"`
-	Visits uint32 `orm:"column(visits)"`
+	ID     uint32   `orm:"column(id);pk;auto"`
+	Name   string   `orm:"column(name);size(64)"`
+	Visits uint32   `orm:"column(visits)"`
+	Orders []*order `orm:"reverse(many)"`
 }
 
 func (*user) TableName() string { return "users" }
@@ -40,7 +43,7 @@ type Store struct {
 	o beego.Ormer
 }
 
-// New registers the model and db with beego and returns a Store. Beego keeps both in
+// New registers the models and db with beego and returns a Store. Beego keeps both in
 // process-wide registries, so New works once per process. Registering db makes beego
 // ping it and send two queries (time zone and default engine) once.
 func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
@@ -48,7 +51,7 @@ func New(_ context.Context, db *sql.DB, o server.LayerOptions) (*Store, error) {
 	if o.Prepared {
 		opts = append(opts, beego.MaxStmtCacheSize(stmtCacheSize))
 	}
-	beego.RegisterModel(new(user))
+	beego.RegisterModel(new(user), new(order))
 	if err := beego.AddAliasWthDB(alias, "mysql", db, opts...); err != nil {
 		return nil, fmt.Errorf("orm: register database with beego: %w", err)
 	}

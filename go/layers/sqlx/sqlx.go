@@ -73,6 +73,7 @@ type Store struct {
 	insert, increment *jsqlx.NamedStmt // nil unless prepared
 	// The positional texts in the driver's placeholders (Rebind).
 	query, listQuery, lockQuery string
+	orders                      *ordersStmts // the orders ops' texts and statements (orders.go)
 }
 
 // New wraps db in an *sqlx.DB (which sends nothing) and, when prepared, prepares the
@@ -84,6 +85,7 @@ func New(ctx context.Context, db *sql.DB, o server.LayerOptions) (*Store, error)
 	}
 	s := &Store{db: jsqlx.NewDb(db, driver)}
 	s.query, s.listQuery, s.lockQuery = s.db.Rebind(Query), s.db.Rebind(ListQuery), s.db.Rebind(LockQuery)
+	s.orders = newOrdersStmts(s.db, o.Prepared)
 	if !o.Prepared {
 		return s, nil
 	}

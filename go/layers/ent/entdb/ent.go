@@ -4,6 +4,7 @@ package entdb
 
 import (
 	"context"
+	"dbbench/go/layers/ent/entdb/order"
 	"dbbench/go/layers/ent/entdb/user"
 	"errors"
 	"fmt"
@@ -73,7 +74,8 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			user.Table: user.ValidColumn,
+			order.Table: order.ValidColumn,
+			user.Table:  user.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

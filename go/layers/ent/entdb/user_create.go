@@ -4,6 +4,7 @@ package entdb
 
 import (
 	"context"
+	"dbbench/go/layers/ent/entdb/order"
 	"dbbench/go/layers/ent/entdb/user"
 	"errors"
 	"fmt"
@@ -43,6 +44,21 @@ func (_c *UserCreate) SetNillableVisits(v *uint32) *UserCreate {
 func (_c *UserCreate) SetID(v uint32) *UserCreate {
 	_c.mutation.SetID(v)
 	return _c
+}
+
+// AddOrderIDs adds the "orders" edge to the Order entity by IDs.
+func (_c *UserCreate) AddOrderIDs(ids ...uint32) *UserCreate {
+	_c.mutation.AddOrderIDs(ids...)
+	return _c
+}
+
+// AddOrders adds the "orders" edges to the Order entity.
+func (_c *UserCreate) AddOrders(v ...*Order) *UserCreate {
+	ids := make([]uint32, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddOrderIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -138,6 +154,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Visits(); ok {
 		_spec.SetField(user.FieldVisits, field.TypeUint32, value)
 		_node.Visits = value
+	}
+	if nodes := _c.mutation.OrdersIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.OrdersTable,
+			Columns: []string{user.OrdersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(order.FieldID, field.TypeUint32),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
 }

@@ -8,6 +8,18 @@ import (
 	"fmt"
 )
 
+// The OrderFunc type is an adapter to allow the use of ordinary
+// function as Order mutator.
+type OrderFunc func(context.Context, *entdb.OrderMutation) (entdb.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrderFunc) Mutate(ctx context.Context, m entdb.Mutation) (entdb.Value, error) {
+	if mv, ok := m.(*entdb.OrderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *entdb.OrderMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *entdb.UserMutation) (entdb.Value, error)

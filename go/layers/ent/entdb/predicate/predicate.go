@@ -6,5 +6,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// Order is the predicate function for order builders.
+type Order func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
