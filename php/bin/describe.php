@@ -4,7 +4,9 @@
  * Prints the PHP layers as JSON on stdout, for the Go side to check runners/matrix.yaml
  * against the code: {"layers":[{"name":"hello","db":false},{"name":"raw","db":true,…},…]},
  * sorted by name, each database layer with its kind, library, Debian package, stmt and
- * conn modes (in the class's order). Found by scanning src/Layer/: nothing lists them.
+ * conn modes (in the class's order), and the forms it reads related rows in, by op, as
+ * gotarget --describe prints them: "fetch": {"orders": [...], "listorders": [...]}
+ * (omitted when none). Found by scanning src/Layer/: nothing lists them.
  */
 
 declare(strict_types=1);

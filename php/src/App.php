@@ -6,19 +6,23 @@ namespace DbBench;
 
 use DbBench\Layer\Hello;
 use DbBench\Layer\Layer;
+use DbBench\Layer\Related;
 use PDOException;
 
 /**
  * The endpoint contract every dbbench target keeps (design.md), with the Go targets'
  * messages (go/server): GET /hello; unless the layer has no database (hello), the users
  * endpoints: GET /users/{id} (get), GET /users?after=&limit= (list), POST /users
- * (insert) and POST /users/{id}/visits (update). 400 for bad input, 404 for an unknown id
- * or path, 405 for another method, 503 when the database fails. Errors are JSON and
- * never carry internals: those go to the php-fpm log.
+ * (insert), POST /users/{id}/visits (update), GET /users/{id}/orders?limit=&fetch=
+ * (orders) and GET /users?after=&limit=&orders=&fetch= (listorders: the list when its
+ * query string has an orders parameter). 400 for bad input (for the orders ops, a form
+ * the layer's declaration does not name too), 404 for an unknown id or path, 405 for
+ * another method, 503 when the database fails. Errors are JSON and never carry
+ * internals: those go to the php-fpm log.
  *
- * The four handlers (user, list, insert, visit) parse, call the layer and answer alike
- * on purpose, as go/server's do: each reads whole, with no closure shared per request
- * on the measured path.
+ * The six handlers (user, list, insert, visit, userOrders, listOrders) parse, call the
+ * layer and answer alike on purpose, as go/server's do: each reads whole, with no
+ * closure shared per request on the measured path.
  */
 final class App
 {
@@ -29,10 +33,18 @@ final class App
 
     /** Whether the layer has a database, so the users endpoints exist. */
     private readonly bool $users;
+    /** The layer, if it reads related rows (the orders ops). */
+    private readonly ?Related $related;
+    /** @var array{orders: list<string>, listorders: list<string>} the forms it offers, by op */
+    private readonly array $fetch;
 
     public function __construct(private readonly Layer $layer)
     {
-        $this->users = $layer::declaration()->db;
+        $declaration = $layer::declaration();
+        $this->users = $declaration->db;
+        $this->related = $layer instanceof Related ? $layer : null;
+        // A layer that is not Related offers no form, whatever it declares: each orders op is a 400 there.
+        $this->fetch = $this->related !== null ? $declaration->fetch : ['orders' => [], 'listorders' => []];
     }
 
     /** The app of the configured layer: its class, constructed with the configuration. */
@@ -76,10 +88,19 @@ final class App
                     : self::methodNotAllowed($method, self::ALLOW_GET);
             }
             // An empty, "." or ".." segment is a path Go's ServeMux would clean: a 404 there too.
-            if (count($segments) === 2 && $segments[1] === 'visits' && !in_array($segments[0], ['', '.', '..'], true)) {
+            // ServeMux matches a segment decoded: /users/1/%6Frders is /users/1/orders.
+            $resource = count($segments) === 2 && !in_array($segments[0], ['', '.', '..'], true)
+                ? rawurldecode($segments[1])
+                : '';
+            if ($resource === 'visits') {
                 return $method === 'POST'
                     ? $this->visit(rawurldecode($segments[0]))
                     : self::methodNotAllowed($method, self::ALLOW_VISITS);
+            }
+            if ($resource === 'orders') {
+                return self::isRead($method)
+                    ? $this->userOrders(rawurldecode($segments[0]), $query)
+                    : self::methodNotAllowed($method, self::ALLOW_GET);
             }
         }
         return Response::error(404, sprintf('no such path: "%s"', self::truncate($path, 64)));
@@ -104,13 +125,19 @@ final class App
         return Response::json(200, $user);
     }
 
-    /** GET /users?after=ID&limit=N: op list, a JSON array ([] when none). */
+    /**
+     * GET /users?after=ID&limit=N: op list, a JSON array ([] when none); with an orders
+     * parameter, op listorders (its after and limit read here first, as Go does).
+     */
     private function list(string $query): Response
     {
         try {
             [$after, $limit] = ListQuery::parse($query);
         } catch (BadRequest $e) {
             return Response::error(400, $e->getMessage());
+        }
+        if (RelatedQuery::wantsOrders($query)) {
+            return $this->listOrders($query, $after, $limit);
         }
         try {
             $users = $this->layer->users($after, $limit);
@@ -153,6 +180,49 @@ final class App
             return Response::error(404, sprintf('user %d not found', $id));
         }
         return Response::json(200, $visits);
+    }
+
+    /** GET /users/{id}/orders?limit=L&fetch=F: op orders, the user with their latest L orders. */
+    private function userOrders(string $segment, string $query): Response
+    {
+        try {
+            $id = UserId::parse($segment);
+        } catch (BadId $e) {
+            return Response::error(400, 'bad id: ' . $e->getMessage());
+        }
+        try {
+            [$limit, $fetch] = RelatedQuery::parse($query, 'limit');
+            RelatedQuery::offered($fetch, $this->fetch['orders']);
+        } catch (BadRequest $e) {
+            return Response::error(400, $e->getMessage());
+        }
+        try {
+            // Not null: offered() refuses every form when the layer is not Related.
+            $user = $this->related?->userOrders($id, $limit, $fetch);
+        } catch (PDOException | DatabaseError $e) {
+            return self::unavailable('GET /users/' . $id . '/orders', $e);
+        }
+        if ($user === null) {
+            return Response::error(404, sprintf('user %d not found', $id));
+        }
+        return Response::json(200, $user);
+    }
+
+    /** GET /users?after=ID&limit=N&orders=P&fetch=F: op listorders, each user with their latest P orders. */
+    private function listOrders(string $query, int $after, int $limit): Response
+    {
+        try {
+            [$per, $fetch] = RelatedQuery::parse($query, 'orders');
+            RelatedQuery::offered($fetch, $this->fetch['listorders']);
+        } catch (BadRequest $e) {
+            return Response::error(400, $e->getMessage());
+        }
+        try {
+            $users = $this->related?->usersWithOrders($after, $limit, $per, $fetch) ?? [];
+        } catch (PDOException | DatabaseError $e) {
+            return self::unavailable('GET /users', $e);
+        }
+        return Response::json(200, $users);
     }
 
     /**

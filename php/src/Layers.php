@@ -95,6 +95,9 @@ final class Layers
                     'conn' => $d->conns,
                     'protocols' => $d->protocols,
                 ];
+                if ($d->fetches()) {
+                    $layer['fetch'] = $d->fetch; // as gotarget --describe: omitted when none
+                }
             }
             $out[] = $layer;
         }

@@ -32,6 +32,45 @@ final class DeclarationTest extends TestCase
         self::assertSame(['mysql', 'postgres'], $both->protocols);
     }
 
+    public function testReadsNoRelatedRowsUnlessTold(): void
+    {
+        $d = Declaration::database('raw', 'L', 'p', ['prepare'], ['persistent']);
+        self::assertSame(['orders' => [], 'listorders' => []], $d->fetch);
+        self::assertFalse($d->fetches());
+        self::assertSame(['orders' => [], 'listorders' => []], Declaration::noDatabase()->fetch);
+    }
+
+    public function testFetchForms(): void
+    {
+        $d = Declaration::database('orm', 'L', 'p', ['prepare'], ['persistent'], fetch: [
+            'listorders' => ['eager', 'lazy'],
+        ]);
+        self::assertSame(['orders' => [], 'listorders' => ['eager', 'lazy']], $d->fetch);
+        self::assertTrue($d->fetches());
+    }
+
+    /** @return array<string, array{array<mixed>, string}> */
+    public function badFetches(): array
+    {
+        return [
+            'unknown op' => [['list' => ['join']], 'fetch op "list", want orders or listorders'],
+            'a bare list' => [['join'], 'fetch op "0"'],
+            'unknown form' => [['orders' => ['preload']], 'orders fetch mode "preload", PHP knows join, eager, lazy'],
+            'repeated form' => [['listorders' => ['join', 'join']], 'listorders fetch modes must be a non-empty list'],
+        ];
+    }
+
+    /**
+     * @dataProvider badFetches
+     * @param array<mixed> $fetch
+     */
+    public function testFetchRefused(array $fetch, string $want): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage($want);
+        Declaration::database('raw', 'L', 'p', ['prepare'], ['persistent'], fetch: $fetch);
+    }
+
     public function testUnknownProtocolRefused(): void
     {
         $this->expectException(InvalidArgumentException::class);

@@ -8,6 +8,7 @@ use DbBench\Config;
 use DbBench\Layer\Declaration;
 use DbBench\Layer\Layer;
 use DbBench\Layer\Raw;
+use DbBench\Layer\Related;
 use DbBench\Layers;
 use InvalidArgumentException;
 use PHPUnit\Framework\TestCase;
@@ -116,10 +117,18 @@ final class LayersTest extends TestCase
                 self::assertSame(['name' => $layer['name'], 'db' => false], $layer);
                 continue;
             }
+            // fetch, as gotarget --describe prints it: only for a layer that reads related rows.
             self::assertSame(
-                ['name', 'db', 'kind', 'library', 'package', 'stmt', 'conn', 'protocols'],
+                array_merge(
+                    ['name', 'db', 'kind', 'library', 'package', 'stmt', 'conn', 'protocols'],
+                    $d->fetches() ? ['fetch'] : [],
+                ),
                 array_keys($layer),
             );
+            if ($d->fetches()) {
+                self::assertSame($d->fetch, $layer['fetch']);
+                self::assertSame(['orders', 'listorders'], array_keys($layer['fetch']));
+            }
             self::assertTrue($layer['db']);
             self::assertContains($layer['kind'], Declaration::KINDS);
             self::assertSame([$d->library, $d->package], [$layer['library'], $layer['package']]);
@@ -127,6 +136,19 @@ final class LayersTest extends TestCase
             self::assertSame([$d->stmts, $d->conns], [$layer['stmt'], $layer['conn']]);
             self::assertSame($d->protocols, $layer['protocols']);
         }
+    }
+
+    /** A layer offers related-row forms only if it reads them: App offers a form only to a Related layer. */
+    public function testLayersThatFetchAreRelated(): void
+    {
+        $fetching = [];
+        foreach (self::layerFiles() as $name => $class) {
+            if ($class::declaration()->fetches()) {
+                self::assertTrue(is_subclass_of($class, Related::class), "$name declares fetch forms");
+                $fetching[] = $name;
+            }
+        }
+        self::assertSame(['builder', 'dbal', 'doctrine', 'orm', 'raw'], $fetching);
     }
 
     /** The baseline layers, whose declarations the matrix's facts were first copied from. */
@@ -138,6 +160,7 @@ final class LayersTest extends TestCase
             'name' => 'raw', 'db' => true, 'kind' => 'raw', 'library' => 'PDO', 'package' => 'php8.2-mysql',
             'stmt' => ['prepare', 'interpolate'], 'conn' => ['persistent', 'per-request'],
             'protocols' => ['mysql', 'postgres'],
+            'fetch' => ['orders' => ['join', 'eager'], 'listorders' => ['join', 'eager', 'lazy']],
         ], $layers['raw']);
         self::assertSame(Raw::class, Layers::classOf('raw'));
     }

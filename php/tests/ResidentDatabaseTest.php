@@ -19,7 +19,11 @@ use PHPUnit\Framework\TestCase;
  * SHOW GLOBAL STATUS deltas (the figures of php/README.md), and that a layer whose
  * connection the server kills recovers. Then the ops: list against the fixture function,
  * insert read back, update counted, and what each op costs (one BEGIN, one UPDATE and one
- * COMMIT per update; one INSERT per insert; one SELECT per list). Runs only when
+ * COMMIT per update; one INSERT per insert; one SELECT per list). And the related-rows
+ * ops (orders, listorders): every form a layer offers answers the fixture's body, in
+ * the SELECTs its form means (join 1, eager 2, lazy 1 + N for a page); the orders
+ * table is used as it is when there is one (P orders per user), else made for the
+ * test, 10 per user, and dropped after. Runs only when
  * DBBENCH_TEST_DB_HOST, _PORT, _NAME, _USER and _PASSWORD name a dbbench database (rows
  * 1..N with N >= 1000, a user allowed SHOW GLOBAL STATUS, KILL, INSERT, UPDATE and
  * DELETE) that nothing else uses meanwhile: the counters are global. The rows the
@@ -52,6 +56,21 @@ final class ResidentDatabaseTest extends TestCase
 
     /** The fixture rows N: the largest id before any insert of this test. */
     private static int $rows = 0;
+    /** Orders per user, once a test has made sure the orders table is there (0: not yet). */
+    private static int $ordersPerUser = 0;
+    /** Whether this class created the orders table, so drops it when done. */
+    private static bool $madeOrders = false;
+    /** The related-rows requests' page: the listorders request whose SELECTs are counted. */
+    private const PAGE = 20;
+
+    public static function tearDownAfterClass(): void
+    {
+        if (self::$madeOrders) {
+            self::$admin?->exec('DROP TABLE orders');
+            self::$madeOrders = false;
+            self::$ordersPerUser = 0;
+        }
+    }
 
     /** Back to the fixture rows after every test: the next one lists the table's end. */
     protected function tearDown(): void
@@ -305,6 +324,131 @@ final class ResidentDatabaseTest extends TestCase
         }
     }
 
+    /** @return array<string, array{string, string}> every layer that reads related rows × stmt */
+    public function relatedVariants(): array
+    {
+        $out = [];
+        foreach (Layers::all() as $name => $class) {
+            $d = $class::declaration();
+            foreach ($d->fetches() ? $d->stmts : [] as $stmt) {
+                $out["$name/$stmt"] = [$name, $stmt];
+            }
+        }
+        return $out;
+    }
+
+    /**
+     * Every form a layer offers answers the same body, the fixture's (the end of the
+     * table, a user without orders and an unknown one included), with the SELECTs the
+     * form means, per request in steady state: join 1, eager 2, lazy 2 for one user and
+     * 1 + N for a page (N+1). conn=persistent only: the forms' statements are the same
+     * on a new connection.
+     *
+     * @dataProvider relatedVariants
+     */
+    public function testRelatedFormsAnswerTheFixturesBody(string $layer, string $stmt): void
+    {
+        $per = self::ordersPerUser();
+        $n = self::$rows;
+        self::$admin->exec("INSERT INTO users (name) VALUES ('no orders yet')");
+        $empty = (int) self::$admin->lastInsertId();
+        $app = App::fromConfig(self::config($layer, $stmt, 'persistent'));
+        $fetch = Layers::classOf($layer)::declaration()->fetch;
+        foreach ($fetch['orders'] as $form) {
+            foreach ([1, self::ID, $n, $empty] as $id) {
+                foreach ([1, $per, 100] as $limit) {
+                    $r = self::served($app, 'GET', "/users/$id/orders?limit=$limit&fetch=$form");
+                    $want = json_encode(self::withOrders($id, $limit, $per, $empty), JSON_UNESCAPED_UNICODE);
+                    self::assertSame([200, $want], [$r->status, $r->body], "$form: user $id, $limit orders");
+                }
+            }
+            $r = self::served($app, 'GET', "/users/4294967295/orders?limit=3&fetch=$form");
+            self::assertSame([404, '{"error":"user 4294967295 not found"}'], [$r->status, $r->body], $form);
+        }
+        foreach ($fetch['listorders'] as $form) {
+            $pages = [[0, self::PAGE, 3], [$n - 2, 10, 2], [41, 3, 100], [4294967295, 5, 3]];
+            foreach ($pages as [$after, $limit, $each]) {
+                $r = self::served($app, 'GET', "/users?after=$after&limit=$limit&orders=$each&fetch=$form");
+                $later = array_filter([...range(1, $n), $empty], static fn (int $id): bool => $id > $after);
+                $ids = array_slice($later, 0, $limit);
+                $want = json_encode(
+                    array_map(static fn (int $id): array => self::withOrders($id, $each, $per, $empty), $ids),
+                    JSON_UNESCAPED_UNICODE,
+                );
+                self::assertSame([200, $want], [$r->status, $r->body], "$form: list after $after, $limit, $each each");
+            }
+        }
+
+        foreach (['orders' => 1, 'listorders' => self::PAGE] as $op => $users) {
+            foreach ($fetch[$op] as $form) {
+                $counts = self::opCounts($app, static fn (int $i): array => [
+                    'GET',
+                    $op === 'orders'
+                        ? sprintf('/users/%d/orders?limit=3&fetch=%s', 1 + $i, $form)
+                        : sprintf('/users?after=%d&limit=%d&orders=3&fetch=%s', $i * 37, self::PAGE, $form),
+                    '',
+                ], 5);
+                $want = match ($form) {
+                    'join' => 1,
+                    'eager' => 2,
+                    'lazy' => 1 + $users, // N+1
+                };
+                self::assertSame(
+                    [$want, 0],
+                    [$counts['Com_select'], $counts['Connections']],
+                    "$op $form: SELECTs and connections per request",
+                );
+            }
+        }
+    }
+
+    /**
+     * The orders per user of the orders table, made first (from schema/orders.sql, 10 per
+     * fixture user, as fixtures.LoadOrders computes them) if there is none.
+     */
+    private static function ordersPerUser(): int
+    {
+        if (self::$ordersPerUser > 0) {
+            return self::$ordersPerUser;
+        }
+        $exists = self::$admin->query(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'orders'"
+        )->fetchColumn();
+        if ((int) $exists === 0) {
+            $sql = (string) file_get_contents(dirname(__DIR__, 2) . '/schema/orders.sql');
+            self::$admin->exec($sql);
+            self::$madeOrders = true;
+            $ks = implode(' UNION ALL ', array_map(static fn (int $k): string => "SELECT $k AS k", range(1, 10)));
+            self::$admin->exec(
+                'INSERT INTO orders (id, user_id, total)'
+                . ' SELECT (u.id - 1) * 10 + k.k, u.id, ((u.id - 1) * 10 + k.k) * 7919 % 100000'
+                . " FROM users u CROSS JOIN ($ks) k WHERE u.id <= " . self::$rows
+            );
+        }
+        $per = self::$admin->query('SELECT COUNT(*) FROM orders WHERE user_id = 1')->fetchColumn();
+        self::$ordersPerUser = (int) $per;
+        self::assertGreaterThanOrEqual(3, self::$ordersPerUser, 'orders per user');
+        return self::$ordersPerUser;
+    }
+
+    /**
+     * A fixture user with their latest $limit orders of $per: ids u*P down to (u-1)*P+1,
+     * total(id) = id * 7919 % 100000 cents; user $empty, inserted by the test, has none.
+     *
+     * @return array{id: int, name: string, orders: list<array{id: int, total: int}>}
+     */
+    private static function withOrders(int $id, int $limit, int $per, int $empty): array
+    {
+        if ($id === $empty) {
+            return ['id' => $id, 'name' => 'no orders yet', 'orders' => []];
+        }
+        $orders = [];
+        for ($o = $id * $per; $o > ($id - 1) * $per && count($orders) < $limit; $o--) {
+            $orders[] = ['id' => $o, 'total' => $o * 7919 % 100000];
+        }
+        return ['id' => $id, 'name' => self::name($id), 'orders' => $orders];
+    }
+
     /**
      * Kills a connection. One that ended between the list and the kill (an earlier
      * test's app's, still closing) is already what the kill wants: MariaDB answers 1094
@@ -331,20 +475,20 @@ final class ResidentDatabaseTest extends TestCase
     }
 
     /**
-     * Warms the op up (so a kept connection is open), then serves it OP_REQUESTS times and
+     * Warms the op up (so a kept connection is open), then serves it $requests times and
      * returns the counters' growth per request, each request answered 2xx.
      *
      * @param \Closure(int): array{string, string, string} $request
      * @return array<string, int|float>
      */
-    private static function opCounts(App $app, \Closure $request): array
+    private static function opCounts(App $app, \Closure $request, int $requests = self::OP_REQUESTS): array
     {
         for ($i = 0; $i < 3; $i++) {
             [$method, $uri, $body] = $request(500 + $i);
             self::served($app, $method, $uri, $body);
         }
         $before = self::status(self::OP_COUNTERS);
-        for ($i = 0; $i < self::OP_REQUESTS; $i++) {
+        for ($i = 0; $i < $requests; $i++) {
             [$method, $uri, $body] = $request($i);
             $r = self::served($app, $method, $uri, $body);
             self::assertSame(2, intdiv($r->status, 100), "$method $uri: $r->status $r->body");
@@ -352,7 +496,7 @@ final class ResidentDatabaseTest extends TestCase
         $after = self::status(self::OP_COUNTERS);
         $out = [];
         foreach (self::OP_COUNTERS as $k) {
-            $d = ($after[$k] - $before[$k]) / self::OP_REQUESTS;
+            $d = ($after[$k] - $before[$k]) / $requests;
             $out[$k] = $d == (int) $d ? (int) $d : $d;
         }
         return $out;

@@ -8,6 +8,7 @@ use DbBench\Config;
 use DbBench\DatabaseError;
 use DbBench\Library;
 use DbBench\Reconnect;
+use Doctrine\DBAL\ArrayParameterType;
 use Doctrine\DBAL\Connection;
 use Doctrine\DBAL\Driver\Exception as DriverException;
 use Doctrine\DBAL\DriverManager;
@@ -21,6 +22,13 @@ use Throwable;
  * (get), fetchAllAssociative of a keyset page (list), executeStatement of an INSERT and
  * lastInsertId() (insert), and between beginTransaction() and commit() a fetchOne of
  * `… FOR UPDATE` and an executeStatement of the UPDATE (update).
+ *
+ * Related rows (Related) with raw's SQL and forms: fetchAllNumeric of the join (one
+ * user; a page in a derived table, each user's latest kept in PHP); eager, the user(s)
+ * then fetchAllNumeric of their orders (a page's with `user_id IN (?)` and
+ * ArrayParameterType::INTEGER, which DBAL expands to one placeholder per id); lazy, for
+ * a page only, prepare() once and the Statement's executeQuery() per user (1 + N), as
+ * raw's loop runs the same PDO statement.
  *
  * Kind raw: the SQL is written by hand, as with PDO; DBAL adds its connection object,
  * parameter typing, result wrapper and exception conversion, and nothing that writes SQL
@@ -38,13 +46,22 @@ use Throwable;
  * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
  * mirror Raw.php.
  */
-final class Dbal implements Layer
+final class Dbal implements Layer, Related
 {
     private const QUERY = 'SELECT id, name FROM users WHERE id = ?';
     private const LIST = 'SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?';
     private const INSERT = 'INSERT INTO users (name) VALUES (?)';
     private const LOCK = 'SELECT visits FROM users WHERE id = ? FOR UPDATE';
     private const UPDATE = 'UPDATE users SET visits = ? WHERE id = ?';
+    /** Raw's statements (Raw.php says why each is so). */
+    private const ORDERS_JOIN = 'SELECT u.id, u.name, o.id, o.total FROM users u LEFT JOIN orders o ON o.user_id = u.id'
+        . ' WHERE u.id = ? ORDER BY o.id DESC LIMIT ?';
+    private const ORDERS = 'SELECT id, total FROM orders WHERE user_id = ? ORDER BY id DESC LIMIT ?';
+    private const LIST_ORDERS_JOIN = 'SELECT u.id, u.name, o.id, o.total'
+        . ' FROM (SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?) u'
+        . ' LEFT JOIN orders o ON o.user_id = u.id ORDER BY u.id, o.id DESC';
+    /** One "?" for the list of ids: DBAL expands it. */
+    private const ORDERS_IN = 'SELECT user_id, id, total FROM orders WHERE user_id IN (?) ORDER BY user_id, id DESC';
 
     private ?Connection $connection = null;
 
@@ -57,6 +74,10 @@ final class Dbal implements Layer
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
             protocols: ['mysql', 'postgres'],
+            fetch: [
+                'orders' => [self::JOIN, self::EAGER],
+                'listorders' => [self::JOIN, self::EAGER, self::LAZY],
+            ],
         );
     }
 
@@ -126,6 +147,151 @@ final class Dbal implements Layer
             throw DatabaseError::from($e);
         }
         return ['id' => $id, 'name' => $name];
+    }
+
+    /**
+     * The form's statements in one closure: when the kept connection was lost, the first
+     * fails and the whole read runs again on a new connection.
+     */
+    public function userOrders(int $id, int $limit, string $fetch): ?array
+    {
+        $connection = $this->connection();
+        try {
+            return Reconnect::once(
+                $connection->isConnected(),
+                static fn (): ?array => match ($fetch) {
+                    self::JOIN => self::joined($connection->fetchAllNumeric(
+                        self::ORDERS_JOIN,
+                        [$id, $limit],
+                        [ParameterType::INTEGER, ParameterType::INTEGER],
+                    ), $limit)[0] ?? null,
+                    self::EAGER => self::eagerOne($connection, $id, $limit),
+                },
+                $connection->close(...),
+            );
+        } catch (DbalException $e) {
+            throw DatabaseError::from($e);
+        }
+    }
+
+    public function usersWithOrders(int $after, int $limit, int $per, string $fetch): array
+    {
+        $connection = $this->connection();
+        try {
+            return Reconnect::once(
+                $connection->isConnected(),
+                static fn (): array => match ($fetch) {
+                    self::JOIN => self::joined($connection->fetchAllNumeric(
+                        self::LIST_ORDERS_JOIN,
+                        [$after, $limit],
+                        [ParameterType::INTEGER, ParameterType::INTEGER],
+                    ), $per),
+                    self::EAGER => self::eagerList($connection, $after, $limit, $per),
+                    self::LAZY => self::lazyList($connection, $after, $limit, $per),
+                },
+                $connection->close(...),
+            );
+        } catch (DbalException $e) {
+            throw DatabaseError::from($e);
+        }
+    }
+
+    /** @return array{id: int, name: string, orders: list<array{id: int, total: int}>}|null */
+    private static function eagerOne(Connection $connection, int $id, int $limit): ?array
+    {
+        $row = $connection->fetchAssociative(self::QUERY, [$id], [ParameterType::INTEGER]);
+        if ($row === false) {
+            return null;
+        }
+        $orders = [];
+        $rows = $connection->fetchAllNumeric(
+            self::ORDERS,
+            [$id, $limit],
+            [ParameterType::INTEGER, ParameterType::INTEGER],
+        );
+        foreach ($rows as [$orderId, $total]) {
+            $orders[] = ['id' => (int) $orderId, 'total' => (int) $total];
+        }
+        return ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => $orders];
+    }
+
+    /**
+     * The page, then all its users' orders in one statement, each user's latest $per kept.
+     *
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private static function eagerList(Connection $connection, int $after, int $limit, int $per): array
+    {
+        $users = [];
+        $page = $connection->fetchAllAssociative(
+            self::LIST,
+            [$after, $limit],
+            [ParameterType::INTEGER, ParameterType::INTEGER],
+        );
+        foreach ($page as $row) {
+            $users[(int) $row['id']] = ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => []];
+        }
+        if ($users === []) {
+            return [];
+        }
+        $rows = $connection->fetchAllNumeric(self::ORDERS_IN, [array_keys($users)], [ArrayParameterType::INTEGER]);
+        foreach ($rows as [$userId, $orderId, $total]) {
+            if (count($users[(int) $userId]['orders']) < $per) {
+                $users[(int) $userId]['orders'][] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+        }
+        return array_values($users);
+    }
+
+    /**
+     * The page, then a statement per user (1 + N): prepared once, executed for each.
+     *
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private static function lazyList(Connection $connection, int $after, int $limit, int $per): array
+    {
+        $page = $connection->fetchAllAssociative(
+            self::LIST,
+            [$after, $limit],
+            [ParameterType::INTEGER, ParameterType::INTEGER],
+        );
+        if ($page === []) {
+            return [];
+        }
+        $stmt = $connection->prepare(self::ORDERS);
+        $out = [];
+        foreach ($page as $row) {
+            $stmt->bindValue(1, (int) $row['id'], ParameterType::INTEGER);
+            $stmt->bindValue(2, $per, ParameterType::INTEGER);
+            $orders = [];
+            foreach ($stmt->executeQuery()->fetchAllNumeric() as [$orderId, $total]) {
+                $orders[] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+            $out[] = ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => $orders];
+        }
+        return $out;
+    }
+
+    /**
+     * A join's rows (user id, name, order id, total) as users in order, each with their
+     * first $per orders; NULL order columns: a user without orders.
+     *
+     * @param list<list<mixed>> $rows
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private static function joined(array $rows, int $per): array
+    {
+        $users = [];
+        $i = -1;
+        foreach ($rows as [$id, $name, $orderId, $total]) {
+            if ($i < 0 || $users[$i]['id'] !== (int) $id) {
+                $users[++$i] = ['id' => (int) $id, 'name' => (string) $name, 'orders' => []];
+            }
+            if ($orderId !== null && count($users[$i]['orders']) < $per) {
+                $users[$i]['orders'][] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+        }
+        return $users;
     }
 
     /**

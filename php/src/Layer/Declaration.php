@@ -9,8 +9,10 @@ use InvalidArgumentException;
 /**
  * What a layer class says about itself: whether it uses the database, its kind (the axis
  * question 1 compares against raw), the library and the Debian package whose version a
- * run records, and the stmt and conn modes it serves. Config validates a variant against
- * it and bin/describe.php prints it, so the class is the one place that knows.
+ * run records, the stmt and conn modes it serves, and the forms it reads related rows in
+ * (fetch, by op: Related). Config validates a variant against it, App refuses a form
+ * it does not name, and bin/describe.php prints it, so the class is the one place that
+ * knows.
  */
 final class Declaration
 {
@@ -23,11 +25,16 @@ final class Declaration
     public const KINDS = ['raw', 'builder', 'orm'];
     /** The wire protocols of the suite's databases (runners/matrix.yaml, dbs). */
     public const PROTOCOLS = ['mysql', 'postgres'];
+    /** The forms of the related-rows ops (Related), in the order a layer lists them. */
+    public const FETCHES = [Related::JOIN, Related::EAGER, Related::LAZY];
+    /** The related-rows ops, as describe prints them (gotarget --describe's "fetch"). */
+    public const FETCH_OPS = ['orders', 'listorders'];
 
     /**
      * @param list<string> $stmts
      * @param list<string> $conns
      * @param list<string> $protocols
+     * @param array{orders: list<string>, listorders: list<string>} $fetch
      */
     private function __construct(
         public readonly bool $db,
@@ -37,13 +44,14 @@ final class Declaration
         public readonly array $stmts,
         public readonly array $conns,
         public readonly array $protocols,
+        public readonly array $fetch,
     ) {
     }
 
     /** The baseline: no database, so no kind, library, stmt or conn. */
     public static function noDatabase(): self
     {
-        return new self(false, '', '', '', [], [], []);
+        return new self(false, '', '', '', [], [], [], ['orders' => [], 'listorders' => []]);
     }
 
     /**
@@ -53,6 +61,8 @@ final class Declaration
      * @param list<string> $stmts in the order the variants are listed
      * @param list<string> $conns in the order the variants are listed
      * @param list<string> $protocols the databases' wire protocols the layer reads
+     * @param array<string, list<string>> $fetch the forms of each related-rows op
+     *        (orders, listorders) the layer offers; none unless it implements Related
      */
     public static function database(
         string $kind,
@@ -61,6 +71,7 @@ final class Declaration
         array $stmts,
         array $conns,
         array $protocols = ['mysql'],
+        array $fetch = [],
     ): self {
         if (!in_array($kind, self::KINDS, true)) {
             throw new InvalidArgumentException(sprintf('kind "%s", want one of %s', $kind, implode(', ', self::KINDS)));
@@ -71,7 +82,28 @@ final class Declaration
         self::checkModes('stmt', $stmts, self::STMTS);
         self::checkModes('conn', $conns, self::CONNS);
         self::checkModes('protocol', $protocols, self::PROTOCOLS);
-        return new self(true, $kind, $library, $package, $stmts, $conns, $protocols);
+        $unknown = array_diff(array_keys($fetch), self::FETCH_OPS);
+        if ($unknown !== []) {
+            throw new InvalidArgumentException(sprintf(
+                'fetch op "%s", want %s',
+                implode(', ', $unknown),
+                implode(' or ', self::FETCH_OPS),
+            ));
+        }
+        $forms = [];
+        foreach (self::FETCH_OPS as $op) {
+            $forms[$op] = $fetch[$op] ?? [];
+            if ($forms[$op] !== []) {
+                self::checkModes("$op fetch", $forms[$op], self::FETCHES);
+            }
+        }
+        return new self(true, $kind, $library, $package, $stmts, $conns, $protocols, $forms);
+    }
+
+    /** Whether the layer reads related rows in any form: describe prints its "fetch" then. */
+    public function fetches(): bool
+    {
+        return $this->fetch['orders'] !== [] || $this->fetch['listorders'] !== [];
     }
 
     /**

@@ -12,6 +12,12 @@ use Throwable;
 /**
  * PDO alone: every op is SQL written by hand, prepared, bound and executed.
  *
+ * Related rows (Related) by hand, as go/layers/raw/orders.go writes them: join, one
+ * LEFT JOIN (for a page, the page in a derived table, each user's latest kept in PHP);
+ * eager, the user(s) and then their orders in one statement (a page's with IN (…));
+ * lazy, for a page only, a loop: one statement prepared once and executed per user
+ * (1 + N). For one user lazy would be eager's two statements again, so it is not offered.
+ *
  * Under php-fpm a new PDO object per request, as every PHP app there has: with
  * ATTR_PERSISTENT the fpm child's connection is reused (PDO pings it first), without it
  * the connection is opened and closed within the request. A resident worker keeps one
@@ -23,7 +29,7 @@ use Throwable;
  * Self-contained on purpose (Layer.php): its declaration, set-up and error handling
  * mirror Dbal.php.
  */
-final class Raw implements Layer
+final class Raw implements Layer, Related
 {
     private const QUERY = 'SELECT id, name FROM users WHERE id = ?';
     private const LIST = 'SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?';
@@ -32,6 +38,20 @@ final class Raw implements Layer
     private const INSERT_RETURNING = 'INSERT INTO users (name) VALUES (?) RETURNING id';
     private const LOCK = 'SELECT visits FROM users WHERE id = ? FOR UPDATE';
     private const UPDATE = 'UPDATE users SET visits = ? WHERE id = ?';
+    /** One user's latest orders in one statement: LEFT JOIN, so a user without orders is one row of NULLs. */
+    private const ORDERS_JOIN = 'SELECT u.id, u.name, o.id, o.total FROM users u LEFT JOIN orders o ON o.user_id = u.id'
+        . ' WHERE u.id = ? ORDER BY o.id DESC LIMIT ?';
+    /** One user's latest orders: eager's second statement for one user, lazy's per user. */
+    private const ORDERS = 'SELECT id, total FROM orders WHERE user_id = ? ORDER BY id DESC LIMIT ?';
+    /**
+     * A page of users with all their orders; each user's latest are kept in PHP (a
+     * LIMIT per user would need a window function or LATERAL, which MariaDB lacks).
+     */
+    private const LIST_ORDERS_JOIN = 'SELECT u.id, u.name, o.id, o.total'
+        . ' FROM (SELECT id, name FROM users WHERE id > ? ORDER BY id LIMIT ?) u'
+        . ' LEFT JOIN orders o ON o.user_id = u.id ORDER BY u.id, o.id DESC';
+    /** Eager's second statement for a page: every order of its users, %s the page's placeholders. */
+    private const ORDERS_IN = 'SELECT user_id, id, total FROM orders WHERE user_id IN (%s) ORDER BY user_id, id DESC';
 
     /** Opened on first use: a layer that is never asked for a user never connects. */
     private ?PDO $pdo = null;
@@ -45,6 +65,10 @@ final class Raw implements Layer
             stmts: ['prepare', 'interpolate'],
             conns: ['persistent', 'per-request'],
             protocols: ['mysql', 'postgres'],
+            fetch: [
+                'orders' => [self::JOIN, self::EAGER],
+                'listorders' => [self::JOIN, self::EAGER, self::LAZY],
+            ],
         );
     }
 
@@ -104,6 +128,32 @@ final class Raw implements Layer
     }
 
     /**
+     * The statements of a form run in one closure: when the kept connection was lost,
+     * the first one fails and the whole read runs again on a new connection.
+     */
+    public function userOrders(int $id, int $limit, string $fetch): ?array
+    {
+        if ($fetch === self::JOIN) {
+            $rows = Reconnect::once(
+                $this->pdo !== null,
+                fn () => $this->rows(self::ORDERS_JOIN, [$id, $limit]),
+                $this->disconnect(...),
+            );
+            return self::joined($rows, $limit)[0] ?? null;
+        }
+        return Reconnect::once($this->pdo !== null, fn () => $this->eagerOne($id, $limit), $this->disconnect(...));
+    }
+
+    public function usersWithOrders(int $after, int $limit, int $per, string $fetch): array
+    {
+        return Reconnect::once($this->pdo !== null, fn (): array => match ($fetch) {
+            self::JOIN => self::joined($this->rows(self::LIST_ORDERS_JOIN, [$after, $limit]), $per),
+            self::EAGER => $this->eagerList($after, $limit, $per),
+            self::LAZY => $this->lazyList($after, $limit, $per),
+        }, $this->disconnect(...));
+    }
+
+    /**
      * The query: prepare, bind, execute, fetch (connecting first when there is no
      * connection). A method of its own, as connect() is, because a sampling profile
      * (Excimer) sees PHP frames only: PDO's work is the time of the method that calls it.
@@ -128,6 +178,115 @@ final class Raw implements Layer
         $stmt->bindValue(2, $limit, PDO::PARAM_INT);
         $stmt->execute();
         return $stmt->fetchAll(PDO::FETCH_ASSOC);
+    }
+
+    /**
+     * A statement's rows as lists: a join's two id columns would collide in FETCH_ASSOC.
+     *
+     * @param list<int> $args
+     * @return list<list<mixed>>
+     */
+    private function rows(string $sql, array $args): array
+    {
+        $this->pdo ??= $this->connect();
+        $stmt = $this->pdo->prepare($sql);
+        foreach ($args as $i => $arg) {
+            $stmt->bindValue($i + 1, $arg, PDO::PARAM_INT);
+        }
+        $stmt->execute();
+        return $stmt->fetchAll(PDO::FETCH_NUM);
+    }
+
+    /**
+     * Eager for one user: the user, then their latest orders.
+     *
+     * @return array{id: int, name: string, orders: list<array{id: int, total: int}>}|null
+     */
+    private function eagerOne(int $id, int $limit): ?array
+    {
+        $row = $this->query($id);
+        if ($row === false) {
+            return null;
+        }
+        $orders = [];
+        foreach ($this->rows(self::ORDERS, [$id, $limit]) as [$orderId, $total]) {
+            $orders[] = ['id' => (int) $orderId, 'total' => (int) $total];
+        }
+        return ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => $orders];
+    }
+
+    /**
+     * Eager for a page: the users, then all their orders in one statement, each user's
+     * latest $per kept.
+     *
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private function eagerList(int $after, int $limit, int $per): array
+    {
+        $users = [];
+        foreach ($this->list($after, $limit) as $row) {
+            $users[(int) $row['id']] = ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => []];
+        }
+        if ($users === []) {
+            return [];
+        }
+        $ids = array_keys($users);
+        $sql = sprintf(self::ORDERS_IN, implode(',', array_fill(0, count($ids), '?')));
+        foreach ($this->rows($sql, $ids) as [$userId, $orderId, $total]) {
+            if (count($users[(int) $userId]['orders']) < $per) {
+                $users[(int) $userId]['orders'][] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+        }
+        return array_values($users);
+    }
+
+    /**
+     * Lazy for a page: the users, then a statement per user (1 + N), prepared once and
+     * executed for each, as a loop over PDO is written.
+     *
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private function lazyList(int $after, int $limit, int $per): array
+    {
+        $users = $this->list($after, $limit);
+        if ($users === []) {
+            return [];
+        }
+        $stmt = $this->pdo->prepare(self::ORDERS);
+        $out = [];
+        foreach ($users as $row) {
+            $stmt->bindValue(1, (int) $row['id'], PDO::PARAM_INT);
+            $stmt->bindValue(2, $per, PDO::PARAM_INT);
+            $stmt->execute();
+            $orders = [];
+            foreach ($stmt->fetchAll(PDO::FETCH_NUM) as [$orderId, $total]) {
+                $orders[] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+            $out[] = ['id' => (int) $row['id'], 'name' => (string) $row['name'], 'orders' => $orders];
+        }
+        return $out;
+    }
+
+    /**
+     * A join's rows (user id, name, order id, total) as users in order, each with their
+     * first $per orders; NULL order columns: a user without orders.
+     *
+     * @param list<list<mixed>> $rows
+     * @return list<array{id: int, name: string, orders: list<array{id: int, total: int}>}>
+     */
+    private static function joined(array $rows, int $per): array
+    {
+        $users = [];
+        $i = -1;
+        foreach ($rows as [$id, $name, $orderId, $total]) {
+            if ($i < 0 || $users[$i]['id'] !== (int) $id) {
+                $users[++$i] = ['id' => (int) $id, 'name' => (string) $name, 'orders' => []];
+            }
+            if ($orderId !== null && count($users[$i]['orders']) < $per) {
+                $users[$i]['orders'][] = ['id' => (int) $orderId, 'total' => (int) $total];
+            }
+        }
+        return $users;
     }
 
     /**

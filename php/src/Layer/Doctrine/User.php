@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace DbBench\Layer\Doctrine;
 
+use Doctrine\Common\Collections\ArrayCollection;
+use Doctrine\Common\Collections\Collection;
 use Doctrine\ORM\Mapping as ORM;
 
 /**
@@ -12,6 +14,10 @@ use Doctrine\ORM\Mapping as ORM;
  * 2.14's AttributeDriver). The id is the database's (IDENTITY: AUTO_INCREMENT, read back
  * with lastInsertId after the INSERT). Not final: Doctrine's proxies extend their entity
  * (Proxies/__CG__DbBenchLayerDoctrineUser.php, generated ahead of time).
+ *
+ * Its orders (Order.php) are the inverse side of Order's ManyToOne: no column here, so
+ * loading a user reads the same columns as before; each user loaded gets an uninitialized
+ * collection, which the first use loads (fetch LAZY, Doctrine's default), latest first.
  */
 #[ORM\Entity]
 #[ORM\Table(name: 'users')]
@@ -28,9 +34,15 @@ class User
     #[ORM\Column(type: 'integer', options: ['unsigned' => true, 'default' => 0])]
     private int $visits = 0;
 
+    /** @var Collection<int, Order> */
+    #[ORM\OneToMany(mappedBy: 'user', targetEntity: Order::class)]
+    #[ORM\OrderBy(['id' => 'DESC'])]
+    private Collection $orders;
+
     public function __construct(string $name)
     {
         $this->name = $name;
+        $this->orders = new ArrayCollection();
     }
 
     public function getId(): int
@@ -46,6 +58,12 @@ class User
     public function getVisits(): int
     {
         return $this->visits;
+    }
+
+    /** @return Collection<int, Order> latest (highest id) first */
+    public function getOrders(): Collection
+    {
+        return $this->orders;
     }
 
     /** One more visit; flush() writes it. */

@@ -67,10 +67,10 @@ class User extends \DbBench\Layer\Doctrine\User implements \Doctrine\ORM\Proxy\P
     public function __sleep()
     {
         if ($this->__isInitialized__) {
-            return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits'];
+            return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'orders'];
         }
 
-        return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits'];
+        return ['__isInitialized__', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'id', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'name', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'visits', '' . "\0" . 'DbBench\\Layer\\Doctrine\\User' . "\0" . 'orders'];
     }
 
     /**
@@ -208,6 +208,17 @@ class User extends \DbBench\Layer\Doctrine\User implements \Doctrine\ORM\Proxy\P
         $this->__initializer__ && $this->__initializer__->__invoke($this, 'getVisits', []);
 
         return parent::getVisits();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public function getOrders(): \Doctrine\Common\Collections\Collection
+    {
+
+        $this->__initializer__ && $this->__initializer__->__invoke($this, 'getOrders', []);
+
+        return parent::getOrders();
     }
 
     /**
