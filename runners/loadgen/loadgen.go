@@ -54,8 +54,12 @@ type Config struct {
 	// Path is Get's request path; "{id}" in it is replaced by the request's id. Empty
 	// means DefaultPath. A path without "{id}" (such as /hello) is sent as it is.
 	Path  string
-	Limit int    // List: the rows each request asks for, at most Rows
-	Rows  uint32 // N: ids are uniform over 1..N; required when the path has {id}
+	Limit int // List and ListOrders: the users each request asks for, at most Rows
+	// Orders and ListOrders: the orders per user each request asks for (Orders: its
+	// limit; ListOrders: its orders), and the form the target reads them in (fetch=).
+	Orders int
+	Fetch  string
+	Rows   uint32 // N: ids are uniform over 1..N; required when the path has {id}
 	// Seed makes a run reproducible: connection i draws its ids from a PCG source
 	// seeded with (Seed, i), so the same Seed gives each connection the same ids.
 	Seed        uint64

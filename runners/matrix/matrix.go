@@ -34,8 +34,12 @@ var (
 		"Startup", "Password", "Parse", "Bind", "Describe", "Sync", "Flush", "Close", "Terminate"}
 	// Requests are what an op may send, as the load generator and the verifier know
 	// them: get (GET /users/{id}), list (GET /users?after=&limit=), insert (POST
-	// /users), update (POST /users/{id}/visits).
-	Requests = []string{"get", "list", "insert", "update"}
+	// /users), update (POST /users/{id}/visits), orders (GET /users/{id}/orders) and
+	// listorders (GET /users?after=&limit=&orders=).
+	Requests = []string{"get", "list", "insert", "update", "orders", "listorders"}
+	// Fetches are the forms a layer reads related rows in (an orders op's fetch):
+	// go/server/orders.go says what each means.
+	Fetches = []string{"join", "eager", "lazy"}
 )
 
 // None is the stmt and conn of a layer that uses no database.
@@ -91,7 +95,11 @@ var Protocols = protocol.Names()
 type Op struct {
 	Name    string
 	Request string // one of Requests
-	Rows    int    // list: the limit of each request; 0 otherwise
+	Rows    int    // list and listorders: the limit of each request; 0 otherwise
+	// Orders and Fetch are the orders ops': the orders per user each request asks for,
+	// and the form (one of Fetches) the target reads them in.
+	Orders int
+	Fetch  string
 	// Texts is get's statement working set: the target reads the row through one of
 	// this many statement texts (the same statement, a comment numbering it), chosen
 	// by the id, so that only the texts differ from get; 0 is get's one text.
@@ -192,12 +200,26 @@ type Layer struct {
 	// documentation's first example does (README.md, "As shipped", has each with its
 	// source); nil where the matrix does not say.
 	Shipped *Setting
+	// Fetch are the forms (Fetches) the layer reads related rows in, by request (orders,
+	// listorders): what its library offers (go/layers/layers.go, php/src/Layer's
+	// declarations; runners/target.Agree holds the two to each other). An orders op
+	// whose form the layer lacks is not one of its variants.
+	Fetch map[string][]string
+	// FetchAPI names, by form, the library call that reads related rows in it, as a
+	// team writes it ("`with('orders')`"): the report's advice quotes it.
+	FetchAPI map[string]string
 	// Was is the name the layer had before layers were named by their library (orm,
 	// builder): variant keys and patterns written with it still mean this layer (saved
 	// results are renamed on read, runners/results), and the targets serve it under it,
 	// as a revision built before the rename knows no other (dbbench ab). "" when the
 	// name never changed.
 	Was string
+}
+
+// Offers says whether the layer serves op: every op but an orders op, which it serves
+// in the forms its Fetch lists.
+func (l *Layer) Offers(op *Op) bool {
+	return op == nil || op.Fetch == "" || slices.Contains(l.Fetch[op.Request], op.Fetch)
 }
 
 // Reads says whether a layer reads database db (by its name in the matrix): a layer
@@ -396,7 +418,7 @@ func (m *Matrix) Expand(p *Preset) []Variant {
 		for _, op := range ops {
 			v := base
 			if op != Get {
-				if !m.Langs[v.Lang].Layers[v.Layer].DB {
+				if l := m.Langs[v.Lang].Layers[v.Layer]; !l.DB || !l.Offers(m.Ops[op]) {
 					continue
 				}
 				v.Op = op
@@ -578,6 +600,14 @@ func (m *Matrix) Check(v Variant) error {
 	}
 	if v.Op != "" && !spec.DB {
 		return fmt.Errorf("variant %s: %s layer %s uses no database and serves get only", v.Key(), v.Lang, v.Layer)
+	}
+	if op := m.Ops[v.OpName()]; !spec.Offers(op) {
+		forms := strings.Join(spec.Fetch[op.Request], ", ")
+		if forms == "" {
+			return fmt.Errorf("variant %s: %s layer %s reads no related rows (matrix.yaml, its fetch)", v.Key(), v.Lang, v.Layer)
+		}
+		return fmt.Errorf("variant %s: %s layer %s reads related rows by %s, not by %s (its library's forms: matrix.yaml, its fetch)",
+			v.Key(), v.Lang, v.Layer, forms, op.Fetch)
 	}
 	if v.Database == m.DefaultDB() {
 		return fmt.Errorf("variant %s: db=%s is meant without db= (Resolve reads it so)", v.Key(), v.Database)

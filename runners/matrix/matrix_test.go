@@ -3,6 +3,7 @@ package matrix
 import (
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -161,7 +162,7 @@ presets:
 		{"unknown top key", base + "exlude: []\n", `m.yaml:10: unknown key "exlude" in the matrix (allowed: langs, ops, dbs, exclude, roundtrips, presets)`},
 		{"unknown stmt", strings.Replace(base, "[prepare]", "[prepard]", 1), `m.yaml:6: unknown stmt "prepard" (allowed: prepare, prepared, interpolate, cache_statement, cache_describe, describe_exec, exec, simple_protocol, binary_parameters)`},
 		{"unknown conn", strings.Replace(base, "[persistent]", "[persistant]", 1), `m.yaml:6: unknown conn "persistant" (allowed: persistent, per-request, shipped)`},
-		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn, was, dbs, stmt_ref, shipped)`},
+		{"unknown layer key", strings.Replace(base, "conn:", "con:", 1), `m.yaml:6: unknown key "con" in layer raw (allowed: db, kind, library, version_of, stmt, conn, was, dbs, stmt_ref, shipped, fetch)`},
 		{"unknown preset key", strings.Replace(base, "reps: 1", "reps: 1, rep: 2", 1), `m.yaml:9: unknown key "rep" in preset p (allowed: about, include`},
 		{"pool for unknown lang", strings.Replace(base, "{go: [4]}", "{goo: [4]}", 1), `m.yaml:9: unknown key "goo" in pools (allowed: go)`},
 		{"bad duration", strings.Replace(base, "warmup: 1s", "warmup: 1 sec", 1), `m.yaml:9: warmup: "1 sec" is not a positive duration`},
@@ -177,10 +178,13 @@ presets:
 		{"no servers", strings.Replace(base, "    servers: {s: {launcher: l, pool: p}}\n", "", 1), `m.yaml:3: missing key "servers"`},
 		{"server without launcher", strings.Replace(base, "launcher: l, ", "", 1), `m.yaml:4: missing key "launcher"`},
 		{"selects nothing", strings.Replace(base, `".*"`, `"^lang=php"`, 1), `m.yaml:9: preset p selects no variant`},
-		{"unknown request", base + "ops: {get: {request: get}, list: {request: lst}}\n", `m.yaml:10: unknown request "lst" (allowed: get, list, insert, update)`},
+		{"unknown request", base + "ops: {get: {request: get}, list: {request: lst}}\n", `m.yaml:10: unknown request "lst" (allowed: get, list, insert, update, orders, listorders)`},
 		{"list without rows", base + "ops: {get: {request: get}, list: {request: list}}\n", `m.yaml:10: op list: a list takes rows (its limit), and only a list`},
 		{"rows on insert", base + "ops: {get: {request: get}, insert: {request: insert, rows: 3}}\n", `m.yaml:10: op insert: a list takes rows`},
 		{"no get", base + "ops: {insert: {request: insert}}\n", `m.yaml:10: ops: want get, the request get`},
+		{"orders without fetch", base + "ops: {get: {request: get}, o: {request: orders, orders: 3}}\n", `m.yaml:10: op o: the orders requests take orders (per user) and fetch (join, eager, lazy), and only they`},
+		{"unknown fetch", base + "ops: {get: {request: get}, o: {request: orders, orders: 3, fetch: jion}}\n", `m.yaml:10: op o: unknown fetch "jion" (allowed: join, eager, lazy)`},
+		{"a layer's unknown form", strings.Replace(base, "conn: [persistent]}", "conn: [persistent], fetch: {orders: [lasy]}}", 1), `m.yaml:6: unknown fetch "lasy" (allowed: join, eager, lazy)`},
 		{"unknown op in preset", strings.Replace(base, "reps: 1", "reps: 1, ops: [get, lst]", 1), `m.yaml:9: unknown op "lst" (allowed: get)`},
 		{"setting for prepare", strings.Replace(base, "    layers:\n", "    modes: {prepare: {set: s, default: d}}\n    layers:\n", 1), `modes of go: "prepare" is not a mode another is set against`},
 		{"shipped at a mode the layer lacks", strings.Replace(base, "conn: [persistent]}", "conn: [persistent], shipped: {stmt: interpolate, conn: persistent}}", 1), `m.yaml:6: shipped of layer raw: stmt "interpolate" is not one of its stmt on mysql (prepare)`},
@@ -376,11 +380,14 @@ func TestPresetsExpandTheirOps(t *testing.T) {
 	if got := count("quick"); len(got) != 1 || got[Get] == 0 {
 		t.Errorf("quick measures ops %v, want get alone", got)
 	}
-	ops, texts := count("ops"), count("statements")
+	ops, texts, related := count("ops"), count("statements"), count("related")
 	for _, op := range m.OpNames() {
 		switch {
 		case m.Ops[op].Texts > 0 && texts[op] == 0:
 			t.Errorf("the statements preset has no variant of op %s: %v", op, texts)
+		case m.Ops[op].Fetch != "" && related[op] == 0:
+			t.Errorf("the related preset has no variant of op %s: %v", op, related)
+		case m.Ops[op].Fetch != "":
 		case m.Ops[op].Texts == 0 && ops[op] == 0:
 			t.Errorf("the ops preset has no variant of op %s: %v", op, ops)
 		}
@@ -546,5 +553,43 @@ func TestLayersAnswerToTheirFormerNames(t *testing.T) {
 	}
 	if spec, err := m.Spec(beego); err != nil || spec.Layer.TargetName() != "orm" {
 		t.Errorf("beego's target name %q, %v; want orm", spec.Layer.TargetName(), err)
+	}
+}
+
+// A layer runs the orders ops in the forms its fetch lists, and a variant in another
+// form is refused with the forms it has.
+func TestALayerRunsTheFormsItOffers(t *testing.T) {
+	doc := `langs:
+  go:
+    baseline: raw
+    servers: {s: {launcher: l, pool: p}}
+    layers:
+      raw: {kind: raw, library: r, version_of: m, stmt: [prepare], conn: [persistent], fetch: {orders: [join, eager]}}
+      orm: {kind: orm, library: o, version_of: m, stmt: [prepare], conn: [persistent], fetch: {orders: [eager], api: {eager: "Preload"}}}
+ops:
+  get: {request: get}
+  orders_join: {request: orders, orders: 10, fetch: join}
+  orders_eager: {request: orders, orders: 10, fetch: eager}
+presets:
+  p: {include: [".*"], ops: [orders_join, orders_eager], pools: {go: [4]}, connections: 1, warmup: 1s, duration: 1s, reps: 1, budget: 1m}
+`
+	m, err := Parse("m.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Preset("p")
+	var got []string
+	for _, v := range m.Expand(p) {
+		got = append(got, v.Layer+" "+v.Op)
+	}
+	if want := []string{"raw orders_join", "raw orders_eager", "orm orders_eager"}; !slices.Equal(got, want) {
+		t.Errorf("variants %q, want %q", got, want)
+	}
+	v := Variant{Lang: "go", Server: "s", Layer: "orm", Stmt: "prepare", Conn: "persistent", Pool: 4, Op: "orders_join"}
+	if err := m.Check(v); err == nil || !strings.Contains(err.Error(), "reads related rows by eager, not by join") {
+		t.Errorf("orm at join: %v", err)
+	}
+	if api := m.Langs["go"].Layers["orm"].FetchAPI["eager"]; api != "Preload" {
+		t.Errorf("orm's eager api %q", api)
 	}
 }

@@ -333,7 +333,7 @@ func (p parser) eachEntry(n *yaml.Node, what, kind string, allowed, required []s
 // layer reads one layer. A layer with db: false serves no database: it takes no stmt,
 // conn, kind or library, and its stmt and conn are none.
 func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
-	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was", "dbs", "stmt_ref", "shipped")
+	f, err := p.mapping(n, "layer "+name, "db", "kind", "library", "version_of", "stmt", "conn", "was", "dbs", "stmt_ref", "shipped", "fetch")
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 		layer.DB = d.Value == "true"
 	}
 	if !layer.DB {
-		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn", "dbs", "stmt_ref", "shipped"} {
+		for _, k := range []string{"kind", "library", "version_of", "stmt", "conn", "dbs", "stmt_ref", "shipped", "fetch"} {
 			if f[k] != nil {
 				return nil, p.errorf(f[k], "layer %s uses no database (db: false), so it takes no %s", name, k)
 			}
@@ -377,6 +377,9 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 	if err := p.stmtRef(layer, f["stmt_ref"]); err != nil {
 		return nil, err
 	}
+	if err := p.fetch(f["fetch"], layer); err != nil {
+		return nil, err
+	}
 	if sh := f["shipped"]; sh != nil {
 		if layer.Shipped, err = p.setting(sh, "shipped of layer "+name); err != nil {
 			return nil, err
@@ -386,6 +389,40 @@ func (p parser) layer(name string, n *yaml.Node) (*Layer, error) {
 		}
 	}
 	return layer, nil
+}
+
+// fetch reads the forms a layer reads related rows in, by request: {orders: [join,
+// eager], listorders: [join, eager, lazy]}; none when absent. Its
+// api names, by form, the library call a team writes for it ("`with('orders')`"), which
+// the report's advice quotes.
+func (p parser) fetch(n *yaml.Node, layer *Layer) error {
+	if n == nil {
+		return nil
+	}
+	f, err := p.mapping(n, "fetch of layer "+layer.Name, "orders", "listorders", "api")
+	if err != nil {
+		return err
+	}
+	layer.Fetch = map[string][]string{}
+	for request, forms := range f {
+		if request == "api" {
+			continue
+		}
+		if layer.Fetch[request], err = p.strings(forms, "fetch", Fetches); err != nil {
+			return err
+		}
+	}
+	if a := f["api"]; a != nil {
+		api, err := p.mapping(a, "api of layer "+layer.Name+"'s fetch", Fetches...)
+		if err != nil {
+			return err
+		}
+		layer.FetchAPI = map[string]string{}
+		for form, call := range api {
+			layer.FetchAPI[form] = call.Value
+		}
+	}
+	return nil
 }
 
 // setting reads a Setting: {stmt: mode, conn: mode}, the stmt a mapping from protocol
@@ -512,6 +549,25 @@ func (p parser) stmtRef(layer *Layer, n *yaml.Node) error {
 	return nil
 }
 
+// related reads an orders op's orders per user and fetch form, which it alone takes.
+func (p parser) related(op *Op, k, v *yaml.Node, f map[string]*yaml.Node) error {
+	reads := op.Request == "orders" || op.Request == "listorders"
+	if reads != (f["orders"] != nil && f["fetch"] != nil) {
+		return p.errorf(v, "op %s: the orders requests take orders (per user) and fetch (%s), and only they", k.Value, strings.Join(Fetches, ", "))
+	}
+	if !reads {
+		return nil
+	}
+	var err error
+	if op.Orders, err = p.positive(f["orders"], "orders"); err != nil {
+		return err
+	}
+	if op.Fetch = f["fetch"].Value; !slices.Contains(Fetches, op.Fetch) {
+		return p.errorf(f["fetch"], "op %s: unknown fetch %q (allowed: %s)", k.Value, op.Fetch, strings.Join(Fetches, ", "))
+	}
+	return nil
+}
+
 // ops reads the endpoints; a matrix without them knows get alone. get must be there,
 // as the request get: it is what a name without op= means.
 func (p parser) ops(m *Matrix, n *yaml.Node) error {
@@ -519,7 +575,7 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 		m.Ops[Get], m.opOrder = &Op{Name: Get, Request: "get"}, []string{Get}
 		return nil
 	}
-	err := p.eachEntry(n, "ops", "op", []string{"request", "rows", "texts"}, []string{"request"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+	err := p.eachEntry(n, "ops", "op", []string{"request", "rows", "texts", "orders", "fetch"}, []string{"request"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if k.Value == "" || strings.ContainsAny(k.Value, "/= ") {
 			return p.errorf(k, "op name %q: want a word without '/', '=' or spaces", k.Value)
 		}
@@ -527,8 +583,12 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 		if !slices.Contains(Requests, op.Request) {
 			return p.errorf(f["request"], "unknown request %q (allowed: %s)", op.Request, strings.Join(Requests, ", "))
 		}
-		if (op.Request == "list") != (f["rows"] != nil) {
+		lists := op.Request == "list" || op.Request == "listorders"
+		if lists != (f["rows"] != nil) {
 			return p.errorf(v, "op %s: a list takes rows (its limit), and only a list", k.Value)
+		}
+		if err := p.related(op, k, v, f); err != nil {
+			return err
 		}
 		if r := f["rows"]; r != nil {
 			var err error

@@ -30,6 +30,11 @@ const (
 	// connection modes (results.Variant.Tuned): where a team starts
 	Shipped = "shipped"
 	Rev     = "rev" // dbbench ab: what revision B changed, against revision A
+	// Related rows (the orders ops): each form of each layer against its language's raw
+	// driver's JOIN of the same request (Fetch); a layer's eager form against its own
+	// lazy one, what 1 + N statements cost it (Lazy).
+	Fetch = "fetch"
+	Lazy  = "lazy"
 )
 
 // op is the key of the endpoint, which every question but Rows holds fixed.
@@ -86,6 +91,12 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 		if b := oneText(r, v, keep); b != nil {
 			out = append(out, Pair{Question: Texts, Base: b, Other: v})
 		}
+		if b := rawJoin(r, v, keep); b != nil {
+			out = append(out, Pair{Question: Fetch, Base: b, Other: v})
+		}
+		if b := sameLazy(r, v, keep); b != nil {
+			out = append(out, Pair{Question: Lazy, Base: b, Other: v})
+		}
 		if t := v.Tuned; t != nil && (t.Stmt != v.Stmt || t.Conn != v.Conn) {
 			// A layer without the tuned statement mode (bun has only its own) is
 			// compared at its own mode, tuned connections.
@@ -104,12 +115,12 @@ func Pairs(r *results.Run, keep func(*results.Variant) bool) []Pair {
 // fewestRows is the list of v's variant (every key but op the same) with the fewest
 // rows, when v is a list of more; nil otherwise.
 func fewestRows(r *results.Run, v *results.Variant, keep func(*results.Variant) bool) *results.Variant {
-	if v.Rows == 0 {
+	if v.Rows == 0 || v.Orders > 0 { // a page with orders is its forms' question
 		return nil
 	}
 	var best *results.Variant
 	for _, w := range r.Variants {
-		if w.Rows == 0 || w.Rows >= v.Rows || (keep != nil && !keep(w)) || (best != nil && w.Rows >= best.Rows) {
+		if w.Rows == 0 || w.Orders > 0 || w.Rows >= v.Rows || (keep != nil && !keep(w)) || (best != nil && w.Rows >= best.Rows) {
 			continue
 		}
 		if b := find(r, v, op, w.Op, keep); b == w {
@@ -129,6 +140,50 @@ func oneText(r *results.Run, v *results.Variant, keep func(*results.Variant) boo
 		return b
 	}
 	return find(r, v, op, "get", keep)
+}
+
+// rawJoin is the JOIN of v's request by its language's baseline layer (every other key
+// the same), when v reads related rows in another form or layer; nil otherwise.
+func rawJoin(r *results.Run, v *results.Variant, keep func(*results.Variant) bool) *results.Variant {
+	l := r.Langs[v.Lang]
+	if v.Fetch == "" || l == nil {
+		return nil
+	}
+	baseline := cmp.Or(v.LayerRef, l.Baseline)
+	if v.Fetch == join && v.Layer == baseline {
+		return nil
+	}
+	return related(r, v, join, map[string]string{Layer: baseline}, keep)
+}
+
+// sameLazy is v's layer's lazy form of v's request, when v reads it eagerly or by a
+// join; nil otherwise.
+func sameLazy(r *results.Run, v *results.Variant, keep func(*results.Variant) bool) *results.Variant {
+	if v.Fetch == "" || v.Fetch == lazy {
+		return nil
+	}
+	return related(r, v, lazy, map[string]string{}, keep)
+}
+
+// The forms of matrix.Fetches that a pair refers to.
+const (
+	join = "join"
+	lazy = "lazy"
+)
+
+// related is the variant equal to v but for set and its op, which reads v's request (the
+// same rows and orders) in form fetch.
+func related(r *results.Run, v *results.Variant, fetch string, set map[string]string, keep func(*results.Variant) bool) *results.Variant {
+	for _, w := range r.Variants {
+		if w.Fetch != fetch || w.Orders != v.Orders || w.Rows != v.Rows {
+			continue
+		}
+		set[op] = w.Op
+		if b := findWith(r, v, set, keep); b == w {
+			return b
+		}
+	}
+	return nil
 }
 
 // revPairs pairs each variant at B with itself at A, hello too: a new toolchain or

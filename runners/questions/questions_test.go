@@ -166,3 +166,39 @@ func TestShippedPairsWithTheTunedModes(t *testing.T) {
 		t.Errorf("shipped pairs %q, want %q", got, want)
 	}
 }
+
+// Related rows: every form of every layer against the raw driver's JOIN of the same
+// request, and a layer's eager form against its own lazy one; a page is never a list's
+// "fewer rows" twin.
+func TestRelatedFormsAgainstTheRawJoinAndTheirOwnLazy(t *testing.T) {
+	r := &results.Run{Langs: map[string]*results.Lang{"php": {Baseline: "raw", Default: "fpm"}}}
+	form := func(layer, fetch string, rows int) *results.Variant {
+		v := variant("php", "fpm", layer, "interpolate", "persistent", 8)
+		v.Op, v.Fetch, v.Orders, v.Rows = "orders_"+fetch, fetch, 10, rows
+		if rows > 0 {
+			v.Op, v.Orders = "listorders_"+fetch, 3
+		}
+		v.Key += "/op=" + v.Op
+		return v
+	}
+	list10 := variant("php", "fpm", "raw", "interpolate", "persistent", 8)
+	list10.Op, list10.Rows, list10.Key = "list10", 10, list10.Key+"/op=list10"
+	r.Variants = []*results.Variant{form("raw", "join", 0), form("raw", "eager", 0), form("eloquent", "eager", 0), form("eloquent", "lazy", 0),
+		form("raw", "join", 20), form("eloquent", "lazy", 20), list10}
+	var got []string
+	for _, p := range Pairs(r, nil) {
+		if p.Question == Fetch || p.Question == Lazy || p.Question == Rows {
+			got = append(got, fmt.Sprintf("%s: %s %s against %s %s", p.Question, p.Other.Layer, p.Other.Op, p.Base.Layer, p.Base.Op))
+		}
+	}
+	want := []string{
+		"fetch: raw orders_eager against raw orders_join",
+		"fetch: eloquent orders_eager against raw orders_join",
+		"lazy: eloquent orders_eager against eloquent orders_lazy",
+		"fetch: eloquent orders_lazy against raw orders_join",
+		"fetch: eloquent listorders_lazy against raw listorders_join",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs:\n%q\nwant:\n%q", got, want)
+	}
+}

@@ -317,6 +317,9 @@ type Settings struct {
 	// DBs are the servers measured on (--db), in the order given; empty: the first.
 	DBs  []string `json:"dbs,omitempty"`
 	Rows int      `json:"rows"`
+	// OrdersPerUser is each fixture user's orders, where an op read them (the orders
+	// ops); 0: no orders table was loaded.
+	OrdersPerUser int `json:"orders_per_user,omitempty"`
 	// ServerMaxConnections is the embedded server's max_connections where the run set
 	// it (--server-max-connections); 0: sized from the run's pools.
 	ServerMaxConnections int     `json:"server_max_connections,omitempty"`
@@ -386,6 +389,13 @@ type Variant struct {
 	// Texts is a get's statement working set (matrix.Op's): the distinct statement
 	// texts the target read the row through; 0 for get's one.
 	Texts int `json:"texts,omitempty"`
+	// Orders and Fetch are the orders ops' (matrix.Op's): the orders per user each
+	// response holds, and the form the target read them in (join, eager, lazy).
+	Orders int    `json:"orders,omitempty"`
+	Fetch  string `json:"fetch,omitempty"`
+	// FetchAPI is the library call of the form, as a team writes it (matrix.yaml's
+	// fetch api): "`with('orders')`"; "" where the matrix names none.
+	FetchAPI string `json:"fetch_api,omitempty"`
 	// Database is the server measured on (the key's db=, matrix.yaml's dbs), "" for
 	// the first, MariaDB.
 	Database string `json:"database,omitempty"`

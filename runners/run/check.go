@@ -3,21 +3,28 @@ package run
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"dbbench/fixtures"
 	"dbbench/runners/loadgen"
+	"dbbench/runners/matrix"
 )
 
 // The checks of a 2xx body against what the request asked for, from the fixtures
 // alone: the load generator runs them on a sample of responses while it measures, and
 // the verification before it on every response it sends.
 
-// Checker judges a body of each op's request on a table of rows fixture rows.
-func Checker(rows int) func(q loadgen.Request, body []byte) error {
+// Checker judges a body of each op's request on a table of rows fixture rows, each
+// with perUser orders.
+func Checker(rows, perUser int) func(q loadgen.Request, body []byte) error {
 	return func(q loadgen.Request, body []byte) error {
 		switch q.Op {
 		case loadgen.List:
 			return CheckList(q.ID, q.Limit, body)
+		case loadgen.Orders:
+			return CheckOrders(q.ID, q.Orders, perUser, body)
+		case loadgen.ListOrders:
+			return CheckListOrders(q.ID, q.Limit, q.Orders, perUser, body)
 		case loadgen.Insert:
 			_, err := CheckInserted(fixtures.InsertedName(q.N), rows, body)
 			return err
@@ -119,4 +126,63 @@ func CheckVisit(id uint32, body []byte) (uint32, error) {
 		return 0, fmt.Errorf("a visit of user %d answered visits %d, want at least 1", id, *u.Visits)
 	}
 	return *u.Visits, nil
+}
+
+// readsOrders says whether a variant's op reads the orders table, which the run then
+// loads.
+func readsOrders(specs map[string]matrix.Spec) bool {
+	for _, s := range specs {
+		if s.Op != nil && s.Op.Orders > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// userOrders is a body's user with their orders, a missing field told apart.
+type userOrders struct {
+	user
+	Orders *[]fixtures.Order `json:"orders"`
+}
+
+// CheckOrders says whether body is user id with their latest limit of perUser orders,
+// highest id first (fixtures.LatestOrders).
+func CheckOrders(id uint32, limit, perUser int, body []byte) error {
+	var u userOrders
+	if err := json.Unmarshal(body, &u); err != nil {
+		return fmt.Errorf("body %s is not JSON: %w", truncate(body), err)
+	}
+	return checkUserOrders(id, limit, perUser, u, body)
+}
+
+func checkUserOrders(id uint32, limit, perUser int, u userOrders, body []byte) error {
+	switch {
+	case u.ID == nil || u.Name == nil || u.Orders == nil:
+		return fmt.Errorf("body %s lacks id, name or orders", truncate(body))
+	case *u.ID != id || *u.Name != fixtures.Name(id):
+		return fmt.Errorf("body %s, want id %d name %q", truncate(body), id, fixtures.Name(id))
+	}
+	want := fixtures.LatestOrders(id, perUser, limit)
+	if !slices.Equal(*u.Orders, want) {
+		return fmt.Errorf("user %d's orders %v, want %v: their latest %d, highest id first", id, *u.Orders, want, limit)
+	}
+	return nil
+}
+
+// CheckListOrders says whether body is the list of limit users after after, each with
+// their latest per orders.
+func CheckListOrders(after uint32, limit, per, perUser int, body []byte) error {
+	var us []userOrders
+	if err := json.Unmarshal(body, &us); err != nil {
+		return fmt.Errorf("body %s is not a JSON array: %v", truncate(body), err)
+	}
+	if len(us) != limit {
+		return fmt.Errorf("the list after %d has %d users, want %d", after, len(us), limit)
+	}
+	for i, u := range us {
+		if err := checkUserOrders(after+1+uint32(i), per, perUser, u, body); err != nil {
+			return fmt.Errorf("row %d of the list after %d: %v", i+1, after, err)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -158,16 +159,16 @@ func TestVerifyCatchesAWrongListAndAWrongInsert(t *testing.T) {
 	var next atomic.Int64
 	next.Store(1000)
 	ctx := context.Background()
-	if v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("list100"), 1000, 1, admin, func(q string) string { return q }); v.Error != "" || v.Bodies != 1000 || v.BadID != 400 {
+	if v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("list100"), 1000, 0, 1, admin, func(q string) string { return q }); v.Error != "" || v.Bodies != 1000 || v.BadID != 400 {
 		t.Fatalf("a right list: %+v", v)
 	}
 	for wrong, want := range map[string]string{"gap": "has id 4, want 3", "order": "has id 3, want 2"} {
-		v := verify(ctx, fakeTarget(t, 1000, wrong, &next), spec("list10"), 1000, 1, admin, func(q string) string { return q })
+		v := verify(ctx, fakeTarget(t, 1000, wrong, &next), spec("list10"), 1000, 0, 1, admin, func(q string) string { return q })
 		if !strings.Contains(v.Error, want) {
 			t.Errorf("a list with its %s: verification %q, want it to say %q", wrong, v.Error, want)
 		}
 	}
-	v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin, func(q string) string { return q })
+	v := verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 0, 1, admin, func(q string) string { return q })
 	if !strings.Contains(v.Error, "which the table does not hold") {
 		t.Errorf("an insert that wrote nothing: verification %q, want it caught by reading the row back", v.Error)
 	}
@@ -175,8 +176,43 @@ func TestVerifyCatchesAWrongListAndAWrongInsert(t *testing.T) {
 		t.Fatal(err)
 	}
 	next.Store(1000)
-	v = verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 1, admin, func(q string) string { return q })
+	v = verify(ctx, fakeTarget(t, 1000, "", &next), spec("insert"), 1000, 0, 1, admin, func(q string) string { return q })
 	if !strings.Contains(v.Error, `the table holds "someone else"`) {
 		t.Errorf("an insert answering another row's id: verification %q, want the row read back to differ", v.Error)
+	}
+}
+
+// ordersBody is user id with the orders given, as a target would answer it.
+func ordersBody(id uint32, orders ...fixtures.Order) string {
+	b, _ := json.Marshal(map[string]any{"id": id, "name": fixtures.Name(id), "orders": append([]fixtures.Order{}, orders...)})
+	return string(b)
+}
+
+// A user's orders pass only as their latest, highest id first, each total(id).
+func TestCheckOrdersCatchesWrongOrders(t *testing.T) {
+	latest := fixtures.LatestOrders(7, 10, 3) // 70, 69, 68
+	if err := CheckOrders(7, 3, 10, []byte(ordersBody(7, latest...))); err != nil {
+		t.Fatalf("the right orders: %v", err)
+	}
+	wrongTotal := slices.Clone(latest)
+	wrongTotal[1].Total++
+	for name, body := range map[string]string{
+		"oldest first":   ordersBody(7, latest[2], latest[1], latest[0]),
+		"one short":      ordersBody(7, latest[:2]...),
+		"another user's": ordersBody(7, fixtures.LatestOrders(8, 10, 3)...),
+		"a wrong total":  ordersBody(7, wrongTotal...),
+		"no orders key":  `{"id":7,"name":"` + fixtures.Name(7) + `"}`,
+	} {
+		if err := CheckOrders(7, 3, 10, []byte(body)); err == nil {
+			t.Errorf("%s: CheckOrders accepted %s", name, body)
+		}
+	}
+	page := "[" + ordersBody(41, fixtures.LatestOrders(41, 10, 2)...) + "," + ordersBody(42, fixtures.LatestOrders(42, 10, 2)...) + "]"
+	if err := CheckListOrders(40, 2, 2, 10, []byte(page)); err != nil {
+		t.Fatalf("the right page: %v", err)
+	}
+	short := "[" + ordersBody(41, fixtures.LatestOrders(41, 10, 2)...) + "," + ordersBody(42, fixtures.LatestOrders(42, 10, 1)...) + "]"
+	if err := CheckListOrders(40, 2, 2, 10, []byte(short)); err == nil || !strings.Contains(err.Error(), "row 2 of the list after 40") {
+		t.Errorf("a page whose second user lacks an order: %v", err)
 	}
 }

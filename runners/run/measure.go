@@ -131,9 +131,12 @@ func (r *runner) loadConfig(t *target.Target, rv *results.Variant, load Load, se
 	op, limit := opOf(r.specs[rv.Key].Op)
 	cfg := loadgen.Config{
 		Target: t.URL, Op: op, Limit: limit, Rows: uint32(r.rows()), Connections: load.Connections, Rate: load.Rate,
-		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.rows()), Duration: load.Duration, Seed: seed,
+		DisableKeepAlives: !r.o.KeepAlive, Check: Checker(r.rows(), r.o.DB.OrdersPerUser), Duration: load.Duration, Seed: seed,
 		Poisson:   r.o.Poisson && load.Rate > 0,
 		KeepAcked: op == loadgen.Insert,
+	}
+	if o := r.specs[rv.Key].Op; o != nil {
+		cfg.Orders, cfg.Fetch = o.Orders, o.Fetch
 	}
 	if !rv.DB {
 		cfg.Path, cfg.Check = "/hello", checkHello

@@ -31,6 +31,8 @@ type requester struct {
 	base   string
 	op     loadgen.Op
 	limit  int
+	orders int    // the orders ops': orders per user
+	fetch  string // the orders ops': the form
 	rows   int
 	rand   *rand.Rand
 	n      uint64 // the next insert's counter
@@ -41,6 +43,9 @@ func newRequester(base string, op *matrix.Op, rows int, seed, stream uint64) *re
 	o, limit := opOf(op)
 	c := &requester{base: base, op: o, limit: limit, rows: rows, rand: rand.New(rand.NewPCG(seed, stream)),
 		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
+	if op != nil {
+		c.orders, c.fetch = op.Orders, op.Fetch
+	}
 	if o == loadgen.Insert {
 		c.n = c.rand.Uint64() >> 1
 	}
@@ -50,9 +55,9 @@ func newRequester(base string, op *matrix.Op, rows int, seed, stream uint64) *re
 // draw is the next request: ids and afters uniform as the generator's, insert names
 // from a counter.
 func (c *requester) draw() loadgen.Request {
-	q := loadgen.Request{Op: c.op, Limit: c.limit}
+	q := loadgen.Request{Op: c.op, Limit: c.limit, Orders: c.orders}
 	switch c.op {
-	case loadgen.List:
+	case loadgen.List, loadgen.ListOrders:
 		q.ID = uint32(c.rand.IntN(c.rows - c.limit + 1))
 	case loadgen.Insert:
 		q.N, c.n = c.n, c.n+1
@@ -75,6 +80,10 @@ func (c *requester) send(ctx context.Context, q loadgen.Request) (int, []byte, e
 		return c.do(ctx, http.MethodPost, "/users", body)
 	case loadgen.Update:
 		return c.do(ctx, http.MethodPost, fmt.Sprintf("/users/%d/visits", q.ID), nil)
+	case loadgen.Orders:
+		return c.do(ctx, http.MethodGet, fmt.Sprintf("/users/%d/orders?%s", q.ID, loadgen.RelatedQuery("limit", q.Orders, c.fetch)[1:]), nil)
+	case loadgen.ListOrders:
+		return c.do(ctx, http.MethodGet, fmt.Sprintf("/users?after=%d&limit=%d%s", q.ID, q.Limit, loadgen.RelatedQuery("orders", q.Orders, c.fetch)), nil)
 	}
 	return c.do(ctx, http.MethodGet, fmt.Sprintf("/users/%d", q.ID), nil)
 }

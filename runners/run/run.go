@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"dbbench/dsn/protocol"
+	"dbbench/fixtures"
 	"dbbench/runners/findings"
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
@@ -313,6 +314,9 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.DB.OrdersPerUser == 0 && readsOrders(specs) {
+		o.DB.OrdersPerUser = fixtures.DefaultOrdersPerUser
+	}
 	r := &runner{o: o, vs: vs, specs: specs, byKey: map[string]*results.Variant{}, explained: map[string]bool{}}
 	r.res = &results.Run{
 		Schema:      results.Schema,
@@ -323,7 +327,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		Langs:       langFacts(o.Matrix, vs),
 		AB:          o.ab(),
 		Settings: results.Settings{
-			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows, ServerMaxConnections: o.DB.MaxConnections,
+			Preset: o.Preset.Name, Provider: o.DB.KindName(), DBs: o.DBs, Rows: o.DB.Rows, OrdersPerUser: o.DB.OrdersPerUser, ServerMaxConnections: o.DB.MaxConnections,
 			Connections: o.Connections, Rate: o.Rate, Poisson: o.Poisson && o.Rate > 0, KeepAlive: o.KeepAlive,
 			Warmup: o.Warmup.String(), Duration: o.Duration.String(), Reps: o.Reps, Seed: o.Seed,
 			RoundtripRequests: o.RoundtripRequests, MaxErrorRate: o.MaxErrorRate, PoolNeed: o.PoolNeed,
@@ -336,7 +340,7 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		spec := specs[v.Key()]
 		layer := spec.Layer
 		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Texts: spec.Op.Texts, Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
+			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Texts: spec.Op.Texts, Orders: spec.Op.Orders, Fetch: spec.Op.Fetch, FetchAPI: layer.FetchAPI[spec.Op.Fetch], Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
 			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
 		protocol := o.Matrix.ProtocolOf(o.Matrix.DBName(v))
 		if ref := layer.RefOn(protocol); layer.DB && ref != questions.RefStmt {
@@ -520,7 +524,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	defer t.Stop()
 	spec := r.specs[v.Key()]
 	db := spec.Layer.DB
-	rv.Verification = verify(ctx, t.URL, spec, d.db.Rows, r.o.Seed, d.admin, d.db.Rebind)
+	rv.Verification = verify(ctx, t.URL, spec, d.db.Rows, r.o.DB.OrdersPerUser, r.o.Seed, d.admin, d.db.Rebind)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -26,16 +26,20 @@ const unknownID = math.MaxUint32
 // update, 200 with the counter one higher, and the table's too. Then a malformed
 // request gets 400 and, for get and update, an id no row has 404. hello is checked for
 // its fixed body instead when the layer uses no database. admin reads the table.
-func verify(ctx context.Context, base string, spec matrix.Spec, rows int, seed uint64, admin *sql.DB, rebind func(string) string) *results.Verification {
+func verify(ctx context.Context, base string, spec matrix.Spec, rows, perUser int, seed uint64, admin *sql.DB, rebind func(string) string) *results.Verification {
 	c := newRequester(base, spec.Op, rows, seed, 0x76657269667921) // "verify!": a stream of its own
 	defer c.close()
-	vf := verifier{ctx: ctx, c: c, rows: rows, admin: admin, rebind: rebind, v: &results.Verification{}}
+	vf := verifier{ctx: ctx, c: c, rows: rows, perUser: perUser, admin: admin, rebind: rebind, v: &results.Verification{}}
 	var err error
 	switch {
 	case !spec.Layer.DB:
 		err = vf.hello()
 	case c.op == loadgen.List:
 		err = vf.list()
+	case c.op == loadgen.Orders:
+		err = vf.orders()
+	case c.op == loadgen.ListOrders:
+		err = vf.listOrders()
 	case c.op == loadgen.Insert:
 		err = vf.insert()
 	case c.op == loadgen.Update:
@@ -51,10 +55,11 @@ func verify(ctx context.Context, base string, spec matrix.Spec, rows int, seed u
 
 // verifier holds one verification under way.
 type verifier struct {
-	ctx   context.Context
-	c     *requester
-	rows  int
-	admin *sql.DB
+	ctx     context.Context
+	c       *requester
+	rows    int
+	perUser int // each fixture user's orders (the orders ops)
+	admin   *sql.DB
 	// rebind writes the verifier's queries as the server takes them (provider.DB.Rebind).
 	rebind func(string) string
 	v      *results.Verification
@@ -134,6 +139,53 @@ func (vf *verifier) list() error {
 		vf.v.Bodies += q.Limit
 	}
 	return vf.status("GET", "/users?after=1", nil, 400, &vf.v.BadID) // limit is required
+}
+
+// orders checks a user's orders as get checks the user, and that a bad id, limit or
+// form gets 400 and an unknown id 404.
+func (vf *verifier) orders() error {
+	ids := []uint32{1, uint32(vf.rows)}
+	for len(ids) < verifySample {
+		ids = append(ids, vf.c.draw().ID)
+	}
+	for _, id := range ids {
+		q := loadgen.Request{Op: loadgen.Orders, ID: id, Orders: vf.c.orders}
+		body, err := vf.expect(q, 200)
+		if err != nil {
+			return err
+		}
+		if err := CheckOrders(id, q.Orders, vf.perUser, body); err != nil {
+			return fmt.Errorf("GET /users/%d/orders: %v", id, err)
+		}
+		vf.v.Bodies++
+	}
+	tail := "?" + loadgen.RelatedQuery("limit", vf.c.orders, vf.c.fetch)[1:]
+	for _, bad := range []string{"/users/abc/orders" + tail, "/users/1/orders?limit=0&fetch=" + vf.c.fetch, "/users/1/orders?limit=1&fetch=none"} {
+		if err := vf.status("GET", bad, nil, 400, &vf.v.BadID); err != nil {
+			return err
+		}
+	}
+	return vf.status("GET", "/users/"+strconv.Itoa(unknownID)+"/orders"+tail, nil, 404, &vf.v.UnknownID)
+}
+
+// listOrders checks pages of users with their orders as list checks pages of users.
+func (vf *verifier) listOrders() error {
+	afters := []uint32{0, uint32(vf.rows - vf.c.limit)}
+	for len(afters) < verifySample/5 {
+		afters = append(afters, vf.c.draw().ID)
+	}
+	for _, after := range afters {
+		q := loadgen.Request{Op: loadgen.ListOrders, ID: after, Limit: vf.c.limit, Orders: vf.c.orders}
+		body, err := vf.expect(q, 200)
+		if err != nil {
+			return err
+		}
+		if err := CheckListOrders(after, q.Limit, q.Orders, vf.perUser, body); err != nil {
+			return fmt.Errorf("GET /users?after=%d&limit=%d&orders=%d: %v", after, q.Limit, q.Orders, err)
+		}
+		vf.v.Bodies += q.Limit
+	}
+	return vf.status("GET", "/users?after=1&limit=2&orders=0&fetch="+vf.c.fetch, nil, 400, &vf.v.BadID)
 }
 
 // insertChecks is how many inserts and visits a verification reads back.

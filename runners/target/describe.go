@@ -36,6 +36,9 @@ type DescribedLayer struct {
 	// Texts: the layer reads get through a statement working set (gotarget --texts);
 	// matrix.yaml must exclude its texts ops exactly where this is false.
 	Texts bool `json:"texts,omitempty"`
+	// Fetch are the forms the layer reads related rows in, by request (orders,
+	// listorders): matrix.yaml's fetch must list the same.
+	Fetch map[string][]string `json:"fetch,omitempty"`
 }
 
 // protocols are the wire protocols the layer says it reads.
@@ -123,6 +126,7 @@ func disagreements(m *matrix.Matrix, l *matrix.Lang, server string, d *Descripti
 		}
 		if ok && ml.DB {
 			diffs = append(diffs, textsDisagreement(m, l, server, name, dl)...)
+			diffs = append(diffs, fetchDisagreement(ml, server, dl)...)
 		}
 		for _, f := range []struct{ what, matrix, code string }{
 			{"kind", ml.Kind, dl.Kind}, {"library", ml.Library, dl.Library}, {"version_of", ml.VersionOf, dl.Package},
@@ -149,6 +153,27 @@ func protocolsRead(m *matrix.Matrix, l *matrix.Layer) []string {
 func sameSet(a, b []string) bool {
 	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(a, b)
+}
+
+// fetchDisagreement says where the matrix has a layer read related rows in forms its
+// code does not offer, or leaves out one it does.
+func fetchDisagreement(ml *matrix.Layer, server string, dl DescribedLayer) []string {
+	var diffs []string
+	for _, request := range []string{"orders", "listorders"} {
+		if !sameSet(ml.Fetch[request], dl.Fetch[request]) {
+			diffs = append(diffs, fmt.Sprintf("layer %s: matrix.yaml reads %s by %s, server %s by %s",
+				ml.Name, request, formsText(ml.Fetch[request]), server, formsText(dl.Fetch[request])))
+		}
+	}
+	return diffs
+}
+
+// formsText is "join,eager", or "no form".
+func formsText(forms []string) string {
+	if len(forms) == 0 {
+		return "no form"
+	}
+	return strings.Join(forms, ",")
 }
 
 // textsDisagreement says where the matrix runs a statement working set (an op with

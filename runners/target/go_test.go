@@ -89,7 +89,7 @@ var shared struct {
 func sharedDB(t *testing.T) (*provider.DB, string, *sql.DB) {
 	t.Helper()
 	shared.once.Do(func() {
-		db, err := provider.Start(context.Background(), provider.Options{Rows: testRows, MaxConnections: 500, Log: io.Discard})
+		db, err := provider.Start(context.Background(), provider.Options{Rows: testRows, OrdersPerUser: fixtures.DefaultOrdersPerUser, MaxConnections: 500, Log: io.Discard})
 		if err != nil {
 			shared.err = err
 			return

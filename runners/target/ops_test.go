@@ -1,6 +1,6 @@
 package target
 
-// Integration tests of the list, insert and update ops (issue 27) on every layer, Go and
+// Integration tests of the list, insert, update and orders ops on every layer, Go and
 // PHP, against the shared embedded MariaDB: the bodies against the fixture function,
 // the 400s, the rows an insert adds, no lost update at 64 clients, and the MySQL
 // commands each op costs per request (logged as "ops-count" lines, the figures of
@@ -458,6 +458,7 @@ func TestGoOps(t *testing.T) {
 		t.Run(v.Key(), func(t *testing.T) {
 			reloadFixtures(t, admin)
 			tg := startGoTarget(t, v, dsnFile)
+			checkRelated(t, tg.URL, specOf(t, v).Layer)
 			checkOps(t, tg.URL, admin)
 			checkNoLostUpdate(t, tg.URL, admin, 7)
 			for _, op := range []string{"list", "insert", "update"} {
@@ -525,6 +526,7 @@ func TestPHPOps(t *testing.T) {
 		t.Run(v.Key(), func(t *testing.T) {
 			reloadFixtures(t, admin)
 			tg := startPHPTarget(t, v, dsnFile, "")
+			checkRelated(t, tg.URL, m.Langs["php"].Layers[v.Layer])
 			checkOps(t, tg.URL, admin)
 			checkNoLostUpdate(t, tg.URL, admin, 7)
 			for _, op := range []string{"list", "insert", "update"} {

@@ -76,6 +76,9 @@ func (f *dbFlags) poolerFlagsUsed(servers []string) error {
 func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, error) {
 	o := provider.Options{Kind: *f.provider, Rows: *f.rows, MaxConnections: maxConnections, Log: log, ReplaceTable: *f.replace, PerfSchema: *f.perfSchema,
 		OrdersPerUser: *f.orders}
+	if *f.orders > fixtures.MaxOrdersPerUser {
+		return o, fmt.Errorf("%w: --orders-per-user %d: at most %d", errUsage, *f.orders, fixtures.MaxOrdersPerUser)
+	}
 	servers := f.servers()
 	if len(servers) > 1 && !f.several {
 		return o, fmt.Errorf("%w: --db %s: this command measures one server; run and ab measure several side by side", errUsage, *f.server)
