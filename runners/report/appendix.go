@@ -30,6 +30,8 @@ func (d *data) appendixGroups(fs []finding) []appendixGroup {
 		{questions.Rows, "Lists against the same variant's shortest list"}, {questions.DB, "Each variant on a second database server against itself on MariaDB"},
 		{questions.Texts, "Statement working sets against get's one text"},
 		{questions.Shipped, "Each layer as its library ships it against the tuned modes"},
+		{questions.Fetch, "Related rows: each form against the raw driver's JOIN"},
+		{questions.Lazy, "Related rows: eager or joined against the same layer's lazy loading"},
 		{questions.Rev, "Revision B against revision A"},
 	}
 	var out []appendixGroup
@@ -93,6 +95,10 @@ func sideName(v *results.Variant, q string) string {
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
 	case questions.Shipped:
 		return v.Stmt + ", " + v.Conn
+	case questions.Fetch:
+		return fmt.Sprintf("%s (%s), op=%s", v.Layer, library(v), v.Op)
+	case questions.Lazy:
+		return "op=" + v.Op
 	case questions.Texts:
 		if v.Texts == 0 { // get, through its one text
 			return "op=get (1 statement text)"
@@ -108,7 +114,7 @@ func sharedBy(q string, v *results.Variant) string {
 	if q != questions.Server {
 		parts = append(parts, serverName(v.Server))
 	}
-	if q != questions.Layer {
+	if q != questions.Layer && q != questions.Fetch {
 		parts = append(parts, v.Layer)
 	}
 	if q != questions.Stmt && q != questions.Shipped {
@@ -118,7 +124,7 @@ func sharedBy(q string, v *results.Variant) string {
 		parts = append(parts, v.Conn)
 	}
 	parts = append(parts, fmt.Sprintf("pool %d", v.Pool))
-	if q != questions.Rows && q != questions.Texts && v.Op != "" {
+	if q != questions.Rows && q != questions.Texts && q != questions.Fetch && q != questions.Lazy && v.Op != "" {
 		parts = append(parts, "op="+v.Op)
 	}
 	if q != questions.DB && v.Database != "" {

@@ -22,11 +22,11 @@ const opsID = "q-ops"
 // opsSection is the section and the sentence the first answer gains to point at it;
 // ok is false when the run measured no op but get.
 func (d *data) opsSection(fs []finding) (s section, pointer string, ok bool) {
-	if !hasOps(d.run.Variants) {
-		return section{}, "", false
+	if !slices.ContainsFunc(d.run.Variants, func(v *results.Variant) bool { return v.Op != "" && v.Fetch == "" }) {
+		return section{}, "", false // related rows have a section of their own
 	}
 	s = section{ID: opsID, Title: "Beyond one row"}
-	layer := byQuestion(fs, questions.Layer)
+	layer := slices.DeleteFunc(byQuestion(fs, questions.Layer), func(f finding) bool { return f.Other.Fetch != "" })
 	s.Intro = []string{"Each op's layers against their raw driver at the same op, server, stmt, conn and pool, measured in the run's " +
 		pairsOf(d.run.Settings.Pairing) + " as the answers above are: the ratio of QPS and of app CPU per request, with its " +
 		term("95% interval", "wilcoxon-interval") + ". get is the one-row read of the answers; a list asks for 100 rows in id order, " +
@@ -70,7 +70,7 @@ func (d *data) shownOps() []*results.Variant {
 	var out []*results.Variant
 	seen := map[string]bool{}
 	for _, v := range append(slices.Clone(most), d.run.Variants...) {
-		if !v.DB || seen[v.Op] || slices.ContainsFunc(d.run.Variants, func(w *results.Variant) bool { return w.Rows > v.Rows && v.Rows > 0 }) {
+		if !v.DB || v.Fetch != "" || seen[v.Op] || slices.ContainsFunc(d.run.Variants, func(w *results.Variant) bool { return w.Rows > v.Rows && v.Rows > 0 }) {
 			continue
 		}
 		seen[v.Op] = true
@@ -243,8 +243,10 @@ func (d *data) opsPointer(layer []finding) string {
 	longest := 0
 	beyond := false // an op besides get and its working sets: a list, an insert, an update
 	for _, v := range d.run.Variants {
-		longest = max(longest, v.Rows)
-		beyond = beyond || (v.Op != "" && v.Op != "get" && v.Texts == 0)
+		if v.Fetch == "" { // a page of users with their orders is the related rows' section's
+			longest = max(longest, v.Rows)
+		}
+		beyond = beyond || (v.Op != "" && v.Op != "get" && v.Texts == 0 && v.Fetch == "")
 	}
 	if !beyond { // the working sets are answer 2's (textsPointer)
 		return ""

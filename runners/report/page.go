@@ -110,9 +110,11 @@ func build(r *results.Run) (*page, error) {
 		// a question was asked of another op only (the ops preset's update at every stmt).
 		qs := [][]string{{questions.Layer}, {questions.Stmt}, {questions.Shipped, questions.Conn, questions.Server}}
 		cells := readCellsCounting(countsOf(r.Variants))
-		legend := "" // the first section that explains how to read a cell; the others point to it
+		legend := ""       // the first section that explains how to read a cell; the others point to it
+		layerless := false // answer 1 has no layer against its raw driver outside related rows
 		for i, q := range qs {
 			of, op := forAnswer(fs, q)
+			layerless = layerless || (i == 0 && len(of) == 0)
 			layer := func(fs []finding) answer { return layerAnswer(fs, r.Langs) }
 			stmt := func(fs []finding) answer { return stmtAnswer(fs, r.Langs) }
 			conn := func(fs []finding) answer { return connAnswer(fs, r.Langs) }
@@ -150,6 +152,15 @@ func build(r *results.Run) (*page, error) {
 		if s, pointer, ok := d.opsSection(fs); ok {
 			p.Sections = append(p.Sections, s)
 			if pointer != "" {
+				p.Answers[0].Sentence += " " + pointer
+			}
+		}
+		if s, pointer, ok := d.relatedSection(fs); ok {
+			p.Sections = append(p.Sections, s)
+			switch {
+			case pointer != "" && layerless: // a run of related rows alone
+				p.Answers[0].Sentence = pointer
+			case pointer != "":
 				p.Answers[0].Sentence += " " + pointer
 			}
 		}
@@ -223,6 +234,7 @@ func forAnswer(fs []finding, qs []string) ([]finding, string) {
 	for _, q := range qs {
 		of = append(of, byQuestion(fs, q)...)
 	}
+	of = slices.DeleteFunc(of, func(f finding) bool { return f.Other.Fetch != "" }) // related rows' section answers those
 	if get := atGet(of); len(get) > 0 || len(of) == 0 {
 		return get, ""
 	}
