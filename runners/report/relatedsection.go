@@ -53,7 +53,12 @@ func (d *data) relatedGrid(fs []finding, g group) grid {
 	var cols []*results.Variant // one variant per request, its first
 	var rows []string
 	cells := map[[2]string]*results.Variant{}
-	for _, v := range d.run.Variants {
+	// The raw driver's rows first: the reference.
+	vs := slices.Clone(d.run.Variants)
+	slices.SortStableFunc(vs, func(a, b *results.Variant) int {
+		return boolRank(a.Layer != d.run.BaselineOf(a)) - boolRank(b.Layer != d.run.BaselineOf(b))
+	})
+	for _, v := range vs {
 		if v.Fetch == "" || groupOf(v) != g {
 			continue
 		}
@@ -86,6 +91,13 @@ func (d *data) relatedGrid(fs []finding, g group) grid {
 	}
 	grid.Notes = []string{"Each cell: QPS and app CPU per request ÷ the raw driver's JOIN; statements (with what the layer sends on every request: Laravel's three under php-fpm) and bytes from the database per request; N+1 where a page costs a statement per user. " + markLegend(d.run.Settings.Pairing)}
 	return grid
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // relatedLines are a variant's figures in its cell.
