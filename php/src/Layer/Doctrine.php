@@ -203,6 +203,9 @@ final class Doctrine implements Layer, Related
 
     public function insert(string $name): array
     {
+        // User's constructor makes an ArrayCollection (its orders), a class of Debian's
+        // php-doctrine-collections that the ORM's autoloader brings: load it first.
+        self::load();
         $user = new User($name);
         try {
             Reconnect::once(
