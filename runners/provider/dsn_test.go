@@ -13,8 +13,9 @@ import (
 
 // A dsn server is the user's: a users table of theirs is refused by name, with the flag
 // that allows replacing it, and left as it was; with the flag it is replaced, and their
-// other tables stay byte for byte what they were. A user without the rights a run needs
-// is refused before anything is loaded, each missing privilege named.
+// other tables stay byte for byte what they were; their orders table is refused as users
+// was when a run would load orders. A user without the rights a run needs is refused
+// before anything is loaded, each missing privilege named.
 func TestDSNProviderLeavesTheUsersTablesAlone(t *testing.T) {
 	ctx := context.Background()
 	srv := dbtest.Start(t, 10)
@@ -80,8 +81,17 @@ func TestDSNProviderLeavesTheUsersTablesAlone(t *testing.T) {
 		t.Fatalf("a second run on dbbench's own table: %v", err)
 	}
 	db.Close()
-	if _, err := Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, ReplaceTable: "orders", Log: logTo{t}}); err == nil || !strings.Contains(err.Error(), "only its own table") {
-		t.Fatalf("--replace-table orders = %v, want a refusal", err)
+	// The orders ops' fixtures would replace orders: the app's is refused as users was,
+	// and left as it was.
+	_, err = Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, OrdersPerUser: 3, MaxConnections: 10, Log: logTo{t}})
+	if !errors.As(err, &foreign) || !strings.Contains(err.Error(), "app.orders") || !strings.Contains(err.Error(), "--replace-table orders") {
+		t.Fatalf("a foreign orders table: Start = %v, want a refusal naming app.orders and --replace-table orders", err)
+	}
+	if err := admin.QueryRow("CHECKSUM TABLE app.orders EXTENDED").Scan(new(string), &orders); err != nil || !strings.Contains(before, "app.orders="+orders) {
+		t.Fatalf("the refused run changed app.orders: %s before, %s after (%v)", before, orders, err)
+	}
+	if _, err := Start(ctx, Options{Kind: "dsn", DSN: dsn, Rows: 10, ReplaceTable: "accounts", Log: logTo{t}}); err == nil || !strings.Contains(err.Error(), "only its own tables") {
+		t.Fatalf("--replace-table accounts = %v, want a refusal", err)
 	}
 }
 
