@@ -59,12 +59,12 @@ func (p *Proxy) countPostgres(client, server net.Conn, asked *atomic.Int64) {
 		if pgAnswered[name] {
 			asked.Store(time.Now().UnixNano())
 		}
+		p.mu.Lock() // before the write, as its command is (proxy.go, countingWriter)
+		p.toServer += int64(len(msg))
+		p.mu.Unlock()
 		if _, err := server.Write(msg); err != nil {
 			return
 		}
-		p.mu.Lock()
-		p.toServer += int64(len(msg))
-		p.mu.Unlock()
 	}
 }
 

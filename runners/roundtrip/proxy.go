@@ -278,12 +278,12 @@ func (p *Proxy) countAndForward(client, server net.Conn, asked *atomic.Int64, h 
 		if command != "" && protocol.Waits(command) {
 			asked.Store(time.Now().UnixNano())
 		}
+		p.mu.Lock() // before the write, as its command is: see countingWriter
+		p.toServer += int64(4 + n)
+		p.mu.Unlock()
 		if _, err := server.Write(append(header[:], payload...)); err != nil {
 			return
 		}
-		p.mu.Lock()
-		p.toServer += int64(4 + n)
-		p.mu.Unlock()
 	}
 }
 
@@ -305,13 +305,15 @@ func (c countingWriter) Write(b []byte) (int, error) {
 	if since := c.asked.Swap(0); since != 0 {
 		wait, trip = time.Duration(time.Now().UnixNano()-since), 1
 	}
-	n, err := c.w.Write(b)
+	// Counted before the client has the answer: a caller that reads Counts or calls
+	// Reset once its request returns must find this answer counted, and counted before
+	// a Reset, not after it (a warm-up's round trip counted in the next window).
 	c.p.mu.Lock()
-	c.p.toClient += int64(n)
+	c.p.toClient += int64(len(b))
 	c.p.waited += wait
 	c.p.trips += trip
 	c.p.mu.Unlock()
-	return n, err
+	return c.w.Write(b)
 }
 
 // RewriteDSN returns dsn with its host:port replaced by addr (to route it through a
