@@ -42,7 +42,8 @@ type ordersStmts struct {
 	byText map[string]*sql.Stmt
 }
 
-// query runs q on its statement prepared once when s.prepared, else on the pool.
+// query runs q on its statement prepared once when the layer prepares (stmt=prepared,
+// which New marks by making getStmts), else on the pool.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	if s.getStmts == nil {
 		return s.db.QueryContext(ctx, q, args...)
