@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/questions"
 	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
@@ -16,9 +17,9 @@ import (
 // the title, one answer, "Did B cost anything?", and its table. The three questions
 // have no pairs in such a run: each variant is compared with itself only.
 func (d *data) abParts(p *page, fs []finding) error {
-	a, err := revcost.Of(d.run)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+	a := d.judged.Revision
+	if a == nil {
+		return fmt.Errorf("report: a run of two revisions without its answer")
 	}
 	p.Revisions = revisionLines(d.run.AB)
 	p.Answers = []answer{abAnswer(a, byQuestion(fs, questions.Rev))}
@@ -242,8 +243,8 @@ func abForest(a *revcost.Answer) *chart.Forest {
 
 // FirstAnswer is the report's first answer as one paragraph, for a terminal: the
 // question, its sentence and its evidence.
-func FirstAnswer(r *results.Run) (string, error) {
-	p, err := build(r)
+func FirstAnswer(j *judge.Run) (string, error) {
+	p, err := build(j)
 	if err != nil {
 		return "", err
 	}

@@ -57,7 +57,7 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 		t.Fatalf("%d comparisons, want 5 (hello, raw ×3, gorm)", len(r.Comparisons))
 	}
 	// The wording is the golden's (synthetic-ab.md); here, what the page is made of.
-	p, err := build(r)
+	p, err := build(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +68,13 @@ func TestReportOfTwoRevisionsAnswersDidBCostAnything(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(dir); err != nil {
+	if err := Write(dir, judgedDir(t, dir)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, chartDir, "answer-q-ab.svg")); err != nil {
 		t.Errorf("the answer's chart: %v", err)
 	}
-	text, err := FirstAnswer(r)
+	text, err := FirstAnswer(judged(t, r))
 	if err != nil || !strings.HasPrefix(text, "Did B cost anything? Yes. Commands per request changed") || strings.ContainsAny(text, "⟦⟧") || strings.Contains(text, "README.md") {
 		t.Errorf("the answer for a terminal: %q, %v; want plain text", text, err)
 	}

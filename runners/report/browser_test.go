@@ -101,7 +101,7 @@ func TestReportInChromium(t *testing.T) {
 }
 
 func checkInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
-	html, err := HTML(r)
+	html, err := HTML(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func checkInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
 // checkABInBrowser does the same for a run of two revisions: one answer, "Did B cost
 // anything?", on the first screen, its chart and table readable.
 func checkABInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
-	html, err := HTML(r)
+	html, err := HTML(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/results"
 )
 
@@ -22,9 +23,9 @@ var csvHead = []string{
 	"base_dials_per_req", "other_dials_per_req", // the server's new connections per request (median of slices); empty where not read
 }
 
-// FindingsCSV is r's comparisons as findings.csv.
-func FindingsCSV(r *results.Run) ([]byte, error) {
-	p, err := build(r)
+// FindingsCSV is j's comparisons as findings.csv.
+func FindingsCSV(j *judge.Run) ([]byte, error) {
+	p, err := build(j)
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
-	"dbbench/runners/benchfile"
+	"dbbench/runners/judge"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
@@ -32,52 +31,22 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// data is a run with the samples of its valid variants, read back from the same
-// bench.txt lines `benchstat` reads, so report and benchstat agree.
+// data is a run judged (package judge computed every figure), with its valid and
+// invalid variants at hand.
 type data struct {
 	run     *results.Run
-	samples *benchfile.File
+	judged  *judge.Run
 	valid   []*results.Variant
 	invalid []*results.Variant
 }
 
-func load(r *results.Run) (*data, error) {
-	txt, err := benchfile.FromRun(r)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	f, err := benchfile.Read(bytes.NewReader(txt), "results.json")
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	d := &data{run: r, samples: f}
-	for _, v := range r.Variants {
-		switch {
-		case !v.Valid:
-			d.invalid = append(d.invalid, v)
-		case len(v.Reps) > 0:
-			d.valid = append(d.valid, v)
-		}
-	}
-	return d, nil
+func load(j *judge.Run) *data {
+	return &data{run: j.Results, judged: j, valid: j.Valid, invalid: j.Invalid}
 }
 
-// sample returns v's values in unit, nil when not measured.
-func (d *data) sample(v *results.Variant, unit string) []float64 {
-	return d.samples.Sample(v.Name, unit)
-}
-
-// summary summarizes v in unit; ok is false when the unit was not measured.
+// summary is v's summary in unit; ok is false when the unit was not measured.
 func (d *data) summary(v *results.Variant, unit string) (stats.Summary, bool) {
-	xs := d.sample(v, unit)
-	if len(xs) == 0 {
-		return stats.Summary{}, false
-	}
-	s, err := stats.Summarize(xs, unit)
-	if err != nil {
-		return stats.Summary{}, false // values were checked when bench.txt was written
-	}
-	return s, true
+	return d.judged.Summary(v, unit)
 }
 
 // label is a short name of a variant for tables and charts, with its revision in a

@@ -319,7 +319,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 	for _, f := range selves {
 		dbCPU := "not measured"
 		if f.Paired {
-			if e := paired(d.run, f.Comp, units.DBCPU); e.OK {
+			if e := stored(d.judged.Comparisons[f.Comp].DBCPU); e.OK {
 				dbCPU = ratioCI(e)
 			}
 		}

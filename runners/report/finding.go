@@ -4,15 +4,10 @@ import (
 	"math"
 	"slices"
 
-	"dbbench/runners/findings"
-	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
-
-// Methods of a finding's estimates besides stats.HodgesLehmann.
-const unpairedMedians = "unpaired-medians"
 
 // finding is one comparison answered: Other against Base, which differ in Question's
 // key, with the ratios of QPS and app CPU per request and the differences in what does
@@ -49,15 +44,13 @@ func (d *data) findings() []finding {
 				continue
 			}
 			f := finding{Question: c.Question, Base: b, Other: o, Paired: true, Comp: c, Reached: c.Reached, Pairing: d.run.Settings.Pairing}
-			judged := findings.Of(d.run, c)
+			judged := d.judged.Comparisons[c].Finding
 			f.QPS, f.CPU = stored(judged.QPS), stored(judged.AppCPU)
 			out = append(out, d.withCounts(f))
 		}
 	} else {
-		for _, p := range questions.Pairs(d.run, func(v *results.Variant) bool { return d.isValid(v) }) {
-			f := finding{Question: p.Question, Base: p.Base, Other: p.Other}
-			f.QPS = d.unpaired(p.Base, p.Other, units.QPS)
-			f.CPU = d.unpaired(p.Base, p.Other, units.AppCPU)
+		for _, p := range d.judged.Unpaired {
+			f := finding{Question: p.Question, Base: p.Base, Other: p.Other, QPS: stored(p.QPS), CPU: stored(p.AppCPU)}
 			out = append(out, d.withCounts(f))
 		}
 	}
@@ -70,8 +63,6 @@ func (d *data) findings() []finding {
 	})
 	return out
 }
-
-func (d *data) isValid(v *results.Variant) bool { return slices.Contains(d.valid, v) }
 
 // validVariant is the valid, measured variant with key, nil if there is none.
 func (d *data) validVariant(key string) *results.Variant {
@@ -89,31 +80,6 @@ func stored(e *results.Estimate) estimate {
 		return estimate{}
 	}
 	return estimate{RatioEstimate: e.RatioEstimate(), OK: true, Decision: e.Verdict}
-}
-
-// paired estimates a comparison in a unit besides the finding's two (the database's
-// CPU), judged as findings judges those.
-func paired(r *results.Run, c *results.Comparison, unit string) estimate {
-	return stored(findings.In(r, c, unit))
-}
-
-// unpaired is the ratio of Other's median to Base's with the bootstrap interval of
-// stats.ChangeOf, for runs measured without pairs.
-func (d *data) unpaired(base, other *results.Variant, unit string) estimate {
-	a, b := d.sample(base, unit), d.sample(other, unit)
-	if len(a) == 0 || len(b) == 0 {
-		return estimate{}
-	}
-	c, err := stats.ChangeOf(a, b, unit)
-	if err != nil {
-		return estimate{}
-	}
-	e := stats.RatioEstimate{Method: unpairedMedians, N: min(len(a), len(b)), Ratio: 1 + c.Mid,
-		Lo: 1 + c.Lo, Hi: 1 + c.Hi, Confidence: stats.Confidence}
-	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || e.Lo <= 0 {
-		e.Lo, e.Hi, e.Confidence = 0, math.Inf(1), 0
-	}
-	return stored(findings.Decide(e, findings.Margin))
 }
 
 // withCounts fills in the differences of medians: app CPU, allocations, bytes, each of

@@ -51,11 +51,11 @@ func TestGlossaryHasEveryLinkedEntry(t *testing.T) {
 	}
 	r := pairedRun(t)
 	withProfiles(r)
-	md, err := Markdown(r)
+	md, err := Markdown(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := HTML(r)
+	h, err := HTML(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestGoldenMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := Markdown(r)
+	md, err := Markdown(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestGoldenHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := HTML(r)
+	h, err := HTML(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestGoldenABPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := Markdown(r)
+	md, err := Markdown(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/ab-report.md", md, *update)
-	h, err := HTML(r)
+	h, err := HTML(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestWriteWithoutHistograms(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(dir); err != nil {
+	if err := Write(dir, judgedDir(t, dir)); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"report.md", "report.html", "report-charts/answer-q-layer.svg"} {

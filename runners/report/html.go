@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
@@ -73,12 +74,12 @@ func swatch(l chart.LegendItem) template.HTML { return template.HTML(chart.Swatc
 // HTML renders report.html: one self-contained page (inline CSS, SVG and one small
 // script, under a CSP that forbids every fetch and every other script) with the same
 // content as report.md, and charts.
-func HTML(r *results.Run) ([]byte, error) {
-	p, err := build(r)
+func HTML(j *judge.Run) ([]byte, error) {
+	p, err := build(j)
 	if err != nil {
 		return nil, err
 	}
-	return htmlPage(p, r)
+	return htmlPage(p, j.Results)
 }
 
 func htmlPage(p *page, r *results.Run) ([]byte, error) {

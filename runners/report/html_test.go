@@ -13,7 +13,7 @@ import (
 )
 
 func TestHTMLIsSelfContainedUnderItsCSP(t *testing.T) {
-	page, err := HTML(pairedRun(t))
+	page, err := HTML(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestHTMLIsSelfContainedUnderItsCSP(t *testing.T) {
 }
 
 func TestHTMLAnswersLinkToTheirEvidence(t *testing.T) {
-	page, err := HTML(pairedRun(t))
+	page, err := HTML(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestHTMLAnswersLinkToTheirEvidence(t *testing.T) {
 }
 
 func TestHTMLChartsShowValuesOnHover(t *testing.T) {
-	page, err := HTML(pairedRun(t))
+	page, err := HTML(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,7 @@ func TestHTMLChartsShowValuesOnHover(t *testing.T) {
 
 // No panel of the latency figure carries more than 8 lines: one panel per layer.
 func TestSpectrumPanelsAreSmall(t *testing.T) {
-	d, err := load(pairedRun(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := load(judged(t, pairedRun(t)))
 	f, err := d.spectrumFigure()
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/results"
+	"dbbench/runners/judge"
 )
 
 // chartDir holds the answers' charts as SVG files beside report.md, which links them.
@@ -17,8 +17,8 @@ func answerChartFile(a answer) string { return chartDir + "/answer-" + a.ID + ".
 // Markdown renders report.md: the three answers with their charts first, the run in
 // one line, then a table per question and language, every variant, and an appendix
 // with each comparison in full.
-func Markdown(r *results.Run) ([]byte, error) {
-	p, err := build(r)
+func Markdown(j *judge.Run) ([]byte, error) {
+	p, err := build(j)
 	if err != nil {
 		return nil, err
 	}

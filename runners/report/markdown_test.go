@@ -80,7 +80,7 @@ func TestGoldenSyntheticMarkdown(t *testing.T) {
 		"ab":            abRun,
 	} {
 		t.Run(name, func(t *testing.T) {
-			md, err := Markdown(mk(t))
+			md, err := Markdown(judged(t, mk(t)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func sameRatio(t *testing.T, what string, got estimate, want stats.RatioEstimate
 // The first screen answers the three questions, in order, each from its findings:
 // the ratios are the pairs' Hodges–Lehmann estimates, computed here from the specs.
 func TestAnswersAreThePairsEstimates(t *testing.T) {
-	p, err := build(pairedRun(t))
+	p, err := build(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestAnswersAreThePairsEstimates(t *testing.T) {
 
 // The first screen is short: at most 10 list items before the first table.
 func TestFirstScreenIsShort(t *testing.T) {
-	md, err := Markdown(pairedRun(t))
+	md, err := Markdown(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestFirstScreenIsShort(t *testing.T) {
 // A run made before pairs (results v1: no comparisons) is answered from each side's
 // medians: lib-orm's 4025 against raw's 5025 at prepare.
 func TestUnpairedRunIsAnsweredFromMedians(t *testing.T) {
-	p, err := build(fakeRun(t, 6))
+	p, err := build(judged(t, fakeRun(t, 6)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestUnpairedRunIsAnsweredFromMedians(t *testing.T) {
 // Profiles get a section of their own, and a run without them none.
 func TestProfileSectionOnlyWithProfiles(t *testing.T) {
 	has := func(r *results.Run) bool {
-		p, err := build(r)
+		p, err := build(judged(t, r))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,10 +229,10 @@ func TestProfileSectionOnlyWithProfiles(t *testing.T) {
 // A run that failed before measuring anything still gets a report, and an HTML one.
 func TestReportOfAnEmptyRun(t *testing.T) {
 	r := emptyRun(t)
-	if _, err := Markdown(r); err != nil {
+	if _, err := Markdown(judged(t, r)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := HTML(r); err != nil {
+	if _, err := HTML(judged(t, r)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -269,7 +269,7 @@ func TestFindingsCSVHoldsTheReportsEstimates(t *testing.T) {
 			}
 		}
 	}
-	b, err := FindingsCSV(r)
+	b, err := FindingsCSV(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

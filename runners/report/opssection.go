@@ -161,8 +161,8 @@ func (d *data) perRowGrid(fs []finding, name string) grid {
 func (d *data) perRow(f finding, unit string) (stats.ShiftEstimate, bool) {
 	n := float64(f.Other.Rows - f.Base.Rows)
 	if f.Paired && f.Comp != nil {
-		e, err := stats.PairedShift(questions.Differences(d.run, f.Comp, unit))
-		return e.Per(n), err == nil
+		e, ok := d.judged.Comparisons[f.Comp].Shifts[unit]
+		return e.Per(n), ok
 	}
 	a, okA := d.median(f.Base, unit)
 	b, okB := d.median(f.Other, unit)

@@ -79,7 +79,7 @@ func opsRun(t *testing.T) *results.Run {
 // each op, the cost per row from list 100 less list 10, the lost-update check of every
 // update variant; answer 1 gains one sentence pointing at it and keeps get's figures.
 func TestBeyondOneRow(t *testing.T) {
-	p, err := build(opsRun(t))
+	p, err := build(judged(t, opsRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestBeyondOneRow(t *testing.T) {
 
 // A run without ops keeps its report as it was: no section, no sentence, no op column.
 func TestNoOpsNoSection(t *testing.T) {
-	p, err := build(pairedRun(t))
+	p, err := build(judged(t, pairedRun(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,15 @@ import (
 	"slices"
 	"strings"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/questions"
 	"dbbench/runners/report/chart"
 	"dbbench/runners/results"
 )
 
 // page is the one model of a run's report: report.md and report.html both render it,
-// and its charts are drawn from it. Computation (findings, answers, tables) happens
-// here and in the files it calls; rendering only lays it out.
+// and its charts are drawn from it. Package judge computed its figures; build and the
+// files it calls choose and word them (answers, tables); rendering only lays it out.
 type page struct {
 	Glossary string // reports/README.md from the run directory: term() links to it
 	RunLine  string
@@ -93,12 +94,10 @@ func countsOf(vs []*results.Variant) string {
 	return "MySQL commands"
 }
 
-// build computes the whole page of a run.
-func build(r *results.Run) (*page, error) {
-	d, err := load(r)
-	if err != nil {
-		return nil, err
-	}
+// build lays out the whole page of a run judged: which findings answer which
+// question, in which words and tables.
+func build(j *judge.Run) (*page, error) {
+	d, r := load(j), j.Results
 	fs := d.findings()
 	p := &page{Glossary: defaultGlossary, RunLine: d.runLine(), Alerts: d.alerts(fs), Comparisons: comparisons(fs), findings: fs}
 	if r.AB != nil {
@@ -193,7 +192,7 @@ func build(r *results.Run) (*page, error) {
 	p.Appendix = appendix{Groups: d.appendixGroups(fs), Ceiling: d.ceiling(), Trips: d.tripGrid(), Connections: d.connectionsGrid(),
 		Invalid: d.invalidLines(), Flagged: d.flagged(), Yardstick: d.yardstick(), Environment: d.environmentGrid()}
 	if len(fs) > 0 && !fs[0].Paired {
-		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(rounds(r))
+		p.Appendix.Rounds, p.Appendix.RoundsGrid = roundsSection(d.judged.Rounds)
 	}
 	return p, nil
 }

@@ -2,45 +2,42 @@ package report
 
 import (
 	"cmp"
-	"dbbench/runners/units"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"dbbench/runners/units"
+
 	"dbbench/runners/poolsize"
 	"dbbench/runners/results"
 )
 
-// sized is one persistent variant's pool for the run's need.
+// sized is one persistent variant's pool for the run's need (judge.Sized).
 type sized struct {
 	v      *results.Variant
 	hold   poolsize.Hold // as measured
 	advice poolsize.Advice
+	pooler *poolsize.Advice // a transaction pooler's own pool, nil without a measurement
 }
 
-// pools sizes every valid persistent variant that reads the database for the run's
-// need; nil when the run has no need or no link (older runs).
+// pools are the variants judge sized for the run's need; nil when the run has no
+// need or no link (older runs).
 func (d *data) pools() (poolsize.Need, []sized) {
-	need, ok := poolsize.NeedOf(d.run.Settings.PoolNeed)
-	if !ok || d.run.Link == nil {
-		return need, nil
-	}
-	if need.AppCores == 0 { // runs before --app-cores: its default, the run's host's cores
-		cores, _ := strconv.Atoi(d.run.Environment["cpu-count"])
-		need.AppCores, need.DBCores = cores, cores
+	p := d.judged.Pools
+	if p == nil {
+		return poolsize.Need{}, nil
 	}
 	var out []sized
-	for _, v := range d.valid {
-		if !v.DB || v.Conn != "persistent" || v.Op != "" { // pools are sized for get
-			continue
+	for _, s := range p.Sized {
+		x := sized{v: s.Variant, hold: s.Hold, advice: s.Advice}
+		if s.PoolerOK {
+			x.pooler = &s.Pooler
 		}
-		if h, ok := poolsize.Of(v, d.run.Link); ok {
-			out = append(out, sized{v, h, poolsize.Size(h, need)})
-		}
+		out = append(out, x)
 	}
-	return need, out
+	return p.Need, out
 }
 
 // poolAnswer answers "how large a pool?" per language and server on the run's first
@@ -209,8 +206,8 @@ func poolerText(r *results.Run, pooler string, n poolsize.Need, families [][]siz
 		if i < 0 {
 			continue
 		}
-		if a, ok := poolsize.ThroughPooler(of[i].v, n); ok {
-			k := "no pool holds"
+		if of[i].pooler != nil {
+			a, k := *of[i].pooler, "no pool holds"
 			if a.Pool > 0 {
 				k = strconv.Itoa(advised(a))
 				lo, hi = min(lo, a.Hold.Seconds), max(hi, a.Hold.Seconds)

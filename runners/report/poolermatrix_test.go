@@ -27,7 +27,7 @@ func TestPoolerGridGivesWorksOrTheErrorAndTheCounts(t *testing.T) {
 		results.EnvKey("pooler", "pgbouncer"):     "PgBouncer 1.24.1, pool_mode = transaction, pool_size = 20",
 		results.EnvKey("pooler", "pgbouncer-118"): "PgBouncer 1.18.0, pool_mode = transaction, pool_size = 20",
 	}}
-	d := &data{run: run}
+	d := load(judged(t, run))
 	fs := []finding{{Question: questions.DB, Base: direct, Other: through,
 		QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 0.69, Lo: 0.67, Hi: 0.71, N: 8, Confidence: 0.95}, OK: true}}}
 	g := d.poolerGrid(fs)

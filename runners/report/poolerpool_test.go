@@ -18,7 +18,7 @@ func TestPoolAnswerThroughAPooler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := build(r)
+	p, err := build(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,65 +2,13 @@ package report
 
 import (
 	"fmt"
-	"slices"
-	"time"
 
-	"dbbench/runners/results"
-	"dbbench/runners/stats"
-	"dbbench/runners/units"
+	"dbbench/runners/judge"
 )
-
-// round is one pass over every variant (repetition Rep of each) and how fast the
-// machine ran during it: each valid variant's QPS in that round divided by its median
-// over all rounds. Pace is the median of those ratios, Lo and Hi their extremes.
-type round struct {
-	Rep          int
-	Started      time.Time
-	Pace, Lo, Hi float64
-	Variants     int
-}
-
-// rounds finds machine-wide drift, which per-variant intervals cannot tell apart from
-// the variant's own noise: a slow minute shows up as one round below 1.00 everywhere.
-func rounds(r *results.Run) []round {
-	ratios := map[int][]float64{}
-	started := map[int]time.Time{}
-	for _, v := range r.Variants {
-		if !v.Valid || len(v.Reps) < 2 {
-			continue
-		}
-		var qps []float64
-		for _, rep := range v.Reps {
-			qps = append(qps, rep.QPS)
-		}
-		// The same median the variant table shows for the variant.
-		m, err := stats.Summarize(qps, units.QPS)
-		if err != nil || m.Center <= 0 {
-			continue
-		}
-		for _, rep := range v.Reps {
-			ratios[rep.Rep] = append(ratios[rep.Rep], rep.QPS/m.Center)
-			if s, ok := started[rep.Rep]; !ok || rep.Started.Before(s) {
-				started[rep.Rep] = rep.Started
-			}
-		}
-	}
-	var out []round
-	for rep, xs := range ratios {
-		pace, err := stats.Summarize(xs, "ratio")
-		if err != nil {
-			continue
-		}
-		out = append(out, round{Rep: rep, Started: started[rep], Pace: pace.Center,
-			Lo: slices.Min(xs), Hi: slices.Max(xs), Variants: len(xs)})
-	}
-	slices.SortFunc(out, func(a, b round) int { return a.Rep - b.Rep })
-	return out
-}
 
 // roundsSection is the appendix's drift view for runs measured in rounds (before
 // pairs): a sentence and a table, nil when there is one round only.
-func roundsSection(rs []round) ([]string, *grid) {
+func roundsSection(rs []judge.Round) ([]string, *grid) {
 	sentence, head, rows := roundsText(rs)
 	if rows == nil {
 		return []string{say("rounds-intro", nil) + " " + sentence}, nil
@@ -82,7 +30,7 @@ const paceTolerance = 0.05
 
 // roundsText is the markdown section body: a sentence on rounds off the usual pace
 // by more than paceTolerance, then the table.
-func roundsText(rs []round) (sentence string, head []string, rows [][]string) {
+func roundsText(rs []judge.Round) (sentence string, head []string, rows [][]string) {
 	if len(rs) < 2 {
 		return "One round only: nothing to compare.", nil, nil
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -149,13 +148,9 @@ func (d *data) yardstick() string {
 	}
 	var parts []string
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range y.Readings {
-		s, err := stats.Summarize(r.Trials, "sec/op")
-		if err != nil {
-			continue
-		}
-		lo, hi = math.Min(lo, s.Center), math.Max(hi, s.Center)
-		parts = append(parts, fmt.Sprintf("%s %s", r.Phase, seconds(s.Center)))
+	for _, r := range d.judged.Yardstick {
+		lo, hi = math.Min(lo, r.Median), math.Max(hi, r.Median)
+		parts = append(parts, fmt.Sprintf("%s %s", r.Phase, seconds(r.Median)))
 	}
 	if len(parts) == 0 {
 		return ""

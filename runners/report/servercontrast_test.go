@@ -10,7 +10,7 @@ import (
 func TestServerContrast(t *testing.T) {
 	r := pairedRun(t)
 	r.Variants = append(r.Variants, pairedVariant(t, spec{"php", "worker", "hello", "none", "none", "", "", 4, 60000, 18, 0}, 42))
-	md, err := Markdown(r)
+	md, err := Markdown(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestServerContrast(t *testing.T) {
 			t.Errorf("question 3's section lacks %q:\n%s", want, sec)
 		}
 	}
-	if md, _ := Markdown(pairedRun(t)); strings.Contains(string(md), "answers hello faster") {
+	if md, _ := Markdown(judged(t, pairedRun(t))); strings.Contains(string(md), "answers hello faster") {
 		t.Errorf("a run without the workers' hello explains it")
 	}
 }

@@ -17,7 +17,7 @@ func TestStmtAnswerGivesEveryReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := build(r)
+	p, err := build(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

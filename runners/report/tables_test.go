@@ -44,10 +44,7 @@ func TestExtraCountsAgreeWithTheColumns(t *testing.T) {
 			}
 		}
 	}
-	d, err := load(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := load(judged(t, r))
 	for _, f := range d.findings() {
 		if f.Other.Layer == "gorm" && f.Question == questions.Layer {
 			if f.ExtraAllocs != 47 {
@@ -74,10 +71,7 @@ func TestExtraBytesRoundAsTheReaderWould(t *testing.T) {
 			}
 		}
 	}
-	d, err := load(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := load(judged(t, r))
 	for _, f := range d.findings() {
 		if f.Other.Layer == "gorm" && f.Question == questions.Layer {
 			if got := signedBytes(f.ExtraBytes); got != "+3.3 kB" {

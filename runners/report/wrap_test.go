@@ -21,7 +21,7 @@ func TestWrappingRendersTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := build(r)
+	p, err := build(judged(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,31 +5,28 @@ import (
 	"os"
 	"path/filepath"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/results"
 )
 
 // Write renders report.md, report.html, findings.csv and the answers' charts (which
-// report.md links) of the run in dir into dir.
-func Write(dir string) error {
-	_, err := WriteComparisons(dir)
+// report.md links) of j, the run in dir judged, into dir.
+func Write(dir string, j *judge.Run) error {
+	_, err := WriteComparisons(dir, j)
 	return err
 }
 
 // WriteComparisons is Write, and returns the report's comparisons as it words them.
-func WriteComparisons(dir string) ([]Comparison, error) {
-	p, err := writePage(dir)
+func WriteComparisons(dir string, j *judge.Run) ([]Comparison, error) {
+	p, err := writePage(dir, j)
 	if err != nil {
 		return nil, err
 	}
 	return p.Comparisons, nil
 }
 
-func writePage(dir string) (*page, error) {
-	r, err := results.Read(filepath.Join(dir, "results.json"))
-	if err != nil {
-		return nil, err
-	}
-	p, err := build(r)
+func writePage(dir string, j *judge.Run) (*page, error) {
+	p, err := build(j)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +34,7 @@ func writePage(dir string) (*page, error) {
 	if err := results.WriteFile(filepath.Join(dir, "report.md"), markdown(p)); err != nil {
 		return nil, err
 	}
-	h, err := htmlPage(p, r)
+	h, err := htmlPage(p, j.Results)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
+	"dbbench/runners/judge"
 	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
@@ -19,12 +20,13 @@ func TestABTerminalMarksTheFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := revcost.Of(res)
+	j, err := judge.Of(res)
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := j.Revision
 	var out bytes.Buffer
-	printAnswer(&out, res, a)
+	printAnswer(&out, j)
 	for _, v := range a.Variants {
 		row := rowOf(out.String(), matrix.ShortKey(revcost.Label(v.B)))
 		for _, e := range v.Estimates {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
@@ -109,10 +110,13 @@ func (c abConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) error {
 	dir := c.opts.Out
 	measured := measuredReps(res)
+	var judged *judge.Run // the run as its report judged it, for the terminal
 	if measured > 0 {
-		if rerr := report.Write(dir); rerr != nil {
+		j, _, rerr := writeReport(dir)
+		if rerr != nil {
 			fmt.Fprintf(stderr, "report: %v\n", rerr)
 		} else {
+			judged = j
 			fmt.Fprintf(stdout, "report:  %s\n         %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 		}
 	}
@@ -126,11 +130,13 @@ func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) 
 		}
 		return fmt.Errorf("ab failed: %w; %s", err, kept)
 	}
-	ans, err := revcost.Of(res)
-	if err != nil {
-		return err
+	if judged == nil {
+		if judged, err = judge.Of(res); err != nil {
+			return err
+		}
 	}
-	printAnswer(stdout, res, ans)
+	ans := judged.Revision
+	printAnswer(stdout, judged)
 	if regs := ans.Regressions(); c.gate && len(regs) > 0 {
 		return fmt.Errorf("ab %w: %s: %s", errGate, units.Count(len(regs), "regression"), strings.Join(regs, "; "))
 	}
@@ -144,8 +150,9 @@ func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) 
 // printAnswer is what a person reads at the end: the report's first answer, then per
 // variant B ÷ A in each figure with its interval and a mark for its verdict, then
 // what fails the gate.
-func printAnswer(w io.Writer, res *results.Run, a *revcost.Answer) {
-	if text, err := report.FirstAnswer(res); err == nil {
+func printAnswer(w io.Writer, j *judge.Run) {
+	a := j.Revision
+	if text, err := report.FirstAnswer(j); err == nil {
 		fmt.Fprintf(w, "\n%s\n\n", text)
 	}
 	t := a.AB.Threshold

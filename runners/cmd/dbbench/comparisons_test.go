@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
-	"dbbench/runners/report"
 	"dbbench/runners/results"
 )
 
@@ -50,7 +49,7 @@ func firstScreenOnTerminal(t *testing.T, resultsFile string) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := report.WriteComparisons(dir)
+	_, cs, err := writeReport(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"dbbench/runners/matrix"
 	"dbbench/runners/provider"
-	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/run"
 )
@@ -68,7 +67,7 @@ func (c profileConfig) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if measuredReps(res) == 0 {
 		return err
 	}
-	if rerr := report.Write(c.out); rerr != nil {
+	if _, _, rerr := writeReport(c.out); rerr != nil {
 		fmt.Fprintf(stderr, "report: %v\n", rerr)
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"dbbench/runners/judge"
 	"dbbench/runners/report"
 )
 
@@ -21,10 +22,22 @@ func parseReport(fs *flagSet, args []string) (action, error) {
 	}
 	dir := fs.Arg(0)
 	return func(_ context.Context, stdout, _ io.Writer) error {
-		if err := report.Write(dir); err != nil {
+		if _, _, err := writeReport(dir); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 		return nil
 	}, nil
+}
+
+// writeReport judges the run in dir (package judge computes every figure once) and
+// writes its report there; it returns the run judged and the comparisons as the report
+// words them, so that the terminal prints the same figures.
+func writeReport(dir string) (*judge.Run, []report.Comparison, error) {
+	j, err := judge.File(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := report.WriteComparisons(dir, j)
+	return j, cs, err
 }

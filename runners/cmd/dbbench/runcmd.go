@@ -160,7 +160,7 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if measured > 0 {
 		printSummary(stdout, res)
 		// The report is written whatever happened: an interrupted run's report says so.
-		if cs, rerr := report.WriteComparisons(dir); rerr != nil {
+		if _, cs, rerr := writeReport(dir); rerr != nil {
 			fmt.Fprintf(stderr, "report: %v\n", rerr)
 		} else {
 			printComparisons(stdout, cs)
