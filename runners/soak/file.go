@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 )
 
 // Schema names the format of soak.json.
@@ -89,7 +90,40 @@ type Variant struct {
 	Windows     []Window  `json:"windows"`
 	// Died says when the target's processes were found gone, if they were.
 	Died string `json:"died,omitempty"`
+	// Load is how the open loop went after the warm-up (set by Judge).
+	Load *Load `json:"load,omitempty"`
 	Role
+}
+
+// Load sums a variant's windows after the warm-up: requests offered and answered,
+// errors, and the median of the windows' p99.
+type Load struct {
+	OK       float64 `json:"ok"`
+	Offered  float64 `json:"offered"` // requests asked for: rate × seconds
+	Requests float64 `json:"requests"`
+	Errors   float64 `json:"errors"`
+	P99      float64 `json:"p99_median_s"` // 0 without a request
+}
+
+// loadOf sums v's windows that end after warmup seconds.
+func loadOf(v *Variant, warmup float64) *Load {
+	l := &Load{}
+	var p99s []float64
+	for _, w := range v.Windows {
+		if w.T < warmup {
+			continue
+		}
+		l.OK, l.Offered = l.OK+float64(w.OK), l.Offered+w.Offered*w.Seconds
+		l.Requests += float64(w.Requests)
+		for _, n := range w.Errors {
+			l.Errors += float64(n)
+		}
+		p99s = append(p99s, w.P99)
+	}
+	if l.Requests > 0 {
+		l.P99 = stats.Median(p99s)
+	}
+	return l
 }
 
 // Capacity is what a variant achieved in the closed-loop capacity phase, with every
@@ -144,9 +178,12 @@ func (f *File) Rising() []string {
 	return out
 }
 
-// Judge sets every series' verdict, then judges the loads against each other
-// (judgeLoadsTogether).
+// Judge sets every series' verdict and every variant's load after the warm-up, then
+// judges the loads against each other (judgeLoadsTogether).
 func (f *File) Judge() {
+	for _, v := range f.Variants {
+		v.Load = loadOf(v, f.Settings.WarmupSeconds)
+	}
 	_, roles := f.Roles()
 	for _, r := range roles {
 		for _, s := range r.Series {

@@ -11,7 +11,6 @@ import (
 
 	"dbbench/runners/report"
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -169,25 +168,12 @@ func loadSection(f *File) report.SweepSection {
 			capQPS, capP99 = fmt.Sprintf("%.0f", v.Capacity.QPS), FormatValue(v.Capacity.P99, "s")
 		}
 		achieved, failed, p99 := "–", "–", "–"
-		var ok, offered, errs, reqs float64
-		var p99s []float64
-		for _, w := range v.Windows {
-			if w.T < f.Settings.WarmupSeconds {
-				continue
-			}
-			ok, offered = ok+float64(w.OK), offered+w.Offered*w.Seconds
-			reqs += float64(w.Requests)
-			for _, n := range w.Errors {
-				errs += float64(n)
-			}
-			p99s = append(p99s, w.P99)
+		if l := v.Load; l != nil && l.Offered > 0 {
+			achieved = fmt.Sprintf("%.1f%%", 100*l.OK/l.Offered)
 		}
-		if offered > 0 {
-			achieved = fmt.Sprintf("%.1f%%", 100*ok/offered)
-		}
-		if reqs > 0 {
-			failed = fmt.Sprintf("%.0f of %.0f", errs, reqs)
-			p99 = FormatValue(stats.Median(p99s), "s")
+		if l := v.Load; l != nil && l.Requests > 0 {
+			failed = fmt.Sprintf("%.0f of %.0f", l.Errors, l.Requests)
+			p99 = FormatValue(l.P99, "s")
 		}
 		t.Rows = append(t.Rows, []string{v.Key, fmt.Sprint(v.Connections), capQPS, capP99, fmt.Sprintf("%.0f", v.Rate), achieved, failed, p99, v.Died})
 	}
