@@ -15,6 +15,31 @@ type Curve struct {
 	// Cores is the machine's, which every role of the sweep shared (0 when the run did
 	// not say: the model then knows no CPU).
 	Cores int
+	// Advice is the pool the curve gives for the need, and the model's (JudgePool).
+	Advice Advice
+}
+
+// PoolSweep is a pool sweep's run judged: its families' curves, each with its advice
+// and every point's predicted capacity, which the page then only formats.
+type PoolSweep struct {
+	Run    *results.Run
+	Need   poolsize.Need
+	Curves []Curve
+}
+
+// JudgePool groups r's variants into curves, reads each one's advice for need, and
+// predicts every point's capacity.
+func JudgePool(r *results.Run, need poolsize.Need) *PoolSweep {
+	curves := Curves(r)
+	for i := range curves {
+		cv := &curves[i]
+		for j := range cv.Points {
+			p := &cv.Points[j]
+			p.Predicted, p.Limit, p.HasPrediction = Predicted(*cv, *p, need)
+		}
+		cv.Advice = Advise(*cv, need)
+	}
+	return &PoolSweep{Run: r, Need: need, Curves: curves}
 }
 
 // Point is one pool size of one family.
@@ -30,6 +55,10 @@ type Point struct {
 	// requests, runners/poolsize); HasHold is false in sweeps before it was measured.
 	Hold    poolsize.Hold
 	HasHold bool
+	// Predicted is the model's capacity of the point on this machine, Limit the pool's
+	// alone (Predicted); HasPrediction is false without a hold.
+	Predicted, Limit float64
+	HasPrediction    bool
 	// closed is the variant with only its closed-loop (ceiling) slices, held with only
 	// the open-loop slices of the probes that held: for its CPU (Curve.CPU).
 	closed, held *results.Variant
@@ -137,6 +166,11 @@ type Advice struct {
 	// distance (runners/poolsize); HasModel is false without a hold.
 	Model    poolsize.Advice
 	HasModel bool
+	// Here is the same model on this machine's cores, which every role shared: what it
+	// says where the sweep measured; HasHere is false without a hold, the machine's
+	// cores or production's.
+	Here    poolsize.Advice
+	HasHere bool
 }
 
 // Advise reads the advice off a curve.
@@ -162,6 +196,12 @@ func Advise(cv Curve, need poolsize.Need) Advice {
 	if h, ok := cv.Hold(); ok {
 		h.CPU = cv.CPU()
 		a.Model, a.HasModel = poolsize.Size(h, need), true
+		if cv.Cores > 0 && need.AppCores > 0 {
+			n := need
+			n.RTT = secondsToDuration(h.RTT)
+			at, hosts := n.Here(cv.Cores)
+			a.Here, a.HasHere = poolsize.SizeOn(h, at, hosts), true
+		}
 	}
 	return a
 }

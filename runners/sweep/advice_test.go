@@ -68,7 +68,7 @@ func TestAdviseTakesTheIntervalIntoAccount(t *testing.T) {
 // The page says the recommendation first, in the sentence scripts read, with the
 // interval, the model, the Go settings and the command that made it.
 func TestPoolPageRecommendsFirst(t *testing.T) {
-	page := PoolPage(syntheticRun([]float64{880, 1480, 2900, 5000}), need)
+	page := PoolPage(JudgePool(syntheticRun([]float64{880, 1480, 2900, 5000}), need))
 	if len(page.Answer) != 1 {
 		t.Fatalf("answer %q", page.Answer)
 	}
@@ -136,7 +136,9 @@ func TestWhyApart(t *testing.T) {
 	}
 	n := need
 	n.AppCores, n.DBCores = 8, 4
-	hosts := whyApart(cv, Advice{Need: n, Pool: 8, Model: poolsize.Advice{Pool: 2}})
+	apart := Advise(cv, n) // the model on this machine's cores, with production's hosts
+	apart.Pool, apart.Undecided, apart.Model = 8, 0, poolsize.Advice{Pool: 2}
+	hosts := whyApart(cv, apart)
 	if !strings.Contains(hosts, "an app host of 8 cores and a database host of 4, while here every role") || !strings.Contains(hosts, "shared 2 cores; on those the same model says") {
 		t.Errorf("the hosts apart: %s", hosts)
 	}

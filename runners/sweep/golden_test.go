@@ -35,13 +35,13 @@ func TestGoldenPoolPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	sampled := poolsize.Need{Rate: 2000, P99: 50 * time.Millisecond, RTT: 500 * time.Microsecond, Instances: 4, MaxConnections: 151}
-	checkPage(t, "pool-sweep", PoolPage(r, sampled))
+	checkPage(t, "pool-sweep", PoolPage(JudgePool(r, sampled)))
 }
 
 // The pool sweep's report where the real sample has no model (it predates the hold
 // times): advice_test.go's synthetic family, with its model and its hold.
 func TestGoldenPoolPageWithModel(t *testing.T) {
-	checkPage(t, "pool-model", PoolPage(syntheticRun([]float64{880, 1480, 2900, 5000}), need))
+	checkPage(t, "pool-model", PoolPage(JudgePool(syntheticRun([]float64{880, 1480, 2900, 5000}), need)))
 }
 
 // The rtt sweep's report from a trimmed real sweep.

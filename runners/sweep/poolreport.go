@@ -18,11 +18,11 @@ const Within = 0.15
 // PoolPage builds the pool sweep's report: per family, the smallest pool that holds the
 // need as measured, with the model's answer beside it; then each pool's measured and
 // predicted capacity, and how the sweep measured.
-func PoolPage(r *results.Run, need poolsize.Need) *report.SweepPage {
-	curves := Curves(r)
+func PoolPage(s *PoolSweep) *report.SweepPage {
+	r, need, curves := s.Run, s.Need, s.Curves
 	p := &report.SweepPage{Title: "dbbench pool sweep"}
 	for _, cv := range curves {
-		p.Answer = append(p.Answer, adviceSentence(cv, Advise(cv, need)))
+		p.Answer = append(p.Answer, adviceSentence(cv, cv.Advice))
 	}
 	p.Intro = poolIntro(r, need)
 	p.Sections = append(p.Sections, capacitySection(curves, need), modelSection(curves, need))
@@ -121,15 +121,10 @@ func whyApart(cv Curve, a Advice) string {
 	if u, m := a.Undecided, a.Model.Pool; u > 0 && m >= u && m < a.Pool {
 		return say("pool-apart-not-in-conflict", map[string]any{"Undecided": u, "Rate": a.Need.Rate, "Pool": a.Pool, "Model": m, "Below": a.Pool - 1})
 	}
-	h, ok := cv.Hold()
-	if !ok || cv.Cores == 0 || a.Need.AppCores == 0 {
+	if !a.HasHere {
 		return "More than one size apart; the model knows no CPU for this sweep (it recorded no cores, or no production hosts were given)."
 	}
-	h.CPU = cv.CPU()
-	n := a.Need
-	n.RTT = secondsToDuration(h.RTT)
-	at, hosts := n.Here(cv.Cores)
-	here := poolsize.SizeOn(h, at, hosts)
+	n, here := a.Need, a.Here
 	return fmt.Sprintf("More than one size apart: the model sizes an app host of %d cores and a database host of %d, "+
 		"while here every role (and the load generator and delay proxy) shared %d cores; on those the same model says %d.",
 		n.AppCores, n.DBCores, cv.Cores, here.Pool)
@@ -154,7 +149,7 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 				row[8] = searches(c)
 				measured.X, measured.Y = append(measured.X, float64(p.Pool)), append(measured.Y, c.Rate)
 			}
-			if pred, limit, ok := Predicted(cv, p, need); ok {
+			if pred, limit := p.Predicted, p.Limit; p.HasPrediction {
 				row[3], row[4] = fmt.Sprintf("%.0f", limit), fmt.Sprintf("%.0f", pred)
 				if p.Capacity != nil && p.Capacity.Rate > 0 {
 					row[5] = fmt.Sprintf("%.2f", pred/p.Capacity.Rate)
@@ -187,8 +182,8 @@ func modelVerdict(curves []Curve, need poolsize.Need) string {
 	in, inInterval, all := 0, 0, 0
 	for _, cv := range curves {
 		for _, p := range cv.Points {
-			pred, _, ok := Predicted(cv, p, need)
-			if !ok || p.Capacity == nil || p.Capacity.Rate <= 0 || p.Invalid != "" {
+			pred := p.Predicted
+			if !p.HasPrediction || p.Capacity == nil || p.Capacity.Rate <= 0 || p.Invalid != "" {
 				continue
 			}
 			all++

@@ -2,12 +2,13 @@ package sweep
 
 import (
 	"context"
-	"dbbench/runners/units"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"dbbench/runners/units"
 
 	"dbbench/runners/delay"
 	"dbbench/runners/matrix"
@@ -133,6 +134,8 @@ type RTTPoint struct {
 	Delay time.Duration
 	Mode  string
 	Run   *results.Run
+	// Figures are Run's variants' figures as the page prints them, by key.
+	Figures map[string]*RTTFigures
 }
 
 // LoadRTT reads an rtt sweep's plan and every run of it that exists.
@@ -157,7 +160,7 @@ func LoadRTT(dir string) (*RTTPlan, []RTTPoint, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			out = append(out, RTTPoint{Delay: d, Mode: mode, Run: r})
+			out = append(out, RTTPoint{Delay: d, Mode: mode, Run: r, Figures: rttFiguresOf(r)})
 		}
 	}
 	if len(out) == 0 {

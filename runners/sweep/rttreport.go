@@ -9,7 +9,6 @@ import (
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
-	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -27,9 +26,9 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		say("rtt-loads", map[string]any{"Concurrency": plan.Concurrency, "Rate": plan.Rate, "Reps": s.Reps, "Duration": s.Duration, "Warmup": s.Warmup}),
 		say("rtt-prediction", nil),
 	}
-	byMode := map[string]map[time.Duration]*results.Run{Closed: {}, Open: {}}
+	byMode := map[string]map[time.Duration]pointFigures{Closed: {}, Open: {}}
 	for _, pt := range points {
-		byMode[pt.Mode][pt.Delay] = pt.Run
+		byMode[pt.Mode][pt.Delay] = pt.Figures
 	}
 	keys, trips := variantOrder(points)
 	if f, ok := findings(byMode, delays, keys); ok {
@@ -38,7 +37,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		p.Intro = append([]string{f.Paragraphs[0]}, p.Intro...)
 	}
 
-	metric := func(mode, unit string, scale float64, pick func(*results.Repetition) float64) (report.Table, report.LineChart) {
+	metric := func(mode, unit, fig string) (report.Table, report.LineChart) {
 		t := report.Table{Head: []string{"variant", "round trips/op"}}
 		for _, d := range delays {
 			t.Head = append(t.Head, units.DelayMillis(d))
@@ -48,7 +47,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 			row := []string{k, tripText(trips[k])}
 			ser := report.Series{Name: k, Stmt: keyValue(k, "stmt"), Conn: keyValue(k, "conn")}
 			for _, d := range delays {
-				center, text, ok := cell(byMode[mode][d], k, scale, pick)
+				center, text, ok := byMode[mode][d].cell(k, fig)
 				row = append(row, text)
 				if ok {
 					ser.X, ser.Y = append(ser.X, float64(d.Microseconds())/1000), append(ser.Y, center)
@@ -59,16 +58,12 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		}
 		return t, c
 	}
-	qps := func(r *results.Repetition) float64 { return r.QPS }
-	p50 := func(r *results.Repetition) float64 { return r.P50 }
-	p99 := func(r *results.Repetition) float64 { return r.P99 }
-
 	if len(byMode[Closed]) > 0 {
-		tq, cq := metric(Closed, units.QPS, 1, qps)
-		tl, cl := metric(Closed, "p50 ms", 1e3, p50)
+		tq, cq := metric(Closed, units.QPS, figQPS)
+		tl, cl := metric(Closed, "p50 ms", figP50)
 		cq.Title = fmt.Sprintf("Closed loop, %d connections: median QPS against delay", plan.Concurrency)
 		cl.Title = fmt.Sprintf("Closed loop, %d connections: median p50 against delay", plan.Concurrency)
-		tc, _ := metric(Closed, "µs/op", 1e6, func(r *results.Repetition) float64 { return r.GenCPU })
+		tc, _ := metric(Closed, "µs/op", figGenCPU)
 		p.Sections = append(p.Sections,
 			report.SweepSection{Heading: "Closed loop: QPS", Charts: []report.LineChart{cq}, Tables: []report.Table{tq}},
 			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
@@ -77,8 +72,8 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 				Tables:     []report.Table{tc}})
 	}
 	if len(byMode[Open]) > 0 {
-		tl, cl := metric(Open, "p50 ms", 1e3, p50)
-		t9, c9 := metric(Open, "p99 ms", 1e3, p99)
+		tl, cl := metric(Open, "p50 ms", figP50)
+		t9, c9 := metric(Open, "p99 ms", figP99)
 		cl.Title = fmt.Sprintf("Open loop at %g req/s: median p50 against delay", plan.Rate)
 		c9.Title = fmt.Sprintf("Open loop at %g req/s: median p99 against delay", plan.Rate)
 		p.Sections = append(p.Sections,
@@ -108,7 +103,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 // findings says, per variant with its statement mode set aside, what interpolate
 // gains over prepare, and prepared over interpolate, at each delay: the ratio of
 // closed-loop QPS and the change of open-loop p50 (medians over repetitions).
-func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Duration, keys []string) (report.SweepSection, bool) {
+func findings(byMode map[string]map[time.Duration]pointFigures, delays []time.Duration, keys []string) (report.SweepSection, bool) {
 	type group struct {
 		name  string
 		stmts map[string]string // stmt -> variant key
@@ -137,17 +132,15 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 	compare := func(a, b string) string {
 		var qps, p50 []string
 		for _, d := range delays {
-			pick := func(r *results.Repetition) float64 { return r.QPS }
-			qa, _, oka := cell(byMode[Closed][d], a, 1, pick)
-			qb, _, okb := cell(byMode[Closed][d], b, 1, pick)
+			qa, _, oka := byMode[Closed][d].cell(a, figQPS)
+			qb, _, okb := byMode[Closed][d].cell(b, figQPS)
 			if oka && okb && qb > 0 {
 				qps = append(qps, fmt.Sprintf("×%.2f at %s", qa/qb, units.DelayMillis(d)))
 			}
-			pick = func(r *results.Repetition) float64 { return r.P50 }
-			la, _, oka := cell(byMode[Open][d], a, 1e3, pick)
-			lb, _, okb := cell(byMode[Open][d], b, 1e3, pick)
-			va, pastA := pastCapacity(byMode[Open][d], a)
-			vb, pastB := pastCapacity(byMode[Open][d], b)
+			la, _, oka := byMode[Open][d].cell(a, figP50)
+			lb, _, okb := byMode[Open][d].cell(b, figP50)
+			va, pastA := byMode[Open][d].past(a)
+			vb, pastB := byMode[Open][d].past(b)
 			switch {
 			case pastA || pastB:
 				state := va.State
@@ -188,7 +181,7 @@ func findings(byMode map[string]map[time.Duration]*results.Run, delays []time.Du
 }
 
 // predicted sets the open-loop p50 increase over delay 0 beside round trips × 2 × delay.
-func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys []string, trips map[string]float64) report.SweepSection {
+func predicted(runs map[time.Duration]pointFigures, delays []time.Duration, keys []string, trips map[string]float64) report.SweepSection {
 	t := report.Table{Head: []string{"variant", "round trips/op"}}
 	for _, d := range delays[1:] {
 		t.Head = append(t.Head, units.DelayMillis(d)+": measured / predicted ms")
@@ -196,16 +189,16 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 	var past []string
 	for _, k := range keys {
 		row := []string{k, tripText(trips[k])}
-		base, _, bok := cell(runs[delays[0]], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
-		baseVerdict, basePast := pastCapacity(runs[delays[0]], k)
+		base, _, bok := runs[delays[0]].cell(k, figP50)
+		baseVerdict, basePast := runs[delays[0]].past(k)
 		baseState := baseVerdict.State
 		for _, d := range delays[1:] {
-			v, _, ok := cell(runs[d], k, 1e3, func(r *results.Repetition) float64 { return r.P50 })
+			v, _, ok := runs[d].cell(k, figP50)
 			pred := "?"
 			if trips[k] >= 0 {
 				pred = fmt.Sprintf("%.2f", trips[k]*2*float64(d.Microseconds())/1000)
 			}
-			verdict, isPast := pastCapacity(runs[d], k)
+			verdict, isPast := runs[d].past(k)
 			switch {
 			case isPast || basePast:
 				// Queueing behind an overloaded server is not distance: no measured figure.
@@ -234,17 +227,15 @@ func predicted(runs map[time.Duration]*results.Run, delays []time.Duration, keys
 	return sec
 }
 
-// pastCapacity judges variant key of open-loop run r (package saturation): marked when
-// its latency is queueing or the generator fell behind, not the service time.
-func pastCapacity(r *results.Run, key string) (saturation.Verdict, bool) {
-	if r == nil {
-		return saturation.Verdict{}, false
-	}
-	for _, v := range r.Variants {
-		if v.Key == key {
-			verdict := saturation.JudgeAll(v.SaturationSummaries())
-			return verdict, verdict.Marked()
-		}
+// pointFigures are one point's variants' figures by key (RTTPoint.Figures); nil for
+// a point not measured.
+type pointFigures map[string]*RTTFigures
+
+// past is package saturation's verdict on variant key at the point, and whether it
+// marks the latency as queueing rather than service time.
+func (p pointFigures) past(key string) (saturation.Verdict, bool) {
+	if f := p[key]; f != nil {
+		return f.Verdict, f.Past
 	}
 	return saturation.Verdict{}, false
 }
@@ -275,31 +266,22 @@ func tripText(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
-// cell is the median over repetitions of one figure of variant key in r, scaled, and
-// its text; ok is false and the text "-" when not measured, "invalid" when the
-// variant was invalid.
-func cell(r *results.Run, key string, scale float64, pick func(*results.Repetition) float64) (center float64, text string, ok bool) {
-	if r == nil {
+// cell is the median over slices of one figure of variant key at the point, and its
+// text; ok is false and the text "-" when not measured, "invalid" when the variant was
+// invalid.
+func (p pointFigures) cell(key, fig string) (center float64, text string, ok bool) {
+	f := p[key]
+	switch {
+	case f == nil:
+		return 0, "-", false
+	case f.Invalid:
+		return 0, "invalid", false
+	}
+	m, ok := f.Medians[fig]
+	if !ok {
 		return 0, "-", false
 	}
-	for _, v := range r.Variants {
-		if v.Key != key {
-			continue
-		}
-		if !v.Valid {
-			return 0, "invalid", false
-		}
-		var xs []float64
-		for _, rep := range v.Reps {
-			xs = append(xs, scale*pick(rep))
-		}
-		s, err := stats.Summarize(xs, "x/op")
-		if err != nil {
-			return 0, "-", false
-		}
-		return s.Center, fmt.Sprintf("%.4g", s.Center), true
-	}
-	return 0, "-", false
+	return m, fmt.Sprintf("%.4g", m), true
 }
 
 func durations(ds []time.Duration) string {

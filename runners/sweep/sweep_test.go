@@ -90,7 +90,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 			}
 		}
 		need := poolsize.Need{Rate: 10, P99: time.Second, RTT: time.Millisecond, Instances: 2, MaxConnections: 151}
-		if err := report.WriteSweep(dir, PoolPage(r, need)); err != nil {
+		if err := report.WriteSweep(dir, PoolPage(JudgePool(r, need))); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(dir, "report.md"))

@@ -142,7 +142,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 		if stored, ok := poolsize.NeedOf(r.Settings.PoolNeed); ok && reportOnly {
 			need = keepStored(fs, need, stored)
 		}
-		return writeSweep(stdout, dir, sweep.PoolPage(r, need), runErr)
+		return writeSweep(stdout, dir, sweep.PoolPage(sweep.JudgePool(r, need)), runErr)
 	}, nil
 }
 
