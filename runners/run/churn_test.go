@@ -27,12 +27,11 @@ func TestChurnFlaggedUnderPoissonArrivals(t *testing.T) {
 	p.Handshakes = 0 // the connection-cost measurement is not this test's
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
-		Root: root, BinDir: binDir, Matrix: m, Preset: &p, Out: t.TempDir(), KeepAlive: true, Seed: 7, Profile: ProfileOff,
-		Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=raw/stmt=prepare/conn=(persistent|shipped)/`),
-		Rate:     2000, Poisson: true, Pairing: Pairing{Design: Walk, Budget: 10 * time.Second},
-		Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Reps: 4,
-		DB:  provider.Options{Rows: 2000},
-		Log: &log,
+		Selection: Selection{Root: root, BinDir: binDir, Matrix: m, Preset: &p, Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=raw/stmt=prepare/conn=(persistent|shipped)/`), DB: provider.Options{Rows: 2000}},
+		Output:    Output{Out: t.TempDir(), Log: &log},
+		Shape:     Shape{KeepAlive: true, Seed: 7, Rate: 2000, Poisson: true, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Reps: 4},
+		Checks:    Checks{Profile: ProfileOff},
+		Pairing:   Pairing{Design: Walk, Budget: 10 * time.Second},
 	})
 	if err != nil {
 		t.Log(log.String())

@@ -25,11 +25,10 @@ func TestTwoServersSideBySide(t *testing.T) {
 	root, binDir, m, p := smokeSetup(t)
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
-		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: t.TempDir(), KeepAlive: true, Seed: 7, Profile: ProfileOff,
-		Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=hello/|^lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/|^lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/`),
-		DB:       provider.Options{Rows: 2000, MySQLDir: filepath.Join(root, "bin", "mysql"), PerfSchema: true},
-		DBs:      []string{"mariadb", "mysql"},
-		Log:      &log,
+		Selection: Selection{Root: root, BinDir: binDir, Matrix: m, Preset: p, Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=hello/|^lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/|^lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/`), DB: provider.Options{Rows: 2000, MySQLDir: filepath.Join(root, "bin", "mysql"), PerfSchema: true}, DBs: []string{"mariadb", "mysql"}},
+		Output:    Output{Out: t.TempDir(), Log: &log},
+		Shape:     Shape{KeepAlive: true, Seed: 7},
+		Checks:    Checks{Profile: ProfileOff},
 	})
 	t.Log(log.String())
 	if err != nil {

@@ -22,7 +22,7 @@ func TestProfilingFromTheFlagAndThePreset(t *testing.T) {
 		{false, false, 0, ProfileOff, DefaultProfileTime},
 		{true, true, 0, ProfileOn, DefaultProfileTime},
 	} {
-		o := Options{Preset: &matrix.Preset{Profile: c.preset}, Profile: ProfilingOf(c.given, c.on)}
+		o := Options{Selection: Selection{Preset: &matrix.Preset{Profile: c.preset}}, Checks: Checks{Profile: ProfilingOf(c.given, c.on)}}
 		o.Defaults()
 		if o.Profile != c.want || o.ProfileTime != c.wantLength {
 			t.Errorf("given %v, on %v, preset's %v: profile %v for %v, want %v for %v", c.given, c.on, c.preset, o.Profile, o.ProfileTime, c.want, c.wantLength)

@@ -65,7 +65,7 @@ func TestProgressLines(t *testing.T) {
 func TestFewestIsPlannedOnlyWithoutABudget(t *testing.T) {
 	solos := []*results.Variant{{}, {}}
 	pairs := func(design string, budget time.Duration) *Pairs {
-		r := &runner{o: Options{Pairing: Pairing{Design: design, MinPairs: 6}, Reps: 6}}
+		r := &runner{o: Options{Pairing: Pairing{Design: design, MinPairs: 6}, Shape: Shape{Reps: 6}}}
 		return &Pairs{p: &Phase{r: r, budget: budget}, edges: []*edge{{}, {}}}
 	}
 	if n := pairs(Interleave, 0).fewest(solos); n != 18 {

@@ -17,8 +17,10 @@ func TestEveryVariantOncePerRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := m.Preset("smoke")
-	o := Options{Root: "/repo", BinDir: "/repo/bin", Matrix: m, Preset: p, Variants: regexp.MustCompile("^lang=go/.*layer=raw/stmt=interpolate/conn=persistent/"),
-		Versus: Versus{Revisions: []Revision{{Rev: &results.Rev{ID: "aaa1111"}, Root: "/tmp/a", BinDir: "/tmp/a-bin"}, {Rev: &results.Rev{ID: "bbb2222-dirty"}, Root: "/repo", BinDir: "/tmp/b-bin"}}}}
+	o := Options{
+		Selection: Selection{Root: "/repo", BinDir: "/repo/bin", Matrix: m, Preset: p, Variants: regexp.MustCompile("^lang=go/.*layer=raw/stmt=interpolate/conn=persistent/")},
+		Versus:    Versus{Revisions: []Revision{{Rev: &results.Rev{ID: "aaa1111"}, Root: "/tmp/a", BinDir: "/tmp/a-bin"}, {Rev: &results.Rev{ID: "bbb2222-dirty"}, Root: "/repo", BinDir: "/tmp/b-bin"}}},
+	}
 	if err := o.checkRevisions(); err != nil {
 		t.Fatal(err)
 	}

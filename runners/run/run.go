@@ -32,6 +32,18 @@ import (
 
 // Options configure a run. Zero fields take the preset's values.
 type Options struct {
+	Selection // what is measured: the matrix's variants and the servers
+	Shape     // the load each slice sends
+	Pairing   // how slices pair, and when the run stops
+	Checks    // what the run records beside the load, and what makes a variant invalid
+	Placement // where the roles run and how far apart
+	Output    // where the results go and what the terminal says
+	// Versus, when set, is dbbench ab's two revisions: zero in every other run.
+	Versus
+}
+
+// Selection is what a run measures.
+type Selection struct {
 	Root     string // the repository
 	BinDir   string // where gotarget is; "" means Root/bin
 	Matrix   *matrix.Matrix
@@ -46,42 +58,47 @@ type Options struct {
 	// every variant on each, side by side, each against its own embedded server; nil
 	// is the matrix's first.
 	DBs []string
+}
+
+// Shape is the load a slice sends and how long it lasts.
+type Shape struct {
 	// Warmup is the load each target gets after it starts; Duration the measured time of
 	// one slice, LeadIn the load sent before each slice and not measured (the target was
 	// idle while others were measured); Reps the slices of a variant in no comparison.
-	Warmup   time.Duration
-	Duration time.Duration
-	LeadIn   time.Duration
-	Reps     int
-	Pairing
-	// Plan measures each language once its targets are up; nil is Pairs, the paired
-	// measurement of the comparisons. Sweeps bring their own.
-	Plan Plan
-	// Profile says whether each variant gets one profiled slice of ProfileTime after
-	// its measured ones (profile.go): as the preset says, on or off.
-	Profile     Profiling
-	ProfileTime time.Duration
+	Warmup      time.Duration
+	Duration    time.Duration
+	LeadIn      time.Duration
+	Reps        int
 	Connections int
 	Rate        float64 // requests per second, open loop; 0 is closed loop
 	// Poisson spaces the open loop's sends by exponential gaps (loadgen.Config.Poisson).
 	Poisson   bool
 	KeepAlive bool
 	Seed      uint64
-	Out       string // run directory; created
+}
+
+// Checks is what a run records beside the load, and what makes a variant invalid.
+type Checks struct {
 	// RoundtripRequests are sent one at a time while the general log is on.
 	RoundtripRequests int
 	// MaxErrorRate above which a variant is invalid (fraction of requests).
 	MaxErrorRate float64
-	Log          io.Writer
-	// Verbose progress lines name every variant of a block, not only the first.
-	Verbose bool
-	Placement
+	// Profile says whether each variant gets one profiled slice of ProfileTime after
+	// its measured ones (profile.go): as the preset says, on or off.
+	Profile     Profiling
+	ProfileTime time.Duration
 	// PoolNeed is the production load the report sizes pools for; nil: none.
 	PoolNeed *results.PoolNeed
+}
+
+// Output is where a run's results go and what it says while it runs.
+type Output struct {
+	Out string // run directory; created
+	Log io.Writer
+	// Verbose progress lines name every variant of a block, not only the first.
+	Verbose bool
 	// Command is the command line that made the run, for its report (password masked).
 	Command string
-	// Versus, when set, is dbbench ab's two revisions: zero in every other run.
-	Versus
 }
 
 // Pairing is how a run pairs the slices of a comparison and when it stops (README.md):
@@ -91,6 +108,9 @@ type Options struct {
 // it has MinPairs pairs, or once it has MaxPairs. The budget never cuts a comparison
 // below MinPairs.
 type Pairing struct {
+	// Plan measures each language once its targets are up; nil is Pairs, the paired
+	// measurement of the comparisons. Sweeps bring their own.
+	Plan      Plan
 	Design    string
 	Turn      time.Duration
 	Budget    time.Duration

@@ -59,9 +59,11 @@ func TestSmokePresetEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
-		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: out, KeepAlive: true, Seed: 7,
-		// PerfSchema: every variant's commands counted by performance_schema too.
-		DB: provider.Options{Rows: 10000, PerfSchema: true}, Log: &log,
+		Selection: Selection{Root: root, BinDir: binDir, Matrix: m, Preset: p,
+			// PerfSchema: every variant's commands counted by performance_schema too.
+			DB: provider.Options{Rows: 10000, PerfSchema: true}},
+		Shape:  Shape{KeepAlive: true, Seed: 7},
+		Output: Output{Out: out, Log: &log},
 	})
 	t.Log(log.String())
 	if err != nil {
@@ -227,10 +229,11 @@ func TestOpsEndToEndAndALostUpdateCaught(t *testing.T) {
 	}
 	var log strings.Builder
 	res, err := Run(context.Background(), Options{
-		Root: root, BinDir: binDir, Matrix: m, Preset: p, Out: t.TempDir(), KeepAlive: true, Seed: 11,
-		Variants:    regexp.MustCompile(`^lang=go/server=nethttp/layer=(raw|orm)/stmt=interpolate/conn=persistent/pool=64/op=(list100|list10|insert|update)$`),
-		Connections: 64, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Pairing: Pairing{Budget: time.Second}, Reps: 2, RoundtripRequests: 20,
-		DB: provider.Options{Rows: 1000}, Log: &log,
+		Selection: Selection{Root: root, BinDir: binDir, Matrix: m, Preset: p, Variants: regexp.MustCompile(`^lang=go/server=nethttp/layer=(raw|orm)/stmt=interpolate/conn=persistent/pool=64/op=(list100|list10|insert|update)$`), DB: provider.Options{Rows: 1000}},
+		Output:    Output{Out: t.TempDir(), Log: &log},
+		Shape:     Shape{KeepAlive: true, Seed: 11, Connections: 64, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Reps: 2},
+		Pairing:   Pairing{Budget: time.Second},
+		Checks:    Checks{RoundtripRequests: 20},
 	})
 	t.Log(log.String())
 	if err != nil {

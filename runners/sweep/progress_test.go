@@ -11,7 +11,7 @@ import (
 // The rtt sweep's plan: a run per delay and loop, each measuring every variant Reps
 // times; its progress line gives the plan's estimate before the first run, then the pace.
 func TestRTTProgress(t *testing.T) {
-	o := RTTOptions{Run: run.Options{Reps: 6, Warmup: 500 * time.Millisecond, Duration: 1500 * time.Millisecond},
+	o := RTTOptions{Run: run.Options{Shape: run.Shape{Reps: 6, Warmup: 500 * time.Millisecond, Duration: 1500 * time.Millisecond}},
 		Variants: make([]matrix.Variant, 5), Delays: []time.Duration{0, 200 * time.Microsecond, time.Millisecond, 5 * time.Millisecond}, Rate: 400}
 	if o.runs() != 8 {
 		t.Fatalf("%d runs, want 4 delays × closed and open", o.runs())

@@ -37,9 +37,9 @@ func TestSweepsEndToEnd(t *testing.T) {
 	m := loadMatrix(t)
 	var log strings.Builder
 	base := run.Options{
-		Root: root, BinDir: binDir, Matrix: m, DB: provider.Options{Rows: 1000, Log: &log}, KeepAlive: true, Seed: 3,
-		Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, Reps: 2, Log: &log,
-		Preset: &matrix.Preset{Name: "test-sweep", Connections: 1},
+		Selection: run.Selection{Root: root, BinDir: binDir, Matrix: m, DB: provider.Options{Rows: 1000, Log: &log}, Preset: &matrix.Preset{Name: "test-sweep", Connections: 1}},
+		Shape:     run.Shape{KeepAlive: true, Seed: 3, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond, Reps: 2},
+		Output:    run.Output{Log: &log},
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -160,9 +160,8 @@ func TestRunStopsTheDatabaseWhenTargetDBAddrFails(t *testing.T) {
 	m := loadMatrix(t)
 	var log strings.Builder
 	_, err = run.Run(context.Background(), run.Options{
-		Root: root, Matrix: m, DB: provider.Options{Rows: 100, Log: &log}, Log: &log, Out: t.TempDir(),
-		Preset: &matrix.Preset{Name: "test", Connections: 1, Reps: 1, Duration: time.Second},
-		List:   []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}},
+		Selection: run.Selection{Root: root, Matrix: m, DB: provider.Options{Rows: 100, Log: &log}, Preset: &matrix.Preset{Name: "test", Connections: 1, Reps: 1, Duration: time.Second}, List: []matrix.Variant{{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 1}}},
+		Output:    run.Output{Log: &log, Out: t.TempDir()},
 		Placement: run.Placement{TargetDBAddr: func(string, string) (string, error) {
 			return "", errors.New("no proxy today")
 		}},

@@ -60,10 +60,12 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405")+"-ab")
 	}
 	return abConfig{a: pos[0], b: pos[1], gate: *failOn == "regression", opts: run.Options{
-		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs,
-		Pairing: run.Pairing{Budget: *budget, Precision: *precision},
-		Profile: run.ProfilingOf(fs.given("profile"), *profile), KeepAlive: true, Seed: 1, Out: dir,
-		Versus: run.Versus{Threshold: *threshold}, Command: fs.command(args),
+		Selection: run.Selection{Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs},
+		Pairing:   run.Pairing{Budget: *budget, Precision: *precision},
+		Checks:    run.Checks{Profile: run.ProfilingOf(fs.given("profile"), *profile)},
+		Shape:     run.Shape{KeepAlive: true, Seed: 1},
+		Output:    run.Output{Out: dir, Command: fs.command(args)},
+		Versus:    run.Versus{Threshold: *threshold},
 	}}, nil
 }
 

@@ -61,8 +61,10 @@ func (c profileConfig) run(ctx context.Context, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stderr, "results go to %s\n", c.out)
 	c.db.Log = stderr
 	res, err := run.Run(ctx, run.Options{
-		Root: c.root, Matrix: c.m, Preset: c.smoke, List: []matrix.Variant{c.variant}, DB: c.db,
-		Duration: time.Second, Reps: 2, Profile: run.ProfileOn, ProfileTime: c.duration, Out: c.out, Log: stderr,
+		Selection: run.Selection{Root: c.root, Matrix: c.m, Preset: c.smoke, List: []matrix.Variant{c.variant}, DB: c.db},
+		Shape:     run.Shape{Duration: time.Second, Reps: 2},
+		Checks:    run.Checks{Profile: run.ProfileOn, ProfileTime: c.duration},
+		Output:    run.Output{Out: c.out, Log: stderr},
 	})
 	if measuredReps(res) == 0 {
 		return err

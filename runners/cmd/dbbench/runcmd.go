@@ -130,13 +130,14 @@ func readRun(fs *flagSet, args []string) (runConfig, error) {
 		dir = filepath.Join(sel.root, "reports", "runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runConfig{saveBaseline: *saveBaseline, poolCheck: *poolCheck, checkProbes: *checkProbes, opts: run.Options{
-		Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs,
-		Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps, Connections: *conns,
+		Selection: run.Selection{Root: sel.root, Matrix: sel.m, Preset: sel.preset, Variants: sel.pattern, DB: sel.db, DBs: sel.dbs},
+		Shape: run.Shape{Warmup: *warmup, Duration: *duration, LeadIn: *leadIn, Reps: *reps,
+			Connections: *conns, Rate: *rate, Poisson: *arrivals == "poisson", KeepAlive: *keepalive, Seed: *seed},
 		Pairing: run.Pairing{Budget: *budget, Precision: *precision, Design: *design, Turn: *turn, MinPairs: *minPairs, MaxPairs: *maxPairs},
-		Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
-		Rate: *rate, Poisson: *arrivals == "poisson", KeepAlive: *keepalive, Seed: *seed, Out: dir,
+		Checks: run.Checks{Profile: run.ProfilingOf(fs.given("profile"), *profile), ProfileTime: *profileTime,
+			PoolNeed: pn.need(fs, *rtt, answersPostgres(sel)).Stored()},
+		Output:    run.Output{Out: dir, Command: fs.command(args), Verbose: *verbose},
 		Placement: run.Placement{RTT: *rtt, Topology: topo(), AppHost: *ah.url, SSH: ssh},
-		PoolNeed:  pn.need(fs, *rtt, answersPostgres(sel)).Stored(), Command: fs.command(args), Verbose: *verbose,
 	}}, nil
 }
 

@@ -77,10 +77,11 @@ func (f *sweepFlags) parse(fs *flagSet, args []string) (*matrix.Matrix, run.Opti
 	}
 	w, d, reps := *f.warmup, *f.duration, *f.reps
 	ro := run.Options{
-		Root: root, Matrix: m, DB: dbo, Warmup: w, Duration: d, Reps: reps,
-		KeepAlive: *f.keepalive, Seed: *f.seed, Placement: run.Placement{Topology: f.topology()},
-		// The preset only fills what the sweep leaves zero, and names the runs.
-		Preset: &matrix.Preset{Name: f.kind + "-sweep", Warmup: w, Duration: d, Reps: reps, Connections: 1},
+		Selection: run.Selection{Root: root, Matrix: m, DB: dbo,
+			// The preset only fills what the sweep leaves zero, and names the runs.
+			Preset: &matrix.Preset{Name: f.kind + "-sweep", Warmup: w, Duration: d, Reps: reps, Connections: 1}},
+		Shape:     run.Shape{Warmup: w, Duration: d, Reps: reps, KeepAlive: *f.keepalive, Seed: *f.seed},
+		Placement: run.Placement{Topology: f.topology()},
 	}
 	return m, ro, dir, nil
 }
