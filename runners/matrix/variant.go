@@ -20,23 +20,23 @@ const Prefix = "BenchmarkSingleRow"
 // Variant is one point in lang × server × layer × stmt × conn × pool × op, and, in a
 // run of two revisions of this suite side by side (dbbench ab), of the revision.
 type Variant struct {
-	Lang   string // go, php
-	Server string // who runs the code: nethttp (Go), fpm or worker (PHP)
-	Layer  string // hello, raw, builder, orm, …
-	Stmt   string // prepare, prepared, interpolate; none for a layer without database
-	Conn   string // persistent, per-request; none for a layer without database
-	Pool   int    // Go SetMaxOpenConns, PHP pm.max_children or worker processes
+	Lang   string `json:"lang"`   // go, php
+	Server string `json:"server"` // who runs the code: nethttp (Go), fpm or worker (PHP)
+	Layer  string `json:"layer"`  // hello, raw, builder, orm, …
+	Stmt   string `json:"stmt"`   // prepare, prepared, interpolate; none for a layer without database
+	Conn   string `json:"conn"`   // persistent, per-request; none for a layer without database
+	Pool   int    `json:"pool"`   // Go SetMaxOpenConns, PHP pm.max_children or worker processes
 	// Op is the endpoint measured, an op of the matrix (list100, insert, …); "" is get,
 	// the one endpoint there was before ops, so that its key has no op= and every name,
 	// pattern and baseline written before ops means what it meant.
-	Op string
+	Op string `json:"op,omitempty"`
 	// Database is the database server measured, a db of the matrix (mysql, …); "" is
 	// the matrix's first (mariadb), the one server there was before dbs, so that its
 	// key has no db= and every name written before means what it meant.
-	Database string
+	Database string `json:"database,omitempty"`
 	// Rev is the revision whose code serves the variant (a short commit hash), "" in a
 	// run of one: then the key has no rev=, as every key had before.
-	Rev string
+	Rev string `json:"rev,omitempty"`
 }
 
 // Key is the variant's name without the benchmark prefix:

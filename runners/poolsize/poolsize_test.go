@@ -6,16 +6,20 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 )
 
 // A Go variant measured on loopback: its hold is the proxy-timed wait of its one round
 // trip. At 1 ms away the hold grows by 1 ms per round trip, and the pool follows.
 func TestHoldMovesWithTheDistance(t *testing.T) {
-	v := &results.Variant{Lang: "go", Server: "nethttp", Roundtrips: &results.Roundtrips{
-		Requests: 100, Wire: map[string]float64{"Query": 1},
-		ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 400e-6, LatencyLo: 390e-6, LatencyHi: 410e-6, LatencyP99: 700e-6,
-			DBWait: 150e-6, DBWaitLo: 145e-6, DBWaitHi: 155e-6}}}
+	v := &results.Variant{
+		Variant: matrix.Variant{Lang: "go", Server: "nethttp"},
+		Roundtrips: &results.Roundtrips{
+			Requests: 100, Wire: map[string]float64{"Query": 1},
+			ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 400e-6, LatencyLo: 390e-6, LatencyHi: 410e-6, LatencyP99: 700e-6,
+				DBWait: 150e-6, DBWaitLo: 145e-6, DBWaitHi: 155e-6}},
+	}
 	h, ok := Of(v, &results.Link{Path: 50e-6})
 	if !ok || h.Seconds != 150e-6 || h.RoundTrips != 1 || h.Resource != "connection" {
 		t.Fatalf("Of = %+v, %v", h, ok)
@@ -49,8 +53,11 @@ func TestHoldMovesWithTheDistance(t *testing.T) {
 func TestAHoldTimedInTheTarget(t *testing.T) {
 	z := &results.ZeroLoad{Requests: 100, Latency: 900e-6, LatencyLo: 890e-6, LatencyHi: 910e-6, LatencyP99: 1.2e-3,
 		DBWait: 600e-6, DBWaitLo: 590e-6, DBWaitHi: 610e-6}
-	v := &results.Variant{Lang: "go", Server: "nethttp", Roundtrips: &results.Roundtrips{
-		Requests: 100, Wire: map[string]float64{"Query": 1}, ZeroLoad: z}}
+	v := &results.Variant{
+		Variant: matrix.Variant{Lang: "go", Server: "nethttp"},
+		Roundtrips: &results.Roundtrips{
+			Requests: 100, Wire: map[string]float64{"Query": 1}, ZeroLoad: z},
+	}
 	proxy, _ := Of(v, &results.Link{Path: 500e-6})
 	timed := *z
 	timed.Held, timed.HeldLo, timed.HeldHi = 800e-6, 780e-6, 820e-6
@@ -68,12 +75,12 @@ func TestAHoldTimedInTheTarget(t *testing.T) {
 	}
 	// A php-fpm child timed by php-fpm is held for that time; a resident worker, whose
 	// holds nothing times, for the request's latency.
-	fpm := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: v.Roundtrips}
+	fpm := &results.Variant{Variant: matrix.Variant{Lang: "php", Server: "fpm"}, Roundtrips: v.Roundtrips}
 	if h, _ := Of(fpm, &results.Link{Path: 500e-6}); h.Seconds != timed.Held || !h.InTarget || h.Resource != "php-fpm child" ||
 		!strings.Contains(h.HowHeld(), "php-fpm") {
 		t.Errorf("a php-fpm child timed by php-fpm: %+v, %q", h, h.HowHeld())
 	}
-	worker := &results.Variant{Lang: "php", Server: "worker", Roundtrips: v.Roundtrips}
+	worker := &results.Variant{Variant: matrix.Variant{Lang: "php", Server: "worker"}, Roundtrips: v.Roundtrips}
 	if h, _ := Of(worker, &results.Link{Path: 500e-6}); h.Seconds != timed.Latency || h.InTarget || h.HowHeld() != "for all of its latency" {
 		t.Errorf("a resident worker is held for the request's latency: %+v", h)
 	}
@@ -82,9 +89,12 @@ func TestAHoldTimedInTheTarget(t *testing.T) {
 // A PHP request holds its child for its whole latency; a target the request alone
 // misses has no pool, and says why.
 func TestPHPAndNoPool(t *testing.T) {
-	v := &results.Variant{Lang: "php", Server: "fpm", Roundtrips: &results.Roundtrips{
-		Requests: 100, Wire: map[string]float64{"Query": 1, "Ping": 1},
-		ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 2e-3, LatencyLo: 1.9e-3, LatencyHi: 2.1e-3, LatencyP99: 4e-3}}}
+	v := &results.Variant{
+		Variant: matrix.Variant{Lang: "php", Server: "fpm"},
+		Roundtrips: &results.Roundtrips{
+			Requests: 100, Wire: map[string]float64{"Query": 1, "Ping": 1},
+			ZeroLoad: &results.ZeroLoad{Requests: 100, Latency: 2e-3, LatencyLo: 1.9e-3, LatencyHi: 2.1e-3, LatencyP99: 4e-3}},
+	}
 	h, _ := Of(v, &results.Link{Path: 50e-6})
 	if h.Resource != "php-fpm child" || h.RoundTrips != 2 {
 		t.Fatalf("Of = %+v", h)

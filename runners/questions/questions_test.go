@@ -5,12 +5,13 @@ import (
 	"slices"
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 )
 
 func variant(lang, server, layer, stmt, conn string, pool int) *results.Variant {
 	key := fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", lang, server, layer, stmt, conn, pool)
-	return &results.Variant{Key: key, Lang: lang, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool, DB: layer != "hello"}
+	return &results.Variant{Key: key, Variant: matrix.Variant{Lang: lang, Server: server, Layer: layer, Stmt: stmt, Conn: conn, Pool: pool}, DB: layer != "hello"}
 }
 
 func TestPairsDifferInOneKeyFromTheReference(t *testing.T) {

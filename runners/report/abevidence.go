@@ -54,7 +54,7 @@ func abSection(a *revcost.Answer, ans answer) section {
 }
 
 // abCell is one figure of one variant: "+4.9% [+1.8%, +8.1%]" over its verdict.
-func abCell(v revcost.Variant, m revcost.Metric, t float64) cell {
+func abCell(v revcost.Pair, m revcost.Metric, t float64) cell {
 	i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == m.Unit })
 	if i < 0 {
 		return textCell("not measured")
@@ -67,7 +67,7 @@ func abCell(v revcost.Variant, m revcost.Metric, t float64) cell {
 	return cell{Lines: []string{revcost.Change(e.RatioEstimate), word}, Sort: e.Ratio}
 }
 
-func abPairs(v revcost.Variant) cell {
+func abPairs(v revcost.Pair) cell {
 	n := 0
 	if len(v.Estimates) > 0 {
 		n = v.Estimates[0].N

@@ -154,7 +154,7 @@ func tally(a *revcost.Answer) count {
 // else nothing past the threshold, which is all a run can say of intervals that reach
 // inside it.
 func leadWord(a *revcost.Answer, n count) string {
-	grew := slices.ContainsFunc(a.Variants, func(v revcost.Variant) bool { return v.Commands.Grew() })
+	grew := slices.ContainsFunc(a.Variants, func(v revcost.Pair) bool { return v.Commands.Grew() })
 	switch {
 	case n.worsePast > 0 || grew || len(a.Broken) > 0:
 		return "Yes."

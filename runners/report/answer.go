@@ -89,7 +89,7 @@ func groupName(g group, fs []finding) string {
 // too, so that a figure says its server; "" in a run on one server.
 func onDB(fs []finding, db string) string {
 	if slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != db }) {
-		return " on " + dbName(&results.Variant{Database: db})
+		return " on " + dbName(db)
 	}
 	return ""
 }
@@ -201,7 +201,7 @@ func findingName(f finding, fs []finding) string {
 	case questions.Server:
 		return lib + " " + serverName(f.Other.Server)
 	case questions.DB:
-		return lib + " on " + dbName(f.Other)
+		return lib + " on " + dbName(f.Other.Database)
 	}
 	return label(f.Other)
 }

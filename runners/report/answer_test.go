@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -16,8 +17,8 @@ func TestEvidenceAgreesWithTheMarks(t *testing.T) {
 		return estimate{RatioEstimate: stats.RatioEstimate{N: 21, Ratio: 0.98, Lo: 0.95, Hi: 1.003}, OK: true, Decision: d}
 	}
 	p := &results.Pairing{Design: "interleave", Turn: "100ms", Precision: 0.03}
-	sqlx := &results.Variant{Lang: "go", Server: "nethttp", Layer: "sqlx", Library: "sqlx"}
-	gorm := &results.Variant{Lang: "go", Server: "nethttp", Layer: "gorm", Library: "GORM"}
+	sqlx := &results.Variant{Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "sqlx"}, Library: "sqlx"}
+	gorm := &results.Variant{Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "gorm"}, Library: "GORM"}
 	fs := []finding{
 		{Question: questions.Layer, Other: sqlx, Paired: true, Reached: true, Pairing: p, QPS: decided(stats.Undecided), CPU: decided(stats.Different)},
 		{Question: questions.Layer, Other: gorm, Paired: true, Reached: false, Pairing: p, QPS: decided(stats.Different), CPU: decided(stats.Different)},
@@ -34,7 +35,7 @@ func TestEvidenceAgreesWithTheMarks(t *testing.T) {
 func TestAtDefaultServer(t *testing.T) {
 	langs := map[string]*results.Lang{"php": {Default: "fpm"}, "go": {Default: "nethttp"}}
 	f := func(lang, server string) finding {
-		return finding{Other: &results.Variant{Lang: lang, Server: server}}
+		return finding{Other: &results.Variant{Variant: matrix.Variant{Lang: lang, Server: server}}}
 	}
 	servers := func(fs []finding) (out []string) {
 		for _, x := range fs {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -15,8 +16,12 @@ import (
 // intervals overlap is counted among those that agree.
 func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 	variant := func(lang, stmt, conn, db string) *results.Variant {
-		v := &results.Variant{Lang: lang, Server: "nethttp", Layer: "raw", Stmt: stmt, Conn: conn, Pool: 8, Database: db, Library: "database/sql", Kind: "raw",
-			Roundtrips: &results.Roundtrips{Wire: map[string]float64{"Query": 1}}}
+		v := &results.Variant{
+			Variant:    matrix.Variant{Lang: lang, Server: "nethttp", Layer: "raw", Stmt: stmt, Conn: conn, Pool: 8, Database: db},
+			Library:    "database/sql",
+			Kind:       "raw",
+			Roundtrips: &results.Roundtrips{Wire: map[string]float64{"Query": 1}},
+		}
 		v.Key = "lang=" + lang + "/server=nethttp/layer=raw/stmt=" + stmt + "/conn=" + conn + "/pool=8"
 		if conn == "per-request" {
 			v.Roundtrips.Wire = map[string]float64{"Connect": 1, "Query": 1, "Quit": 1}
@@ -72,8 +77,11 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 // through the pooler alone (not describe_exec, which failed on both).
 func TestDBAnswerGivesEachVariantAgainstItselfAndWhatFailed(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db, DB: true,
-			Key: "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db}
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			DB:      true,
+			Key:     "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
+		}
 	}
 	self := func(stmt string, r, lo, hi float64) finding {
 		return finding{Question: questions.DB, Base: variant(stmt, "postgres"), Other: variant(stmt, "pgbouncer"),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dbbench/runners/histogram"
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
@@ -87,8 +88,13 @@ func pairedRun(t *testing.T) *results.Run {
 // pairedVariant builds s's slices: QPS and app CPU move with the shared pace.
 func pairedVariant(t *testing.T, s spec, seed int) *results.Variant {
 	t.Helper()
-	v := &results.Variant{Lang: s.lang, Server: s.server, Layer: s.layer, Stmt: s.stmt, Conn: s.conn, Pool: s.pool,
-		Valid: true, DB: s.layer != "hello", Kind: s.kind, Library: s.lib}
+	v := &results.Variant{
+		Variant: matrix.Variant{Lang: s.lang, Server: s.server, Layer: s.layer, Stmt: s.stmt, Conn: s.conn, Pool: s.pool},
+		Valid:   true,
+		DB:      s.layer != "hello",
+		Kind:    s.kind,
+		Library: s.lib,
+	}
 	v.Key = fmt.Sprintf("lang=%s/server=%s/layer=%s/stmt=%s/conn=%s/pool=%d", s.lang, s.server, s.layer, s.stmt, s.conn, s.pool)
 	v.Name = "BenchmarkSingleRow/" + v.Key
 	if v.DB {

@@ -429,7 +429,7 @@ func atCommonStmt(g []sized) []sized {
 func familyHead(v *results.Variant) string {
 	on := ""
 	if v.Database != "" {
-		on = " on " + dbName(v)
+		on = " on " + dbName(v.Database)
 	}
 	return fmt.Sprintf("%s (%s)%s", familyName(v), v.Stmt, on)
 }

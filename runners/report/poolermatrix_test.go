@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"dbbench/dsn/protocol"
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -15,9 +16,12 @@ import (
 // ratio to direct and the counts at client, pooler and server.
 func TestPoolerGridGivesWorksOrTheErrorAndTheCounts(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db, DB: true,
+		return &results.Variant{
+			Variant:    matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			DB:         true,
 			Key:        "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
-			Roundtrips: &results.Roundtrips{Requests: 100, Protocol: protocol.Postgres, Wire: map[string]float64{"Bind": 1, "Execute": 1, "Sync": 1}, Statements: map[string]float64{"SELECT": 1}}}
+			Roundtrips: &results.Roundtrips{Requests: 100, Protocol: protocol.Postgres, Wire: map[string]float64{"Bind": 1, "Execute": 1, "Sync": 1}, Statements: map[string]float64{"SELECT": 1}},
+		}
 	}
 	direct, through, old := variant("cache_statement", "postgres"), variant("cache_statement", "pgbouncer"), variant("cache_statement", "pgbouncer-118")
 	through.Roundtrips.Pooler = map[string]float64{"server_parse": 0.01, "bind": 1, "client_parse": 0}
@@ -65,8 +69,12 @@ func TestUserErrorFindsPDOsMessage(t *testing.T) {
 // through the first.
 func TestPoolerClauseNamesRangesFailuresAndTheFastestMode(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Library: "pgx v5 (database/sql)", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db, DB: true,
-			Key: "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db}
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			Library: "pgx v5 (database/sql)",
+			DB:      true,
+			Key:     "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
+		}
 	}
 	est := func(r, lo, hi float64) estimate {
 		return estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}, OK: true}

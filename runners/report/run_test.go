@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"dbbench/runners/histogram"
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 )
 
@@ -14,8 +15,13 @@ import (
 // are pure functions of results.json, so synthetic runs with known samples test them.
 func fakeVariant(t *testing.T, lang, layer, stmt, conn string, qps []float64, lat, app float64, log map[string]float64) *results.Variant {
 	t.Helper()
-	v := &results.Variant{Lang: lang, Server: "nethttp", Layer: layer, Stmt: stmt, Conn: conn, Pool: 8, Valid: true,
-		DB: layer != "hello", Kind: map[string]string{"raw": "raw", "orm": "orm", "gorm": "orm"}[layer], Library: "lib-" + layer}
+	v := &results.Variant{
+		Variant: matrix.Variant{Lang: lang, Server: "nethttp", Layer: layer, Stmt: stmt, Conn: conn, Pool: 8},
+		Valid:   true,
+		DB:      layer != "hello",
+		Kind:    map[string]string{"raw": "raw", "orm": "orm", "gorm": "orm"}[layer],
+		Library: "lib-" + layer,
+	}
 	v.Name = fmt.Sprintf("BenchmarkSingleRow/lang=%s/server=nethttp/layer=%s/stmt=%s/conn=%s/pool=8", lang, layer, stmt, conn)
 	v.Key = v.Name[len("BenchmarkSingleRow/"):]
 	if log != nil {

@@ -39,10 +39,10 @@ func serverName(server string) string {
 	return server
 }
 
-// dbName is the database server a variant ran on, as its users name it; a variant
-// without db= ran on the first server, MariaDB (results.Variant.Database).
-func dbName(v *results.Variant) string {
-	switch v.Database {
+// dbName is a database server of the matrix (a variant's db=), as its users name it;
+// "" is the first server, MariaDB (results.Variant.Database).
+func dbName(db string) string {
+	switch db {
 	case "":
 		return "MariaDB"
 	case "mysql":
@@ -56,7 +56,7 @@ func dbName(v *results.Variant) string {
 	case "pgbouncer-off":
 		return "PgBouncer 1.24 unprepared"
 	}
-	return v.Database
+	return db
 }
 
 // library is the name a layer's users know it by.

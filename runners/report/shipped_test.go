@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
@@ -14,8 +15,12 @@ import (
 // request the server counted, and "a pool that churns" where it does.
 func TestShippedClausesLeadWithTheDefaultsCost(t *testing.T) {
 	v := func(conn string, dials float64) *results.Variant {
-		return &results.Variant{Lang: "go", Layer: "raw", Library: "database/sql + go-sql-driver/mysql", Conn: conn, DB: true,
-			Reps: []*results.Repetition{{Counts: map[string]float64{units.DBDials: dials}}}}
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Layer: "raw", Conn: conn},
+			Library: "database/sql + go-sql-driver/mysql",
+			DB:      true,
+			Reps:    []*results.Repetition{{Counts: map[string]float64{units.DBDials: dials}}},
+		}
 	}
 	langs := map[string]*results.Lang{"go": {Modes: map[string]*results.ModeSetting{"persistent": {Set: "set `SetMaxIdleConns` = `SetMaxOpenConns`", Default: "2 idle"}}}}
 	f := finding{Base: v("persistent", 0), Other: v("shipped", 0.09), QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 1, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}, OK: true}}
@@ -35,7 +40,7 @@ func TestShippedClausesLeadWithTheDefaultsCost(t *testing.T) {
 // groups the layers by what a team would set.
 func TestShippedClausesSayEverySettingToChange(t *testing.T) {
 	v := func(library, stmt, conn string) *results.Variant {
-		return &results.Variant{Lang: "php", Layer: library, Library: library, Stmt: stmt, Conn: conn, DB: true}
+		return &results.Variant{Variant: matrix.Variant{Lang: "php", Layer: library, Stmt: stmt, Conn: conn}, Library: library, DB: true}
 	}
 	langs := map[string]*results.Lang{"php": {Modes: map[string]*results.ModeSetting{
 		"interpolate": {Set: "set `PDO::ATTR_EMULATE_PREPARES => true`"}, "persistent": {Set: "set `PDO::ATTR_PERSISTENT => true`"}}}}
@@ -58,8 +63,12 @@ func TestShippedClausesSayEverySettingToChange(t *testing.T) {
 // alone in a sentence of its own; a connection per request not at all.
 func TestChurnAlertGroupsThePools(t *testing.T) {
 	v := func(layer, conn string, dials float64) *results.Variant {
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: layer, Stmt: "prepare", Conn: conn, Pool: 64, DB: true, Valid: true,
-			Reps: []*results.Repetition{{Counts: map[string]float64{units.DBDials: dials}}}}
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: layer, Stmt: "prepare", Conn: conn, Pool: 64},
+			DB:      true,
+			Valid:   true,
+			Reps:    []*results.Repetition{{Counts: map[string]float64{units.DBDials: dials}}},
+		}
 	}
 	d := &data{valid: []*results.Variant{v("raw", "shipped", 0.58), v("gorm", "shipped", 0.6), v("raw", "per-request", 1), v("ent", "persistent", 0)}}
 	got := d.churns()

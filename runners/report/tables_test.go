@@ -3,6 +3,7 @@ package report
 import (
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
@@ -12,16 +13,16 @@ import (
 // library's name is not repeated, a word that merely contains it ("GORM") is not taken
 // for it, and a raw-SQL library over the driver is a wrapper, as the answers say.
 func TestRowNameSaysLibraryAndKindOnce(t *testing.T) {
-	raw := &results.Variant{Layer: "raw", Kind: "raw", Library: "database/sql + go-sql-driver/mysql"}
+	raw := &results.Variant{Variant: matrix.Variant{Layer: "raw"}, Kind: "raw", Library: "database/sql + go-sql-driver/mysql"}
 	for _, c := range []struct {
 		v    results.Variant
 		want string
 	}{
-		{results.Variant{Layer: "gorm", Kind: "orm", Library: "GORM"}, "gorm (orm)"},
-		{results.Variant{Layer: "orm", Kind: "orm", Library: "Beego ORM v2"}, "orm (Beego ORM v2)"},
-		{results.Variant{Layer: "ent", Kind: "orm", Library: "ent"}, "ent (orm)"},
-		{results.Variant{Layer: "sqlx", Kind: "raw", Library: "sqlx"}, "sqlx (wrapper)"},
-		{results.Variant{Layer: "builder", Kind: "builder", Library: "squirrel"}, "builder (squirrel, builder)"},
+		{results.Variant{Variant: matrix.Variant{Layer: "gorm"}, Kind: "orm", Library: "GORM"}, "gorm (orm)"},
+		{results.Variant{Variant: matrix.Variant{Layer: "orm"}, Kind: "orm", Library: "Beego ORM v2"}, "orm (Beego ORM v2)"},
+		{results.Variant{Variant: matrix.Variant{Layer: "ent"}, Kind: "orm", Library: "ent"}, "ent (orm)"},
+		{results.Variant{Variant: matrix.Variant{Layer: "sqlx"}, Kind: "raw", Library: "sqlx"}, "sqlx (wrapper)"},
+		{results.Variant{Variant: matrix.Variant{Layer: "builder"}, Kind: "builder", Library: "squirrel"}, "builder (squirrel, builder)"},
 		{*raw, "raw (database/sql + go-sql-driver/mysql, raw)"},
 	} {
 		if got := rowName(finding{Base: raw, Other: &c.v}); got != c.want {

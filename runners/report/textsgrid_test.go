@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"dbbench/dsn/protocol"
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -19,9 +20,14 @@ func TestTextsGridGivesEachWorkingSetOrItsError(t *testing.T) {
 		if op != "" {
 			key += "/op=" + op
 		}
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: "cache_statement", Conn: "persistent", Pool: 64, Op: op, Texts: texts, DB: true, Key: key,
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: "cache_statement", Conn: "persistent", Pool: 64, Op: op},
+			Texts:   texts,
+			DB:      true,
+			Key:     key,
 			Roundtrips: &results.Roundtrips{Requests: 100, Protocol: protocol.Postgres, Wire: map[string]float64{"Parse": parses, "Bind": 1, "Execute": 1, "Sync": 1},
-				Pooler: map[string]float64{"server_parse": parses}}}
+				Pooler: map[string]float64{"server_parse": parses}},
+		}
 	}
 	get, hundred, thousand := variant("", 0, 0), variant("texts100", 100, 0), variant("texts1000", 1000, 0.49)
 	hundred.ServerMemory = 3 << 20
@@ -60,8 +66,14 @@ func TestTextsPointerNamesOverflowAndWhatHeld(t *testing.T) {
 		if op != "" {
 			key += "/op=" + op
 		}
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Library: "database/sql + go-sql-driver/mysql", Stmt: stmt, Conn: "persistent", Pool: 64,
-			Op: op, Texts: texts, DB: true, Key: key, Roundtrips: &results.Roundtrips{Requests: 100, Log: map[string]float64{"Prepare": prepares, "Execute": 1}}}
+		return &results.Variant{
+			Variant:    matrix.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: stmt, Conn: "persistent", Pool: 64, Op: op},
+			Library:    "database/sql + go-sql-driver/mysql",
+			Texts:      texts,
+			DB:         true,
+			Key:        key,
+			Roundtrips: &results.Roundtrips{Requests: 100, Log: map[string]float64{"Prepare": prepares, "Execute": 1}},
+		}
 	}
 	prepared, preparedK := variant("prepared", "", 0, 0), variant("prepared", "texts1000", 1000, 0)
 	preparedK.InvalidReason = "database error: Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)"

@@ -3,6 +3,7 @@ package results
 import (
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/units"
 )
 
@@ -23,10 +24,10 @@ func TestChurnsJudgesTheMedianOfKeptPools(t *testing.T) {
 		dials         float64
 		churns, judge bool
 	}{
-		{"shipped, dialling", Variant{DB: true, Conn: "shipped", Reps: reps(0.05, 0.09, 0.2)}, 0.09, true, true},
-		{"persistent, one slice that grew", Variant{DB: true, Conn: "persistent", Reps: reps(0, 0.3, 0, 0)}, 0, false, true},
-		{"per-request", Variant{DB: true, Conn: "per-request", Reps: reps(1, 1)}, 1, false, true},
-		{"not read", Variant{DB: true, Conn: "persistent", Reps: []*Repetition{{}}}, 0, false, false},
+		{"shipped, dialling", Variant{DB: true, Variant: matrix.Variant{Conn: "shipped"}, Reps: reps(0.05, 0.09, 0.2)}, 0.09, true, true},
+		{"persistent, one slice that grew", Variant{DB: true, Variant: matrix.Variant{Conn: "persistent"}, Reps: reps(0, 0.3, 0, 0)}, 0, false, true},
+		{"per-request", Variant{DB: true, Variant: matrix.Variant{Conn: "per-request"}, Reps: reps(1, 1)}, 1, false, true},
+		{"not read", Variant{DB: true, Variant: matrix.Variant{Conn: "persistent"}, Reps: []*Repetition{{}}}, 0, false, false},
 	} {
 		dials, churns, ok := c.v.Churns()
 		if dials != c.dials || churns != c.churns || ok != c.judge {

@@ -12,6 +12,7 @@ import (
 
 	"dbbench/dsn/protocol"
 	"dbbench/runners/histogram"
+	"dbbench/runners/matrix"
 	"dbbench/runners/saturation"
 	"dbbench/runners/units"
 )
@@ -374,18 +375,15 @@ type Pairing struct {
 
 // Variant is one variant's verification, round trips and repetitions.
 type Variant struct {
-	Name   string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
-	Key    string `json:"key"`
-	Lang   string `json:"lang"`
-	Server string `json:"server"`
-	Layer  string `json:"layer"`
-	Stmt   string `json:"stmt"`
-	Conn   string `json:"conn"`
-	Pool   int    `json:"pool"`
-	// Op is the endpoint measured (matrix.yaml's ops), "" for get. Rows is a list's
-	// limit, the rows each response holds.
-	Op   string `json:"op,omitempty"`
-	Rows int    `json:"rows,omitempty"`
+	Name string `json:"name"` // BenchmarkSingleRow/lang=…/pool=N
+	Key  string `json:"key"`
+	// Variant is the variant's identity, the parts of its key: lang, server, layer,
+	// stmt, conn, pool, and op (matrix.yaml's ops, "" for get), database (the key's
+	// db=, "" for the first, MariaDB) and rev (in a run of two revisions) where it has
+	// them.
+	matrix.Variant
+	// Rows is a list's limit, the rows each response holds.
+	Rows int `json:"rows,omitempty"`
 	// Texts is a get's statement working set (matrix.Op's): the distinct statement
 	// texts the target read the row through; 0 for get's one.
 	Texts int `json:"texts,omitempty"`
@@ -396,10 +394,6 @@ type Variant struct {
 	// FetchAPI is the library call of the form, as a team writes it (matrix.yaml's
 	// fetch api): "`with('orders')`"; "" where the matrix names none.
 	FetchAPI string `json:"fetch_api,omitempty"`
-	// Database is the server measured on (the key's db=, matrix.yaml's dbs), "" for
-	// the first, MariaDB.
-	Database string `json:"database,omitempty"`
-	Rev      string `json:"rev,omitempty"` // the revision's ID in a run of two (AB), else ""
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB      bool   `json:"db"`

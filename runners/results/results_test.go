@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/units"
 )
 
@@ -107,7 +108,7 @@ func TestValuesLeaveOutBlindCounts(t *testing.T) {
 		{"go", []string{units.ReqPeakAlloc, units.Syscalls("app"), units.Syscalls("gen"), units.Switches("db")}},
 		{"php", []string{units.ReqPeakAlloc, units.Syscalls("gen"), units.Switches("db")}},
 	} {
-		v := &Variant{Lang: c.lang}
+		v := &Variant{Variant: matrix.Variant{Lang: c.lang}}
 		rep := &Repetition{Counts: counts()}
 		var got []string
 		for _, u := range v.Values(rep) {
@@ -146,9 +147,9 @@ func TestLostUpdates(t *testing.T) {
 // layers and the keys of other languages stay as they were.
 func TestReadUpgradesSchemaV2(t *testing.T) {
 	old := &Run{Schema: schemaV2, Status: "complete", Variants: []*Variant{
-		{Name: "BenchmarkSingleRow/lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Key: "lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Lang: "go", Layer: "orm"},
-		{Key: "lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=8", Lang: "php", Layer: "builder"},
-		{Key: "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", Lang: "php", Layer: "raw"},
+		{Name: "BenchmarkSingleRow/lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Key: "lang=go/server=nethttp/layer=orm/stmt=prepare/conn=persistent/pool=64", Variant: matrix.Variant{Lang: "go", Layer: "orm"}},
+		{Key: "lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=8", Variant: matrix.Variant{Lang: "php", Layer: "builder"}},
+		{Key: "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", Variant: matrix.Variant{Lang: "php", Layer: "raw"}},
 	}, Comparisons: []*Comparison{{Question: "layer", Base: "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent/pool=8", Other: "lang=php/server=fpm/layer=builder/stmt=prepare/conn=persistent/pool=8"}},
 		PoolCheck: &PoolCheck{Families: []*CheckedFamily{{Family: "lang=go/server=nethttp/layer=orm/stmt=interpolate/conn=persistent"}}}}
 	b, err := json.Marshal(old)

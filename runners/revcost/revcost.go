@@ -59,8 +59,8 @@ func (e Estimate) Same() bool {
 	return e.Decision == stats.Equivalent || e.Decision == stats.DifferentWithinMargin
 }
 
-// Variant is one variant's answer: B's against A's.
-type Variant struct {
+// Pair is one variant's answer: B's against A's, its two measurements paired.
+type Pair struct {
 	A, B      *results.Variant
 	Reached   bool // the comparison reached the run's precision target
 	Estimates []Estimate
@@ -70,7 +70,7 @@ type Variant struct {
 // Answer is the answer of a whole run.
 type Answer struct {
 	AB       *results.AB
-	Variants []Variant
+	Variants []Pair
 	// Unpaired are the variants that have no measured pair at the other revision
 	// (invalid on a side, or stopped before a pair), with the reason.
 	Unpaired []string
@@ -94,7 +94,7 @@ func Of(r *results.Run) (*Answer, error) {
 			continue
 		}
 		paired[base.Key], paired[other.Key] = true, true
-		v := Variant{A: base, B: other, Reached: c.Reached, Commands: commandsOf(base, other)}
+		v := Pair{A: base, B: other, Reached: c.Reached, Commands: commandsOf(base, other)}
 		for _, m := range Metrics {
 			if e := findings.In(r, c, m.Unit); e != nil { // nil: no pair measured m
 				v.Estimates = append(v.Estimates, judge(m, e.RatioEstimate(), e.Verdict, findings.MarginOf(r, c.Question)))

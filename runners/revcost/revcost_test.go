@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dbbench/runners/findings"
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -65,8 +66,12 @@ func abRun() *results.Run {
 		var pair [2]*results.Variant
 		for i, sd := range []side{s.a, s.b} {
 			rev := []string{"aaa1111", "bbb2222"}[i]
-			v := &results.Variant{Key: "lang=go/server=nethttp/layer=" + sd.layer + "/stmt=interpolate/conn=persistent/pool=8/rev=" + rev,
-				Lang: "go", Layer: sd.layer, Rev: rev, DB: sd.layer != "hello", Valid: true}
+			v := &results.Variant{
+				Key:     "lang=go/server=nethttp/layer=" + sd.layer + "/stmt=interpolate/conn=persistent/pool=8/rev=" + rev,
+				Variant: matrix.Variant{Lang: "go", Layer: sd.layer, Rev: rev},
+				DB:      sd.layer != "hello",
+				Valid:   true,
+			}
 			if v.DB {
 				v.Roundtrips = &results.Roundtrips{Wire: map[string]float64{"Query": 1}}
 				if sd.ping > 0 {
@@ -99,7 +104,7 @@ func TestAnswerFindsThePlantedChangeAndNothingElse(t *testing.T) {
 	if len(a.Variants) != 3 || len(a.Unpaired) != 0 {
 		t.Fatalf("%d variants, unpaired %q; want 3 and none", len(a.Variants), a.Unpaired)
 	}
-	verdicts := func(v Variant) string {
+	verdicts := func(v Pair) string {
 		var out []string
 		for _, e := range v.Estimates {
 			out = append(out, e.Unit+" "+e.Word(0.03))

@@ -3,6 +3,7 @@ package run
 import (
 	"testing"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 )
 
@@ -11,7 +12,7 @@ import (
 func TestBlockNames(t *testing.T) {
 	var vs []*results.Variant
 	for _, layer := range []string{"raw", "gorm", "sqlx", "bun", "ent"} {
-		vs = append(vs, &results.Variant{Lang: "go", Key: "lang=go/server=nethttp/layer=" + layer + "/stmt=interpolate/conn=persistent/pool=64"})
+		vs = append(vs, &results.Variant{Variant: matrix.Variant{Lang: "go"}, Key: "lang=go/server=nethttp/layer=" + layer + "/stmt=interpolate/conn=persistent/pool=64"})
 	}
 	want := "nethttp/raw/interpolate/persistent/64 · nethttp/gorm/interpolate/persistent/64 · nethttp/sqlx/interpolate/persistent/64 +2 more"
 	if got := blockNames(vs, 3); got != want {

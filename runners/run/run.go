@@ -359,9 +359,21 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 	for _, v := range vs {
 		spec := specs[v.Key()]
 		layer := spec.Layer
-		rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Op: v.Op, Rows: spec.Op.Rows, Texts: spec.Op.Texts, Orders: spec.Op.Orders, Fetch: spec.Op.Fetch, FetchAPI: layer.FetchAPI[spec.Op.Fetch], Database: v.Database, Rev: v.Rev, DB: layer.DB, Kind: layer.Kind,
-			Library: layer.Library, Valid: true, Reps: []*results.Repetition{}}
+		rv := &results.Variant{
+			Name:     v.Name(),
+			Key:      v.Key(),
+			Variant:  v,
+			Rows:     spec.Op.Rows,
+			Texts:    spec.Op.Texts,
+			Orders:   spec.Op.Orders,
+			Fetch:    spec.Op.Fetch,
+			FetchAPI: layer.FetchAPI[spec.Op.Fetch],
+			DB:       layer.DB,
+			Kind:     layer.Kind,
+			Library:  layer.Library,
+			Valid:    true,
+			Reps:     []*results.Repetition{},
+		}
 		protocol := o.Matrix.ProtocolOf(o.Matrix.DBName(v))
 		if ref := layer.RefOn(protocol); layer.DB && ref != questions.RefStmt {
 			rv.StmtRef = ref

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )
@@ -73,21 +74,16 @@ type Role struct {
 	Series []*Series `json:"series"`
 }
 
-// Variant is one soaked variant: its target's series and its load.
-// Its first fields name the variant as results.Variant's do (runners/results): on
-// purpose, since soak.json is a file format of its own and changes apart from results.json.
+// Variant is one soaked variant: its target's series and its load. It names the
+// variant as results.Variant does, by its key and the identity the key spells
+// (matrix.Variant), so that soak.json and results.json write a variant alike.
 type Variant struct {
-	Key         string    `json:"key"`
-	Lang        string    `json:"lang"`
-	Server      string    `json:"server"`
-	Layer       string    `json:"layer"`
-	Stmt        string    `json:"stmt"`
-	Conn        string    `json:"conn"`
-	Pool        int       `json:"pool"`
-	Connections int       `json:"connections"`
-	Capacity    *Capacity `json:"capacity,omitempty"`
-	Rate        float64   `json:"rate"` // open loop, requests per second
-	Windows     []Window  `json:"windows"`
+	Key            string    `json:"key"`
+	matrix.Variant           // its identity: the parts of Key
+	Connections    int       `json:"connections"`
+	Capacity       *Capacity `json:"capacity,omitempty"`
+	Rate           float64   `json:"rate"` // open loop, requests per second
+	Windows        []Window  `json:"windows"`
 	// Died says when the target's processes were found gone, if they were.
 	Died string `json:"died,omitempty"`
 	// Load is how the open loop went after the warm-up (set by Judge).

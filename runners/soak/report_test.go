@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/servers"
 )
 
@@ -20,8 +21,13 @@ func fakeSoak() *File {
 		Environment: map[string]string{"cpu-count": "2"},
 		Database:    &Role{},
 	}
-	v := &Variant{Key: "lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16", Lang: "go", Pool: 16,
-		Connections: 32, Capacity: &Capacity{QPS: 1000, P99: 0.02}, Rate: 800}
+	v := &Variant{
+		Key:         "lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16",
+		Variant:     matrix.Variant{Lang: "go", Pool: 16},
+		Connections: 32,
+		Capacity:    &Capacity{QPS: 1000, P99: 0.02},
+		Rate:        800,
+	}
 	f.Variants = []*Variant{v}
 	for k := 0; k < 120; k++ {
 		t := 5 + 10*float64(k)

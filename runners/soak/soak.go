@@ -143,9 +143,13 @@ func (s *soaker) newFile() *File {
 		Database:    &Role{Series: []*Series{}},
 	}
 	for _, v := range o.Variants {
-		f.Variants = append(f.Variants, &Variant{Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer,
-			Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool, Connections: o.connections(v), Windows: []Window{},
-			Role: Role{Series: []*Series{}}})
+		f.Variants = append(f.Variants, &Variant{
+			Key:         v.Key(),
+			Variant:     v,
+			Connections: o.connections(v),
+			Windows:     []Window{},
+			Role:        Role{Series: []*Series{}},
+		})
 	}
 	return f
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
@@ -22,12 +23,16 @@ func syntheticRun(capacity []float64) *results.Run {
 		Command: "dbbench sweep pool --rtt 1ms", Link: &results.Link{Added: 0.001, Path: 0.00105, Direct: 0.00004}}
 	for i, pool := range []int{1, 2, 4, 8}[:len(capacity)] {
 		c := capacity[i]
-		v := &results.Variant{Key: family + "/pool=" + strconv.Itoa(pool), Lang: "go", Server: "nethttp", Layer: "raw",
-			Stmt: "interpolate", Conn: "persistent", Pool: pool, DB: true, Valid: true,
+		v := &results.Variant{
+			Key:     family + "/pool=" + strconv.Itoa(pool),
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool},
+			DB:      true,
+			Valid:   true,
 			Roundtrips: &results.Roundtrips{Requests: 50, Wire: map[string]float64{"Query": 1},
 				ZeroLoad: &results.ZeroLoad{Requests: 50, Latency: 0.0015, LatencyLo: 0.0014, LatencyHi: 0.0016, LatencyP99: 0.002,
 					DBWait: 0.0011, DBWaitLo: 0.00108, DBWaitHi: 0.00112}},
-			Capacity: &results.Capacity{SLO: 0.05, Searches: []float64{0.97 * c, 0.99 * c, c, c, 1.01 * c, 1.03 * c}, Rate: c, Lo: 0.97 * c, Hi: 1.03 * c}}
+			Capacity: &results.Capacity{SLO: 0.05, Searches: []float64{0.97 * c, 0.99 * c, c, c, 1.01 * c, 1.03 * c}, Rate: c, Lo: 0.97 * c, Hi: 1.03 * c},
+		}
 		v.Reps = append(v.Reps, &results.Repetition{Rep: 1, QPS: 9000, AppCPU: 100e-6, DBCPU: 80e-6, GenCPU: 100e-6,
 			Saturation: &saturation.Summary{Connections: 64}})
 		r.Variants = append(r.Variants, v)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/poolsize"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
@@ -26,8 +27,11 @@ func TestLadder(t *testing.T) {
 func TestSettleCheck(t *testing.T) {
 	pc := &results.PoolCheck{Families: []*results.CheckedFamily{{Family: family, Model: 2}}}
 	point := func(pool int, probes ...results.Probe) *results.Variant {
-		v := &results.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool, Valid: true,
-			Capacity: &results.Capacity{Probes: probes}}
+		v := &results.Variant{
+			Variant:  matrix.Variant{Lang: "go", Server: "nethttp", Layer: "raw", Stmt: "interpolate", Conn: "persistent", Pool: pool},
+			Valid:    true,
+			Capacity: &results.Capacity{Probes: probes},
+		}
 		for _, p := range probes {
 			v.Reps = append(v.Reps, &results.Repetition{Rep: p.Rep, P99: float64(p.Rep) / 1000, QPS: 1000})
 		}
@@ -59,10 +63,15 @@ func TestSettleCheck(t *testing.T) {
 // machine.
 func TestCheckTargets(t *testing.T) {
 	mk := func(layer, kind, stmt string) *results.Variant {
-		return &results.Variant{Lang: "go", Server: "nethttp", Layer: layer, Kind: kind, Stmt: stmt, Conn: "persistent", DB: true, Valid: true,
+		return &results.Variant{
+			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: layer, Stmt: stmt, Conn: "persistent"},
+			Kind:    kind,
+			DB:      true,
+			Valid:   true,
 			Roundtrips: &results.Roundtrips{Requests: 50, Wire: map[string]float64{"Query": 1},
 				ZeroLoad: &results.ZeroLoad{Requests: 50, Latency: 3e-4, LatencyLo: 2.9e-4, LatencyHi: 3.1e-4, LatencyP99: 6e-4, DBWait: 1e-4, DBWaitLo: 0.9e-4, DBWaitHi: 1.1e-4}},
-			Reps: []*results.Repetition{{Rep: 1, AppCPU: 60e-6, DBCPU: 40e-6, GenCPU: 50e-6, Saturation: &saturation.Summary{Connections: 64}}}}
+			Reps: []*results.Repetition{{Rep: 1, AppCPU: 60e-6, DBCPU: 40e-6, GenCPU: 50e-6, Saturation: &saturation.Summary{Connections: 64}}},
+		}
 	}
 	r := &results.Run{Link: &results.Link{Path: 5e-5}, Variants: []*results.Variant{
 		mk("raw", "raw", "prepare"), mk("raw", "raw", "interpolate"), mk("orm", "orm", "interpolate"), mk("sqlx", "wrapper", "interpolate"),

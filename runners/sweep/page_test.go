@@ -15,8 +15,13 @@ import (
 // fakeVariant is a measured variant whose repetitions have the given QPS and p99 (each
 // rep ±1%), as run.Run would have written it.
 func fakeVariant(v matrix.Variant, qps, p99, p50 float64, waits int64) *results.Variant {
-	rv := &results.Variant{Name: v.Name(), Key: v.Key(), Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt,
-		Conn: v.Conn, Pool: v.Pool, DB: true, Valid: true}
+	rv := &results.Variant{
+		Name:    v.Name(),
+		Key:     v.Key(),
+		Variant: matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn, Pool: v.Pool},
+		DB:      true,
+		Valid:   true,
+	}
 	for i, f := range []float64{0.99, 1.01, 0.995, 1.005, 0.998, 1.002} {
 		rv.Reps = append(rv.Reps, &results.Repetition{Rep: i + 1, QPS: qps * f, P99: p99 * f, P50: p50 * f,
 			PoolCounted: true, PoolWaits: waits, ThreadsRunningMean: 2, ThreadsRunningMax: 3, Errors: map[string]int64{"timeout": 1}})

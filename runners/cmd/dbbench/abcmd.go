@@ -188,7 +188,7 @@ func printAnswer(w io.Writer, j *judge.Run) {
 
 // estimateText is "+4.9% [+1.8%, +8.1%] ●", with "past" when its whole interval lies
 // past the threshold and † when the comparison stopped before its target.
-func estimateText(v revcost.Variant, m revcost.Metric) string {
+func estimateText(v revcost.Pair, m revcost.Metric) string {
 	for _, e := range v.Estimates {
 		if e.Unit == m.Unit {
 			mark := report.Mark(e.Decision)

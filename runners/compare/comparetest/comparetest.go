@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
@@ -111,8 +112,11 @@ func (b *builder) variant(t variant) *results.Variant {
 	k := Key(t.lang, t.server, t.layer, t.stmt, t.conn, t.pool)
 	b.truth[k] = t
 	v := &results.Variant{
-		Name: "BenchmarkSingleRow/" + k, Key: k, Lang: t.lang, Server: t.server, Layer: t.layer, Stmt: t.stmt,
-		Conn: t.conn, Pool: t.pool, DB: t.layer != "hello", Valid: true,
+		Name:         "BenchmarkSingleRow/" + k,
+		Key:          k,
+		Variant:      matrix.Variant{Lang: t.lang, Server: t.server, Layer: t.layer, Stmt: t.stmt, Conn: t.conn, Pool: t.pool},
+		DB:           t.layer != "hello",
+		Valid:        true,
 		Verification: &results.Verification{Bodies: 20, BadID: 400, UnknownID: 404},
 	}
 	if v.DB {
