@@ -1,13 +1,15 @@
 package compare
 
 import (
-	"dbbench/runners/stats"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/stats"
 
 	"dbbench/runners/units"
 )
@@ -355,27 +357,22 @@ func (e *Estimate) estimate() stats.RatioEstimate {
 // short is a variant key without its key names: lang/server/layer/stmt/conn/pool=N,
 // leaving out "none".
 func short(key string) string {
-	var parts []string
-	for _, kv := range strings.Split(key, "/") {
-		k, v, ok := strings.Cut(kv, "=")
+	var parts []matrix.Part
+	for _, p := range matrix.Parts(key) {
 		switch {
-		case !ok:
-			parts = append(parts, kv)
-		case k == "pool":
-			parts = append(parts, kv)
-		case v != "none":
-			parts = append(parts, v)
+		case p.Name == "" || p.Name == "pool":
+			parts = append(parts, p)
+		case p.Value != "none":
+			parts = append(parts, matrix.Part{Value: p.Value})
 		}
 	}
-	return strings.Join(parts, "/")
+	return matrix.Spell(parts)
 }
 
-// field is the value of name in a variant key.
+// field is the value of name in a variant key, "?" without one.
 func field(key, name string) string {
-	for _, kv := range strings.Split(key, "/") {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
+	if v, ok := matrix.ValueOf(key, name); ok {
+		return v
 	}
 	return "?"
 }

@@ -558,12 +558,12 @@ func (m *Matrix) ResolveListOn(list string, pool func(lang string) int, db strin
 // withPool puts pool=n into a key without one, where a name spells it: after conn=,
 // before the optional op=, db= and rev=.
 func withPool(key string, n int) string {
-	parts := strings.Split(key, "/")
+	parts := Parts(key)
 	i := len(parts)
-	for i > 0 && (strings.HasPrefix(parts[i-1], "op=") || strings.HasPrefix(parts[i-1], "db=") || strings.HasPrefix(parts[i-1], "rev=")) {
+	for i > 0 && slices.Contains([]string{"op", "db", "rev"}, parts[i-1].Name) {
 		i--
 	}
-	return strings.Join(slices.Insert(parts, i, "pool="+strconv.Itoa(n)), "/")
+	return Spell(slices.Insert(parts, i, Part{"pool", strconv.Itoa(n)}))
 }
 
 // Check says whether v is a variant of the matrix, and if not, why.

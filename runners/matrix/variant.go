@@ -104,15 +104,54 @@ func (v Variant) WithoutRev() Variant {
 	return v
 }
 
+// Part is one name=value of a key: a variant's, or a family's (a key without pool=).
+type Part struct{ Name, Value string }
+
+// Parts reads a key into its parts, in order: the one reading of a key's form, for
+// ParseName and for whatever needs only some of a key. A part without "=" has no Name
+// and all of it as its Value.
+func Parts(key string) []Part {
+	var out []Part
+	for _, kv := range strings.Split(key, "/") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			k, v = "", kv
+		}
+		out = append(out, Part{k, v})
+	}
+	return out
+}
+
+// Spell writes parts as a key: Parts' inverse.
+func Spell(parts []Part) string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Value
+		if p.Name != "" {
+			out[i] = p.Name + "=" + p.Value
+		}
+	}
+	return strings.Join(out, "/")
+}
+
+// ValueOf is the value of part name in key; ok is false when key has no such part.
+func ValueOf(key, name string) (value string, ok bool) {
+	for _, p := range Parts(key) {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
 // ShortKey is a variant key by its values alone, for a line of at most 120
 // characters: "php/worker/eloquent/interpolate/persistent/8".
 func ShortKey(key string) string {
-	parts := strings.Split(key, "/")
-	for i, kv := range parts {
-		_, val, _ := strings.Cut(kv, "=")
-		parts[i] = val
+	var vals []string
+	for _, p := range Parts(key) {
+		vals = append(vals, p.Value)
 	}
-	return strings.Join(parts, "/")
+	return strings.Join(vals, "/")
 }
 
 // Name is the variant's benchmark name: BenchmarkSingleRow/lang=…/pool=64.
@@ -132,13 +171,13 @@ var nameKeys = []string{"lang", "server", "layer", "stmt", "conn", "pool"}
 // says whether the matrix knows the variant.
 func ParseName(s string) (Variant, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, Prefix), "/")
-	parts := strings.Split(s, "/")
+	parts := Parts(s)
 	keys := slices.Clone(nameKeys)
 	tail := parts
 	// The optional keys, read from the end: rev, then db, then op.
 	var optional []string
 	for _, k := range []string{"rev", "db", "op"} {
-		if len(tail) > 0 && strings.HasPrefix(tail[len(tail)-1], k+"=") {
+		if len(tail) > 0 && tail[len(tail)-1].Name == k {
 			tail = tail[:len(tail)-1]
 			optional = append([]string{k}, optional...)
 		}
@@ -152,11 +191,10 @@ func ParseName(s string) (Variant, error) {
 	}
 	var v Variant
 	for i, p := range parts {
-		k, val, ok := strings.Cut(p, "=")
-		if !ok || k != keys[i] || val == "" {
-			return Variant{}, fmt.Errorf("variant %q: part %d is %q, want %s=…", s, i+1, p, keys[i])
+		if p.Name != keys[i] || p.Value == "" {
+			return Variant{}, fmt.Errorf("variant %q: part %d is %q, want %s=…", s, i+1, Spell(parts[i:i+1]), keys[i])
 		}
-		if err := v.set(k, val); err != nil {
+		if err := v.set(p.Name, p.Value); err != nil {
 			return Variant{}, fmt.Errorf("variant %q: %w", s, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/units"
 
 	"dbbench/runners/poolsize"
@@ -292,8 +293,8 @@ func checkSummary(pc *results.PoolCheck, need poolsize.Need) string {
 // fields a name needs.
 func familyVariant(fam string) *results.Variant {
 	v := &results.Variant{}
-	for _, part := range strings.Split(fam, "/") {
-		k, val, _ := strings.Cut(part, "=")
+	for _, p := range matrix.Parts(fam) {
+		k, val := p.Name, p.Value
 		switch k {
 		case "lang":
 			v.Lang = val
@@ -390,9 +391,9 @@ func p99s(p *results.CheckedPoint) string {
 // familyShort is "go/nethttp/raw/interpolate" of a family key.
 func familyShort(fam string) string {
 	var parts []string
-	for _, part := range strings.Split(fam, "/") {
-		if k, v, ok := strings.Cut(part, "="); ok && k != "conn" {
-			parts = append(parts, v)
+	for _, p := range matrix.Parts(fam) {
+		if p.Name != "" && p.Name != "conn" {
+			parts = append(parts, p.Value)
 		}
 	}
 	return strings.Join(parts, "/")

@@ -1,10 +1,12 @@
 package results
 
 import (
-	"dbbench/runners/saturation"
 	"fmt"
 	"strings"
 	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/saturation"
 )
 
 // What older runs lack. A run written before a field existed reads with it empty, and
@@ -108,16 +110,17 @@ func upgradeV2(r *Run) error {
 // renamedV2 is a v2 key or name ("…lang=go/server=nethttp/layer=orm/…") with its layer
 // renamed; any other string as it is.
 func renamedV2(key string) string {
-	for from, to := range v2Renamed {
-		lang := "lang=" + from[0] + "/"
-		i := strings.Index(key, lang)
-		if i < 0 {
-			continue
-		}
-		rest := key[i+len(lang):]
-		old := "layer=" + from[1] + "/"
-		if j := strings.Index(rest, old); j >= 0 && !strings.Contains(rest[:j], "lang=") {
-			return key[:i+len(lang)] + rest[:j] + "layer=" + to + "/" + rest[j+len(old):]
+	parts := matrix.Parts(key)
+	lang := ""
+	for i, p := range parts {
+		switch p.Name {
+		case "lang":
+			lang = p.Value
+		case "layer":
+			if to, ok := v2Renamed[[2]string{lang, p.Value}]; ok {
+				parts[i].Value = to
+				return matrix.Spell(parts)
+			}
 		}
 	}
 	return key

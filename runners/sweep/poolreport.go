@@ -1,11 +1,13 @@
 package sweep
 
 import (
-	"dbbench/runners/units"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"dbbench/runners/matrix"
+	"dbbench/runners/units"
 
 	"dbbench/runners/poolsize"
 	"dbbench/runners/report"
@@ -273,26 +275,12 @@ func environment(env map[string]string) report.SweepSection {
 
 // keyValue is the value of key in a family's name (stmt=prepare → prepare).
 func keyValue(family, key string) string {
-	for _, part := range strings.Split(family, "/") {
-		if v, ok := strings.CutPrefix(part, key+"="); ok {
-			return v
-		}
-	}
-	return ""
+	v, _ := matrix.ValueOf(family, key)
+	return v
 }
 
 // familyName is a family's values without their keys: go/nethttp/raw/interpolate/persistent.
-func familyName(family string) string {
-	var parts []string
-	for _, part := range strings.Split(family, "/") {
-		_, v, ok := strings.Cut(part, "=")
-		if !ok {
-			v = part
-		}
-		parts = append(parts, v)
-	}
-	return strings.Join(parts, "/")
-}
+func familyName(family string) string { return matrix.ShortKey(family) }
 
 func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 

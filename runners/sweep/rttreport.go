@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"dbbench/runners/matrix"
 	"dbbench/runners/report"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
@@ -111,16 +112,16 @@ func findings(byMode map[string]map[time.Duration]pointFigures, delays []time.Du
 	var groups []*group
 	byName := map[string]*group{}
 	for _, k := range keys {
-		var rest []string
+		var rest []matrix.Part
 		stmt := ""
-		for _, part := range strings.Split(k, "/") {
-			if v, ok := strings.CutPrefix(part, "stmt="); ok {
-				stmt = v
+		for _, p := range matrix.Parts(k) {
+			if p.Name == "stmt" {
+				stmt = p.Value
 				continue
 			}
-			rest = append(rest, part)
+			rest = append(rest, p)
 		}
-		name := strings.Join(rest, "/")
+		name := matrix.Spell(rest)
 		g := byName[name]
 		if g == nil {
 			g = &group{name: name, stmts: map[string]string{}}
