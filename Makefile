@@ -9,7 +9,7 @@ RUNNER_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/...
 # The slowest test packages (README.md, "Testing", has their times); test-go starts them
 # first. soak mostly waits on its windows, so it runs beside cmd/dbbench, which does not:
 # run with cmd/dbbench side by side took 30 s longer in all (9 min 59 s against 9 min 42 s).
-SLOW_TESTS := ./runners/chaos ./runners/target ./runners/run ./runners/soak ./runners/cmd/dbbench
+SLOW_TESTS := ./runners/chaos ./runners/measure/target ./runners/measure/run ./runners/soak ./runners/cmd/dbbench
 BIN := $(CURDIR)/bin
 PRESET ?= quick
 # The database server(s) make db-bench, ab, the sweeps and the soak measure on: mariadb
@@ -44,7 +44,7 @@ deps-test:
 	@bash runners/install-deps.sh --tests mariadb mysql postgres pgbouncer
 
 # The target is its own module: go/go.mod alone decides its dependencies, as an
-# application's would (runners/revision/build.go says why).
+# application's would (runners/measure/revision/build.go says why).
 build: deps
 	go build -o $(BIN)/dbbench ./runners/cmd/dbbench
 	cd go && GOWORK=off go build -o $(abspath $(BIN))/gotarget ./cmd/gotarget
@@ -61,7 +61,7 @@ test-go:
 	# minute, a sweep's slices) more than they use the cores, and none may depend on the
 	# machine's speed (a test that does is a bug), so they share the two cores. The
 	# slowest packages are named first: go test starts packages in the order given, and
-	# alphabetically runners/target (200 s) started last, alone for its last minutes.
+	# alphabetically runners/measure/target (200 s) started last, alone for its last minutes.
 	go test -count=1 -p 2 -timeout 30m $(SLOW_TESTS) $(RUNNER_MODULES)
 	# go/ as its own module, as make build builds it (in the workspace, runners/go.mod's
 	# newer versions would be linked), then the leak build's own test.

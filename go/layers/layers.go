@@ -1,6 +1,6 @@
 // Package layers is gotarget's list of data-access layers. Adding a layer is a package
 // under go/layers/ and one line in All; runners/matrix.yaml then names it, and a test
-// (runners/target) fails until both agree.
+// (runners/measure/target) fails until both agree.
 //
 // Each layer package is its library's idiomatic code, written as that library's users
 // write it, and deliberately self-contained, like TechEmpower's per-framework folders:

@@ -17,7 +17,7 @@ import (
 )
 
 // fakeFinder is a Store that knows ids 1..10; fail makes it a database that is down.
-// Pure logic: the layers themselves are tested against MariaDB in runners/target.
+// Pure logic: the layers themselves are tested against MariaDB in runners/measure/target.
 type fakeFinder struct {
 	fail   error
 	calls  atomic.Int32

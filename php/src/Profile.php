@@ -27,7 +27,7 @@ use RuntimeException;
  * sample. With $timed, each sample is also appended to DIR/<pid>.timed as
  * "MONOTONIC_NS stack", the time it was taken on CLOCK_MONOTONIC (hrtime's clock): the
  * runner joins these with perf's CPU samples of the same process, so that php-fpm's
- * wall-clock stacks yield a CPU profile (runners/profile/join.go). A resident worker: one profile for the process's life, folded into counts in
+ * wall-clock stacks yield a CPU profile (runners/measure/profile/join.go). A resident worker: one profile for the process's life, folded into counts in
  * memory every FOLD_SAMPLES samples and written whole on SIGUSR2 and at exit
  * (Server\StatusDump).
  */

@@ -17,7 +17,7 @@ use PHPUnit\Framework\TestCase;
 /**
  * Routing and error mapping, with a layer that answers from an array (or fails like a
  * database that is down). The real layers are tested against MariaDB through nginx +
- * php-fpm: runners/target/php_test.go.
+ * php-fpm: runners/measure/target/php_test.go.
  */
 final class AppTest extends TestCase
 {

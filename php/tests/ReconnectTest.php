@@ -13,7 +13,7 @@ use RuntimeException;
 /**
  * The retry rule of resident layers, with the exceptions the drivers really throw (their
  * messages and codes as measured against MariaDB: php/README.md); the layers' use of it
- * against a real server is in ResidentDatabaseTest and runners/target/php_test.go.
+ * against a real server is in ResidentDatabaseTest and runners/measure/target/php_test.go.
  */
 final class ReconnectTest extends TestCase
 {

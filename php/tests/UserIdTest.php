@@ -28,7 +28,7 @@ final class UserIdTest extends TestCase
     }
 
     /**
-     * The bad ids the Go targets reject (runners/target tests send them to every target),
+     * The bad ids the Go targets reject (runners/measure/target tests send them to every target),
      * and more; the reasons are go/server/id.go's.
      *
      * @return array<string, array{string, string}>

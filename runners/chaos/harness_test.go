@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/benchfile"
+	"dbbench/runners/measure/revision"
 	"dbbench/runners/results"
-	"dbbench/runners/revision"
+	"dbbench/runners/results/benchfile"
 )
 
 // The scenarios run the binaries built here, from the working tree, into a private root

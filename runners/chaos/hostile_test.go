@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"dbbench/fixtures"
-	"dbbench/runners/dbtest"
-	"dbbench/runners/freeport"
+	"dbbench/runners/measure/dbtest"
+	"dbbench/runners/measure/freeport"
 )
 
 // hostilePaths generates n request targets, deterministically from seed: ids and paths

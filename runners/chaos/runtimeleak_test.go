@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/revision"
+	"dbbench/runners/measure/revision"
 )
 
 // Runtime leaks, planted where only the runtime's own count sees them soon: about 2 MB

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
+	"dbbench/runners/measure/dbtest"
 )
 
 // passwords are issue 32's: short ones that are also digits and common words (masking

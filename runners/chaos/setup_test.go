@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
+	"dbbench/runners/measure/dbtest"
 )
 
 // rootSQL runs statements as the embedded server's root, through its socket.

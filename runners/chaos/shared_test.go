@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
+	"dbbench/runners/measure/dbtest"
 )
 
 // 7. A shared database keeps its tables. A database whose own users table has a

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/provider"
+	"dbbench/runners/measure/provider"
 	"dbbench/runners/soak"
 	"dbbench/runners/soak/soaktest"
 )
@@ -32,7 +32,7 @@ import (
 // soaks survive an interruption; the table of every line so far is printed at the end.
 // CHAOS_SOAK_DB=postgres calibrates on PostgreSQL (mariadb by default), where each
 // leaked connection also leaves a transaction open, and the outside statements, which
-// PostgreSQL does not list, show as their backends' memory (runners/servers).
+// PostgreSQL does not list, show as their backends' memory (runners/measure/servers).
 func TestSoakCalibration(t *testing.T) {
 	cases, out := os.Getenv("CHAOS_SOAK_CALIBRATION"), os.Getenv("SOAK_CALIBRATION_OUT")
 	if cases == "" || out == "" {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/measure/sshtest"
 	"dbbench/runners/results"
-	"dbbench/runners/sshtest"
 )
 
 // sshArgs are a Go smoke run's arguments with the app on srv.
@@ -127,7 +127,7 @@ func TestAppHostRefused(t *testing.T) {
 // The app host's sshd killed mid-run (as a host that drops), then its target: a clear
 // error, the slices measured kept in a results.json that parses and says the run
 // failed, nothing left running on either side (no gotarget there, no ssh master here).
-// Full form only: make test keeps one SSH run (TestAppHostOverSSH), and runners/remote
+// Full form only: make test keeps one SSH run (TestAppHostOverSSH), and runners/measure/remote
 // tests a dropped connection on its own in a second.
 func TestAppHostDrops(t *testing.T) {
 	if !full {

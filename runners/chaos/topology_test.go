@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/runners/measure/topology"
 	"dbbench/runners/results"
-	"dbbench/runners/topology"
 )
 
 func needNetns(t *testing.T) {

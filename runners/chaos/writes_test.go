@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/provider"
+	"dbbench/runners/measure/provider"
 )
 
 // Write variants of the raw layer, one per run: the short form kills the database

@@ -3,10 +3,10 @@ package judge
 import (
 	"math"
 
-	"dbbench/runners/benchfile"
-	"dbbench/runners/findings"
-	"dbbench/runners/questions"
+	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/findings"
 	"dbbench/runners/results"
+	"dbbench/runners/results/benchfile"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )

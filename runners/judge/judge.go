@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"dbbench/runners/benchfile"
-	"dbbench/runners/poolsize"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/judge/revcost"
 	"dbbench/runners/results"
-	"dbbench/runners/revcost"
+	"dbbench/runners/results/benchfile"
 	"dbbench/runners/stats"
 )
 

@@ -3,7 +3,7 @@ package judge
 import (
 	"strconv"
 
-	"dbbench/runners/poolsize"
+	"dbbench/runners/judge/poolsize"
 	"dbbench/runners/results"
 )
 

@@ -3,7 +3,7 @@ package results
 import (
 	"testing"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/units"
 )
 

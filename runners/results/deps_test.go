@@ -13,8 +13,10 @@ import (
 // moved to dbbench/dsn/protocol, results imported roundtrip for a three-entry map, and
 // with it the MySQL driver.)
 func TestReadersLinkNothingThatMeasures(t *testing.T) {
-	readers := []string{"results", "report", "compare", "benchfile", "findings", "revcost", "questions", "yardstick", "poolsize", "revision"}
-	measuring := []string{"run", "target", "loadgen", "remote", "topology", "provider", "roundtrip", "procstat", "soak", "sweep", "connectcost", "profile"}
+	readers := []string{"results", "results/benchfile", "present/report", "judge", "judge/compare", "judge/findings", "judge/revcost",
+		"judge/poolsize", "define/questions", "measure/yardstick", "measure/revision"}
+	measuring := []string{"measure/run", "measure/target", "measure/loadgen", "measure/remote", "measure/topology", "measure/provider",
+		"measure/roundtrip", "measure/procstat", "soak", "sweep", "measure/connectcost", "measure/profile"}
 	drivers := []string{"github.com/go-sql-driver/mysql", "github.com/jackc/pgx", "github.com/lib/pq"}
 	for _, r := range readers {
 		out, err := exec.Command("go", "list", "-deps", "dbbench/runners/"+r).Output()

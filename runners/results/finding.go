@@ -7,7 +7,7 @@ import (
 )
 
 // Finding is a comparison judged: Other ÷ Base in req/s and in app CPU per request,
-// each with its interval and its verdict at Margin. runners/findings computes it, the
+// each with its interval and its verdict at Margin. runners/judge/findings computes it, the
 // run stores it beside the pairs it came from, and the report and the terminal read
 // it, so that no output judges the same pairs another way. Runs before schema v4 have
 // none: findings.Of computes it on read.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"dbbench/dsn/protocol"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/histogram"
-	"dbbench/runners/matrix"
 	"dbbench/runners/saturation"
 	"dbbench/runners/units"
 )
@@ -57,7 +57,7 @@ type Run struct {
 	PoolCheck *PoolCheck `json:"pool_check,omitempty"`
 	// Connections is what opening a connection cost on each server the run measured on
 	// (by server name: mariadb, mysql), one entry per authentication path with and
-	// without TLS (runners/connectcost). Nil for a dsn database.
+	// without TLS (runners/measure/connectcost). Nil for a dsn database.
 	Connections map[string][]*ConnectCost `json:"connections,omitempty"`
 	// Writes is set when the database died while writes were measured: what it had
 	// acknowledged against what the table held once it was back (run/writes.go).
@@ -140,7 +140,7 @@ type Link struct {
 
 // Topology is where the roles ran: all on one host's loopback, each in a network
 // namespace of its own behind a bridge, or the app on another machine over SSH
-// (runners/topology), and the round trips measured between them.
+// (runners/measure/topology), and the round trips measured between them.
 type Topology struct {
 	Kind  TopologyKind `json:"kind"`
 	Roles []*Place     `json:"roles"`
@@ -178,7 +178,7 @@ type RoleLink struct {
 	Pings int     `json:"pings"`
 }
 
-// TopologyKind is where a run placed its roles (runners/topology).
+// TopologyKind is where a run placed its roles (runners/measure/topology).
 type TopologyKind string
 
 // Topology kinds, in the order the CLI shows them.
@@ -262,7 +262,7 @@ type Comparison struct {
 	// Reached says whether the interval of the QPS and the app CPU ratio both came
 	// within the run's precision target before its budget ended.
 	Reached bool `json:"reached"`
-	// Finding is the comparison judged from its pairs (runners/findings), when the run
+	// Finding is the comparison judged from its pairs (runners/judge/findings), when the run
 	// that measured it stored one (schema v4 on).
 	Finding *Finding `json:"finding,omitempty"`
 }
@@ -361,12 +361,12 @@ type PoolNeed struct {
 	AppMemory int64 `json:"app_memory_bytes,omitempty"`
 }
 
-// Pairing is the design of the paired measurement (runners/run/README.md).
+// Pairing is the design of the paired measurement (runners/measure/run/README.md).
 type Pairing struct {
 	Design    string  `json:"design"`         // interleave: blocks of turns; walk: adjacent slices; alternate: (A B) or (B A) per pair
 	Slice     string  `json:"slice"`          // measured time of one slice (interleave: of each variant in a block)
 	LeadIn    string  `json:"lead_in"`        // load sent before each slice and not measured (not in blocks)
-	Turn      string  `json:"turn,omitempty"` // interleave: the shortest turn (runners/run/turns.go)
+	Turn      string  `json:"turn,omitempty"` // interleave: the shortest turn (runners/measure/run/turns.go)
 	Precision float64 `json:"precision"`      // stop a comparison once both intervals are this narrow (half-width, 0.02 = ±2%)
 	MinPairs  int     `json:"min_pairs"`      // pairs measured before any may stop
 	MaxPairs  int     `json:"max_pairs"`      // pairs after which a comparison stops whatever its interval
@@ -468,7 +468,7 @@ type Probe struct {
 }
 
 // Profile is where a variant's CPU goes: one profiled slice, its stacks folded into
-// components a user recognises (runners/profile).
+// components a user recognises (runners/measure/profile).
 type Profile struct {
 	Seconds  float64 `json:"seconds"`
 	Requests int64   `json:"requests"`
@@ -482,7 +482,7 @@ type Profile struct {
 	Clock string `json:"clock,omitempty"`
 	// Source is the profiler whose samples the components come from: "perf" (Linux
 	// perf's cpu-clock, kernel frames included: Go), "pprof" (Go's own profiler, which
-	// misses part of the CPU, runners/profile/README.md, "Which profiler": Go without
+	// misses part of the CPU, runners/measure/profile/README.md, "Which profiler": Go without
 	// perf, and files before perf was used), "perf+excimer" (php-fpm: perf's CPU
 	// samples given the stacks of Excimer's wall-clock samples nearest in time,
 	// profile.JoinCPU) or "excimer" (PHP workers, and php-fpm without perf).
@@ -537,7 +537,7 @@ type Roundtrips struct {
 	// client used it), so Status may count more than this variant's commands.
 	NotQuiet bool `json:"not_quiet,omitempty"`
 	// PerfSchema is performance_schema's count of the statements per request, by the
-	// command the general log names (runners/roundtrip/perfschema.go), with the rows they
+	// command the general log names (runners/measure/roundtrip/perfschema.go), with the rows they
 	// examined and the server's time in them per request; nil, with PerfSchemaOff saying
 	// why, where the server did not count (performance_schema off).
 	PerfSchema    map[string]float64 `json:"perf_schema,omitempty"`
@@ -545,13 +545,13 @@ type Roundtrips struct {
 	ServerTime    float64            `json:"server_time_s,omitempty"`
 	PerfSchemaOff string             `json:"perf_schema_off,omitempty"`
 	// Auth is the new connections per request by the authentication path they took
-	// (runners/roundtrip/handshake.go: mysql_native_password, caching_sha2_password's
+	// (runners/measure/roundtrip/handshake.go: mysql_native_password, caching_sha2_password's
 	// cached or full path), and HandshakeTrips their handshakes' round trips after TCP's
 	// per request, counted by the proxy.
 	Auth           map[string]float64 `json:"auth,omitempty"`
 	HandshakeTrips float64            `json:"handshake_round_trips,omitempty"`
 	// ZeroLoad is what a request cost when it was the only one (the count sends them one
-	// at a time): where a pool sizing model starts (runners/poolsize).
+	// at a time): where a pool sizing model starts (runners/judge/poolsize).
 	ZeroLoad *ZeroLoad `json:"zero_load,omitempty"`
 	// Protocol is "postgres" for a count on PostgreSQL: Wire then counts its frontend
 	// messages, Trips the round trips the proxy saw (messages are no round trips there:
@@ -567,7 +567,7 @@ type Roundtrips struct {
 }
 
 // ConnectCost is what opening one connection cost on one authentication path (as
-// runners/roundtrip/handshake.go names it), with or without TLS: the round trips of
+// runners/measure/roundtrip/handshake.go names it), with or without TLS: the round trips of
 // its handshake after TCP's (the median connection's), the client's wait for an authenticated connection, and
 // the server's CPU to accept, authenticate and close it, in seconds: medians (of the
 // connections' waits, and of the rounds' CPU per connection) with their 95% interval,
@@ -719,7 +719,7 @@ type Repetition struct {
 	// timeline, the queues), stored so that a report judges it again.
 	Saturation *saturation.Summary `json:"saturation,omitempty"`
 	// Turns says the repetition was measured in turns with other variants (a block of
-	// the interleave design, runners/run/README.md); nil for a slice of its own.
+	// the interleave design, runners/measure/run/README.md); nil for a slice of its own.
 	Turns *Turns `json:"turns,omitempty"`
 	// Visits is the update op's count of its own increments (nil for other ops).
 	Visits *Visits `json:"visits,omitempty"`

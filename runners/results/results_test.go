@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/units"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/saturation"
 )
 
@@ -56,7 +56,7 @@ var v2Renamed = map[[2]string]string{
 }
 
 // schemaV3 is the layout before comparisons carried their finding: nothing to move,
-// and runners/findings judges a comparison without one when it is read.
+// and runners/judge/findings judges a comparison without one when it is read.
 const schemaV3 = "dbbench/results/v3"
 
 // upgrade brings a run read from disk to the current schema, or says why it cannot.

@@ -66,7 +66,7 @@ func (v *Variant) Values(rep *Repetition) []UnitValue {
 //     /proc/PID/io does not count: 0 for every variant (units.Syscalls);
 //   - a PHP target's app syscalls: PHP's streams (PDO's mysqlnd, the worker's sockets)
 //     use recv and send too; php-fpm's count is only nginx's and FastCGI's read and
-//     write calls, the same for every layer, a worker's 0 (runners/run/README.md,
+//     write calls, the same for every layer, a worker's 0 (runners/measure/run/README.md,
 //     "Counts that do not depend on the machine's speed", has the figures);
 //   - req-peak-B: the allocator's real peak in whole 2 MiB chunks, the same for nearly
 //     every layer (units.ReqPeak, php/README.md, "Memory per request", has the figures;

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/loadgen"
+	"dbbench/runners/measure/loadgen"
 )
 
 // A server of 200 req/s (one slot, 5 ms a request), driven by 8 connections for the

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"dbbench/runners/loadgen"
+	"dbbench/runners/measure/loadgen"
 )
 
 // sim is a synthetic open-loop timeline: C connections keep loadgen's schedule (one

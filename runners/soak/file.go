@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )
@@ -53,7 +53,7 @@ type Settings struct {
 	Provider       string         `json:"provider"`
 	Rows           int            `json:"rows"`
 	Seed           uint64         `json:"seed"`
-	// Topology is where the roles ran (runners/topology); "" in soaks before it: loopback.
+	// Topology is where the roles ran (runners/measure/topology); "" in soaks before it: loopback.
 	Topology results.TopologyKind `json:"topology,omitempty"`
 	// The database's limits, read from the server at the start.
 	MaxConnections        float64 `json:"max_connections"`

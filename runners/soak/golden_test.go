@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
-	"dbbench/runners/report"
+	"dbbench/runners/present/report"
 )
 
 // update rewrites the golden files instead of comparing with them:

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
-	"dbbench/runners/revision"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/dbtest"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/revision"
 	"dbbench/runners/soak/soaktest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"dbbench/runners/histogram"
-	"dbbench/runners/loadgen"
-	"dbbench/runners/run"
+	"dbbench/runners/measure/loadgen"
+	"dbbench/runners/measure/run"
 )
 
 // loadConfig is the generator of variant i.

@@ -1,6 +1,6 @@
 package soak
 
-import "dbbench/runners/servers"
+import "dbbench/runners/measure/servers"
 
 // Connections and statements that no target holds.
 //
@@ -14,7 +14,7 @@ import "dbbench/runners/servers"
 // sockets are the target's; the runner's own is left out by the query. The rest are
 // outside: another client, a cron job, a leak in something the soak does not run. What
 // the server tells of each (its statements, its backend's memory) is the server's
-// (runners/servers).
+// (runners/measure/servers).
 
 // outside counts the connections listed both before and after a round whose client
 // port is no target's, with their prepared statements, and the most private memory one

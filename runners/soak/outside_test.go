@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/servers"
+	"dbbench/runners/measure/servers"
 )
 
 // A connection counts as outside when it was listed at both ends of the round and its

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/provider"
 	"dbbench/runners/results"
 )
 
@@ -55,7 +55,7 @@ type Options struct {
 	Seed        uint64
 	Out         string // the soak's directory; created
 	Log         io.Writer
-	// Topology is where the roles run (runners/topology): "" or loopback, or netns.
+	// Topology is where the roles run (runners/measure/topology): "" or loopback, or netns.
 	Topology results.TopologyKind
 }
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 )
 
 func loadMatrix(t *testing.T) *matrix.Matrix {

@@ -1,6 +1,6 @@
 package soak
 
-import "dbbench/runners/servers"
+import "dbbench/runners/measure/servers"
 
 // spec is what a series is, by name: the catalogue every role draws from, so the
 // report and soak.json name the same thing the same way.
@@ -34,7 +34,7 @@ var specs = map[string]spec{
 	"achieved": {"achieved rate", "req/s", Achieved, 0, false},
 	"p99":      {"p99 latency per window", "s", Level, 0.001, false},
 	"errors":   {"failed requests per window", "count", Errors, 0, false},
-	// The database's global figures come from its server (runners/servers, Reading).
+	// The database's global figures come from its server (runners/measure/servers, Reading).
 	// The database, less what every target holds (outside.go): another client's.
 	"outside_connections": {"connections no target holds", "count", Count, 0, false},
 	"outside_statements":  {"prepared statements on connections no target holds", "count", Count, 0, false},

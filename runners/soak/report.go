@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/report"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/servers"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/servers"
 )
 
 // fakeSoak is a soak as Run would have written it, interrupted after 20 minutes: one

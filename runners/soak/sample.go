@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/servers"
-	"dbbench/runners/target"
+	"dbbench/runners/measure/servers"
+	"dbbench/runners/measure/target"
 )
 
 // treeSample is what a process tree holds at one moment, summed over its processes.

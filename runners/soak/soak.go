@@ -13,14 +13,14 @@ import (
 	"sync"
 	"time"
 
-	"dbbench/runners/environment"
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/environment"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/measure/servers"
+	"dbbench/runners/measure/target"
+	"dbbench/runners/measure/topology"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
-	"dbbench/runners/servers"
-	"dbbench/runners/target"
-	"dbbench/runners/topology"
 )
 
 // soaker is one soak's state. mu guards file: the sampler and every variant's load

@@ -19,7 +19,7 @@ const (
 )
 
 // Change is a Comparison with a criterion-style interval of the relative change. It
-// decides nothing: runners/findings judges an interval, at one margin.
+// decides nothing: runners/judge/findings judges an interval, at one margin.
 type Change struct {
 	Comparison
 	// Mid is the relative change of the centers, New.Center/Old.Center - 1 (the number

@@ -1,6 +1,6 @@
 // Package stats summarizes and compares repeated measurements the way benchstat does
 // (golang.org/x/perf/benchmath: median with a 95% confidence interval, Mann-Whitney U
-// test at alpha 0.05), and adds a criterion-style change interval; runners/findings
+// test at alpha 0.05), and adds a criterion-style change interval; runners/judge/findings
 // judges intervals.
 //
 // Reports built on this package print the same centers, intervals and `~` as
@@ -9,7 +9,7 @@
 // It also estimates the ratio of a comparison measured as pairs (PairedRatio) or as two
 // independent samples (TwoSampleRatio) and the trend of a series (TheilSen); README.md
 // lists every method with its use and reference. The queue that sizes pools is
-// runners/poolsize/queue.go.
+// runners/judge/poolsize/queue.go.
 package stats
 
 import (

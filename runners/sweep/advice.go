@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"dbbench/runners/poolsize"
+	"dbbench/runners/judge/poolsize"
 	"dbbench/runners/results"
 )
 
@@ -52,7 +52,7 @@ type Point struct {
 	Capacity   *results.Capacity
 	AtCapacity *results.Repetition
 	// Hold is what a request of this point holds alone (the round-trip count's
-	// requests, runners/poolsize); HasHold is false in sweeps before it was measured.
+	// requests, runners/judge/poolsize); HasHold is false in sweeps before it was measured.
 	Hold    poolsize.Hold
 	HasHold bool
 	// Predicted is the model's capacity of the point on this machine, Limit the pool's
@@ -163,7 +163,7 @@ type Advice struct {
 	Pool, Undecided int
 	Capacity        *results.Capacity // Pool's
 	// Model is the queueing model's answer from the family's hold at the sweep's
-	// distance (runners/poolsize); HasModel is false without a hold.
+	// distance (runners/judge/poolsize); HasModel is false without a hold.
 	Model    poolsize.Advice
 	HasModel bool
 	// Here is the same model on this machine's cores, which every role shared: what it

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 )

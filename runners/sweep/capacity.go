@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"dbbench/runners/measure/run"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/saturation"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/measure/run"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 )
 
 // CheckPlan measures every point (a family at one pool) Probes times at one open-loop
@@ -76,14 +76,14 @@ type Checked struct {
 
 // CheckTargets picks what the fourth answer names from a run: per language and
 // server, the raw driver at persistent connections at the stmt mode most of the
-// group's persistent variants share (as the report groups them, runners/report),
+// group's persistent variants share (as the report groups them, runners/present/report),
 // with the model's pool for this machine. path is the round trip through the check's
 // delay proxy (delay.RoundTrip), which its requests pay; 0: not measured, need.RTT.
 func CheckTargets(r *results.Run, need poolsize.Need, cores int, path float64) []Checked {
 	if r.Link == nil {
 		return nil
 	}
-	// sizable is what the fourth answer sizes (runners/report's pools), on the server it
+	// sizable is what the fourth answer sizes (runners/present/report's pools), on the server it
 	// answers on and Check measures.
 	first := r.FirstDatabase()
 	sizable := func(v *results.Variant) bool {

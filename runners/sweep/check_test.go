@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/poolsize"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 )

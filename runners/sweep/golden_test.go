@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"dbbench/runners/internal/golden"
-	"dbbench/runners/poolsize"
-	"dbbench/runners/report"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/present/report"
 )
 
 // update rewrites the golden files instead of comparing with them:

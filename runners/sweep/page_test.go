@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 )
 

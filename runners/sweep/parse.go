@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"dbbench/dsn/protocol"
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 )
 
 // Default variants of the sweeps, by the protocol of the database swept.

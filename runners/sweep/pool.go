@@ -1,5 +1,5 @@
 // Package sweep runs the pool-size and network-distance sweeps: each is one or a few
-// whole runs (runners/run) over a list of variants it builds, followed by an analysis of
+// whole runs (runners/measure/run) over a list of variants it builds, followed by an analysis of
 // the runs' results.json files and a report of its own.
 package sweep
 
@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/run"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/saturation"
 )
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/units"
 
-	"dbbench/runners/poolsize"
-	"dbbench/runners/report"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 )
 

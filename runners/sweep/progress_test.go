@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/run"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/run"
 )
 
 // The rtt sweep's plan: a run per delay and loop, each measuring every variant Reps

@@ -10,10 +10,10 @@ import (
 
 	"dbbench/runners/units"
 
-	"dbbench/runners/delay"
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/delay"
+	"dbbench/runners/measure/run"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 )
 
 // RTTOptions configure a network-distance sweep.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 	"dbbench/runners/units"

@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
-	"dbbench/runners/provider"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/measure/dbtest"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/revision"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
-	"dbbench/runners/revision"
-	"dbbench/runners/run"
 )
 
 // A small real pool sweep and rtt sweep against the embedded MariaDB, a Go and a PHP

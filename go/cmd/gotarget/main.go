@@ -275,7 +275,7 @@ func newServer(h http.Handler, logger *log.Logger) *http.Server {
 		Handler: h,
 		// A client that never finishes its headers does not hold a goroutine forever. Not
 		// less: net/http counts it from accept for a connection's first request, and a
-		// block parks every variant's connections before its first turn (runners/run/
+		// block parks every variant's connections before its first turn (runners/measure/run/
 		// block.go), which comes a round of turns later: at 10 s, the ops preset's 39 Go
 		// variants lost each connection of the later ones (64 EOFs per variant).
 		ReadHeaderTimeout: 2 * time.Minute,
@@ -290,7 +290,7 @@ func orNone(s string) string {
 	return s
 }
 
-// described is one layer as --describe prints it; runners/target reads the same shape
+// described is one layer as --describe prints it; runners/measure/target reads the same shape
 // from the PHP targets.
 type described struct {
 	Name string   `json:"name"`
@@ -298,14 +298,14 @@ type described struct {
 	Stmt []string `json:"stmt,omitempty"`
 	Conn []string `json:"conn,omitempty"`
 	// Protocols are the wire protocols the layer reads, StmtBy its modes on each:
-	// matrix.yaml must say the same (runners/target.Agree).
+	// matrix.yaml must say the same (runners/measure/target.Agree).
 	Protocols []string            `json:"protocols,omitempty"`
 	StmtBy    map[string][]string `json:"stmt_by,omitempty"`
-	// Texts: the layer reads get through --texts statement texts (runners/target.Agree
+	// Texts: the layer reads get through --texts statement texts (runners/measure/target.Agree
 	// checks matrix.yaml's exclusions against it).
 	Texts bool `json:"texts,omitempty"`
 	// Fetch are the forms the layer reads users' orders in, for one user (orders) and
-	// for a list (listorders); runners/target.Agree checks matrix.yaml's exclusions.
+	// for a list (listorders); runners/measure/target.Agree checks matrix.yaml's exclusions.
 	Fetch *fetches `json:"fetch,omitempty"`
 }
 

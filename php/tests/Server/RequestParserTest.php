@@ -237,7 +237,7 @@ final class RequestParserTest extends TestCase
     public function testTargetLimit(): void
     {
         $limits = new Limits();
-        // The contract's overlong id (runners/target: 10240 nines) reaches the application,
+        // The contract's overlong id (runners/measure/target: 10240 nines) reaches the application,
         // which answers 400, as behind nginx, whose request line may have 16 kB.
         $id = '/users/' . str_repeat('9', 10240);
         self::assertSame($id, self::one("GET $id HTTP/1.1\r\nHost: x\r\n\r\n")->target);

@@ -5,18 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/internal/golden"
 	"dbbench/runners/judge"
-	"dbbench/runners/matrix"
-	"dbbench/runners/report"
+	"dbbench/runners/judge/revcost"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
-	"dbbench/runners/revcost"
 )
 
 // dbbench ab's closing table marks each figure as the report's tables do (one set of
 // marks, from the findings the run stored), and its wording is a golden file.
 func TestABTerminalMarksTheFindings(t *testing.T) {
-	res, err := results.Read("../../report/testdata/ab-results.json")
+	res, err := results.Read("../../present/report/testdata/ab-results.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/judge"
-	"dbbench/runners/matrix"
-	"dbbench/runners/report"
+	"dbbench/runners/judge/revcost"
+	"dbbench/runners/measure/revision"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
-	"dbbench/runners/revcost"
-	"dbbench/runners/revision"
-	"dbbench/runners/run"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )

@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"dbbench/runners/compare"
+	"dbbench/runners/judge/compare"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -15,7 +15,7 @@ import (
 // regression] (--baseline NAME | OLD_DIR) NEW_DIR`. Without --fail-on its exit status
 // says only whether the comparison could be made; with --fail-on regression it is 3
 // when a regression survives normalisation or a deterministic count changed (which
-// absolute figures count: runners/compare/README.md, "Output"), else 4 when some
+// absolute figures count: runners/judge/compare/README.md, "Output"), else 4 when some
 // figures cannot be judged ("cannot tell").
 type compareConfig struct {
 	baseline, baselines, oldDir, newDir string

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/compare"
-	"dbbench/runners/compare/comparetest"
+	"dbbench/runners/judge/compare"
+	"dbbench/runners/judge/compare/comparetest"
 	"dbbench/runners/results"
 )
 
@@ -149,7 +149,7 @@ func TestCompareBaseline(t *testing.T) {
 // crash, says what it could not normalise, and cannot tell (exit status 4).
 func TestCompareOldRun(t *testing.T) {
 	v1 := t.TempDir()
-	b, err := os.ReadFile("../../compare/testdata/v1-quick.json")
+	b, err := os.ReadFile("../../judge/compare/testdata/v1-quick.json")
 	if err != nil {
 		t.Fatal(err)
 	}

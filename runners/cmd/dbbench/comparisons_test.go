@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // first section) is printed, identical, by the terminal's closing comparisons: the two
 // outputs of a run quote one computation.
 func TestTerminalPrintsTheReportsRatios(t *testing.T) {
-	out := firstScreenOnTerminal(t, "../../report/testdata/quick-results.json")
+	out := firstScreenOnTerminal(t, "../../present/report/testdata/quick-results.json")
 	// The closing output's wording and figures, as a golden file (make golden rewrites it).
 	golden.Check(t, "testdata/closing.txt", out, *update)
 	if !bytes.Contains(out, []byte("commands/req")) {

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"dbbench/fixtures"
-	"dbbench/runners/provider"
-	"dbbench/runners/secret"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/secret"
 	"dbbench/schema"
 )
 

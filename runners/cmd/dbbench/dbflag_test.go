@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"dbbench/runners/provider"
+	"dbbench/runners/measure/provider"
 )
 
 // --db offers the servers the provider can start, and they are the matrix's dbs, in

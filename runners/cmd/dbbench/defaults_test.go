@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/run"
+	"dbbench/runners/measure/run"
 )
 
 // TestRunHelpPrintsTheDefaultsThatRun parses `dbbench run` with no flags, resolves its

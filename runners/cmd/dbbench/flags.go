@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/secret"
+	"dbbench/runners/measure/secret"
 )
 
 // A flagSet is one command's flags. Each numeric flag carries the rule its values must

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"syscall"
 
-	"dbbench/runners/provider"
-	"dbbench/runners/run"
-	"dbbench/runners/secret"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/measure/secret"
 )
 
 // A command parses and checks its arguments on fs without doing any work, and returns
@@ -105,7 +105,7 @@ var errGate = errors.New("--fail-on regression")
 var errRising = errors.New("rising, unresolved")
 
 // errCannotTell marks a comparison in which nothing regressed among the figures that
-// could be judged, and some could not be (runners/compare, CannotTell): exit status 4,
+// could be judged, and some could not be (runners/judge/compare, CannotTell): exit status 4,
 // the soak's "unresolved", so that a CI job tells "cannot compare" from "regressed".
 var errCannotTell = errors.New("cannot tell")
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"dbbench/runners/dbtest"
+	"dbbench/runners/measure/dbtest"
 )
 
 var bin string // the dbbench binary under test, built fresh

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"time"
 
-	"dbbench/runners/environment"
-	"dbbench/runners/poolsize"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/measure/environment"
 )
 
 // Defaults of the production load a pool is sized for.

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"time"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/run"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 )
 
 // profileConfig is `dbbench profile VARIANT`: a short run of just that variant (two

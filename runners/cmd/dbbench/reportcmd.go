@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"dbbench/runners/judge"
-	"dbbench/runners/report"
+	"dbbench/runners/present/report"
 )
 
 // parseReport is `dbbench report DIR`: it writes report.md and report.html into the run

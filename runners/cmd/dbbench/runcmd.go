@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"dbbench/runners/delay"
+	"dbbench/runners/measure/delay"
 	"errors"
 	"fmt"
 	"io"
@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"dbbench/dsn/protocol"
-	"dbbench/runners/compare"
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/compare"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/stats"
 	"dbbench/runners/sweep"
 	"dbbench/runners/units"

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
-	"dbbench/runners/target"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/target"
 )
 
 // serveConfig is `dbbench serve VARIANT`.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/matrix"
+	"dbbench/runners/define/matrix"
 	"dbbench/runners/soak"
 )
 

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"dbbench/dsn/protocol"
-	"dbbench/runners/matrix"
-	"dbbench/runners/poolsize"
-	"dbbench/runners/report"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/judge/poolsize"
+	"dbbench/runners/measure/run"
+	"dbbench/runners/present/report"
 	"dbbench/runners/results"
-	"dbbench/runners/run"
 	"dbbench/runners/sweep"
 )
 

@@ -9,11 +9,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"dbbench/runners/matrix"
-	"dbbench/runners/provider"
-	"dbbench/runners/remote"
+	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/remote"
+	"dbbench/runners/measure/topology"
 	"dbbench/runners/results"
-	"dbbench/runners/topology"
 )
 
 // topologyFlag registers --topology, which run and the sweeps share; the kind it
