@@ -61,7 +61,8 @@ test-go:
 	# minute, a sweep's slices) more than they use the cores, and none may depend on the
 	# machine's speed (a test that does is a bug), so they share the two cores. The
 	# slowest packages are named first: go test starts packages in the order given, and
-	# alphabetically runners/measure/target (200 s) started last, alone for its last minutes.
+	# the slowest (runners/measure/target, 200 s) would otherwise start late and run alone
+	# for its last minutes.
 	go test -count=1 -p 2 -timeout 30m $(SLOW_TESTS) $(RUNNER_MODULES)
 	# go/ as its own module, as make build builds it (in the workspace, runners/go.mod's
 	# newer versions would be linked), then the leak build's own test.
