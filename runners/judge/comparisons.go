@@ -3,8 +3,8 @@ package judge
 import (
 	"math"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/results/benchfile"
 	"dbbench/runners/stats"

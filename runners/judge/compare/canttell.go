@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 )
 
 // Where the evidence cannot tell. Identical code failed the gate in 5 of 6 runs on a

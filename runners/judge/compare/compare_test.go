@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/compare/comparetest"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

@@ -1,8 +1,9 @@
 package compare
 
 import (
-	"dbbench/runners/judge/findings"
 	"math"
+
+	"dbbench/runners/judge/findings"
 
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

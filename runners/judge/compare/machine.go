@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"dbbench/runners/measure/yardstick"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
@@ -19,7 +18,7 @@ type Yardstick struct {
 	Old *Side `json:"old,omitempty"` // nil: the run has no yardstick
 	New *Side `json:"new,omitempty"`
 	// Speed is the new machine's speed over the old one's: old trial time over new
-	// (above 1: the new machine is faster), yardstick.Ratio.
+	// (above 1: the new machine is faster), yardstickRatio.
 	Speed *Estimate `json:"speed,omitempty"`
 	// Normalised: absolute figures are judged relative to Speed.
 	Normalised bool `json:"normalised"`
@@ -31,7 +30,7 @@ type Yardstick struct {
 	// Contradicted: a hello variant disagrees with the yardstick, so absolute figures
 	// cannot be judged (canttell.go).
 	Contradicted bool `json:"contradicted"`
-	// Kernel is the kernel's part's speed, new over old (yardstick.KernelRatio): nil
+	// Kernel is the kernel's part's speed, new over old (kernelRatio): nil
 	// when a run did not time it. KernelAgrees: it agrees with Speed within the noise.
 	Kernel       *Estimate `json:"kernel_speed,omitempty"`
 	KernelAgrees bool      `json:"kernel_agrees"`
@@ -130,9 +129,9 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 	y := &res.Yardstick
 	y.Old, y.New = side(old.Yardstick), side(new.Yardstick)
 	var n norm
-	e, err := yardstick.Ratio(old.Yardstick, new.Yardstick)
+	e, err := yardstickRatio(old.Yardstick, new.Yardstick)
 	switch {
-	case errors.Is(err, yardstick.ErrMissing):
+	case errors.Is(err, errNoYardstick):
 		res.Notes = append(res.Notes, missing(y.Old == nil, y.New == nil))
 	case err != nil:
 		res.Notes = append(res.Notes, say("yardstick-unread", map[string]any{"Err": err}))
@@ -153,9 +152,9 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 // kernel that got slower (or faster) alone moves every request and not the fixed work.
 // Runs made before the kernel's part was timed are not checked, with a note.
 func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
-	e, err := yardstick.KernelRatio(old.Yardstick, new.Yardstick)
+	e, err := kernelRatio(old.Yardstick, new.Yardstick)
 	switch {
-	case errors.Is(err, yardstick.ErrMissing):
+	case errors.Is(err, errNoYardstick):
 		res.Notes = append(res.Notes, say("no-kernel-yardstick", nil))
 		return
 	case err != nil:
@@ -183,7 +182,7 @@ func missing(old, new bool) string {
 }
 
 func side(y *results.Yardstick) *Side {
-	s, err := yardstick.Summary(y)
+	s, err := yardstickSummary(y)
 	if err != nil {
 		return nil
 	}
@@ -192,7 +191,7 @@ func side(y *results.Yardstick) *Side {
 		if len(r.Trials) == 0 {
 			continue
 		}
-		m, err := yardstick.Summary(&results.Yardstick{Readings: []*results.Reading{r}})
+		m, err := yardstickSummary(&results.Yardstick{Readings: []*results.Reading{r}})
 		if err == nil {
 			out.Readings = append(out.Readings, Reading{Phase: r.Phase, Trials: len(r.Trials), Median: Num(m.Center)})
 		}

@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

@@ -6,7 +6,7 @@
 package findings
 
 import (
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strings"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

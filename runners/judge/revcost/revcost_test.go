@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/measure/dbtest"
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/results"

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/measure/loadgen"
 	"dbbench/runners/measure/target"
 	"dbbench/runners/results"

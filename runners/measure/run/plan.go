@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/measure/dbtest"
 	"dbbench/runners/measure/profile"
 	"dbbench/runners/measure/provider"

@@ -1,12 +1,9 @@
 package yardstick
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 )
 
 // Take reads the yardstick now: n trials (10 is the run's default) labelled with the
@@ -24,81 +21,4 @@ func Take(phase string, n int) *results.Reading {
 // New is an empty yardstick of this package's work, for a run to append readings to.
 func New() *results.Yardstick {
 	return &results.Yardstick{Work: Description, KernelWork: KernelDescription}
-}
-
-// ErrMissing is returned when a run has no yardstick trials (runs made before dbbench
-// measured one).
-var ErrMissing = errors.New("no yardstick")
-
-// Trials returns every trial of y's readings, in order; ErrMissing when there are none.
-func Trials(y *results.Yardstick) ([]float64, error) {
-	return collect(y, func(r *results.Reading) []float64 { return r.Trials })
-}
-
-// KernelTrials returns every kernel trial of y's readings, in order; ErrMissing when
-// there are none (runs made before the kernel's part was timed).
-func KernelTrials(y *results.Yardstick) ([]float64, error) {
-	return collect(y, func(r *results.Reading) []float64 { return r.Kernel })
-}
-
-func collect(y *results.Yardstick, part func(*results.Reading) []float64) ([]float64, error) {
-	if y == nil {
-		return nil, ErrMissing
-	}
-	var out []float64
-	for _, r := range y.Readings {
-		out = append(out, part(r)...)
-	}
-	if len(out) == 0 {
-		return nil, ErrMissing
-	}
-	return out, nil
-}
-
-// Summary is the median time of a trial over all of y's readings, with benchstat's 95%
-// interval of the median (stats.Summarize), in seconds.
-func Summary(y *results.Yardstick) (stats.Summary, error) {
-	trials, err := Trials(y)
-	if err != nil {
-		return stats.Summary{}, err
-	}
-	return stats.Summarize(trials, "sec/op")
-}
-
-// Ratio is how fast new's machine was relative to old's: old trial time over new trial
-// time (above 1: the new machine is faster), with a 95% interval. A run's speed is its
-// trials pooled over all its readings (start, between languages, end), the same span
-// of time as its figures; the estimate is stats.TwoSampleRatio of the trial times, inverted.
-// Pooling treats the trials as exchangeable: a machine whose speed drifts during a run
-// widens the interval through the spread of its trials, but a drift between readings
-// counts as many trials' worth of evidence, not as few readings'. ErrMissing (wrapped)
-// when either run has no trials; an error when the two measured different work.
-func Ratio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
-	return ratio(old, new, Trials, func(y *results.Yardstick) string { return y.Work })
-}
-
-// KernelRatio is Ratio for the kernel's part (KernelWork): how fast new's kernel
-// carried a loopback round trip relative to old's. ErrMissing (wrapped) when either run
-// lacks kernel trials.
-func KernelRatio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
-	return ratio(old, new, KernelTrials, func(y *results.Yardstick) string { return y.KernelWork })
-}
-
-func ratio(old, new *results.Yardstick, trials func(*results.Yardstick) ([]float64, error), work func(*results.Yardstick) string) (stats.TwoSampleEstimate, error) {
-	to, err := trials(old)
-	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("old run: %w", err)
-	}
-	tn, err := trials(new)
-	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("new run: %w", err)
-	}
-	if work(old) != work(new) {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", work(old), work(new))
-	}
-	e, err := stats.TwoSampleRatio(to, tn) // new time / old time
-	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("yardstick trials: %w", err)
-	}
-	return e.Inverse(), nil
 }

@@ -1,12 +1,7 @@
 package yardstick
 
 import (
-	"errors"
-	"math"
-	"strings"
 	"testing"
-
-	"dbbench/runners/results"
 )
 
 // The work is the same every time: the same sorted middle, the same hash, and a chase
@@ -48,67 +43,7 @@ func TestReadAndTake(t *testing.T) {
 			t.Errorf("kernel trial of %v s, want > 0", s)
 		}
 	}
-	y := New()
-	y.Readings = append(y.Readings, r)
-	if s, err := Summary(y); err != nil || s.N != 2 || !(s.Center > 0) {
-		t.Errorf("Summary: %+v, %v", s, err)
-	}
-}
-
-func TestRatio(t *testing.T) {
-	reading := func(phase string, xs ...float64) *results.Reading {
-		return &results.Reading{Phase: phase, Trials: xs}
-	}
-	old := &results.Yardstick{Work: Description, Readings: []*results.Reading{
-		reading("start", 0.050, 0.051, 0.049, 0.050, 0.052), reading("end", 0.051, 0.050, 0.050, 0.049, 0.050),
-	}}
-	slower := &results.Yardstick{Work: Description}
-	for _, r := range old.Readings {
-		s := &results.Reading{Phase: r.Phase}
-		for _, x := range r.Trials {
-			s.Trials = append(s.Trials, x/0.6)
-		}
-		slower.Readings = append(slower.Readings, s)
-	}
-	e, err := Ratio(old, slower)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(e.Ratio-0.6) > 1e-9 || e.Lo > 0.6 || e.Hi < 0.6 || e.Old != 10 || e.New != 10 {
-		t.Errorf("machine at 0.6 of the speed: %v", e)
-	}
-	if _, err := Ratio(nil, slower); !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "old run") {
-		t.Errorf("no old yardstick: err = %v", err)
-	}
-	other := &results.Yardstick{Work: "something else", Readings: slower.Readings}
-	if _, err := Ratio(old, other); err == nil || !strings.Contains(err.Error(), "different work") {
-		t.Errorf("different work: err = %v", err)
-	}
-}
-
-// The kernel's part is compared like the fixed work, and only between runs that timed
-// the same kernel work; a run without kernel trials is ErrMissing, as runs made before
-// it existed are.
-func TestKernelRatio(t *testing.T) {
-	old := &results.Yardstick{Work: Description, KernelWork: KernelDescription, Readings: []*results.Reading{
-		{Phase: "start", Trials: []float64{0.05, 0.05, 0.05}, Kernel: []float64{0.040, 0.041, 0.039, 0.040, 0.042}},
-	}}
-	slower := &results.Yardstick{Work: Description, KernelWork: KernelDescription, Readings: []*results.Reading{
-		{Phase: "start", Trials: []float64{0.05, 0.05, 0.05}, Kernel: []float64{0.050, 0.051, 0.049, 0.050, 0.052}},
-	}}
-	e, err := KernelRatio(old, slower)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(e.Ratio-0.8) > 0.01 || e.Lo > 0.8 || e.Hi < 0.8 {
-		t.Errorf("kernel at 0.8 of the speed: %v", e)
-	}
-	before := &results.Yardstick{Work: Description, Readings: []*results.Reading{{Phase: "start", Trials: []float64{0.05}}}}
-	if _, err := KernelRatio(before, slower); !errors.Is(err, ErrMissing) {
-		t.Errorf("a run without kernel trials: err = %v, want ErrMissing", err)
-	}
-	other := &results.Yardstick{Work: Description, KernelWork: "kernel yardstick v2", Readings: slower.Readings}
-	if _, err := KernelRatio(old, other); err == nil || !strings.Contains(err.Error(), "different work") {
-		t.Errorf("different kernel work: err = %v", err)
+	if y := New(); y.Work != Description || y.KernelWork != KernelDescription || len(y.Readings) != 0 {
+		t.Errorf("New: %+v, want an empty yardstick of this package's work", y)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 )
 

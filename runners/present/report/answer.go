@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/present/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"

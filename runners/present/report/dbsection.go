@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"dbbench/dsn/protocol"
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge/findings"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )

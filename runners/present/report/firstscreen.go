@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"dbbench/dsn/protocol"
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

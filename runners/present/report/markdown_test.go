@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/internal/golden"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 	"dbbench/runners/units"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 )
 

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/define/questions"
 	"dbbench/runners/judge"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/present/report/chart"
 	"dbbench/runners/results"
 )

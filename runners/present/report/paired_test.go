@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
 	"dbbench/runners/histogram"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

@@ -6,7 +6,7 @@ import (
 
 	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/present/report/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"

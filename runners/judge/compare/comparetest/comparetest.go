@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/define/questions"
+	"dbbench/runners/judge/questions"
 	"dbbench/runners/measure/yardstick"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
