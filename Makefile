@@ -8,7 +8,7 @@ GO_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/... ./go/...
 RUNNER_MODULES := ./dsn/... ./fixtures/... ./schema/... ./runners/...
 # The slowest test packages (README.md, "Testing", has their times); test-go starts them
 # first. soak mostly waits on its windows, so it runs beside cmd/dbbench, which does not:
-# run with cmd/dbbench side by side took 30 s longer in all (9 min 59 s against 9 min 42 s).
+# run beside cmd/dbbench made make test longer (README.md, "Testing").
 SLOW_TESTS := ./runners/chaos ./runners/measure/target ./runners/measure/run ./runners/soak ./runners/cmd/dbbench
 BIN := $(CURDIR)/bin
 PRESET ?= quick
@@ -17,8 +17,8 @@ PRESET ?= quick
 DB ?= mariadb
 # A count of executions, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # report "context deadline exceeded" as a failure when the time runs out while a worker
-# is mid-call on a busy machine (a race in the coordinator, fixed in Go 1.27); it did in
-# one of five fresh-clone runs on 2026-11-27. 50000 is about 5 s here (10 000 execs/s).
+# is mid-call on a busy machine (a race in the coordinator, fixed in Go 1.27; README.md,
+# "Testing", says when it happened here and what 50000 takes).
 FUZZTIME ?= 50000x
 
 .PHONY: help deps deps-test build test test-go test-php fuzz vet golden db-bench db-up ab ab-args pool-sweep rtt-sweep soak clean ent-generate
@@ -61,8 +61,8 @@ test-go:
 	# minute, a sweep's slices) more than they use the cores, and none may depend on the
 	# machine's speed (a test that does is a bug), so they share the two cores. The
 	# slowest packages are named first: go test starts packages in the order given, and
-	# the slowest (runners/measure/target, 200 s) would otherwise start late and run alone
-	# for its last minutes.
+	# the slowest (runners/measure/target) would otherwise start late and run alone for
+	# its last minutes.
 	go test -count=1 -p 2 -timeout 30m $(SLOW_TESTS) $(RUNNER_MODULES)
 	# go/ as its own module, as make build builds it (in the workspace, runners/go.mod's
 	# newer versions would be linked), then the leak build's own test.
