@@ -215,7 +215,7 @@ func TestAppHostDropsAtEveryPoint(t *testing.T) {
 		t.Skip("CHAOS=full: four runs of up to 20 s")
 	}
 	for _, at := range []struct{ name, line string }{
-		// The set-up's line comes before the target's binary is copied (target/goremote.go).
+		// The set-up's line comes before the target's binary is copied (measure/target/goremote.go).
 		// No point during profiling: a run with --app-host does not profile (the profiler
 		// reads this host's processes), and says so.
 		{"after the set-up, before the binary's copy", `^app host ssh://.*; scratch `},

@@ -18,7 +18,7 @@ const UnpairedMedians = "unpaired-medians"
 // Comparison is one paired comparison judged.
 type Comparison struct {
 	// Finding is its ratios in req/s and app CPU: the one the run stored, or judged now
-	// for a run that stored none (findings.Of).
+	// for a run that stored none or judged it at another margin (findings.Of).
 	Finding *results.Finding
 	// DBCPU is its ratio in the database's CPU per request, judged as the finding's
 	// are; nil where a side did not measure it.

@@ -25,7 +25,8 @@ func WriteReport(dir string) (*File, error) {
 }
 
 // Page is the soak's report: the verdicts first, then the capacities and the load, then
-// one small chart per series and role with its trend line, then the environment.
+// one small chart per series and role with its trend line, then the environment. It
+// formats what Judge set (verdicts, each variant's load): judge f first.
 func Page(f *File) *report.SweepPage {
 	p := &report.SweepPage{
 		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", units.Count(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),

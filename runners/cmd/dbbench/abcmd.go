@@ -115,10 +115,10 @@ func (c abConfig) finish(res *results.Run, err error, stdout, stderr io.Writer) 
 	var judged *judge.Run // the run as its report judged it, for the terminal
 	if measured > 0 {
 		j, _, rerr := writeReport(dir)
+		judged = j // nil only when the run could not be judged
 		if rerr != nil {
 			fmt.Fprintf(stderr, "report: %v\n", rerr)
 		} else {
-			judged = j
 			fmt.Fprintf(stdout, "report:  %s\n         %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))
 		}
 	}

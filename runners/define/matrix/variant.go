@@ -1,4 +1,4 @@
-// Package matrix reads the variant matrix (matrix.yaml beside this package's parent):
+// Package matrix reads the variant matrix (runners/matrix.yaml):
 // every variant the suite knows, the facts the runner branches on (which server and
 // launcher runs a language, whether a layer uses the database, its kind and library),
 // the presets that pick from them, and the MySQL commands each variant is expected to

@@ -101,8 +101,8 @@ type Output struct {
 	Command string
 }
 
-// Pairing is how a run pairs the slices of a comparison and when it stops (README.md):
-// Design (Interleave, Walk or Alternate); Turn, the shortest turn of a variant in an
+// Pairing is how a run measures and pairs the slices of a comparison, and when it
+// stops (README.md): Plan, what measures each language once its targets are up; Design (Interleave, Walk or Alternate); Turn, the shortest turn of a variant in an
 // interleaved block; Budget, the time for all the slices of the run. A comparison stops
 // once the 95% intervals of its QPS and app CPU ratios are within ±Precision (0.02) and
 // it has MinPairs pairs, or once it has MaxPairs. The budget never cuts a comparison

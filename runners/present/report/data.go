@@ -1,10 +1,11 @@
 // Package report turns a run's results.json into report.md and report.html: the
 // three answers on the first screen, each question's section with its table and
 // charts, the ops and profile sections, the appendix of every
-// comparison in full, and the pages of a sweep. Every number comes from package judge,
-// which computed it once with package stats (benchstat's median, 95% interval and U
-// test); where the sample is too small for an interval or a test, the text says so
-// beside the number. Package chart draws the
+// comparison in full, and the pages of a sweep. Its estimates come from package judge,
+// which computed them once with package stats (benchstat's median, 95% interval and U
+// test); the report adds only arithmetic on what it prints (a difference of two medians
+// as shown, a cost per row). Where the sample is too small for an interval or a test,
+// the text says so beside the number. Package chart draws the
 // charts; this package says what they show. Two runs are compared by package compare.
 //
 // Where each part of report.md comes from:
