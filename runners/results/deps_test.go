@@ -14,7 +14,7 @@ import (
 // with it the MySQL driver.)
 func TestReadersLinkNothingThatMeasures(t *testing.T) {
 	readers := []string{"results", "results/benchfile", "present/report", "judge", "judge/compare", "judge/findings", "judge/revcost",
-		"judge/poolsize", "judge/questions", "measure/yardstick", "measure/revision"}
+		"judge/poolsize", "judge/questions", "measure/yardstick", "measure/revision", "present/doc"}
 	measuring := []string{"measure/run", "measure/target", "measure/loadgen", "measure/remote", "measure/topology", "measure/provider",
 		"measure/roundtrip", "measure/procstat", "soak", "sweep", "measure/connectcost", "measure/profile"}
 	drivers := []string{"github.com/go-sql-driver/mysql", "github.com/jackc/pgx", "github.com/lib/pq"}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 )
 
 // update rewrites the golden files instead of comparing with them:
@@ -23,7 +23,7 @@ func TestGoldenReport(t *testing.T) {
 	for name, f := range map[string]*File{"soak": real, "leak": fakeSoak()} {
 		t.Run(name, func(t *testing.T) {
 			f.Judge()
-			golden.Check(t, "testdata/"+name+".md", report.SweepMarkdown(Page(f)), *update)
+			golden.Check(t, "testdata/"+name+".md", doc.Markdown(Page(f)), *update)
 		})
 	}
 }

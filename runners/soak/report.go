@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -21,14 +21,14 @@ func WriteReport(dir string) (*File, error) {
 		return nil, err
 	}
 	f.Judge()
-	return f, report.WriteSweep(dir, Page(f))
+	return f, doc.Write(dir, Page(f))
 }
 
 // Page is the soak's report: the verdicts first, then the capacities and the load, then
 // one small chart per series and role with its trend line, then the environment. It
 // formats what Judge set (verdicts, each variant's load): judge f first.
-func Page(f *File) *report.SweepPage {
-	p := &report.SweepPage{
+func Page(f *File) *doc.Page {
+	p := &doc.Page{
 		Title: fmt.Sprintf("dbbench soak: %s at %.0f%% of capacity for %s", units.Count(len(f.Variants), "variant"), 100*f.Settings.RateFraction, f.Settings.Duration),
 		Intro: intro(f),
 	}
@@ -100,7 +100,7 @@ func intro(f *File) []string {
 }
 
 // verdictSection is the table of every series' verdict, the flagged ones first.
-func verdictSection(f *File) report.SweepSection {
+func verdictSection(f *File) doc.Section {
 	type row struct {
 		flagged bool
 		cells   []string
@@ -117,11 +117,11 @@ func verdictSection(f *File) report.SweepSection {
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].flagged && !rows[j].flagged })
-	t := report.Table{Head: []string{"role", "series", "verdict", "median", fmt.Sprintf("slope per hour [%g%% interval]", 100*TrendConfidence), "over 24 h", "threshold (24 h)", "limit", "time to limit"}}
+	t := doc.Table{Head: []string{"role", "series", "verdict", "median", fmt.Sprintf("slope per hour [%g%% interval]", 100*TrendConfidence), "over 24 h", "threshold (24 h)", "limit", "time to limit"}}
 	for _, r := range rows {
 		t.Rows = append(t.Rows, r.cells)
 	}
-	return report.SweepSection{Heading: "Verdicts", Tables: []report.Table{t},
+	return doc.Section{Heading: "Verdicts", Tables: []doc.Table{t},
 		Paragraphs: []string{say("verdicts-note", nil)}}
 }
 
@@ -161,8 +161,8 @@ func verdictRow(role string, s *Series, v *Verdict) []string {
 }
 
 // loadSection gives each variant's capacity and how its load went after the warm-up.
-func loadSection(f *File) report.SweepSection {
-	t := report.Table{Head: []string{"variant", "connections", "capacity req/s (closed loop, all at once)", "capacity p99", "served at req/s", "achieved", "failed", "p99 median", "note"}}
+func loadSection(f *File) doc.Section {
+	t := doc.Table{Head: []string{"variant", "connections", "capacity req/s (closed loop, all at once)", "capacity p99", "served at req/s", "achieved", "failed", "p99 median", "note"}}
 	for _, v := range f.Variants {
 		capQPS, capP99 := "–", "–"
 		if v.Capacity != nil {
@@ -178,14 +178,14 @@ func loadSection(f *File) report.SweepSection {
 		}
 		t.Rows = append(t.Rows, []string{v.Key, fmt.Sprint(v.Connections), capQPS, capP99, fmt.Sprintf("%.0f", v.Rate), achieved, failed, p99, v.Died})
 	}
-	return report.SweepSection{Heading: "Capacity and load", Tables: []report.Table{t}, Paragraphs: []string{
+	return doc.Section{Heading: "Capacity and load", Tables: []doc.Table{t}, Paragraphs: []string{
 		say("load-note", map[string]any{"RatePct": 100 * f.Settings.RateFraction, "Interval": f.Settings.Interval})}}
 }
 
 // roleSection draws one small chart per series of a role: the samples, and the
 // Theil–Sen line over the points after the warm-up.
-func roleSection(f *File, name string, r *Role) report.SweepSection {
-	sec := report.SweepSection{Heading: name}
+func roleSection(f *File, name string, r *Role) doc.Section {
+	sec := doc.Section{Heading: name}
 	var parts []string
 	for _, s := range r.Series {
 		if s.Verdict != nil {
@@ -197,7 +197,7 @@ func roleSection(f *File, name string, r *Role) report.SweepSection {
 	return sec
 }
 
-func chart(f *File, s *Series) report.LineChart {
+func chart(f *File, s *Series) doc.LineChart {
 	scale, unit := 1.0, s.Unit
 	switch s.Unit {
 	case "bytes":
@@ -209,13 +209,13 @@ func chart(f *File, s *Series) report.LineChart {
 	if s.Verdict != nil {
 		title += ": " + s.Verdict.Verdict
 	}
-	c := report.LineChart{Title: title, XLabel: "minutes", YLabel: unit}
-	samples := report.Series{Name: "sampled", LineOnly: true}
+	c := doc.LineChart{Title: title, XLabel: "minutes", YLabel: unit}
+	samples := doc.Series{Name: "sampled", LineOnly: true}
 	for _, p := range s.Points {
 		samples.X, samples.Y = append(samples.X, p.T/60), append(samples.Y, p.Value*scale)
 	}
 	// The colours follow the order: samples, trend, offered (the page says so).
-	line := report.Series{Name: fmt.Sprintf("Theil–Sen trend after the %s warm-up", f.Settings.Warmup), LineOnly: true}
+	line := doc.Series{Name: fmt.Sprintf("Theil–Sen trend after the %s warm-up", f.Settings.Warmup), LineOnly: true}
 	if v := s.Verdict; v != nil && v.N > 0 && s.Kind != Achieved && s.Kind != Errors && v.Verdict != NotEnough && len(s.Points) > 0 {
 		t0 := math.Max(f.Settings.WarmupSeconds, s.Points[0].T)
 		t1 := s.Points[len(s.Points)-1].T
@@ -223,7 +223,7 @@ func chart(f *File, s *Series) report.LineChart {
 			line.X, line.Y = append(line.X, t/60), append(line.Y, (v.Intercept+v.Slope*t)*scale)
 		}
 	}
-	offered := report.Series{Name: "offered", LineOnly: true}
+	offered := doc.Series{Name: "offered", LineOnly: true}
 	for _, p := range s.Offered {
 		offered.X, offered.Y = append(offered.X, p.T/60), append(offered.Y, p.Value*scale)
 	}
@@ -231,12 +231,12 @@ func chart(f *File, s *Series) report.LineChart {
 	return c
 }
 
-func environmentSection(f *File) report.SweepSection {
-	t := report.Table{Head: []string{"key", "value"}}
+func environmentSection(f *File) doc.Section {
+	t := doc.Table{Head: []string{"key", "value"}}
 	for _, k := range slices.Sorted(maps.Keys(f.Environment)) {
 		t.Rows = append(t.Rows, []string{k, f.Environment[k]})
 	}
-	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
+	return doc.Section{Heading: "Environment", Tables: []doc.Table{t}}
 }
 
 // fmtDuration prints seconds as days or hours, as far ahead as a limit can be.

@@ -8,7 +8,7 @@ import (
 
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/judge/poolsize"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 )
@@ -84,7 +84,7 @@ func TestPoolPageRecommendsFirst(t *testing.T) {
 			t.Errorf("answer lacks %q:\n%s", want, page.Answer[0])
 		}
 	}
-	md := string(report.SweepMarkdown(page))
+	md := string(doc.Markdown(page))
 	for _, want := range []string{"Made by `dbbench sweep pool --rtt 1ms`.", "| 4 | 2900 [2813, 2987] |", "share this machine",
 		"The model is within ±15% of the measured capacity at", "| connection | 1 | 1.1 ms [1.08 ms, 1.12 ms] | 1.05 ms |"} {
 		if !strings.Contains(md, want) {

@@ -7,7 +7,7 @@ import (
 
 	"dbbench/runners/internal/golden"
 	"dbbench/runners/judge/poolsize"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 )
 
 // update rewrites the golden files instead of comparing with them:
@@ -17,10 +17,10 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // checkPage compares a sweep page's report.md and report.html with testdata/name.md and
 // testdata/name.html, line by line.
-func checkPage(t *testing.T, name string, p *report.SweepPage) {
+func checkPage(t *testing.T, name string, p *doc.Page) {
 	t.Helper()
-	golden.Check(t, "testdata/"+name+".md", report.SweepMarkdown(p), *update)
-	h, err := report.SweepHTML(p)
+	golden.Check(t, "testdata/"+name+".md", doc.Markdown(p), *update)
+	h, err := doc.HTML(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 )
 
@@ -72,7 +72,7 @@ func TestRTTPageFromWrittenRuns(t *testing.T) {
 	if len(points) != 4 || gotPlan.Rate != 200 {
 		t.Fatalf("%d points, plan %+v", len(points), gotPlan)
 	}
-	md := string(report.SweepMarkdown(RTTPage(gotPlan, points)))
+	md := string(doc.Markdown(RTTPage(gotPlan, points)))
 	for _, want := range []string{
 		"| lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=16 | 2.00 | +4.00 / 4.00 |",
 		"| lang=go/server=nethttp/layer=raw/stmt=interpolate/conn=persistent/pool=16 | 1.00 | +2.00 / 2.00 |",

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/units"
 
 	"dbbench/runners/judge/poolsize"
-	"dbbench/runners/present/report"
 	"dbbench/runners/results"
 )
 
@@ -20,9 +20,9 @@ const Within = 0.15
 // PoolPage builds the pool sweep's report: per family, the smallest pool that holds the
 // need as measured, with the model's answer beside it; then each pool's measured and
 // predicted capacity, and how the sweep measured.
-func PoolPage(s *PoolSweep) *report.SweepPage {
+func PoolPage(s *PoolSweep) *doc.Page {
 	r, need, curves := s.Run, s.Need, s.Curves
-	p := &report.SweepPage{Title: "dbbench pool sweep"}
+	p := &doc.Page{Title: "dbbench pool sweep"}
 	for _, cv := range curves {
 		p.Answer = append(p.Answer, adviceSentence(cv, cv.Advice))
 	}
@@ -134,14 +134,14 @@ func whyApart(cv Curve, a Advice) string {
 
 // capacitySection tables each point's capacity with its interval, the model's beside
 // it, and charts both against pool size.
-func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
-	sec := report.SweepSection{Heading: fmt.Sprintf("Capacity at p99 ≤ %v", need.P99)}
-	t := report.Table{Head: []string{"variant", "pool", "capacity (req/s) [95%]", "model: pool's limit", "model: predicted", "predicted ÷ measured",
+func capacitySection(curves []Curve, need poolsize.Need) doc.Section {
+	sec := doc.Section{Heading: fmt.Sprintf("Capacity at p99 ≤ %v", need.P99)}
+	t := doc.Table{Head: []string{"variant", "pool", "capacity (req/s) [95%]", "model: pool's limit", "model: predicted", "predicted ÷ measured",
 		"p99 there (ms)", "connections in use there, mean (max)", "searches"}}
-	chart := report.LineChart{Title: fmt.Sprintf("Capacity at p99 ≤ %v against pool size", need.P99), XLabel: "pool size", YLabel: "req/s", LogX: true}
+	chart := doc.LineChart{Title: fmt.Sprintf("Capacity at p99 ≤ %v against pool size", need.P99), XLabel: "pool size", YLabel: "req/s", LogX: true}
 	for _, cv := range curves {
-		measured := report.Series{Name: familyName(cv.Family), Stmt: keyValue(cv.Family, "stmt"), Conn: keyValue(cv.Family, "conn")}
-		model := report.Series{Name: familyName(cv.Family) + " (model)", Stmt: keyValue(cv.Family, "stmt"), Conn: "per-request"}
+		measured := doc.Series{Name: familyName(cv.Family), Stmt: keyValue(cv.Family, "stmt"), Conn: keyValue(cv.Family, "conn")}
+		model := doc.Series{Name: familyName(cv.Family) + " (model)", Stmt: keyValue(cv.Family, "stmt"), Conn: "per-request"}
 		for _, p := range cv.Points {
 			row := []string{cv.Family, fmt.Sprint(p.Pool), "-", "-", "-", "-", "-", "-", "-"}
 			if p.Invalid != "" {
@@ -175,7 +175,7 @@ func capacitySection(curves []Curve, need poolsize.Need) report.SweepSection {
 		say("pool-probes", map[string]any{"Tail": poolsize.Tail}),
 		modelVerdict(curves, need),
 	}
-	sec.Tables, sec.Charts = []report.Table{t}, []report.LineChart{chart}
+	sec.Tables, sec.Charts = []doc.Table{t}, []doc.LineChart{chart}
 	return sec
 }
 
@@ -243,9 +243,9 @@ func probes(c *results.Capacity) string {
 
 // modelSection shows each family's hold: as measured here, split into its round trips
 // and the rest, and moved to the production distance the need states.
-func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
-	sec := report.SweepSection{Heading: "The model's input: what a request holds"}
-	t := report.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
+func modelSection(curves []Curve, need poolsize.Need) doc.Section {
+	sec := doc.Section{Heading: "The model's input: what a request holds"}
+	t := doc.Table{Head: []string{"variant", "holds", "round trips", "hold here [95%]", "of it, round trips at the measured link", "the rest (database, app)", "hold at " + need.RTT.String(), "p99 alone here"}}
 	var holds []poolsize.Hold
 	for _, cv := range curves {
 		h, ok := cv.Hold()
@@ -261,16 +261,16 @@ func modelSection(curves []Curve, need poolsize.Need) report.SweepSection {
 	}
 	conn, child := poolsize.HowTimed(holds)
 	sec.Paragraphs = []string{say("model-input", map[string]any{"GoHeld": conn, "FPMHeld": child})}
-	sec.Tables = []report.Table{t}
+	sec.Tables = []doc.Table{t}
 	return sec
 }
 
-func environment(env map[string]string) report.SweepSection {
-	t := report.Table{Head: []string{"setting", "value"}}
+func environment(env map[string]string) doc.Section {
+	t := doc.Table{Head: []string{"setting", "value"}}
 	for _, k := range sortedKeys(env) {
 		t.Rows = append(t.Rows, []string{k, env[k]})
 	}
-	return report.SweepSection{Heading: "Environment", Tables: []report.Table{t}}
+	return doc.Section{Heading: "Environment", Tables: []doc.Table{t}}
 }
 
 // keyValue is the value of key in a family's name (stmt=prepare → prepare).

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
 	"dbbench/runners/units"
@@ -15,8 +15,8 @@ import (
 
 // RTTPage builds the rtt sweep's report: how the statement modes diverge as the
 // database moves away, closed loop (QPS, p50) and open loop at a fixed rate (p50, p99).
-func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
-	p := &report.SweepPage{Title: "dbbench network-distance sweep"}
+func RTTPage(plan *RTTPlan, points []RTTPoint) *doc.Page {
+	p := &doc.Page{Title: "dbbench network-distance sweep"}
 	var delays []time.Duration
 	for _, us := range plan.DelaysMicros {
 		delays = append(delays, time.Duration(us)*time.Microsecond)
@@ -38,15 +38,15 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		p.Intro = append([]string{f.Paragraphs[0]}, p.Intro...)
 	}
 
-	metric := func(mode, unit, fig string) (report.Table, report.LineChart) {
-		t := report.Table{Head: []string{"variant", "round trips/op"}}
+	metric := func(mode, unit, fig string) (doc.Table, doc.LineChart) {
+		t := doc.Table{Head: []string{"variant", "round trips/op"}}
 		for _, d := range delays {
 			t.Head = append(t.Head, units.DelayMillis(d))
 		}
-		c := report.LineChart{XLabel: "added delay each way (ms)", YLabel: unit}
+		c := doc.LineChart{XLabel: "added delay each way (ms)", YLabel: unit}
 		for _, k := range keys {
 			row := []string{k, tripText(trips[k])}
-			ser := report.Series{Name: k, Stmt: keyValue(k, "stmt"), Conn: keyValue(k, "conn")}
+			ser := doc.Series{Name: k, Stmt: keyValue(k, "stmt"), Conn: keyValue(k, "conn")}
 			for _, d := range delays {
 				center, text, ok := byMode[mode][d].cell(k, fig)
 				row = append(row, text)
@@ -66,11 +66,11 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		cl.Title = fmt.Sprintf("Closed loop, %d connections: median p50 against delay", plan.Concurrency)
 		tc, _ := metric(Closed, "µs/op", figGenCPU)
 		p.Sections = append(p.Sections,
-			report.SweepSection{Heading: "Closed loop: QPS", Charts: []report.LineChart{cq}, Tables: []report.Table{tq}},
-			report.SweepSection{Heading: "Closed loop: p50 ms", Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
-			report.SweepSection{Heading: "Closed loop: CPU of the load generator and the delay proxy, µs per request",
+			doc.Section{Heading: "Closed loop: QPS", Charts: []doc.LineChart{cq}, Tables: []doc.Table{tq}},
+			doc.Section{Heading: "Closed loop: p50 ms", Charts: []doc.LineChart{cl}, Tables: []doc.Table{tl}},
+			doc.Section{Heading: "Closed loop: CPU of the load generator and the delay proxy, µs per request",
 				Paragraphs: []string{say("rtt-proxy-cpu", nil)},
-				Tables:     []report.Table{tc}})
+				Tables:     []doc.Table{tc}})
 	}
 	if len(byMode[Open]) > 0 {
 		tl, cl := metric(Open, "p50 ms", figP50)
@@ -78,8 +78,8 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 		cl.Title = fmt.Sprintf("Open loop at %g req/s: median p50 against delay", plan.Rate)
 		c9.Title = fmt.Sprintf("Open loop at %g req/s: median p99 against delay", plan.Rate)
 		p.Sections = append(p.Sections,
-			report.SweepSection{Heading: fmt.Sprintf("Open loop at %g req/s: p50 ms", plan.Rate), Charts: []report.LineChart{cl}, Tables: []report.Table{tl}},
-			report.SweepSection{Heading: fmt.Sprintf("Open loop at %g req/s: p99 ms", plan.Rate), Charts: []report.LineChart{c9}, Tables: []report.Table{t9}},
+			doc.Section{Heading: fmt.Sprintf("Open loop at %g req/s: p50 ms", plan.Rate), Charts: []doc.LineChart{cl}, Tables: []doc.Table{tl}},
+			doc.Section{Heading: fmt.Sprintf("Open loop at %g req/s: p99 ms", plan.Rate), Charts: []doc.LineChart{c9}, Tables: []doc.Table{t9}},
 			predicted(byMode[Open], delays, keys, trips))
 	}
 	var invalid []string
@@ -96,7 +96,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 	if len(invalid) == 0 {
 		invalid = []string{"None."}
 	}
-	p.Sections = append(p.Sections, report.SweepSection{Heading: "Invalid variants and incomplete runs", Paragraphs: invalid},
+	p.Sections = append(p.Sections, doc.Section{Heading: "Invalid variants and incomplete runs", Paragraphs: invalid},
 		environment(points[0].Run.Environment))
 	return p
 }
@@ -104,7 +104,7 @@ func RTTPage(plan *RTTPlan, points []RTTPoint) *report.SweepPage {
 // findings says, per variant with its statement mode set aside, what interpolate
 // gains over prepare, and prepared over interpolate, at each delay: the ratio of
 // closed-loop QPS and the change of open-loop p50 (medians over repetitions).
-func findings(byMode map[string]map[time.Duration]pointFigures, delays []time.Duration, keys []string) (report.SweepSection, bool) {
+func findings(byMode map[string]map[time.Duration]pointFigures, delays []time.Duration, keys []string) (doc.Section, bool) {
 	type group struct {
 		name  string
 		stmts map[string]string // stmt -> variant key
@@ -175,15 +175,15 @@ func findings(byMode map[string]map[time.Duration]pointFigures, delays []time.Du
 		}
 	}
 	if len(lines) == 0 {
-		return report.SweepSection{}, false
+		return doc.Section{}, false
 	}
 	intro := "Medians over the slices; the delay is added each way. A QPS ratio above 1 and a negative p50 change favour the first mode."
-	return report.SweepSection{Heading: "In words", Paragraphs: append([]string{intro}, lines...)}, true
+	return doc.Section{Heading: "In words", Paragraphs: append([]string{intro}, lines...)}, true
 }
 
 // predicted sets the open-loop p50 increase over delay 0 beside round trips × 2 × delay.
-func predicted(runs map[time.Duration]pointFigures, delays []time.Duration, keys []string, trips map[string]float64) report.SweepSection {
-	t := report.Table{Head: []string{"variant", "round trips/op"}}
+func predicted(runs map[time.Duration]pointFigures, delays []time.Duration, keys []string, trips map[string]float64) doc.Section {
+	t := doc.Table{Head: []string{"variant", "round trips/op"}}
 	for _, d := range delays[1:] {
 		t.Head = append(t.Head, units.DelayMillis(d)+": measured / predicted ms")
 	}
@@ -219,9 +219,9 @@ func predicted(runs map[time.Duration]pointFigures, delays []time.Duration, keys
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	sec := report.SweepSection{Heading: "Open loop: added p50 against the round-trip prediction",
+	sec := doc.Section{Heading: "Open loop: added p50 against the round-trip prediction",
 		Paragraphs: []string{say("rtt-added-p50", nil)},
-		Tables:     []report.Table{t}}
+		Tables:     []doc.Table{t}}
 	for _, p := range past {
 		sec.Paragraphs = append(sec.Paragraphs, p)
 	}

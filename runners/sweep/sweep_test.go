@@ -16,7 +16,7 @@ import (
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/measure/revision"
 	"dbbench/runners/measure/run"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 )
 
@@ -90,7 +90,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 			}
 		}
 		need := poolsize.Need{Rate: 10, P99: time.Second, RTT: time.Millisecond, Instances: 2, MaxConnections: 151}
-		if err := report.WriteSweep(dir, PoolPage(JudgePool(r, need))); err != nil {
+		if err := doc.Write(dir, PoolPage(JudgePool(r, need))); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(dir, "report.md"))
@@ -139,7 +139,7 @@ func TestSweepsEndToEnd(t *testing.T) {
 				}
 			}
 		}
-		md := string(report.SweepMarkdown(RTTPage(plan, points)))
+		md := string(doc.Markdown(RTTPage(plan, points)))
 		if !strings.Contains(md, "| lang=go/server=nethttp/layer=raw/stmt=prepare/conn=persistent/pool=4 | 2.00 |") {
 			t.Fatalf("report.md lacks the variant with 2 round trips/op:\n%s", md)
 		}

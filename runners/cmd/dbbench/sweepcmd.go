@@ -15,7 +15,7 @@ import (
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/judge/poolsize"
 	"dbbench/runners/measure/run"
-	"dbbench/runners/present/report"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 	"dbbench/runners/sweep"
 )
@@ -192,8 +192,8 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 
 // writeSweep writes the sweep's report whatever happened: an interrupted sweep reports
 // what it has.
-func writeSweep(stdout io.Writer, dir string, page *report.SweepPage, runErr error) error {
-	if err := report.WriteSweep(dir, page); err != nil {
+func writeSweep(stdout io.Writer, dir string, page *doc.Page, runErr error) error {
+	if err := doc.Write(dir, page); err != nil {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(stdout, "report:  %s\n         %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"))

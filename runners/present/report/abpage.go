@@ -8,7 +8,7 @@ import (
 	"dbbench/runners/judge"
 	"dbbench/runners/judge/questions"
 	"dbbench/runners/judge/revcost"
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -228,7 +228,7 @@ func abForest(a *revcost.Answer) *chart.Forest {
 			last = head
 		}
 		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Ratio, Value: units.Ratio(e.Ratio),
-			Color: stmtColor(v.B.Stmt), Hollow: hollow(v.B.Conn),
+			Color: chart.StmtColor(v.B.Stmt), Hollow: chart.Hollow(v.B.Conn),
 			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
 		if e.HasInterval() {
 			r.Lo, r.Hi = e.Lo, e.Hi

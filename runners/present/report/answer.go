@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"dbbench/runners/judge/questions"
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
 )

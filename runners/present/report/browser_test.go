@@ -15,6 +15,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 )
 
@@ -149,7 +150,7 @@ func checkABInBrowser(t *testing.T, bin string, r *results.Run, dir string) {
 // checkSweepInBrowser does the same for a sweep's page: its recommendation on the
 // first screen, its charts readable.
 func checkSweepInBrowser(t *testing.T, bin, dir string) {
-	html, err := SweepHTML(syntheticSweep(t))
+	html, err := doc.HTML(syntheticSweep(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,13 +191,13 @@ func open(t *testing.T, bin, path string) (context.Context, layout) {
 
 // syntheticSweep is a pool sweep's page in small: a recommendation, two levels of two
 // charts, four families each.
-func syntheticSweep(t *testing.T) *SweepPage {
-	p := &SweepPage{Title: "dbbench pool sweep", Answer: []string{"Recommended pool: go/nethttp/raw/interpolate/persistent: 8 at 16, 32 at 64."},
+func syntheticSweep(t *testing.T) *doc.Page {
+	p := &doc.Page{Title: "dbbench pool sweep", Answer: []string{"Recommended pool: go/nethttp/raw/interpolate/persistent: 8 at 16, 32 at 64."},
 		Intro: []string{"Closed loop at 16 and 64 client connections."}}
 	for _, c := range []float64{16, 64} {
-		var qps, p99 []Series
+		var qps, p99 []doc.Series
 		for i, fam := range []string{"go/raw/interpolate", "go/raw/prepare", "go/orm/interpolate", "php/raw/interpolate"} {
-			s := Series{Name: "lang=" + fam + "/conn=persistent", Stmt: strings.Split(fam, "/")[2], Conn: "persistent"}
+			s := doc.Series{Name: "lang=" + fam + "/conn=persistent", Stmt: strings.Split(fam, "/")[2], Conn: "persistent"}
 			q, l := s, s
 			for pool := 1.0; pool <= c; pool *= 2 {
 				q.X, q.Y = append(q.X, pool), append(q.Y, 1000*float64(i+1)*math.Min(pool, 8))
@@ -204,7 +205,7 @@ func syntheticSweep(t *testing.T) *SweepPage {
 			}
 			qps, p99 = append(qps, q), append(p99, l)
 		}
-		p.Sections = append(p.Sections, SweepSection{Heading: fmt.Sprintf("Concurrency %.0f", c), Charts: []LineChart{
+		p.Sections = append(p.Sections, doc.Section{Heading: fmt.Sprintf("Concurrency %.0f", c), Charts: []doc.LineChart{
 			{Title: fmt.Sprintf("Median QPS against pool size, %.0f client connections", c), XLabel: "pool (Go SetMaxOpenConns, PHP pm.max_children)", YLabel: "req/s", LogX: true, Series: qps},
 			{Title: fmt.Sprintf("Median p99 against pool size, %.0f client connections", c), XLabel: "pool", YLabel: "p99 ms", LogX: true, Series: p99},
 		}})

@@ -1,7 +1,6 @@
-// Package report turns a run's results.json into report.md and report.html: the
-// three answers on the first screen, each question's section with its table and
-// charts, the ops and profile sections, the appendix of every
-// comparison in full, and the pages of a sweep. Its estimates come from package judge,
+// Package report turns a run, judged, into report.md and report.html: the three
+// answers on the first screen, each question's section with its table and charts, the
+// ops and profile sections, and the appendix of every comparison in full. Its estimates come from package judge,
 // which computed them once with package stats (benchstat's median, 95% interval and U
 // test); the report adds only arithmetic on what it prints (a difference of two medians
 // as shown, a cost per row). Where the sample is too small for an interval or a test,
@@ -18,7 +17,8 @@
 //     question 3's section (servercontrast.go);
 //   - every variant's tables and charts: varianttables.go, variantcharts.go;
 //   - the run's line and alerts: runinfo.go; the appendix: appendix.go;
-//   - sweep pages: sweeppage.go; the output: markdown.go, html.go, write.go.
+//   - the output: markdown.go, html.go, write.go (the head, style and tables every page
+//     shares are runners/present/doc's, which also makes the sweeps' and the soak's pages).
 package report
 
 import (

@@ -6,44 +6,21 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"regexp"
 	"strings"
 
 	"dbbench/runners/judge"
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 )
 
-// pageFS holds what every dbbench page is made of: head.html (its head, up to its
-// title), page.css (the style every page shares), run.html (a run's report.html) and
-// sweep.html (a sweep's).
+// runHTML is a run's report.html; the head and the style every page shares are the
+// document kit's (runners/present/doc).
 //
-//go:embed head.html page.css run.html sweep.html
-var pageFS embed.FS
+//go:embed run.html
+var runHTML embed.FS
 
-// pageTemplate is one page of pageFS (run.html, sweep.html) with the head and the
-// style it includes.
-func pageTemplate(name string) *template.Template {
-	return template.Must(template.New(name).Funcs(funcs).ParseFS(pageFS, "head.html", "page.css", name))
-}
-
-var funcs = template.FuncMap{
-	"svg":    func(p chart.Panel) template.HTML { return template.HTML(p.SVG()) }, // package chart escapes every text it draws
-	"swatch": swatch,
-	"cell":   cellHTML,
-	"prose":  prose,
-}
-
-// codeSpan is a markdown code span in a sentence the markdown report prints as it is.
-var codeSpan = regexp.MustCompile("`([^`]+)`")
-
-// prose is a sentence written for report.md, escaped, with its code spans as <code>:
-// "`make pool-sweep` measures it" shows no backticks in the HTML.
-func prose(s string) template.HTML {
-	return template.HTML(codeSpan.ReplaceAllString(template.HTMLEscapeString(s), "<code>$1</code>"))
-}
-
-var reportTemplate = pageTemplate("run.html")
+var reportTemplate = doc.Template(runHTML, "run.html", template.FuncMap{"cell": cellHTML})
 
 // cellHTML is a table cell: its lines one under the other, the first a link when the
 // cell has one, and data-v for sorting.
@@ -67,9 +44,6 @@ func cellHTML(c cell) template.HTML {
 	b.WriteString("</td>")
 	return template.HTML(b.String())
 }
-
-// swatch draws a legend entry's mark (package chart escapes its text).
-func swatch(l chart.LegendItem) template.HTML { return template.HTML(chart.Swatch(l)) }
 
 // HTML renders report.html: one self-contained page (inline CSS, SVG and one small
 // script, under a CSP that forbids every fetch and every other script) with the same

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 )
 
 func TestHTMLIsSelfContainedUnderItsCSP(t *testing.T) {
@@ -99,15 +99,5 @@ func TestSpectrumPanelsAreSmall(t *testing.T) {
 		if len(lp.Series) > 8 || len(lp.Series) < 1 {
 			t.Errorf("panel %q has %d series", lp.Title, len(lp.Series))
 		}
-	}
-}
-
-// A sentence written for report.md shows its code spans as code in the HTML, and
-// everything else escaped: no backticks on the page.
-func TestProseShowsCodeSpansAsCode(t *testing.T) {
-	got := string(prose("`make pool-sweep` measures <it> & `a<b`"))
-	want := "<code>make pool-sweep</code> measures &lt;it&gt; &amp; <code>a&lt;b</code>"
-	if got != want {
-		t.Errorf("prose: %q, want %q", got, want)
 	}
 }

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"dbbench/runners/judge"
+	"dbbench/runners/present/doc"
 )
 
 // chartDir holds the answers' charts as SVG files beside report.md, which links them.
@@ -111,30 +111,10 @@ func mdGrid(b *strings.Builder, g grid) {
 		}
 		rows = append(rows, cells)
 	}
-	mdTable(b, g.Head, rows)
+	doc.MarkdownTable(b, g.Head, rows)
 	for _, n := range g.Notes {
 		b.WriteString(n + "\n\n")
 	}
-}
-
-func mdTable(b *strings.Builder, head []string, rows [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	line := func(cells []string) {
-		for i := range cells {
-			cells[i] = esc(cells[i])
-		}
-		fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
-	}
-	line(slices.Clone(head))
-	seps := make([]string, len(head))
-	for i := range seps {
-		seps[i] = "---"
-	}
-	fmt.Fprintf(b, "|%s|\n", strings.Join(seps, "|"))
-	for _, r := range rows {
-		line(slices.Clone(r))
-	}
-	b.WriteString("\n")
 }
 
 func mdAppendix(b *strings.Builder, a appendix) {

@@ -6,7 +6,7 @@ import (
 
 	"dbbench/runners/judge"
 	"dbbench/runners/judge/questions"
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 )
 
@@ -42,13 +42,7 @@ type section struct {
 }
 
 // figure is a caption, a legend and small multiples: panels side by side.
-type figure struct {
-	ID, Title string
-	Note      string
-	Legend    []chart.LegendItem
-	Panels    []chart.Panel
-	Narrow    bool // panels a third of the page wide rather than half
-}
+type figure = doc.Figure
 
 // filter is a select over one key column of the variant tables.
 type filter struct {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )

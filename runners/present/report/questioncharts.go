@@ -5,7 +5,8 @@ import (
 	"slices"
 
 	"dbbench/runners/judge/questions"
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
+	"dbbench/runners/present/doc"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -16,7 +17,7 @@ import (
 // Panel widths in px: an answer's chart, half the page, a third of it.
 const (
 	answerWidth = 440.0
-	halfPage    = 520.0
+	halfPage    = doc.HalfPage
 	thirdWidth  = 345.0
 )
 
@@ -36,7 +37,7 @@ func answerPanel(a answer) chart.Panel {
 // findingRow is a finding as a forest row, coloured by its other side's stmt and
 // hollow for a connection per request.
 func findingRow(f finding, label string, e estimate, what string) chart.ForestRow {
-	r := chart.ForestRow{Label: label, Est: e.Ratio, Value: units.Ratio(e.Ratio), Color: stmtColor(f.Other.Stmt), Hollow: hollow(f.Other.Conn),
+	r := chart.ForestRow{Label: label, Est: e.Ratio, Value: units.Ratio(e.Ratio), Color: chart.StmtColor(f.Other.Stmt), Hollow: chart.Hollow(f.Other.Conn),
 		Tip: fmt.Sprintf("%s vs %s: %s %s, %s, %s", label, sideName(f.Base, f.Question), what, ratioCI(e), e.Decision, pairsText(f))}
 	if e.HasInterval() {
 		r.Lo, r.Hi = e.Lo, e.Hi

@@ -26,6 +26,3 @@ func scriptHash() string {
 func csp() string {
 	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src " + scriptHash()
 }
-
-// sweepCSP is a sweep page's: no script at all.
-const sweepCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"

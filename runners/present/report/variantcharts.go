@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
 )
@@ -81,7 +81,7 @@ func (d *data) throughputFigure() figure {
 			if !ok {
 				return chart.BarRow{Value: "–"}
 			}
-			r := chart.BarRow{Segs: []chart.BarSeg{{Value: s.Center, Color: stmtColor(v.Stmt), Hollow: hollow(v.Conn)}},
+			r := chart.BarRow{Segs: []chart.BarSeg{{Value: s.Center, Color: chart.StmtColor(v.Stmt), Hollow: chart.Hollow(v.Conn)}},
 				Value: fmt.Sprintf("%.0f", s.Center), Tip: fmt.Sprintf("%s: %s req/s", label(v), scaled(s, 1, 0, ""))}
 			if s.HasInterval() {
 				r.Lo, r.Hi = s.Lo, s.Hi
@@ -194,7 +194,7 @@ var percentileTicks = []chart.Tick{{At: 1, Label: "0%"}, {At: 2, Label: "50%"}, 
 // ten points a decade up to the last percentile the sample resolves, with hover text
 // at p50, p90, p99 and p99.9.
 func spectrumSeries(v *results.Variant) (chart.Series, error) {
-	s := chart.Series{Name: label(v), Color: stmtColor(v.Stmt), Dash: hollow(v.Conn)}
+	s := chart.Series{Name: label(v), Color: chart.StmtColor(v.Stmt), Dash: chart.Hollow(v.Conn)}
 	h, err := v.Latency()
 	if err != nil {
 		return s, fmt.Errorf("report: %s: %w", v.Name, err)

@@ -1,4 +1,4 @@
-package report
+package doc
 
 import (
 	"bytes"
@@ -10,23 +10,23 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/runners/present/report/chart"
+	"dbbench/runners/present/chart"
 	"dbbench/runners/results"
 )
 
-// SweepPage is a sweep's report (pool size, network distance) as sections of sentences,
+// Page is a sweep's report (pool size, network distance) as sections of sentences,
 // tables and line charts. The sweep computes the figures; this file only renders them,
 // as report.md and report.html in the style of a run's report.
-type SweepPage struct {
+type Page struct {
 	Title string
 	// Answer is what the sweep recommends, in sentences: the page's first lines.
 	Answer   []string
 	Intro    []string
-	Sections []SweepSection
+	Sections []Section
 }
 
-// SweepSection is one heading with what stands under it, in this order.
-type SweepSection struct {
+// Section is one heading with what stands under it, in this order.
+type Section struct {
 	Heading    string
 	Paragraphs []string
 	Tables     []Table
@@ -57,8 +57,8 @@ type Series struct {
 	LineOnly bool
 }
 
-// SweepMarkdown renders the page as markdown.
-func SweepMarkdown(p *SweepPage) []byte {
+// Markdown renders the page as markdown.
+func Markdown(p *Page) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.Title)
 	for _, l := range p.Answer {
@@ -77,23 +77,23 @@ func SweepMarkdown(p *SweepPage) []byte {
 			fmt.Fprintf(&b, "%s\n\n", l)
 		}
 		for _, t := range s.Tables {
-			mdTable(&b, t.Head, t.Rows)
+			MarkdownTable(&b, t.Head, t.Rows)
 		}
 	}
 	return []byte(b.String())
 }
 
-var sweepPage = pageTemplate("sweep.html")
+var sweepPage = Template(pageFS, "sweep.html", nil)
 
-// SweepHTML renders the page as one self-contained HTML file (inline SVG charts, no
+// HTML renders the page as one self-contained HTML file (inline SVG charts, no
 // script, a CSP that forbids every fetch), like a run's report.html: the
 // recommendation first, then each section with its charts side by side.
-func SweepHTML(p *SweepPage) ([]byte, error) {
+func HTML(p *Page) ([]byte, error) {
 	type section struct {
 		Heading    string
 		Paragraphs []string
 		Tables     []Table
-		Figure     *figure
+		Figure     *Figure
 	}
 	var secs []section
 	for i, s := range p.Sections {
@@ -110,17 +110,17 @@ func SweepHTML(p *SweepPage) ([]byte, error) {
 	var buf bytes.Buffer
 	err := sweepPage.Execute(&buf, map[string]any{"CSP": sweepCSP, "Title": p.Title, "Answer": answer, "Intro": p.Intro, "Sections": secs})
 	if err != nil {
-		return nil, fmt.Errorf("report: sweep html: %w", err)
+		return nil, fmt.Errorf("doc: html: %w", err)
 	}
 	return buf.Bytes(), nil
 }
 
-// WriteSweep writes report.md and report.html of the page into dir.
-func WriteSweep(dir string, p *SweepPage) error {
-	if err := results.WriteFile(filepath.Join(dir, "report.md"), SweepMarkdown(p)); err != nil {
+// Write writes report.md and report.html of the page into dir.
+func Write(dir string, p *Page) error {
+	if err := results.WriteFile(filepath.Join(dir, "report.md"), Markdown(p)); err != nil {
 		return err
 	}
-	h, err := SweepHTML(p)
+	h, err := HTML(p)
 	if err != nil {
 		return err
 	}
@@ -129,8 +129,8 @@ func WriteSweep(dir string, p *SweepPage) error {
 
 // sweepFigure sets a section's charts side by side under one legend: the charts of a
 // section draw the same series.
-func sweepFigure(id string, charts []LineChart) (figure, bool) {
-	f := figure{ID: id}
+func sweepFigure(id string, charts []LineChart) (Figure, bool) {
+	f := Figure{ID: id}
 	for _, c := range charts {
 		p, legend, ok := c.panel()
 		if !ok {
@@ -148,7 +148,7 @@ func sweepFigure(id string, charts []LineChart) (figure, bool) {
 // has a point. Series with a stmt are coloured as everywhere else when that tells
 // them apart; otherwise each gets a colour of its own.
 func (c LineChart) panel() (chart.Lines, []chart.LegendItem, bool) {
-	p := chart.Lines{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Width: halfPage, Height: 300}
+	p := chart.Lines{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Width: HalfPage, Height: 300}
 	byStmt := distinctStmts(c.Series)
 	var legend []chart.LegendItem
 	for i, s := range c.Series {
@@ -157,7 +157,7 @@ func (c LineChart) panel() (chart.Lines, []chart.LegendItem, bool) {
 		}
 		color, dash := chart.Colors[i%len(chart.Colors)], i >= len(chart.Colors)
 		if byStmt {
-			color, dash = stmtColor(s.Stmt), hollow(s.Conn)
+			color, dash = chart.StmtColor(s.Stmt), chart.Hollow(s.Conn)
 		}
 		ls := chart.Series{Name: s.Name, X: s.X, Y: s.Y, Color: color, Dash: dash, Marker: !s.LineOnly}
 		if !s.LineOnly { // a hover mark per point: not for hundreds of them (the tables have the numbers)
@@ -230,7 +230,7 @@ func pow2Ticks(lo, hi float64) []chart.Tick {
 // boldRun is a Markdown **bold** run of an answer line.
 var boldRun = regexp.MustCompile(`\*\*(.+?)\*\*`)
 
-// answerHTML is an answer line as SweepMarkdown shows it: in bold as a whole, or, when it
+// answerHTML is an answer line as Markdown shows it: in bold as a whole, or, when it
 // bolds its own figure, with that figure in bold; its text escaped.
 func answerHTML(l string) template.HTML {
 	esc := template.HTMLEscapeString(l)

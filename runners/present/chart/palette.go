@@ -54,3 +54,27 @@ func Swatch(l LegendItem) string {
 	}
 	return c.String()
 }
+
+// Every chart colours a variant by its statement mode, and draws the other connection
+// mode hollow (bars, dots) or dashed (lines), so a stmt or conn value looks the same in
+// every chart. The hues are Okabe and Ito's, which colour-blind readers tell apart.
+var stmtColors = map[string]string{
+	"prepare":     "#0072B2",
+	"prepared":    "#CC79A7",
+	"interpolate": "#E69F00",
+	"none":        "#7f7f7f",
+}
+
+// otherColor is the colour of a stmt value the palette does not know.
+const otherColor = "#009E73"
+
+// StmtColor is the colour of a statement mode in every chart.
+func StmtColor(stmt string) string {
+	if c, ok := stmtColors[stmt]; ok {
+		return c
+	}
+	return otherColor
+}
+
+// Hollow says whether conn is drawn hollow or dashed: every mode but the pooled one.
+func Hollow(conn string) bool { return conn != "persistent" && conn != "none" }
