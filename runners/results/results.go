@@ -198,6 +198,17 @@ func (r *Run) TopologyKind() TopologyKind {
 	return r.Topology.Kind
 }
 
+// DatabaseTitle is database server db (a variant's Database) as its users name it,
+// from the run's variants on it; db itself when none ran there.
+func (r *Run) DatabaseTitle(db string) string {
+	for _, v := range r.Variants {
+		if v.Database == db && v.DatabaseTitle != "" {
+			return v.DatabaseTitle
+		}
+	}
+	return db
+}
+
 // FirstDatabase is the run's first database server, the one its first screen answers
 // and its pool check measures: the matrix's first ("", MariaDB) when the run measured
 // it, else the server of its first variant.
@@ -394,6 +405,9 @@ type Variant struct {
 	// FetchAPI is the library call of the form, as a team writes it (matrix.yaml's
 	// fetch api): "`with('orders')`"; "" where the matrix names none.
 	FetchAPI string `json:"fetch_api,omitempty"`
+	// DatabaseTitle is the database server's name as its users say it (matrix.yaml's
+	// dbs title): "MariaDB", "PgBouncer 1.18".
+	DatabaseTitle string `json:"database_title,omitempty"`
 	// The layer's facts from the matrix: whether it uses the database, its kind (raw,
 	// builder, orm) and its library as people name it.
 	DB      bool   `json:"db"`

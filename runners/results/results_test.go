@@ -20,7 +20,7 @@ func TestWriteJSONReplacesAtomicallyAndReadsBack(t *testing.T) {
 	run := &Run{Schema: Schema, Started: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), Status: "running",
 		Environment: map[string]string{"go": "go1.26.8"},
 		Variants: []*Variant{{Name: "BenchmarkSingleRow/lang=go/layer=raw/stmt=prepare/conn=persistent/pool=8",
-			Valid: true, Reps: []*Repetition{{Rep: 1, Requests: 100, QPS: 50}}}}}
+			DatabaseTitle: "MariaDB", Valid: true, Reps: []*Repetition{{Rep: 1, Requests: 100, QPS: 50}}}}}
 	for i := 0; i < 3; i++ {
 		run.Variants[0].Reps[0].Requests += 1
 		if err := WriteJSON(path, run); err != nil {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -59,8 +60,19 @@ var v2Renamed = map[[2]string]string{
 // and runners/judge/findings judges a comparison without one when it is read.
 const schemaV3 = "dbbench/results/v3"
 
-// upgrade brings a run read from disk to the current schema, or says why it cannot.
+// dbTitlesBefore are the database servers' titles as the report spelt them before runs
+// recorded them (Variant.DatabaseTitle): a fact of the past, frozen; matrix.yaml's dbs
+// title says the same of today's.
+var dbTitlesBefore = map[string]string{"": "MariaDB", "mariadb": "MariaDB", "mysql": "MySQL 8.0", "postgres": "PostgreSQL",
+	"pgbouncer": "PgBouncer", "pgbouncer-118": "PgBouncer 1.18", "pgbouncer-off": "PgBouncer 1.24 unprepared"}
+
+// upgrade brings a run read from disk to the current form, or says why it cannot.
 func upgrade(r *Run) error {
+	for _, v := range r.Variants {
+		if v.DatabaseTitle == "" {
+			v.DatabaseTitle = cmp.Or(dbTitlesBefore[v.Database], v.Database)
+		}
+	}
 	switch r.Schema {
 	case Schema:
 		return nil

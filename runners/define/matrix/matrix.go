@@ -70,6 +70,7 @@ type Matrix struct {
 // DB is a database server the suite can start (runners/measure/provider) and measure on.
 type DB struct {
 	Name  string
+	Title string // as its users name it in a sentence: "MySQL 8.0", "PgBouncer 1.18"
 	About string // what it is, in words: product, version, where it comes from
 	// Protocol is the wire protocol its clients speak: mysql (MariaDB, MySQL) or
 	// postgres. A layer reads the databases of either or both (Layer.DBs).

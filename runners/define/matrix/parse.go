@@ -622,14 +622,17 @@ func (p parser) ops(m *Matrix, n *yaml.Node) error {
 // server there was before dbs.
 func (p parser) dbs(m *Matrix, n *yaml.Node) error {
 	if n == nil {
-		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Protocol: string(protocol.MySQL)}, []string{"mariadb"}
+		m.DBs["mariadb"], m.dbOrder = &DB{Name: "mariadb", Title: "MariaDB", Protocol: string(protocol.MySQL)}, []string{"mariadb"}
 		return nil
 	}
-	return p.eachEntry(n, "dbs", "db", []string{"about", "protocol", "server", "pooler"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
+	return p.eachEntry(n, "dbs", "db", []string{"title", "about", "protocol", "server", "pooler"}, []string{"about"}, func(k, v *yaml.Node, f map[string]*yaml.Node) error {
 		if err := CheckRev(k.Value); err != nil || strings.ContainsAny(k.Value, ".+") {
 			return p.errorf(k, "db name %q: want letters, digits, '_' or '-'", k.Value)
 		}
-		db := &DB{Name: k.Value, About: f["about"].Value, Protocol: string(protocol.MySQL)}
+		db := &DB{Name: k.Value, Title: k.Value, About: f["about"].Value, Protocol: string(protocol.MySQL)}
+		if t := f["title"]; t != nil {
+			db.Title = t.Value
+		}
 		if pr := f["protocol"]; pr != nil {
 			if !slices.Contains(Protocols, pr.Value) {
 				return p.errorf(pr, "protocol of db %s: %q (want one of %s)", k.Value, pr.Value, strings.Join(Protocols, ", "))

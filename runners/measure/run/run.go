@@ -360,19 +360,20 @@ func Run(ctx context.Context, o Options) (*results.Run, error) {
 		spec := specs[v.Key()]
 		layer := spec.Layer
 		rv := &results.Variant{
-			Name:     v.Name(),
-			Key:      v.Key(),
-			Variant:  v,
-			Rows:     spec.Op.Rows,
-			Texts:    spec.Op.Texts,
-			Orders:   spec.Op.Orders,
-			Fetch:    spec.Op.Fetch,
-			FetchAPI: layer.FetchAPI[spec.Op.Fetch],
-			DB:       layer.DB,
-			Kind:     layer.Kind,
-			Library:  layer.Library,
-			Valid:    true,
-			Reps:     []*results.Repetition{},
+			Name:          v.Name(),
+			Key:           v.Key(),
+			Variant:       v,
+			Rows:          spec.Op.Rows,
+			Texts:         spec.Op.Texts,
+			Orders:        spec.Op.Orders,
+			Fetch:         spec.Op.Fetch,
+			FetchAPI:      layer.FetchAPI[spec.Op.Fetch],
+			DatabaseTitle: o.Matrix.DBs[o.Matrix.DBName(v)].Title,
+			DB:            layer.DB,
+			Kind:          layer.Kind,
+			Library:       layer.Library,
+			Valid:         true,
+			Reps:          []*results.Repetition{},
 		}
 		protocol := o.Matrix.ProtocolOf(o.Matrix.DBName(v))
 		if ref := layer.RefOn(protocol); layer.DB && ref != questions.RefStmt {

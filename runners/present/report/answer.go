@@ -88,10 +88,15 @@ func groupName(g group, fs []finding) string {
 // onDB is " on MySQL 8.0" when fs was measured on another database server than db
 // too, so that a figure says its server; "" in a run on one server.
 func onDB(fs []finding, db string) string {
-	if slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != db }) {
-		return " on " + dbName(db)
+	if !slices.ContainsFunc(fs, func(f finding) bool { return f.Other.Database != db }) {
+		return ""
 	}
-	return ""
+	for _, f := range fs {
+		if f.Other.Database == db {
+			return " on " + dbName(f.Other)
+		}
+	}
+	return " on " + db
 }
 
 // setting is what a variant's measurement shares with its neighbours in a table:
@@ -201,7 +206,7 @@ func findingName(f finding, fs []finding) string {
 	case questions.Server:
 		return lib + " " + serverName(f.Other.Server)
 	case questions.DB:
-		return lib + " on " + dbName(f.Other.Database)
+		return lib + " on " + dbName(f.Other)
 	}
 	return label(f.Other)
 }

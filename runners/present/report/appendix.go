@@ -90,7 +90,7 @@ func sideName(v *results.Variant, q string) string {
 	case questions.Rev:
 		return "rev=" + v.Rev
 	case questions.DB:
-		return dbName(v.Database)
+		return dbName(v)
 	case questions.Rows:
 		return fmt.Sprintf("op=%s (%s)", v.Op, units.Count(v.Rows, "row"))
 	case questions.Shipped:
@@ -128,7 +128,7 @@ func sharedBy(q string, v *results.Variant) string {
 		parts = append(parts, "op="+v.Op)
 	}
 	if q != questions.DB && v.Database != "" {
-		parts = append(parts, dbName(v.Database))
+		parts = append(parts, dbName(v))
 	}
 	return strings.Join(parts, ", ")
 }

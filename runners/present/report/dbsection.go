@@ -72,7 +72,7 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		on = []finding{ts[0].On}
 	}
 	firstDB, secondDB := d.run.FirstDatabase(), on[0].Other.Database
-	first, second := dbName(firstDB), dbName(on[0].Other.Database)
+	first, second := d.run.DatabaseTitle(firstDB), dbName(on[0].Other)
 	a := answer{ID: "q-db", Title: first + " and " + second}
 	// Comparisons that differ: named on the first screen, grouped by what the counts say
 	// differs in the section.
@@ -191,7 +191,7 @@ func twinName(t twin, fs []finding) string {
 func (d *data) cause(t twin, first, _ string) string {
 	var out []string
 	ref, on := t.Ref, t.On
-	second := dbName(on.Other.Database) // the twin's own: a run of three servers has two seconds
+	second := dbName(on.Other) // the twin's own: a run of three servers has two seconds
 	c1, n1 := commandChange(ref.Base, ref.Other)
 	c2, n2 := commandChange(on.Base, on.Other)
 	if c1 != c2 || n1 != n2 {
@@ -216,7 +216,7 @@ func (d *data) cause(t twin, first, _ string) string {
 // onOther is " on PostgreSQL" for a twin on another server than the section's second
 // (a run of three servers), "" otherwise: its ratio then stands in second's column.
 func onOther(t twin, second string) string {
-	if name := dbName(t.On.Other.Database); name != second {
+	if name := dbName(t.On.Other); name != second {
 		return " on " + name
 	}
 	return ""
@@ -286,7 +286,7 @@ func (d *data) connectionContrast(refDB, onDB string) string {
 	if a == nil || b == nil {
 		return "not measured in this run"
 	}
-	name := dbName
+	name := d.run.DatabaseTitle
 	return fmt.Sprintf("%.0f µs of CPU on %s (%s) against %.0f µs on %s (%s)", b.ServerCPU*1e6, name(onDB), b.Path, a.ServerCPU*1e6, name(refDB), a.Path)
 }
 
@@ -332,7 +332,7 @@ func (d *data) serverGrid(fs []finding, first, second string) grid {
 		}
 		row := []cell{textCell(withoutDB(f.Base)), textCell(ratioCI(f.QPS)), textCell(dbCPU), textCell(cmds)}
 		if several {
-			row = slices.Insert(row, 1, textCell(dbName(f.Other.Database)))
+			row = slices.Insert(row, 1, textCell(dbName(f.Other)))
 		}
 		g.Rows = append(g.Rows, row)
 	}

@@ -17,10 +17,11 @@ import (
 func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 	variant := func(lang, stmt, conn, db string) *results.Variant {
 		v := &results.Variant{
-			Variant:    matrix.Variant{Lang: lang, Server: "nethttp", Layer: "raw", Stmt: stmt, Conn: conn, Pool: 8, Database: db},
-			Library:    "database/sql",
-			Kind:       "raw",
-			Roundtrips: &results.Roundtrips{Wire: map[string]float64{"Query": 1}},
+			Variant:       matrix.Variant{Lang: lang, Server: "nethttp", Layer: "raw", Stmt: stmt, Conn: conn, Pool: 8, Database: db},
+			DatabaseTitle: dbTitle(t, db),
+			Library:       "database/sql",
+			Kind:          "raw",
+			Roundtrips:    &results.Roundtrips{Wire: map[string]float64{"Query": 1}},
 		}
 		v.Key = "lang=" + lang + "/server=nethttp/layer=raw/stmt=" + stmt + "/conn=" + conn + "/pool=8"
 		if conn == "per-request" {
@@ -41,7 +42,11 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 		return finding{Question: questions.Stmt, Base: variant("go", "prepare", "persistent", db), Other: variant("go", "interpolate", "persistent", db), QPS: ratio(r, lo, hi)}
 	}
 	fs := []finding{conn("", 0.33, 0.32, 0.35), stmt("", 1.60, 1.50, 1.70), conn("mysql", 0.28, 0.26, 0.30), stmt("mysql", 1.53, 1.46, 1.60)}
-	d := &data{run: &results.Run{Connections: map[string][]*results.ConnectCost{
+	var vs []*results.Variant
+	for _, f := range fs {
+		vs = append(vs, f.Base, f.Other)
+	}
+	d := &data{run: &results.Run{Variants: vs, Connections: map[string][]*results.ConnectCost{
 		"mariadb": {{Path: "mysql_native_password", ServerCPU: 177e-6}},
 		"mysql":   {{Path: "caching_sha2_password, cached", ServerCPU: 551e-6}, {Path: "caching_sha2_password, full, RSA key fetched", ServerCPU: 2.4e-3}},
 	}}}
@@ -78,9 +83,10 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 func TestDBAnswerGivesEachVariantAgainstItselfAndWhatFailed(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
 		return &results.Variant{
-			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
-			DB:      true,
-			Key:     "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
+			Variant:       matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			DatabaseTitle: dbTitle(t, db),
+			DB:            true,
+			Key:           "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
 		}
 	}
 	self := func(stmt string, r, lo, hi float64) finding {

@@ -430,7 +430,7 @@ func atCommonStmt(g []sized) []sized {
 func familyHead(v *results.Variant) string {
 	on := ""
 	if v.Database != "" {
-		on = " on " + dbName(v.Database)
+		on = " on " + dbName(v)
 	}
 	return fmt.Sprintf("%s (%s)%s", familyName(v), v.Stmt, on)
 }

@@ -40,7 +40,7 @@ func (d *data) poolerGrid(fs []finding) *grid {
 	g := &grid{ID: "t-pooler", Caption: "Each variant through each pooler against itself direct: works or the error it gave; QPS ratio [95% interval]; messages per request at the client, the pooler and the server",
 		Head: []string{"variant", "direct"}}
 	for _, p := range poolers {
-		name := dbName(p)
+		name := d.run.DatabaseTitle(p)
 		g.Head = append(g.Head, name)
 		g.Notes = append(g.Notes, name+": "+d.run.Environment[results.EnvKey("pooler", p)]+".")
 	}
@@ -146,7 +146,7 @@ func (d *data) poolerClause(fs []finding) string {
 	var keeps []string
 	for _, p := range poolers {
 		if k := keepsThrough(fs, p); k != "" {
-			keeps = append(keeps, dbName(p)+" "+k)
+			keeps = append(keeps, d.run.DatabaseTitle(p)+" "+k)
 		}
 	}
 	out := "Through a pooler (each variant against itself direct; the matrix is in the section): " + strings.Join(keeps, "; ") + "."
@@ -154,7 +154,7 @@ func (d *data) poolerClause(fs []finding) string {
 		out += " Fail: " + f + "."
 	}
 	if f := fastestThrough(fs, poolers[0]); len(f) > 0 {
-		out += " Fastest through " + dbName(poolers[0]) + ": " + strings.Join(f, "; ") + "."
+		out += " Fastest through " + d.run.DatabaseTitle(poolers[0]) + ": " + strings.Join(f, "; ") + "."
 	}
 	return out
 }
@@ -209,7 +209,7 @@ func (d *data) failsThrough(poolers []string) string {
 		if where[what] == nil {
 			order = append(order, what)
 		}
-		where[what] = append(where[what], dbName(v.Database))
+		where[what] = append(where[what], dbName(v))
 	}
 	// Those that failed through the same poolers, together.
 	var groups []string

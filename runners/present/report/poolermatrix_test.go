@@ -17,10 +17,11 @@ import (
 func TestPoolerGridGivesWorksOrTheErrorAndTheCounts(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
 		return &results.Variant{
-			Variant:    matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
-			DB:         true,
-			Key:        "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
-			Roundtrips: &results.Roundtrips{Requests: 100, Protocol: protocol.Postgres, Wire: map[string]float64{"Bind": 1, "Execute": 1, "Sync": 1}, Statements: map[string]float64{"SELECT": 1}},
+			Variant:       matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			DatabaseTitle: dbTitle(t, db),
+			DB:            true,
+			Key:           "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
+			Roundtrips:    &results.Roundtrips{Requests: 100, Protocol: protocol.Postgres, Wire: map[string]float64{"Bind": 1, "Execute": 1, "Sync": 1}, Statements: map[string]float64{"SELECT": 1}},
 		}
 	}
 	direct, through, old := variant("cache_statement", "postgres"), variant("cache_statement", "pgbouncer"), variant("cache_statement", "pgbouncer-118")
@@ -70,10 +71,11 @@ func TestUserErrorFindsPDOsMessage(t *testing.T) {
 func TestPoolerClauseNamesRangesFailuresAndTheFastestMode(t *testing.T) {
 	variant := func(stmt, db string) *results.Variant {
 		return &results.Variant{
-			Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
-			Library: "pgx v5 (database/sql)",
-			DB:      true,
-			Key:     "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
+			Variant:       matrix.Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: stmt, Conn: "persistent", Pool: 64, Database: db},
+			DatabaseTitle: dbTitle(t, db),
+			Library:       "pgx v5 (database/sql)",
+			DB:            true,
+			Key:           "lang=go/server=nethttp/layer=pgx/stmt=" + stmt + "/conn=persistent/pool=64/db=" + db,
 		}
 	}
 	est := func(r, lo, hi float64) estimate {

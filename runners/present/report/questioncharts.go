@@ -113,7 +113,7 @@ func splitLabel(f finding, q string, servers bool) (head, label string) {
 	case questions.Conn:
 		return at + layerName(v), v.Conn + " · " + v.Stmt
 	case questions.DB:
-		return fmt.Sprintf("%s%s · %s · %s", at, layerName(v), v.Stmt, v.Conn), dbName(v.Database)
+		return fmt.Sprintf("%s%s · %s · %s", at, layerName(v), v.Stmt, v.Conn), dbName(v)
 	}
 	return fmt.Sprintf("%s · %s · %s", layerName(v), v.Stmt, v.Conn), serverName(v.Server)
 }

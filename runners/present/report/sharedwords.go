@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -39,25 +40,9 @@ func serverName(server string) string {
 	return server
 }
 
-// dbName is a database server of the matrix (a variant's db=), as its users name it;
-// "" is the first server, MariaDB (results.Variant.Database).
-func dbName(db string) string {
-	switch db {
-	case "":
-		return "MariaDB"
-	case "mysql":
-		return "MySQL 8.0"
-	case "postgres":
-		return "PostgreSQL"
-	case "pgbouncer":
-		return "PgBouncer"
-	case "pgbouncer-118":
-		return "PgBouncer 1.18"
-	case "pgbouncer-off":
-		return "PgBouncer 1.24 unprepared"
-	}
-	return db
-}
+// dbName is the database server v ran on, as its users name it (matrix.yaml's dbs
+// title, recorded with the variant).
+func dbName(v *results.Variant) string { return cmp.Or(v.DatabaseTitle, v.Database) }
 
 // library is the name a layer's users know it by.
 func library(v *results.Variant) string {

@@ -121,7 +121,7 @@ func gridCaption(q, lang string, fs []finding) string {
 	case questions.Server:
 		return fmt.Sprintf("%s: each server against %s, same layer, stmt, conn and pool", l, serverName(fs[0].Base.Server))
 	case questions.DB:
-		return fmt.Sprintf("%s: each variant on %s against itself on %s", l, dbName(fs[0].Other.Database), dbName(fs[0].Base.Database))
+		return fmt.Sprintf("%s: each variant on %s against itself on %s", l, dbName(fs[0].Other), dbName(fs[0].Base))
 	case questions.Shipped:
 		return fmt.Sprintf("%s: each layer as its library ships it against itself at %s · %s, same server and pool", l, fs[0].Base.Stmt, fs[0].Base.Conn)
 	}

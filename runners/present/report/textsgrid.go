@@ -192,9 +192,9 @@ func (d *data) whereName(v *results.Variant) string {
 	case v.Database == "" || v.Database == d.run.FirstDatabase():
 		return ""
 	case d.run.Environment[results.EnvKey("pooler", v.Database)] != "":
-		return " through " + dbName(v.Database)
+		return " through " + dbName(v)
 	}
-	return " on " + dbName(v.Database)
+	return " on " + dbName(v)
 }
 
 // textsCost is what a working set costs v beyond b's one text, where it costs

@@ -115,7 +115,7 @@ func keyCells(v *results.Variant, ops, dbs bool) []cell {
 		cells = append(cells, textCell(opName(v)))
 	}
 	if dbs {
-		cells = append(cells, textCell(dbName(v.Database)))
+		cells = append(cells, textCell(dbName(v)))
 	}
 	if v.Rev != "" {
 		cells = append(cells, textCell(v.Rev))
