@@ -164,9 +164,36 @@ func postgresCredential() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
+// reachable says why the server's user (cred; nil: ourselves) could not reach dir, its
+// private directory under TMPDIR: a directory on the way that is neither its own nor
+// searchable by others (a TMPDIR of mode 0700, say) makes initdb fail on a file it
+// cannot open, far from the cause.
+func reachable(dir string, cred *syscall.Credential) error {
+	if cred == nil {
+		return nil
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("embedded PostgreSQL: %w", err)
+		}
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		mine := st != nil && (st.Uid == cred.Uid && fi.Mode()&0o100 != 0 || st.Gid == cred.Gid && fi.Mode()&0o010 != 0)
+		if !mine && fi.Mode()&0o001 == 0 {
+			return fmt.Errorf("embedded PostgreSQL runs as user postgres, which cannot enter %s (mode %v) to reach its directory %s: chmod o+x %s, or set TMPDIR to a directory it can enter", d, fi.Mode().Perm(), dir, d)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
 // initdb makes the cluster: the role dbbench as its superuser, its password from a
 // file that lives only as long as initdb runs, SCRAM for every TCP login.
 func (pg *Postgres) initdb(ctx context.Context, cred *syscall.Credential) error {
+	if err := reachable(pg.dir, cred); err != nil {
+		return err
+	}
 	pwfile := filepath.Join(pg.dir, "pwfile")
 	if err := os.WriteFile(pwfile, []byte(pg.password+"\n"), 0o600); err != nil {
 		return fmt.Errorf("embedded PostgreSQL: %w", err)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,5 +64,35 @@ func TestEmbeddedPostgres(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
 		t.Errorf("postgres pid %d alive after Close: %v", pid, err)
+	}
+}
+
+// A TMPDIR the postgres user cannot enter is named, with what to do, before initdb
+// fails on a file it cannot open; one it can enter passes.
+func TestReachableNamesATMPDIRPostgresCannotEnter(t *testing.T) {
+	nobody := &syscall.Credential{Uid: 65534, Gid: 65534}
+	private := t.TempDir()
+	if err := os.Chmod(filepath.Dir(private), 0o711); err != nil { // t.TempDir's own parent is 0700
+		t.Fatal(err)
+	}
+	dir := filepath.Join(private, "dbbench-pg-1")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := reachable(dir, nobody)
+	if err == nil || !strings.Contains(err.Error(), "cannot enter "+private) || !strings.Contains(err.Error(), "chmod o+x") {
+		t.Errorf("a 0700 TMPDIR: %v", err)
+	}
+	if err := os.Chmod(private, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := reachable(dir, nobody); err != nil {
+		t.Errorf("a 0711 TMPDIR: %v", err)
+	}
+	if err := reachable(dir, nil); err != nil {
+		t.Errorf("not root (no other user): %v", err)
 	}
 }
