@@ -57,16 +57,37 @@ func leftThere(t *testing.T, srv *sshtest.Server, dirs bool) int {
 // the commands per request are the matrix's, counted at the proxy from the host's
 // address; CPU and memory are read there; nothing is left on either side.
 func TestAppHostOverSSH(t *testing.T) {
+	appHostRun(t, "app host over ssh", "COM_PING")
+}
+
+// The same on PostgreSQL, pgx at its default mode: the URL the host's target reads
+// names the proxy as the host sees it, the link is timed by pgx's empty query, and the
+// frontend messages are counted from the host's address (make chaos).
+func TestAppHostOverSSHOnPostgres(t *testing.T) {
+	if !full {
+		t.Skip("CHAOS=full: make test keeps one SSH run")
+	}
+	appHostRun(t, "app host over ssh, PostgreSQL", "empty query", "--db", "postgres", "--preset", "quick",
+		"--variants", "^lang=go/server=nethttp/layer=pgx/stmt=cache_statement/conn=persistent/")
+}
+
+// appHostRun is a run of one Go variant with its target on sshd's host (extra are its
+// flags beside the smoke run's), checked as TestAppHostOverSSH says; probe is how the
+// database's round trip is timed.
+func appHostRun(t *testing.T, name, probe string, extra ...string) {
 	srv := sshtest.Start(t)
 	tmp := newTmp(t)
+	if err := os.Chmod(tmp, 0o711); err != nil { // PostgreSQL runs as its own user, in TMPDIR
+		t.Fatal(err)
+	}
 	out := filepath.Join(tmp, "run")
-	p := dbbench(t, tmp, sshArgs(out, srv, srv.Key, srv.KnownHosts, "--duration", "300ms")...)
+	p := dbbench(t, tmp, sshArgs(out, srv, srv.Key, srv.KnownHosts, append([]string{"--duration", "300ms"}, extra...)...)...)
 	if code := p.wait(2 * time.Minute); code != 0 {
 		t.Fatalf("exit %d\n%s", code, p.errText())
 	}
 	res, _ := written(t, out)
 	n := leftovers(t, tmp, map[int]bool{srv.PID(): true}) + leftThere(t, srv, true)
-	if res == nil || res.TopologyKind() != results.SSH {
+	if res == nil || res.TopologyKind() != results.SSH || len(res.Variants) != 1 {
 		t.Fatalf("results %v", res)
 	}
 	app := place(res, "app")
@@ -83,12 +104,12 @@ func TestAppHostOverSSH(t *testing.T) {
 	}
 	fromApp := 0
 	for _, l := range res.Topology.Links {
-		if l.From == "app" && l.To == "db" && l.Probe == "COM_PING" && l.RTT > 0 {
+		if l.From == "app" && l.To == "db" && l.Probe == probe && l.RTT > 0 {
 			fromApp++
 		}
 	}
 	if fromApp != 2 { // direct and through the counting proxy
-		t.Errorf("%d app→db round trips measured from the host, want 2: %+v", fromApp, res.Topology.Links)
+		t.Errorf("%d app→db round trips (%s) measured from the host, want 2: %+v", fromApp, probe, res.Topology.Links)
 	}
 	v := res.Variants[0]
 	if !v.Valid || v.Roundtrips == nil || !v.Roundtrips.Match || !slices.Equal(v.Roundtrips.WireFrom, []string{app.Addr}) {
@@ -102,7 +123,7 @@ func TestAppHostOverSSH(t *testing.T) {
 	for _, l := range res.Topology.Links {
 		t.Logf("round trip %s→%s (%s, %s): %.1f µs", l.From, l.To, l.Via, l.Probe, l.RTT*1e6)
 	}
-	table.Add(Row{"app host over ssh", "a Go smoke run, targets on sshd's host", fmt.Sprintf("commands %v from %s", v.Roundtrips.Wire, app.Addr), n, fmt.Sprintf("%d slices", len(v.Reps))})
+	table.Add(Row{name, "a Go run, targets on sshd's host", fmt.Sprintf("commands %v from %s", v.Roundtrips.Wire, app.Addr), n, fmt.Sprintf("%d slices", len(v.Reps))})
 }
 
 // A wrong key or an unknown host: one line that says what to do, exit 2, nothing left.
