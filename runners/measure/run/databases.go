@@ -133,17 +133,13 @@ func (d *database) poolerPID() int {
 	return d.db.Pooler.PID()
 }
 
-// light reads the server's light counters (procstat.TakeLightTree on PostgreSQL, whose
-// backends are processes of their own); ok is false when it is not ours to read.
+// light reads the server's light counters, of all its processes (servers.Server.Light);
+// ok is false when it is not ours to read.
 func (d *database) light() (l procstat.Light, ok bool, err error) {
-	switch {
-	case d.db.PID == 0:
+	if d.db.PID == 0 {
 		return l, false, nil
-	case d.db.Protocol() == protocol.Postgres:
-		l, err = procstat.TakeLightTree(d.db.PID)
-	default:
-		l, err = procstat.TakeLight(d.db.PID)
 	}
+	l, err = servers.For(d.db.Protocol()).Light(d.db.PID)
 	return l, true, err
 }
 
@@ -234,11 +230,7 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 	if err := os.WriteFile(d.dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
 		return err
 	}
-	start := roundtrip.StartProxyOn
-	if db.Protocol() == protocol.Postgres {
-		start = roundtrip.StartPostgresProxyOn
-	}
-	if d.proxy, err = start(r.topo.Load.Addr, upstream); err != nil {
+	if d.proxy, err = servers.For(db.Protocol()).CountingProxy(r.topo.Load.Addr, upstream); err != nil {
 		return err
 	}
 	if d.proxied, err = roundtrip.RewriteDSN(dsn, d.proxy.Addr()); err != nil {

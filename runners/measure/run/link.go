@@ -2,16 +2,13 @@ package run
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-
 	"dbbench/dsn/protocol"
 	"dbbench/runners/measure/echo"
+	"dbbench/runners/measure/servers"
 	"dbbench/runners/measure/topology"
 	"dbbench/runners/results"
 	"dbbench/runners/stats"
@@ -53,52 +50,19 @@ func measureLink(ctx context.Context, topo *topology.Topology, direct, path stri
 	return &results.Link{Added: added.Seconds(), Direct: d, Path: p, Pings: linkPings}, links, nil
 }
 
-// pingProbe names the ping a link is timed with: MySQL's COM_PING, or PostgreSQL's
-// empty query (pgx's Ping), one round trip each.
-func pingProbe(line string) string {
-	if protocol.Of(line) == protocol.Postgres {
-		return "empty query"
-	}
-	return "COM_PING"
-}
+// pingProbe names the ping a link is timed with (servers.Server.Probe): MySQL's
+// COM_PING, or PostgreSQL's empty query (pgx's Ping), one round trip each.
+func pingProbe(line string) string { return servers.For(protocol.Of(line)).Probe() }
 
 // pingRTT times pings on one connection to the database of line (a DSN or a
 // PostgreSQL URL), dialled with dial (nil: from here).
-func pingRTT(ctx context.Context, line string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (float64, error) {
-	if protocol.Of(line) == protocol.Postgres {
-		cc, err := pgx.ParseConfig(line)
-		if err != nil {
-			return 0, err
-		}
-		if dial != nil {
-			cc.DialFunc = dial
-		}
-		conn, err := pgx.ConnectConfig(ctx, cc)
-		if err != nil {
-			return 0, err
-		}
-		defer conn.Close(ctx)
-		return timedMedian(func() error { return conn.Ping(ctx) })
-	}
-	cfg, err := mysql.ParseDSN(line)
+func pingRTT(ctx context.Context, line string, dial servers.Dial) (float64, error) {
+	ping, closeConn, err := servers.For(protocol.Of(line)).Ping(ctx, line, dial)
 	if err != nil {
 		return 0, err
 	}
-	if dial != nil {
-		cfg.DialFunc = dial
-	}
-	c, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return 0, err
-	}
-	db := sql.OpenDB(c)
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	return timedMedian(func() error { return conn.PingContext(ctx) })
+	defer closeConn()
+	return timedMedian(ping)
 }
 
 // echoRTT times a one-byte round trip from the runner to an echo server on the app

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/histogram"
 	"dbbench/runners/measure/loadgen"
 	"dbbench/runners/measure/procstat"
+	"dbbench/runners/measure/servers"
 	"dbbench/runners/measure/target"
 	"dbbench/runners/results"
 	"dbbench/runners/saturation"
@@ -234,23 +234,11 @@ func sample(ctx context.Context, read func(ctx context.Context) (int64, bool)) f
 }
 
 // threadsRunning reads how many statements the database was really running at once,
-// whatever the pools allowed: MySQL's Threads_running, PostgreSQL's active backends.
-// The sampling connection's own statement is running too: it is left out.
+// whatever the pools allowed (servers.Server.Running: MySQL's Threads_running,
+// PostgreSQL's active backends), the sampling connection's own left out.
 func threadsRunning(d *database) func(ctx context.Context) (int64, bool) {
-	return func(ctx context.Context) (int64, bool) {
-		var v int64
-		if d.db.Protocol() == protocol.Postgres {
-			if d.admin.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'").Scan(&v) != nil {
-				return 0, false
-			}
-			return v - 1, true
-		}
-		var name string
-		if d.admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
-			return 0, false
-		}
-		return v - 1, true
-	}
+	srv := servers.For(d.db.Protocol())
+	return func(ctx context.Context) (int64, bool) { return srv.Running(ctx, d.admin) }
 }
 
 // poolInUse reads a Go target's connections in use (DBStats.InUse).

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"database/sql"
-	"dbbench/runners/measure/target"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"dbbench/runners/measure/target"
 
 	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/measure/loadgen"
 	"dbbench/runners/measure/provider"
+	"dbbench/runners/measure/servers"
 	"dbbench/runners/results"
 )
 
@@ -170,41 +170,9 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 // durability reads the settings that decide whether an acknowledged commit survives a
-// killed server. innodb_flush_log_at_trx_commit 1 writes and flushes the log at every
-// commit, 2 writes it (the OS keeps it when the server dies; a crashed machine loses
-// up to a second), 0 writes it once a second (a killed server loses up to a second).
+// killed server (servers.Server.Durability).
 func durability(ctx context.Context, d *database) (string, bool, error) {
-	if d.db.Protocol() == protocol.Postgres {
-		return pgDurability(ctx, d)
-	}
-	var flush int
-	if err := d.admin.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
-		return "", false, fmt.Errorf("read innodb_flush_log_at_trx_commit: %w", err)
-	}
-	text := fmt.Sprintf("innodb_flush_log_at_trx_commit=%d", flush)
-	switch flush {
-	case 1:
-		return text + ": the log is written and flushed before a commit is answered", true, nil
-	case 2:
-		return text + ": the log is written before a commit is answered, flushed once a second: a killed server loses nothing, a crashed machine up to a second", true, nil
-	}
-	return text + ": the log is written once a second: a killed server can lose up to a second of acknowledged commits; set it to 1", false, nil
-}
-
-// pgDurability is durability on PostgreSQL: with fsync and synchronous_commit on, a
-// commit is answered once its WAL is flushed; synchronous_commit off answers before,
-// and a killed server loses what was not yet flushed (up to three times
-// wal_writer_delay).
-func pgDurability(ctx context.Context, d *database) (string, bool, error) {
-	var fsync, syncCommit string
-	if err := d.admin.QueryRowContext(ctx, "SELECT current_setting('fsync'), current_setting('synchronous_commit')").Scan(&fsync, &syncCommit); err != nil {
-		return "", false, fmt.Errorf("read fsync and synchronous_commit: %w", err)
-	}
-	text := fmt.Sprintf("fsync=%s, synchronous_commit=%s", fsync, syncCommit)
-	if fsync == "on" && syncCommit != "off" {
-		return text + ": the WAL is flushed before a commit is answered", true, nil
-	}
-	return text + ": a commit can be answered before its WAL is flushed: a killed server can lose acknowledged commits", false, nil
+	return servers.For(d.db.Protocol()).Durability(ctx, d.admin)
 }
 
 // countLedger counts the ledger's writes in the table: each acknowledged insert by its

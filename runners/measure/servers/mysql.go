@@ -7,6 +7,11 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"dbbench/runners/measure/procstat"
+	"dbbench/runners/measure/roundtrip"
 )
 
 // mysql is MariaDB and MySQL: SHOW GLOBAL STATUS, information_schema.PROCESSLIST, and
@@ -151,4 +156,61 @@ func (mysql) Untraced(t Traced) string {
 	}
 	return "performance_schema is off on this server, or this user cannot read it: statements no target\n" +
 		"holds are not told apart from the targets' (Prepared_stmt_count counts both)"
+}
+
+func (mysql) Light(pid int) (procstat.Light, error) { return procstat.TakeLight(pid) }
+
+// Running: Threads_running, the asker's own statement left out.
+func (mysql) Running(ctx context.Context, db *sql.DB) (int64, bool) {
+	var name string
+	var v int64
+	if db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v) != nil {
+		return 0, false
+	}
+	return v - 1, true
+}
+
+// Durability: innodb_flush_log_at_trx_commit 1 writes and flushes the log at every
+// commit, 2 writes it (the OS keeps it when the server dies; a crashed machine loses up
+// to a second), 0 writes it once a second (a killed server loses up to a second).
+func (mysql) Durability(ctx context.Context, db *sql.DB) (string, bool, error) {
+	var flush int
+	if err := db.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
+		return "", false, fmt.Errorf("read innodb_flush_log_at_trx_commit: %w", err)
+	}
+	text := fmt.Sprintf("innodb_flush_log_at_trx_commit=%d", flush)
+	switch flush {
+	case 1:
+		return text + ": the log is written and flushed before a commit is answered", true, nil
+	case 2:
+		return text + ": the log is written before a commit is answered, flushed once a second: a killed server loses nothing, a crashed machine up to a second", true, nil
+	}
+	return text + ": the log is written once a second: a killed server can lose up to a second of acknowledged commits; set it to 1", false, nil
+}
+
+func (mysql) Probe() string { return "COM_PING" }
+
+func (mysql) Ping(ctx context.Context, line string, dial Dial) (func() error, func(), error) {
+	cfg, err := gomysql.ParseDSN(line)
+	if err != nil {
+		return nil, nil, err
+	}
+	if dial != nil {
+		cfg.DialFunc = dial
+	}
+	c, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	db := sql.OpenDB(c)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return func() error { return conn.PingContext(ctx) }, func() { conn.Close(); db.Close() }, nil
+}
+
+func (mysql) CountingProxy(host, upstream string) (*roundtrip.Proxy, error) {
+	return roundtrip.StartProxyOn(host, upstream)
 }

@@ -8,7 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"dbbench/runners/measure/procstat"
+	"dbbench/runners/measure/roundtrip"
 )
 
 // postgres is PostgreSQL: pg_stat_activity for its client backends and their
@@ -138,4 +141,53 @@ func (postgres) Untraced(t Traced) string {
 	}
 	return "PostgreSQL lists a session's prepared statements to that session only, and this server's\n" +
 		"backends are not on this host: statements no target holds are not seen"
+}
+
+// Light: the postmaster and every backend, each a process of its own.
+func (postgres) Light(pid int) (procstat.Light, error) { return procstat.TakeLightTree(pid) }
+
+// Running: the active backends, the asker's own left out.
+func (postgres) Running(ctx context.Context, db *sql.DB) (int64, bool) {
+	var v int64
+	if db.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'").Scan(&v) != nil {
+		return 0, false
+	}
+	return v - 1, true
+}
+
+// Durability: with fsync and synchronous_commit on, a commit is answered once its WAL
+// is flushed; synchronous_commit off answers before, and a killed server loses what was
+// not yet flushed (up to three times wal_writer_delay).
+func (postgres) Durability(ctx context.Context, db *sql.DB) (string, bool, error) {
+	var fsync, syncCommit string
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('fsync'), current_setting('synchronous_commit')").Scan(&fsync, &syncCommit); err != nil {
+		return "", false, fmt.Errorf("read fsync and synchronous_commit: %w", err)
+	}
+	text := fmt.Sprintf("fsync=%s, synchronous_commit=%s", fsync, syncCommit)
+	if fsync == "on" && syncCommit != "off" {
+		return text + ": the WAL is flushed before a commit is answered", true, nil
+	}
+	return text + ": a commit can be answered before its WAL is flushed: a killed server can lose acknowledged commits", false, nil
+}
+
+// Probe: pgx's Ping, an empty query.
+func (postgres) Probe() string { return "empty query" }
+
+func (postgres) Ping(ctx context.Context, line string, dial Dial) (func() error, func(), error) {
+	cc, err := pgx.ParseConfig(line)
+	if err != nil {
+		return nil, nil, err
+	}
+	if dial != nil {
+		cc.DialFunc = dial
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() error { return conn.Ping(ctx) }, func() { conn.Close(ctx) }, nil
+}
+
+func (postgres) CountingProxy(host, upstream string) (*roundtrip.Proxy, error) {
+	return roundtrip.StartPostgresProxyOn(host, upstream)
 }

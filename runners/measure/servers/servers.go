@@ -1,14 +1,18 @@
 // Package servers holds what each database server differs in, for the packages that
-// watch a server over time (the soak): the figures it shows about its clients, the
-// limits those figures run into, how it lists its clients, and its processes. One file
-// per server protocol; the soak asks For(protocol) and never branches on a name.
+// measure and watch it (the run, the soak): the figures it shows about its clients, the
+// limits those figures run into, how it lists its clients, its processes and their
+// counters, how it is pinged, what keeps a commit, and what it is running. One file per
+// server protocol; the run and the soak ask For(protocol) and never branch on a name.
 package servers
 
 import (
 	"context"
 	"database/sql"
+	"net"
 
 	"dbbench/dsn/protocol"
+	"dbbench/runners/measure/procstat"
+	"dbbench/runners/measure/roundtrip"
 )
 
 // Server is one server protocol's way of showing its clients.
@@ -28,10 +32,30 @@ type Server interface {
 	Counts(ctx context.Context, db *sql.DB) (Counts, error)
 	// Processes lists the server's processes from its main one (pid).
 	Processes(pid int) []int
+	// Light reads the light counters (CPU, switches) of the server whose main process
+	// is pid, all of its processes.
+	Light(pid int) (procstat.Light, error)
+	// Running reads how many statements the server is running at once, the asker's own
+	// left out; ok is false when it could not be read.
+	Running(ctx context.Context, db *sql.DB) (n int64, ok bool)
+	// Durability reads the settings that decide whether an acknowledged commit
+	// survives a killed server: them in words, and whether it does.
+	Durability(ctx context.Context, db *sql.DB) (settings string, safe bool, err error)
+	// Probe names what Ping sends: one round trip each.
+	Probe() string
+	// CountingProxy starts the proxy that counts this protocol's commands between the
+	// targets and upstream, listening on host (runners/measure/roundtrip).
+	CountingProxy(host, upstream string) (*roundtrip.Proxy, error)
+	// Ping opens one connection to the database line names (a DSN or a PostgreSQL
+	// URL), dialled with dial (nil: from here), and returns what pings it; close ends it.
+	Ping(ctx context.Context, line string, dial Dial) (ping func() error, close func(), err error)
 	// Untraced says, for people, what a soak cannot see of another client's
 	// statements on this server and why ("" when it can).
 	Untraced(t Traced) string
 }
+
+// Dial opens a network connection, as a driver's DialFunc does.
+type Dial = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // For is the server that speaks p.
 func For(p protocol.Protocol) Server {
