@@ -161,7 +161,7 @@ func Check(ctx context.Context, o CheckOptions, targets []Checked) *results.Pool
 			v.Pool = n
 			list = append(list, v)
 		}
-		pc.Families = append(pc.Families, &results.CheckedFamily{Family: Family(t.Variant), Model: t.Model})
+		pc.Families = append(pc.Families, &results.CheckedFamily{Family: t.Variant.Family(), Model: t.Model})
 	}
 	if len(list) == 0 {
 		pc.Skipped = "no family had a pool to check"

@@ -93,7 +93,7 @@ func TestCheckTargets(t *testing.T) {
 	if moved.RTT != 1.6e-3 || moved.Added != 1e-3 || at.RTT != 1600*time.Microsecond {
 		t.Errorf("through the proxy: hold at %g with %g slept, need at %v; want 1.6 ms, 1 ms, 1.6ms", moved.RTT, moved.Added, at.RTT)
 	}
-	if !strings.Contains(Family(got[0].Variant), "stmt=interpolate/conn=persistent") {
-		t.Errorf("family %q", Family(got[0].Variant))
+	if !strings.Contains(got[0].Variant.Family(), "stmt=interpolate/conn=persistent") {
+		t.Errorf("family %q", got[0].Variant.Family())
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"dbbench/runners/define/matrix"
@@ -19,15 +18,9 @@ import (
 	"dbbench/runners/saturation"
 )
 
-// Family is a variant's key without its pool: the curve a pool sweep draws.
-func Family(v matrix.Variant) string {
-	v.Pool = 0
-	k := v.Key()
-	return strings.TrimSuffix(k, "/pool=0")
-}
-
+// familyOf is v's family (matrix.Variant.Family) on the run's one server and op.
 func familyOf(v *results.Variant) string {
-	return Family(matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn})
+	return matrix.Variant{Lang: v.Lang, Server: v.Server, Layer: v.Layer, Stmt: v.Stmt, Conn: v.Conn}.Family()
 }
 
 func saturationOf(rep *results.Repetition) saturation.Verdict {
@@ -40,10 +33,10 @@ func ExpandPools(base []matrix.Variant, pools map[string][]int) ([]matrix.Varian
 	seen := map[string]bool{}
 	var out []matrix.Variant
 	for _, v := range base {
-		if seen[Family(v)] {
+		if seen[v.Family()] {
 			continue
 		}
-		seen[Family(v)] = true
+		seen[v.Family()] = true
 		list := pools[v.Lang]
 		if len(list) == 0 {
 			return nil, fmt.Errorf("no pool sizes for lang %s", v.Lang)

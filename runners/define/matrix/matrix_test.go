@@ -593,3 +593,21 @@ presets:
 		t.Errorf("orm's eager api %q", api)
 	}
 }
+
+// A family is the key without its pool wherever pool stands (before op=, db= and
+// rev=), and reads back to the variant without its pool.
+func TestFamilyLeavesOutThePoolAndReadsBack(t *testing.T) {
+	v := Variant{Lang: "go", Server: "nethttp", Layer: "pgx", Stmt: "exec", Conn: "persistent", Pool: 16, Op: "list10", Database: "postgres"}
+	want := "lang=go/server=nethttp/layer=pgx/stmt=exec/conn=persistent/op=list10/db=postgres"
+	if got := v.Family(); got != want {
+		t.Fatalf("Family() = %s, want %s", got, want)
+	}
+	back, err := ParseFamily(want)
+	v.Pool = 0
+	if err != nil || back != v {
+		t.Errorf("ParseFamily(%s) = %+v, %v; want %+v", want, back, err, v)
+	}
+	if got := (Variant{Lang: "php", Server: "fpm", Layer: "raw", Stmt: "prepare", Conn: "persistent", Pool: 8}).Family(); got != "lang=php/server=fpm/layer=raw/stmt=prepare/conn=persistent" {
+		t.Errorf("Family() = %s", got)
+	}
+}

@@ -154,6 +154,19 @@ func ShortKey(key string) string {
 	return strings.Join(vals, "/")
 }
 
+// Family is the variant's key without its pool: the family a pool sweep draws as one
+// curve and the pool check measures at several pools.
+func (v Variant) Family() string {
+	return Spell(slices.DeleteFunc(Parts(v.Key()), func(p Part) bool { return p.Name == "pool" }))
+}
+
+// ParseFamily reads a Family back into a variant, its Pool 0.
+func ParseFamily(family string) (Variant, error) {
+	v, err := ParseName(withPool(family, 1))
+	v.Pool = 0
+	return v, err
+}
+
 // Name is the variant's benchmark name: BenchmarkSingleRow/lang=…/pool=64.
 func (v Variant) Name() string { return Prefix + "/" + v.Key() }
 

@@ -290,23 +290,10 @@ func checkSummary(pc *results.PoolCheck, need poolsize.Need) string {
 }
 
 // familyVariant reads a family's key ("lang=php/server=fpm/layer=raw/…") into the
-// fields a name needs.
+// fields a name needs (matrix.ParseFamily; a family it cannot read names nothing).
 func familyVariant(fam string) *results.Variant {
-	v := &results.Variant{}
-	for _, p := range matrix.Parts(fam) {
-		k, val := p.Name, p.Value
-		switch k {
-		case "lang":
-			v.Lang = val
-		case "server":
-			v.Server = val
-		case "db":
-			v.Database = val
-		case "stmt":
-			v.Stmt = val
-		}
-	}
-	return v
+	v, _ := matrix.ParseFamily(fam)
+	return &results.Variant{Variant: v}
 }
 
 // checkedFamily is "Go raw: pool 2 held (p99 4.1 ms), 1 did not (p99 120 ms)", and when
