@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"dbbench/runners/internal/golden"
-	"dbbench/runners/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -49,16 +48,12 @@ func firstScreenOnTerminal(t *testing.T, resultsFile string) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, cs, err := writeReport(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := results.Read(filepath.Join(dir, "results.json"))
+	j, cs, err := writeReport(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	printSummary(&out, res)
+	printSummary(&out, j)
 	printComparisons(&out, cs)
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {

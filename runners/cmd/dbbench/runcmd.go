@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"dbbench/runners/measure/delay"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,9 @@ import (
 	"slices"
 	"text/tabwriter"
 	"time"
+
+	"dbbench/runners/judge"
+	"dbbench/runners/measure/delay"
 
 	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
@@ -159,9 +161,13 @@ func (c runConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if measured > 0 {
-		printSummary(stdout, res)
 		// The report is written whatever happened: an interrupted run's report says so.
-		if _, cs, rerr := writeReport(dir); rerr != nil {
+		// The terminal prints the medians and comparisons it judged.
+		j, cs, rerr := writeReport(dir)
+		if j != nil {
+			printSummary(stdout, j)
+		}
+		if rerr != nil {
 			fmt.Fprintf(stderr, "report: %v\n", rerr)
 		} else {
 			printComparisons(stdout, cs)
@@ -249,7 +255,8 @@ func countsHead(res *results.Run) string {
 // printSummary is the table a person reads at the end of a run: medians over the
 // slices, invalid variants with their reason; commands beside round trips, as the
 // report shows them.
-func printSummary(w io.Writer, res *results.Run) {
+func printSummary(w io.Writer, j *judge.Run) {
+	res := j.Results
 	fmt.Fprintln(w, "each variant, the median of its slices (a ratio of two of these is not a comparison: see below):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "variant\tslices\treq/s\tp50 ms\tp99 ms\tapp CPU µs/req\tdb CPU µs/req\tgen CPU µs/req\t"+countsHead(res)+"\tround trips/req\t")
@@ -261,16 +268,12 @@ func printSummary(w io.Writer, res *results.Run) {
 		if len(v.Reps) == 0 {
 			continue
 		}
-		med := func(unit string, f func(*results.Repetition) float64) float64 {
-			xs := make([]float64, len(v.Reps))
-			for i, r := range v.Reps {
-				xs[i] = f(r)
+		// The report's medians (judge.Run.Summary); NaN where the unit was not measured.
+		med := func(unit string) float64 {
+			if s, ok := j.Summary(v, unit); ok {
+				return s.Center
 			}
-			s, err := stats.Summarize(xs, unit)
-			if err != nil {
-				return math.NaN()
-			}
-			return s.Center
+			return math.NaN()
 		}
 		cmds, trips := "-", "-"
 		if v.Roundtrips != nil {
@@ -280,13 +283,9 @@ func printSummary(w io.Writer, res *results.Run) {
 				trips += " (!)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%s\t%.1f\t%s\t%s\t\n", v.Key, len(v.Reps),
-			med(units.QPS, func(r *results.Repetition) float64 { return r.QPS }),
-			1e3*med(units.P50, func(r *results.Repetition) float64 { return r.P50 }),
-			1e3*med(units.P99, func(r *results.Repetition) float64 { return r.P99 }),
-			1e6*med(units.AppCPU, func(r *results.Repetition) float64 { return r.AppCPU }),
-			micro(med(units.DBCPU, func(r *results.Repetition) float64 { return r.DBCPU })),
-			1e6*med(units.GenCPU, func(r *results.Repetition) float64 { return r.GenCPU }),
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%s\t%s\t%.1f\t%s\t%s\t\n", v.Key, len(v.Reps),
+			med(units.QPS), 1e3*med(units.P50), 1e3*med(units.P99), micro(med(units.AppCPU)), micro(med(units.DBCPU)),
+			1e6*med(units.GenCPU),
 			cmds, trips)
 	}
 	tw.Flush()
@@ -297,8 +296,10 @@ func printSummary(w io.Writer, res *results.Run) {
 	}
 }
 
+// micro is seconds per request in µs, "n/a" where not measured (a server or an app
+// on another host).
 func micro(s float64) string {
-	if s < 0 {
+	if s < 0 || math.IsNaN(s) {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f", 1e6*s)
