@@ -22,11 +22,11 @@ type Comparison struct {
 	Finding *results.Finding
 	// DBCPU is its ratio in the database's CPU per request, judged as the finding's
 	// are; nil where a side did not measure it.
-	DBCPU *results.Estimate
+	DBCPU *results.Judged
 	// Shifts are the pairs' differences in app CPU, allocations and bytes per request
 	// (Hodges–Lehmann with its interval), for a comparison of two list lengths: what
 	// the rows between them cost. Keyed by unit; a unit without pairs is absent.
-	Shifts map[string]stats.ShiftEstimate
+	Shifts map[string]stats.Estimate
 }
 
 // Unpaired is a question's pair in a run measured without pairs, judged from each
@@ -34,7 +34,7 @@ type Comparison struct {
 type Unpaired struct {
 	Question    string
 	Base, Other *results.Variant
-	QPS, AppCPU *results.Estimate // nil: not measured on both sides
+	QPS, AppCPU *results.Judged // nil: not measured on both sides
 }
 
 // rowUnits are the figures a row's cost is given in.
@@ -47,7 +47,7 @@ func (j *Run) compare(samples *benchfile.File) {
 	for _, c := range r.Comparisons {
 		jc := &Comparison{Finding: findings.Of(r, c), DBCPU: findings.In(r, c, units.DBCPU)}
 		if c.Question == questions.Rows {
-			jc.Shifts = map[string]stats.ShiftEstimate{}
+			jc.Shifts = map[string]stats.Estimate{}
 			for _, u := range rowUnits {
 				if e, err := stats.PairedShift(questions.Differences(r, c, u)); err == nil {
 					jc.Shifts[u] = e
@@ -72,7 +72,7 @@ func (j *Run) compare(samples *benchfile.File) {
 
 // unpaired is the ratio of other's median to base's with the bootstrap interval of
 // stats.ChangeOf, decided at findings.Margin; nil when a side lacks the unit.
-func unpaired(f *benchfile.File, base, other *results.Variant, unit string) *results.Estimate {
+func unpaired(f *benchfile.File, base, other *results.Variant, unit string) *results.Judged {
 	a, b := f.Sample(base.Name, unit), f.Sample(other.Name, unit)
 	if len(a) == 0 || len(b) == 0 {
 		return nil
@@ -81,10 +81,10 @@ func unpaired(f *benchfile.File, base, other *results.Variant, unit string) *res
 	if err != nil {
 		return nil
 	}
-	e := stats.RatioEstimate{Method: UnpairedMedians, N: min(len(a), len(b)), Ratio: 1 + c.Mid,
-		Lo: 1 + c.Lo, Hi: 1 + c.Hi, Confidence: stats.Confidence}
-	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || e.Lo <= 0 {
-		e.Lo, e.Hi, e.Confidence = 0, math.Inf(1), 0
+	e := stats.NoInterval(1 + c.Mid)
+	e.Method, e.N = UnpairedMedians, min(len(a), len(b))
+	if !math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && 1+c.Lo > 0 {
+		e.Lo, e.Hi, e.Confidence = 1+c.Lo, 1+c.Hi, stats.Confidence
 	}
 	return findings.Decide(e, findings.Margin)
 }

@@ -1,7 +1,8 @@
 package results
 
 import (
-	"math"
+	"encoding/json"
+	"fmt"
 
 	"dbbench/runners/stats"
 )
@@ -12,31 +13,48 @@ import (
 // it, so that no output judges the same pairs another way. Runs before schema v4 have
 // none: findings.Of computes it on read.
 type Finding struct {
-	Margin float64   `json:"margin"`            // the equivalence margin, a fraction: 0.02 for ±2%
-	QPS    *Estimate `json:"qps,omitempty"`     // nil: too few pairs for an estimate
-	AppCPU *Estimate `json:"app_cpu,omitempty"` // nil: app CPU not measured on both sides
+	Margin float64 `json:"margin"`            // the equivalence margin, a fraction: 0.02 for ±2%
+	QPS    *Judged `json:"qps,omitempty"`     // nil: too few pairs for an estimate
+	AppCPU *Judged `json:"app_cpu,omitempty"` // nil: app CPU not measured on both sides
 }
 
-// Estimate is one figure's ratio, Other ÷ Base, from a comparison's pairs: its 95%
-// interval (Lo = Hi = 0: too few pairs for one), how it was estimated and what the
+// Judged is one figure's estimate, Other ÷ Base from a comparison's pairs, and what its
 // interval decides at the finding's margin.
-type Estimate struct {
-	Method     string         `json:"method"` // stats.HodgesLehmann for pairs
-	Pairs      int            `json:"pairs"`
-	Ratio      float64        `json:"ratio"`
-	Lo         float64        `json:"lo,omitempty"`
-	Hi         float64        `json:"hi,omitempty"`
-	Confidence float64        `json:"confidence,omitempty"` // the interval's coverage reached
-	Verdict    stats.Decision `json:"verdict"`
-	Warnings   []string       `json:"warnings,omitempty"` // stats': why there is no interval
+type Judged struct {
+	stats.Estimate
+	Verdict stats.Decision `json:"verdict"`
 }
 
-// RatioEstimate is the estimate as package stats gives it: no interval is Lo = 0,
-// Hi = +Inf there (JSON has no infinity, so results stores both as 0).
-func (e *Estimate) RatioEstimate() stats.RatioEstimate {
-	r := stats.RatioEstimate{Method: e.Method, N: e.Pairs, Ratio: e.Ratio, Lo: e.Lo, Hi: e.Hi, Confidence: e.Confidence, Warnings: e.Warnings}
-	if e.Lo == 0 && e.Hi == 0 {
-		r.Hi = math.Inf(1)
+// MarshalJSON writes the estimate's fields and the verdict in one object (the
+// estimate's own MarshalJSON would otherwise stand for the whole).
+func (j Judged) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(j.Estimate)
+	if err != nil {
+		return nil, err
 	}
-	return r
+	v, err := json.Marshal(j.Verdict)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(b[:len(b)-1], `,"verdict":%s}`, v), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, and the form of schema v4: "pairs" for
+// n, and bounds left out for no interval.
+func (j *Judged) UnmarshalJSON(b []byte) error {
+	var rest struct {
+		Verdict stats.Decision `json:"verdict"`
+		Pairs   *int           `json:"pairs"`
+	}
+	if err := json.Unmarshal(b, &rest); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &j.Estimate); err != nil {
+		return err
+	}
+	j.Verdict = rest.Verdict
+	if rest.Pairs != nil {
+		j.N = *rest.Pairs
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ import (
 // Schema names this layout; change it when a field changes meaning, or when readers
 // come to rely on a field the runs before it lack. Read also accepts the schemas
 // before it, and upgrade.go lists what older runs lack.
-const Schema = "dbbench/results/v4"
+const Schema = "dbbench/results/v5"
 
 // Run is the whole of results.json.
 type Run struct {

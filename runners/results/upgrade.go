@@ -60,6 +60,11 @@ var v2Renamed = map[[2]string]string{
 // and runners/judge/findings judges a comparison without one when it is read.
 const schemaV3 = "dbbench/results/v3"
 
+// schemaV4 is the layout before a finding's estimates took stats.Estimate's JSON: they
+// named n "pairs" and left the bounds out where there was no interval. Judged reads both
+// forms as it decodes (finding.go): nothing to move here.
+const schemaV4 = "dbbench/results/v4"
+
 // dbTitlesBefore are the database servers' titles as the report spelt them before runs
 // recorded them (Variant.DatabaseTitle): a fact of the past, frozen; matrix.yaml's dbs
 // title says the same of today's.
@@ -76,7 +81,7 @@ func upgrade(r *Run) error {
 	switch r.Schema {
 	case Schema:
 		return nil
-	case schemaV3:
+	case schemaV3, schemaV4:
 		r.Schema = Schema
 		return nil
 	case schemaV1:
@@ -87,7 +92,7 @@ func upgrade(r *Run) error {
 	case schemaV2:
 		return upgradeV2(r)
 	}
-	return fmt.Errorf("schema %q: this dbbench reads %q, %q, %q and %q", r.Schema, Schema, schemaV3, schemaV2, schemaV1)
+	return fmt.Errorf("schema %q: this dbbench reads %q, %q, %q, %q and %q", r.Schema, Schema, schemaV4, schemaV3, schemaV2, schemaV1)
 }
 
 // upgradeV2 renames the layers named orm and builder after their libraries wherever a

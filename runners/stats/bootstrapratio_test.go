@@ -20,15 +20,15 @@ import (
 // (TestBootstrapMedianRatioUndercovers). Confidence is the nominal 0.95, not the achieved level.
 // Like PairedRatio it needs n >= MinPairs: below, no interval from the data's own
 // range reaches 95% (see MinPairs); no ratios is an error.
-func BootstrapMedianRatio(ratios []float64) (RatioEstimate, error) {
+func BootstrapMedianRatio(ratios []float64) (Estimate, error) {
 	logs, err := logRatios(ratios)
 	if err != nil {
-		return RatioEstimate{}, err
+		return Estimate{}, err
 	}
 	sorted := slices.Sorted(slices.Values(logs))
-	e := RatioEstimate{Method: BootstrapMedian, N: len(logs), Ratio: math.Exp(sortedMedian(sorted))}
+	e := Estimate{Method: BootstrapMedian, N: len(logs), Value: math.Exp(sortedMedian(sorted))}
 	if e.N < MinPairs {
-		return e.withoutInterval(), nil
+		return e.withoutInterval(tooFewPairs(e.N)), nil
 	}
 	lo, hi := bootstrapMedian(logs, resamples)
 	e.Lo, e.Hi, e.Confidence = math.Exp(lo), math.Exp(hi), Confidence

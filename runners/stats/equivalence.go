@@ -28,7 +28,7 @@ const (
 // 95% interval gives each of them level 2.5%). The margin is the log-symmetric band
 // [1/(1+m), 1+m], the same log-scale measure as HalfWidth, so that swapping A and B
 // never changes the decision.
-func (e RatioEstimate) Decide(margin float64) (Decision, error) {
+func (e Estimate) Decide(margin float64) (Decision, error) {
 	if !(margin > 0) || math.IsInf(margin, 1) {
 		return "", fmt.Errorf("margin %v: want a fraction > 0, e.g. 0.02 for ±2%%", margin)
 	}

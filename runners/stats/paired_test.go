@@ -95,7 +95,7 @@ func TestPairedRatioByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Method != HodgesLehmann || e.N != 7 || !near(e.Ratio, math.Exp(0.0475), 1e-12) ||
+	if e.Method != HodgesLehmann || e.N != 7 || !near(e.Value, math.Exp(0.0475), 1e-12) ||
 		!near(e.Lo, math.Exp(0.005), 1e-12) || !near(e.Hi, math.Exp(0.10), 1e-12) || e.Confidence != 1-6.0/128 {
 		t.Errorf("got %+v, want %s n = 7, exp(0.0475) [exp(0.005), exp(0.10)] at %v", e, HodgesLehmann, 1-6.0/128)
 	}
@@ -146,7 +146,7 @@ func TestPairedRatioCoverage(t *testing.T) {
 
 func TestPairedRatioSwapInverts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, est := range []func([]float64) (RatioEstimate, error){PairedRatio, BootstrapMedianRatio} {
+	for _, est := range []func([]float64) (Estimate, error){PairedRatio, BootstrapMedianRatio} {
 		ab := lognormalRatios(rng, 16, 0.97, 0.04)
 		ba := make([]float64, len(ab))
 		for i, r := range ab {
@@ -157,7 +157,7 @@ func TestPairedRatioSwapInverts(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if !near(s.Ratio, 1/e.Ratio, 1e-12) || !near(s.Lo, 1/e.Hi, 1e-12) || !near(s.Hi, 1/e.Lo, 1e-12) ||
+		if !near(s.Value, 1/e.Value, 1e-12) || !near(s.Lo, 1/e.Hi, 1e-12) || !near(s.Hi, 1/e.Lo, 1e-12) ||
 			!near(s.HalfWidth(), e.HalfWidth(), 1e-9) || s.ExcludesOne() != e.ExcludesOne() {
 			t.Errorf("%s: A/B %s, B/A %s: want the ratio and the interval inverted", e.Method, e, s)
 		}
@@ -172,17 +172,17 @@ func TestPairedRatioSwapInverts(t *testing.T) {
 }
 
 func TestPairedRatioTooFewPairs(t *testing.T) {
-	for _, est := range []func([]float64) (RatioEstimate, error){PairedRatio, BootstrapMedianRatio} {
+	for _, est := range []func([]float64) (Estimate, error){PairedRatio, BootstrapMedianRatio} {
 		// Five pairs: log ratios 1..5 hundredths. HL: the 15 Walsh averages have median 3;
 		// the median of the ratios is 3 too.
 		e, err := est(ratiosOf(5, 1, 4, 2, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !near(e.Ratio, math.Exp(0.03), 1e-12) || e.N != 5 {
+		if !near(e.Value, math.Exp(0.03), 1e-12) || e.N != 5 {
 			t.Errorf("%s: %+v, want the estimate exp(0.03) with n = 5", e.Method, e)
 		}
-		if e.HasInterval() || e.ExcludesOne() || !math.IsInf(e.HalfWidth(), 1) || e.Lo != 0 || !math.IsInf(e.Hi, 1) || e.Confidence != 0 {
+		if e.HasInterval() || e.ExcludesOne() || !math.IsInf(e.HalfWidth(), 1) || !math.IsInf(e.Lo, -1) || !math.IsInf(e.Hi, 1) || e.Confidence != 0 {
 			t.Errorf("%s: %+v, want no interval: [0, +Inf), infinite half-width, not different", e.Method, e)
 		}
 		if !hasWarning(e.Warnings, "need >= 6 pairs for a 95% interval, have 5") {
@@ -195,20 +195,20 @@ func TestPairedRatioTooFewPairs(t *testing.T) {
 			t.Errorf("String() = %q, want it to say there is no interval", s)
 		}
 		one, err := est([]float64{1.1})
-		if err != nil || !near(one.Ratio, 1.1, 1e-15) || one.HasInterval() {
+		if err != nil || !near(one.Value, 1.1, 1e-15) || one.HasInterval() {
 			t.Errorf("%s, one pair: %+v, %v: want 1.1 without an interval", e.Method, one, err)
 		}
 	}
 }
 
 func TestPairedRatioAllEqual(t *testing.T) {
-	for _, est := range []func([]float64) (RatioEstimate, error){PairedRatio, BootstrapMedianRatio} {
+	for _, est := range []func([]float64) (Estimate, error){PairedRatio, BootstrapMedianRatio} {
 		// Every pair the same ratio: the interval collapses onto it.
 		e, err := est([]float64{1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !near(e.Ratio, 1.03, 1e-15) || e.Lo != e.Ratio || e.Hi != e.Ratio || e.HalfWidth() != 0 || !e.ExcludesOne() {
+		if !near(e.Value, 1.03, 1e-15) || e.Lo != e.Value || e.Hi != e.Value || e.HalfWidth() != 0 || !e.ExcludesOne() {
 			t.Errorf("%s: %+v, want 1.03 [1.03, 1.03], half-width 0, excluding 1", e.Method, e)
 		}
 		// Exactly 1 everywhere: the interval is [1, 1], equivalent within any margin.
@@ -217,7 +217,7 @@ func TestPairedRatioAllEqual(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, _ := e.Decide(0.001)
-		if e.Ratio != 1 || e.Lo != 1 || e.Hi != 1 || e.HalfWidth() != 0 || e.ExcludesOne() || d != Equivalent {
+		if e.Value != 1 || e.Lo != 1 || e.Hi != 1 || e.HalfWidth() != 0 || e.ExcludesOne() || d != Equivalent {
 			t.Errorf("%s: %+v decided %q, want exactly 1 [1, 1], half-width 0, equivalent", e.Method, e, d)
 		}
 	}
@@ -235,7 +235,7 @@ func TestPairedRatioRejectsBadInput(t *testing.T) {
 		{"NaN", []float64{1, 1, math.NaN()}, "ratio 3 is NaN"},
 		{"Inf", []float64{math.Inf(1)}, "ratio 1 is +Inf"},
 	} {
-		for _, est := range []func([]float64) (RatioEstimate, error){PairedRatio, BootstrapMedianRatio} {
+		for _, est := range []func([]float64) (Estimate, error){PairedRatio, BootstrapMedianRatio} {
 			if _, err := est(tc.ratios); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
 			}
@@ -251,13 +251,13 @@ func TestBootstrapMedianRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Method != BootstrapMedian || e.N != 9 || !near(e.Ratio, math.Exp(0.05), 1e-12) || e.Confidence != 0.95 {
+	if e.Method != BootstrapMedian || e.N != 9 || !near(e.Value, math.Exp(0.05), 1e-12) || e.Confidence != 0.95 {
 		t.Errorf("got %+v, want %s n = 9 exp(0.05) at nominal 0.95", e, BootstrapMedian)
 	}
 	if !slices.ContainsFunc(in, func(r float64) bool { return near(r, e.Lo, 1e-12) }) ||
 		!slices.ContainsFunc(in, func(r float64) bool { return near(r, e.Hi, 1e-12) }) ||
-		!(e.Lo < e.Ratio && e.Ratio < e.Hi) {
-		t.Errorf("interval [%v, %v]: want two of the ratios around %v", e.Lo, e.Hi, e.Ratio)
+		!(e.Lo < e.Value && e.Value < e.Hi) {
+		t.Errorf("interval [%v, %v]: want two of the ratios around %v", e.Lo, e.Hi, e.Value)
 	}
 	again, _ := BootstrapMedianRatio(in)
 	if again.Lo != e.Lo || again.Hi != e.Hi {
@@ -297,12 +297,12 @@ func TestBootstrapMedianRatioUndercovers(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
-	est := func(lo, hi float64) RatioEstimate {
-		return RatioEstimate{N: 20, Ratio: math.Sqrt(lo * hi), Lo: lo, Hi: hi, Confidence: 0.95}
+	est := func(lo, hi float64) Estimate {
+		return Estimate{N: 20, Value: math.Sqrt(lo * hi), Lo: lo, Hi: hi, Confidence: 0.95}
 	}
 	for _, tc := range []struct {
 		name   string
-		e      RatioEstimate
+		e      Estimate
 		margin float64
 		want   Decision
 	}{
@@ -314,7 +314,7 @@ func TestDecide(t *testing.T) {
 		{"lower edge beyond 1/(1+m)", est(0.980, 1.01), 0.02, Undecided},
 		{"too wide", est(0.95, 1.06), 0.02, Undecided},
 		{"too wide for 2%, not 10%", est(0.95, 1.06), 0.10, Equivalent},
-		{"no interval", RatioEstimate{N: 3, Ratio: 1.2, Lo: 0, Hi: math.Inf(1)}, 0.02, Undecided},
+		{"no interval", NoInterval(1.2), 0.02, Undecided},
 	} {
 		got, err := tc.e.Decide(tc.margin)
 		if err != nil || got != tc.want {
@@ -346,7 +346,7 @@ func TestPairedShiftIsPairedRatioWithoutLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range [][2]float64{{math.Exp(s.Shift), r.Ratio}, {math.Exp(s.Lo), r.Lo}, {math.Exp(s.Hi), r.Hi}} {
+	for _, p := range [][2]float64{{math.Exp(s.Value), r.Value}, {math.Exp(s.Lo), r.Lo}, {math.Exp(s.Hi), r.Hi}} {
 		if math.Abs(p[0]-p[1]) > 1e-12 {
 			t.Fatalf("shift of the logs %+v, ratio %+v", s, r)
 		}
@@ -355,11 +355,11 @@ func TestPairedShiftIsPairedRatioWithoutLogs(t *testing.T) {
 		t.Fatalf("shift %+v, ratio %+v", s, r)
 	}
 	per := s.Per(2)
-	if per.Shift != s.Shift/2 || per.Lo != s.Lo/2 || per.Hi != s.Hi/2 {
+	if per.Value != s.Value/2 || per.Lo != s.Lo/2 || per.Hi != s.Hi/2 {
 		t.Fatalf("Per(2) = %+v of %+v", per, s)
 	}
 	// Differences may be negative or zero, unlike ratios; too few pairs give no interval.
-	if s, err := PairedShift([]float64{-3, 0, 2, -1, 5}); err != nil || s.HasInterval() || s.Shift != 0.5 || len(s.Warnings) == 0 {
+	if s, err := PairedShift([]float64{-3, 0, 2, -1, 5}); err != nil || s.HasInterval() || s.Value != 0.5 || len(s.Warnings) == 0 {
 		t.Fatalf("five differences: %+v, %v", s, err)
 	}
 	for _, bad := range [][]float64{nil, {1, math.NaN()}, {math.Inf(1)}} {

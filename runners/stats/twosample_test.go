@@ -43,10 +43,10 @@ func TestTwoSampleRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(e.Ratio-0.6) > 1e-12 || !e.HasInterval() || e.Lo > 0.6 || e.Hi < 0.6 || e.Lo == e.Hi {
+	if math.Abs(e.Value-0.6) > 1e-12 || !e.HasInterval() || e.Lo > 0.6 || e.Hi < 0.6 || e.Lo == e.Hi {
 		t.Errorf("scale 0.6: %v", e)
 	}
-	if inv := e.Inverse(); math.Abs(inv.Ratio-1/0.6) > 1e-12 || math.Abs(inv.Lo-1/e.Hi) > 1e-12 {
+	if inv := e.Inverse(); math.Abs(inv.Value-1/0.6) > 1e-12 || math.Abs(inv.Lo-1/e.Hi) > 1e-12 {
 		t.Errorf("inverse: %v of %v", inv, e)
 	}
 	few, err := TwoSampleRatio([]float64{1, 2, 3}, []float64{1, 2, 3})

@@ -29,8 +29,8 @@ func TestABTerminalMarksTheFindings(t *testing.T) {
 	printAnswer(&out, j)
 	for _, v := range a.Variants {
 		row := rowOf(out.String(), matrix.ShortKey(revcost.Label(v.B)))
-		for _, e := range v.Estimates {
-			cell := revcost.Change(e.RatioEstimate) + " " + report.Mark(e.Decision)
+		for _, e := range v.Figures {
+			cell := revcost.Change(e.Estimate) + " " + report.Mark(e.Verdict)
 			if !strings.Contains(row, cell) {
 				t.Errorf("%s: %s: no cell %q in %q", v.B.Key, e.Name, cell, row)
 			}

@@ -175,8 +175,8 @@ func printAnswer(w io.Writer, j *judge.Run) {
 			commands = v.Commands.Short()
 		}
 		pairs := 0
-		if len(v.Estimates) > 0 {
-			pairs = v.Estimates[0].N
+		if len(v.Figures) > 0 {
+			pairs = v.Figures[0].N
 		}
 		fmt.Fprintln(tw, strings.Join(append(row, commands, fmt.Sprint(pairs)), "\t")+"\t")
 	}
@@ -189,16 +189,16 @@ func printAnswer(w io.Writer, j *judge.Run) {
 // estimateText is "+4.9% [+1.8%, +8.1%] ●", with "past" when its whole interval lies
 // past the threshold and † when the comparison stopped before its target.
 func estimateText(v revcost.Pair, m revcost.Metric) string {
-	for _, e := range v.Estimates {
+	for _, e := range v.Figures {
 		if e.Unit == m.Unit {
-			mark := report.Mark(e.Decision)
+			mark := report.Mark(e.Verdict)
 			if e.Beyond {
 				mark += " past"
 			}
 			if !v.Reached {
 				mark += " †"
 			}
-			return revcost.Change(e.RatioEstimate) + " " + mark
+			return revcost.Change(e.Estimate) + " " + mark
 		}
 	}
 	return "–"

@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"math"
-
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -35,8 +33,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 			if err != nil {
 				continue // a figure of 0 has no relative change
 			}
-			asIs, _ := fromTwoSample(e)
-			cands = append(cands, absCand{k, unit, !o.DB, stats.Median(a), stats.Median(b), asIs, normalise(asIs, unit, n)})
+			cands = append(cands, absCand{k, unit, !o.DB, stats.Median(a), stats.Median(b), e, normalise(e, unit, n)})
 		}
 	}
 	spread, few := betweenRunSpread(cands, res)
@@ -61,17 +58,17 @@ type absCand struct {
 	key, unit    string
 	hello        bool // a variant without a database: the yardstick's check
 	old, new     float64
-	asIs, judged stats.RatioEstimate // judged: relative to the yardstick when there is one
+	asIs, judged stats.Estimate // judged: relative to the yardstick when there is one
 }
 
 // normalise is asIs relative to what the machine's speed alone explains.
-func normalise(asIs stats.RatioEstimate, unit string, n norm) stats.RatioEstimate {
+func normalise(asIs stats.Estimate, unit string, n norm) stats.Estimate {
 	if !n.on {
 		return asIs
 	}
 	expected := n.speed // a rate moves with the speed
 	if units.Better(unit) == units.Lower {
-		expected = invert(n.speed) // a cost per request moves against it
+		expected = n.speed.Inverse() // a cost per request moves against it
 	}
 	return quotient(asIs, expected)
 }
@@ -111,13 +108,4 @@ func absoluteRow(c absCand, n norm, noise, spread float64, cannot bool) Row {
 	}
 	row.Gate = !c.hello && row.Verdict == Regressed
 	return row
-}
-
-// invert is 1/e with its interval.
-func invert(e stats.RatioEstimate) stats.RatioEstimate {
-	out := stats.RatioEstimate{Ratio: 1 / e.Ratio, Lo: 0, Hi: math.Inf(1)}
-	if e.HasInterval() {
-		out.Lo, out.Hi = 1/e.Hi, 1/e.Lo
-	}
-	return out
 }

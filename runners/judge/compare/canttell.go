@@ -145,7 +145,7 @@ func helloCannotTell(hs []Hello, n norm) []CannotTell {
 	var off []string
 	for _, h := range hs {
 		if !h.Agrees {
-			off = append(off, fmt.Sprintf("%s %s", short(h.Variant), times(h.r)))
+			off = append(off, fmt.Sprintf("%s %s", short(h.Variant), times(h.Ratio)))
 		}
 	}
 	if len(off) == 0 {

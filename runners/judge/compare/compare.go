@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"dbbench/runners/results"
+	"dbbench/runners/stats"
 )
 
 // Kind names the three kinds of verdict.
@@ -134,8 +135,8 @@ type Row struct {
 	Old Num `json:"old"`
 	New Num `json:"new"`
 	// A ratio's estimates with their intervals.
-	OldRatio *Estimate `json:"old_ratio,omitempty"`
-	NewRatio *Estimate `json:"new_ratio,omitempty"`
+	OldRatio *stats.Estimate `json:"old_ratio,omitempty"`
+	NewRatio *stats.Estimate `json:"new_ratio,omitempty"`
 	// AsIs is the change as measured; Judged the one the verdict rests on (for absolute
 	// figures, relative to the yardstick; for the others, AsIs).
 	AsIs    Change  `json:"as_is"`

@@ -70,7 +70,7 @@ func TestIdenticalRuns(t *testing.T) {
 	if rows := notUnchanged(r); len(rows) > 0 {
 		t.Errorf("identical runs: %d rows changed, first %+v", len(rows), rows[0])
 	}
-	if r.Gate.Fails || !r.Environment.Match || !r.Yardstick.Normalised || r.Yardstick.Moved || r.Yardstick.Speed.Ratio != 1 {
+	if r.Gate.Fails || !r.Environment.Match || !r.Yardstick.Normalised || r.Yardstick.Moved || r.Yardstick.Speed.Value != 1 {
 		t.Errorf("gate %+v, environment match %v, yardstick %+v", r.Gate, r.Environment.Match, r.Yardstick)
 	}
 	s := r.String()

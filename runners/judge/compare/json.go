@@ -28,16 +28,6 @@ type Change struct {
 	Hi  Num `json:"hi"`
 }
 
-// Estimate is a ratio with its 95% interval (Hi null in JSON, +Inf here, without one).
-type Estimate struct {
-	Method   string   `json:"method"`
-	N        int      `json:"n"` // pairs, or the values of both samples
-	Ratio    Num      `json:"ratio"`
-	Lo       Num      `json:"lo"`
-	Hi       Num      `json:"hi"`
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // WriteJSON writes the comparison as indented JSON (--format json): the same data as
 // the text, with the field names of Result. Intervals that do not exist are null.
 func (r *Result) WriteJSON(w io.Writer) error {

@@ -9,22 +9,14 @@ import (
 	"dbbench/runners/units"
 )
 
-func fromTwoSample(e stats.TwoSampleEstimate) (stats.RatioEstimate, Estimate) {
-	return stats.RatioEstimate{Ratio: e.Ratio, Lo: e.Lo, Hi: e.Hi}, Estimate{Method: e.Method, N: e.Old + e.New, Ratio: Num(e.Ratio), Lo: Num(e.Lo), Hi: Num(e.Hi), Warnings: e.Warnings}
-}
-
-func fromPaired(e stats.RatioEstimate) (stats.RatioEstimate, Estimate) {
-	return stats.RatioEstimate{Ratio: e.Ratio, Lo: e.Lo, Hi: e.Hi}, Estimate{Method: e.Method, N: e.N, Ratio: Num(e.Ratio), Lo: Num(e.Lo), Hi: Num(e.Hi), Warnings: e.Warnings}
-}
-
 // quotient is a/b for two independent estimates, its interval by interval arithmetic:
 // [a.Lo/b.Hi, a.Hi/b.Lo]. On the log scale the half-widths add, where for independent
 // normal errors they would add in quadrature: the interval is wider than a 95% one
 // needs to be (its coverage is at least 95% when each is, and at least 90% however the
 // two depend on each other, by Bonferroni). Never calling a change that is not there is
 // worth more here than catching the smallest real one.
-func quotient(a, b stats.RatioEstimate) stats.RatioEstimate {
-	q := stats.RatioEstimate{Ratio: a.Ratio / b.Ratio, Lo: 0, Hi: math.Inf(1)}
+func quotient(a, b stats.Estimate) stats.Estimate {
+	q := stats.NoInterval(a.Value / b.Value)
 	if a.HasInterval() && b.HasInterval() {
 		q.Lo, q.Hi = a.Lo/b.Hi, a.Hi/b.Lo
 	}
@@ -33,22 +25,22 @@ func quotient(a, b stats.RatioEstimate) stats.RatioEstimate {
 
 // change turns an estimate of new/old into a relative change; without an interval its
 // bounds are infinite (null in JSON).
-func change(e stats.RatioEstimate) Change {
+func change(e stats.Estimate) Change {
 	if !e.HasInterval() {
-		return Change{Lo: Num(math.Inf(-1)), Mid: Num(e.Ratio - 1), Hi: Num(math.Inf(1))}
+		return Change{Lo: Num(math.Inf(-1)), Mid: Num(e.Value - 1), Hi: Num(math.Inf(1))}
 	}
-	return Change{Lo: Num(e.Lo - 1), Mid: Num(e.Ratio - 1), Hi: Num(e.Hi - 1)}
+	return Change{Lo: Num(e.Lo - 1), Mid: Num(e.Value - 1), Hi: Num(e.Hi - 1)}
 }
 
 // judge is the verdict on an estimate of new/old in a unit that is better in direction
 // dir: improved or regressed only when the whole interval lies past the noise margin
 // (findings.Past, what dbbench ab's gate reads too), else unchanged. An estimate
 // without an interval is unchanged.
-func judge(e stats.RatioEstimate, dir units.Direction, noise float64) Verdict {
+func judge(e stats.Estimate, dir units.Direction, noise float64) Verdict {
 	switch {
 	case !findings.Past(e, noise):
 		return Unchanged
-	case (e.Ratio > 1) == (dir == units.Higher):
+	case (e.Value > 1) == (dir == units.Higher):
 		return Improved
 	}
 	return Regressed

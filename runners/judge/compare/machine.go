@@ -19,7 +19,7 @@ type Yardstick struct {
 	New *Side `json:"new,omitempty"`
 	// Speed is the new machine's speed over the old one's: old trial time over new
 	// (above 1: the new machine is faster), yardstickRatio.
-	Speed *Estimate `json:"speed,omitempty"`
+	Speed *stats.Estimate `json:"speed,omitempty"`
 	// Normalised: absolute figures are judged relative to Speed.
 	Normalised bool `json:"normalised"`
 	// Moved: Speed lies beyond the noise threshold (environment changed).
@@ -32,8 +32,8 @@ type Yardstick struct {
 	Contradicted bool `json:"contradicted"`
 	// Kernel is the kernel's part's speed, new over old (kernelRatio): nil
 	// when a run did not time it. KernelAgrees: it agrees with Speed within the noise.
-	Kernel       *Estimate `json:"kernel_speed,omitempty"`
-	KernelAgrees bool      `json:"kernel_agrees"`
+	Kernel       *stats.Estimate `json:"kernel_speed,omitempty"`
+	KernelAgrees bool            `json:"kernel_agrees"`
 	// Outside is the CPU other processes took during each run's slices; nil when a
 	// run did not measure it.
 	Outside *Outside `json:"outside_cpu,omitempty"`
@@ -104,24 +104,23 @@ type Reading struct {
 
 // Hello is a hello variant's QPS, new over old.
 type Hello struct {
-	Variant string   `json:"variant"`
-	Ratio   Estimate `json:"ratio"`
+	Variant string         `json:"variant"`
+	Ratio   stats.Estimate `json:"ratio"`
 	// Moved: the ratio lies beyond the noise threshold, as it is.
 	Moved bool `json:"moved"`
 	// Agrees: relative to the yardstick the hello variant is unchanged, its interval
 	// widened by the between-run spread of QPS (only when the runs are normalised).
 	Agrees bool `json:"agrees"`
-	r      stats.RatioEstimate
 }
 
 // norm is what the absolute rows need of the yardstick.
 type norm struct {
 	on    bool // judge relative to speed
-	speed stats.RatioEstimate
+	speed stats.Estimate
 	moved bool
 	// kernel is the kernel's part's speed; kernelOff: it disagrees with speed, so the
 	// machine changed in a way one speed cannot describe.
-	kernel    stats.RatioEstimate
+	kernel    stats.Estimate
 	kernelOff bool
 }
 
@@ -130,17 +129,17 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 	y.Old, y.New = side(old.Yardstick), side(new.Yardstick)
 	var n norm
 	e, err := yardstickRatio(old.Yardstick, new.Yardstick)
+	var few fewTrials
 	switch {
 	case errors.Is(err, errNoYardstick):
 		res.Notes = append(res.Notes, missing(y.Old == nil, y.New == nil))
+	case errors.As(err, &few):
+		res.Notes = append(res.Notes, say("yardstick-few-trials", map[string]any{"Old": few.old, "New": few.new}))
 	case err != nil:
 		res.Notes = append(res.Notes, say("yardstick-unread", map[string]any{"Err": err}))
-	case !e.HasInterval():
-		res.Notes = append(res.Notes, say("yardstick-few-trials", map[string]any{"Old": e.Old, "New": e.New}))
 	default:
-		var speed Estimate
-		n.speed, speed = fromTwoSample(e)
-		n.on, y.Speed, y.Normalised = true, &speed, true
+		n.speed = e
+		n.on, y.Speed, y.Normalised = true, &e, true
 		n.moved = judge(n.speed, units.Higher, noise) != Unchanged
 		y.Moved = n.moved
 		kernelCheck(old, new, noise, &n, res)
@@ -160,14 +159,10 @@ func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
 	case err != nil:
 		res.Notes = append(res.Notes, say("kernel-yardstick-unread", map[string]any{"Err": err}))
 		return
-	case !e.HasInterval():
-		res.Notes = append(res.Notes, say("kernel-yardstick-unread", map[string]any{"Err": fmt.Sprintf("%d and %d trials, too few for an interval", e.Old, e.New)}))
-		return
 	}
-	var k Estimate
-	n.kernel, k = fromTwoSample(e)
+	n.kernel = e
 	n.kernelOff = judge(quotient(n.kernel, n.speed), units.Higher, noise) != Unchanged
-	res.Yardstick.Kernel, res.Yardstick.KernelAgrees = &k, !n.kernelOff
+	res.Yardstick.Kernel, res.Yardstick.KernelAgrees = &e, !n.kernelOff
 }
 
 func missing(old, new bool) string {
@@ -213,9 +208,8 @@ func hellos(p pairing, n norm, noise, tau float64) []Hello {
 		if err != nil {
 			continue // a hello without QPS figures is not a yardstick
 		}
-		r, j := fromTwoSample(e)
-		h := Hello{Variant: k, Ratio: j, Moved: judge(r, units.Higher, noise) != Unchanged, r: r}
-		h.Agrees = n.on && judge(widen(quotient(r, n.speed), tau), units.Higher, noise) == Unchanged
+		h := Hello{Variant: k, Ratio: e, Moved: judge(e, units.Higher, noise) != Unchanged}
+		h.Agrees = n.on && judge(widen(quotient(e, n.speed), tau), units.Higher, noise) == Unchanged
 		out = append(out, h)
 	}
 	return out
@@ -231,7 +225,7 @@ func helloNote(hs []Hello, n norm) string {
 	var parts []string
 	for _, h := range hs {
 		if h.Moved {
-			parts = append(parts, fmt.Sprintf("%s %s", short(h.Variant), times(h.r)))
+			parts = append(parts, fmt.Sprintf("%s %s", short(h.Variant), times(h.Ratio)))
 		}
 	}
 	if len(parts) == 0 {

@@ -39,25 +39,19 @@ func comparisons(r *results.Run, valid map[string]*results.Variant) map[[3]strin
 }
 
 // ratio estimates Other/Base in unit within run r.
-func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (stats.RatioEstimate, Estimate, error) {
+func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, unit string) (stats.Estimate, error) {
 	if c.measured != nil {
 		e := findings.In(r, c.measured, unit) // as the run and its report judged it
 		if e == nil {
-			return stats.RatioEstimate{}, Estimate{}, fmt.Errorf("no pair measured %s", unit)
+			return stats.Estimate{}, fmt.Errorf("no pair measured %s", unit)
 		}
-		x, j := fromPaired(e.RatioEstimate())
-		return x, j, nil
+		return e.Estimate, nil
 	}
 	base, other := valid[c.base], valid[c.other]
 	if base == nil || other == nil {
-		return stats.RatioEstimate{}, Estimate{}, fmt.Errorf("a side is not valid")
+		return stats.Estimate{}, fmt.Errorf("a side is not valid")
 	}
-	e, err := stats.TwoSampleRatio(values(base, unit), values(other, unit))
-	if err != nil {
-		return stats.RatioEstimate{}, Estimate{}, err
-	}
-	x, j := fromTwoSample(e)
-	return x, j, nil
+	return stats.TwoSampleRatio(values(base, unit), values(other, unit))
 }
 
 // ratioRows compares each comparison present in both runs, as it is: the ratio of two
@@ -73,7 +67,7 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 		res.Notes = append(res.Notes, say("unpaired", map[string]any{"Side": "new", "Label": Unpaired}))
 	}
 	var rows []Row
-	var qs []stats.RatioEstimate
+	var qs []stats.Estimate
 	for _, other := range p.keys {
 		for _, key := range sortedKeys(oc, other) {
 			o, n := oc[key], nc[key]
@@ -97,10 +91,10 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 // compare A/A on fresh clones of one commit found the same ratio steady within each run
 // and apart between runs, by more than either run's interval (runners/judge/compare/README.md,
 // "The between-run spread", has the figures).
-func judgeRatios(rows []Row, qs []stats.RatioEstimate, noise float64, res *Result) {
+func judgeRatios(rows []Row, qs []stats.Estimate, noise float64, res *Result) {
 	byUnit := map[string][]float64{}
 	for i, row := range rows {
-		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].Ratio))
+		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].Value))
 	}
 	tau, shown, few := spreadOf(byUnit, ratioUnits)
 	res.RatioSpread = shown
@@ -127,16 +121,16 @@ func judgeRatios(rows []Row, qs []stats.RatioEstimate, noise float64, res *Resul
 // ratioRow is the row of one comparison in unit, before its verdict, and its change q:
 // new over old, its interval the quotient's (the two runs' intervals do not overlap
 // when it excludes 1).
-func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (Row, stats.RatioEstimate, bool) {
-	oe, oj, err1 := o.ratio(old, p.old, unit)
-	ne, nj, err2 := n.ratio(new, p.new, unit)
+func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (Row, stats.Estimate, bool) {
+	oe, err1 := o.ratio(old, p.old, unit)
+	ne, err2 := n.ratio(new, p.new, unit)
 	if err1 != nil || err2 != nil {
-		return Row{}, stats.RatioEstimate{}, false // the unit was not measured (CPU of a remote target)
+		return Row{}, stats.Estimate{}, false // the unit was not measured (CPU of a remote target)
 	}
 	q := quotient(ne, oe)
 	row := Row{
 		Kind: Ratio, Variant: o.other, Question: o.question, Versus: o.base, Unit: unit,
-		Old: Num(oe.Ratio), New: Num(ne.Ratio), OldRatio: &oj, NewRatio: &nj, AsIs: change(q),
+		Old: Num(oe.Value), New: Num(ne.Value), OldRatio: &oe, NewRatio: &ne, AsIs: change(q),
 	}
 	switch {
 	case o.measured == nil && n.measured == nil:
@@ -146,10 +140,10 @@ func ratioRow(old, new *results.Run, p pairing, o, n comparison, unit string) (R
 	case n.measured == nil:
 		row.Labels = append(row.Labels, Unpaired+" (new run)")
 	}
-	for _, w := range oj.Warnings {
+	for _, w := range oe.Warnings {
 		row.Warnings = append(row.Warnings, "old: "+w)
 	}
-	for _, w := range nj.Warnings {
+	for _, w := range ne.Warnings {
 		row.Warnings = append(row.Warnings, "new: "+w)
 	}
 	return row, q, true

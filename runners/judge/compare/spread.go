@@ -37,7 +37,7 @@ const minSpreadVariants = 5
 func betweenRunSpread(cands []absCand, res *Result) (tau map[string]float64, few []string) {
 	byUnit := map[string][]float64{}
 	for _, c := range cands {
-		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.Ratio))
+		byUnit[c.unit] = append(byUnit[c.unit], math.Log(c.judged.Value))
 	}
 	tau, res.Spread, few = spreadOf(byUnit, absoluteUnits)
 	return tau, few
@@ -68,13 +68,13 @@ func spreadOf(byUnit map[string][]float64, order []string) (tau, shown map[strin
 
 // widen adds the between-run spread tau (a standard deviation of log changes) to e's
 // interval, in quadrature with each side's half-width on the log scale.
-func widen(e stats.RatioEstimate, tau float64) stats.RatioEstimate {
+func widen(e stats.Estimate, tau float64) stats.Estimate {
 	if tau == 0 || !e.HasInterval() {
 		return e
 	}
 	side := func(h float64) float64 { return math.Sqrt(h*h + 1.96*tau*1.96*tau) }
-	m := math.Log(e.Ratio)
-	return stats.RatioEstimate{Ratio: e.Ratio, Lo: math.Exp(m - side(m-math.Log(e.Lo))), Hi: math.Exp(m + side(math.Log(e.Hi)-m))}
+	m := math.Log(e.Value)
+	return stats.Estimate{Value: e.Value, Lo: math.Exp(m - side(m-math.Log(e.Lo))), Hi: math.Exp(m + side(math.Log(e.Hi)-m)), Confidence: e.Confidence}
 }
 
 // spreadText is the spread of each unit as people read it: "req/s ±9.4%, …".

@@ -85,9 +85,9 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	}
 	switch {
 	case y.Normalised && y.Moved:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s%s\n", times(y.Speed.estimate()), trial, EnvironmentChanged, relative)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: %s%s\n", times(*y.Speed), trial, EnvironmentChanged, relative)
 	case y.Normalised:
-		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise%s\n", times(y.Speed.estimate()), trial, relative)
+		fmt.Fprintf(b, "yardstick: machine speed new/old %s%s: the same within the noise%s\n", times(*y.Speed), trial, relative)
 	case y.Old == nil && y.New == nil:
 		fmt.Fprintf(b, "yardstick: neither run has one: absolute figures are shown as they are (%s), and cannot be told\n", NotNormalised)
 	case y.Old == nil:
@@ -100,7 +100,7 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	if len(y.Hello) > 0 {
 		var parts []string
 		for _, h := range y.Hello {
-			s := short(h.Variant) + " " + times(h.r)
+			s := short(h.Variant) + " " + times(h.Ratio)
 			if y.Normalised {
 				s += map[bool]string{true: " agrees", false: " disagrees"}[h.Agrees]
 			}
@@ -114,7 +114,7 @@ func (r *Result) yardstickText(b *strings.Builder) {
 	}
 	if y.Kernel != nil {
 		agrees := map[bool]string{true: "agrees with the fixed work", false: "disagrees with the fixed work"}[y.KernelAgrees]
-		fmt.Fprintf(b, "  kernel part (a loopback TCP echo, new/old): %s %s\n", times(y.Kernel.estimate()), agrees)
+		fmt.Fprintf(b, "  kernel part (a loopback TCP echo, new/old): %s %s\n", times(*y.Kernel), agrees)
 	}
 	if o := y.Outside; o != nil {
 		fmt.Fprintf(b, "  other processes (not the target, the database or dbbench) during the slices: old %.2f cores, new %.2f (medians)%s\n",
@@ -342,16 +342,12 @@ func value(r Row, x Num) string {
 }
 
 // times formats a ratio as "0.600× [0.594, 0.606]".
-func times(e stats.RatioEstimate) string {
+func times(e stats.Estimate) string {
 	if !e.HasInterval() {
-		return fmt.Sprintf("%.3f× [no interval]", e.Ratio)
+		return fmt.Sprintf("%.3f× [no interval]", e.Value)
 	}
 	f := func(v float64) string { return fmt.Sprintf("%.3f", v) }
-	return units.Estimate(f(e.Ratio)+"×", f(e.Lo), f(e.Hi))
-}
-
-func (e *Estimate) estimate() stats.RatioEstimate {
-	return stats.RatioEstimate{Ratio: float64(e.Ratio), Lo: float64(e.Lo), Hi: float64(e.Hi)}
+	return units.Estimate(f(e.Value)+"×", f(e.Lo), f(e.Hi))
 }
 
 // short is a variant key without its key names: lang/server/layer/stmt/conn/pool=N,

@@ -59,32 +59,42 @@ func yardstickSummary(y *results.Yardstick) (stats.Summary, error) {
 // widens the interval through the spread of its trials, but a drift between readings
 // counts as many trials' worth of evidence, not as few readings'. errNoYardstick (wrapped)
 // when either run has no trials; an error when the two measured different work.
-func yardstickRatio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
+func yardstickRatio(old, new *results.Yardstick) (stats.Estimate, error) {
 	return ratio(old, new, yardstickTrials, func(y *results.Yardstick) string { return y.Work })
 }
 
 // kernelRatio is yardstickRatio for the kernel's part (KernelWork): how fast new's kernel
 // carried a loopback round trip relative to old's. errNoYardstick (wrapped) when either run
 // lacks kernel trials.
-func kernelRatio(old, new *results.Yardstick) (stats.TwoSampleEstimate, error) {
+func kernelRatio(old, new *results.Yardstick) (stats.Estimate, error) {
 	return ratio(old, new, kernelTrials, func(y *results.Yardstick) string { return y.KernelWork })
 }
 
-func ratio(old, new *results.Yardstick, trials func(*results.Yardstick) ([]float64, error), work func(*results.Yardstick) string) (stats.TwoSampleEstimate, error) {
+func ratio(old, new *results.Yardstick, trials func(*results.Yardstick) ([]float64, error), work func(*results.Yardstick) string) (stats.Estimate, error) {
 	to, err := trials(old)
 	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("old run: %w", err)
+		return stats.Estimate{}, fmt.Errorf("old run: %w", err)
 	}
 	tn, err := trials(new)
 	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("new run: %w", err)
+		return stats.Estimate{}, fmt.Errorf("new run: %w", err)
 	}
 	if work(old) != work(new) {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", work(old), work(new))
+		return stats.Estimate{}, fmt.Errorf("the runs timed different work (%q, %q): their yardsticks are not comparable", work(old), work(new))
 	}
 	e, err := stats.TwoSampleRatio(to, tn) // new time / old time
 	if err != nil {
-		return stats.TwoSampleEstimate{}, fmt.Errorf("yardstick trials: %w", err)
+		return stats.Estimate{}, fmt.Errorf("yardstick trials: %w", err)
+	}
+	if !e.HasInterval() {
+		return e.Inverse(), fewTrials{len(to), len(tn)}
 	}
 	return e.Inverse(), nil
+}
+
+// fewTrials is the error of a yardstick with too few trials on a side for an interval.
+type fewTrials struct{ old, new int }
+
+func (f fewTrials) Error() string {
+	return fmt.Sprintf("%d and %d trials, too few for an interval", f.old, f.new)
 }

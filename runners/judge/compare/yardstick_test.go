@@ -28,7 +28,7 @@ func TestYardstickRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(e.Ratio-0.6) > 1e-9 || e.Lo > 0.6 || e.Hi < 0.6 || e.Old != 10 || e.New != 10 {
+	if math.Abs(e.Value-0.6) > 1e-9 || e.Lo > 0.6 || e.Hi < 0.6 || e.N != 20 {
 		t.Errorf("machine at 0.6 of the speed: %v", e)
 	}
 	if _, err := yardstickRatio(nil, slower); !errors.Is(err, errNoYardstick) || !strings.Contains(err.Error(), "old run") {
@@ -54,7 +54,7 @@ func TestYardstickKernelRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(e.Ratio-0.8) > 0.01 || e.Lo > 0.8 || e.Hi < 0.8 {
+	if math.Abs(e.Value-0.8) > 0.01 || e.Lo > 0.8 || e.Hi < 0.8 {
 		t.Errorf("kernel at 0.8 of the speed: %v", e)
 	}
 	before := &results.Yardstick{Work: "fixed work", Readings: []*results.Reading{{Phase: "start", Trials: []float64{0.05}}}}

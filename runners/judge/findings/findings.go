@@ -51,7 +51,7 @@ func Of(r *results.Run, c *results.Comparison) *results.Finding {
 // In is c's estimate in unit, judged alike: the finding's own for req/s and app CPU,
 // any other figure (p99, the database's CPU, allocations) estimated from the same
 // pairs and decided at the same margin; nil where the pairs do not measure it.
-func In(r *results.Run, c *results.Comparison, unit string) *results.Estimate {
+func In(r *results.Run, c *results.Comparison, unit string) *results.Judged {
 	switch unit {
 	case units.QPS:
 		return Of(r, c).QPS
@@ -66,16 +66,12 @@ func In(r *results.Run, c *results.Comparison, unit string) *results.Estimate {
 }
 
 // Decide is e decided at margin m, in the form results stores.
-func Decide(e stats.RatioEstimate, m float64) *results.Estimate {
+func Decide(e stats.Estimate, m float64) *results.Judged {
 	v, err := e.Decide(m)
 	if err != nil {
 		v = stats.Undecided // m is a positive constant or a validated flag: cannot happen
 	}
-	out := &results.Estimate{Method: e.Method, Pairs: e.N, Ratio: e.Ratio, Verdict: v, Warnings: e.Warnings}
-	if e.HasInterval() {
-		out.Lo, out.Hi, out.Confidence = e.Lo, e.Hi, e.Confidence
-	}
-	return out
+	return &results.Judged{Estimate: e, Verdict: v}
 }
 
 // HalfWidth is the wider half-width of f's intervals, the stopping rule's measure; ok is
@@ -84,15 +80,14 @@ func HalfWidth(f *results.Finding) (w float64, ok bool) {
 	if f.QPS == nil {
 		return 0, false
 	}
-	for _, e := range []*results.Estimate{f.QPS, f.AppCPU} {
+	for _, e := range []*results.Judged{f.QPS, f.AppCPU} {
 		if e == nil {
 			continue
 		}
-		re := e.RatioEstimate()
-		if !re.HasInterval() {
+		if !e.HasInterval() {
 			return 0, false
 		}
-		w = max(w, re.HalfWidth())
+		w = max(w, e.HalfWidth())
 	}
 	return w, true
 }
@@ -101,6 +96,6 @@ func HalfWidth(f *results.Finding) (w float64, ok bool) {
 // changed by more than m at the interval's confidence. It is what a gate fails on
 // (dbbench ab and compare --fail-on regression); an estimate without an interval is
 // never past.
-func Past(e stats.RatioEstimate, m float64) bool {
+func Past(e stats.Estimate, m float64) bool {
 	return e.HasInterval() && (e.Lo > 1+m || e.Hi < 1/(1+m))
 }

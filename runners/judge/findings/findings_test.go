@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"dbbench/runners/results"
@@ -34,14 +35,14 @@ func TestJudge(t *testing.T) {
 	if f.Margin != Margin || f.QPS == nil || f.AppCPU == nil {
 		t.Fatalf("Judge = %+v", f)
 	}
-	if f.QPS.Verdict != stats.Different || f.QPS.Ratio < 1.08 || f.QPS.Ratio > 1.12 || f.QPS.Pairs != 8 || !(f.QPS.Lo > 1) {
+	if f.QPS.Verdict != stats.Different || f.QPS.Value < 1.08 || f.QPS.Value > 1.12 || f.QPS.N != 8 || !(f.QPS.Lo > 1) {
 		t.Errorf("QPS %+v: want about 1.10, different", *f.QPS)
 	}
 	if f.AppCPU.Verdict != stats.Equivalent {
 		t.Errorf("app CPU %+v: want equivalent within ±2%%", *f.AppCPU)
 	}
 	w, ok := HalfWidth(f)
-	q, a := f.QPS.RatioEstimate().HalfWidth(), f.AppCPU.RatioEstimate().HalfWidth()
+	q, a := f.QPS.HalfWidth(), f.AppCPU.HalfWidth()
 	if !ok || w != max(q, a) {
 		t.Errorf("HalfWidth = %v, %v; want max(%v, %v)", w, ok, q, a)
 	}
@@ -55,18 +56,26 @@ func TestJudge(t *testing.T) {
 }
 
 // Five pairs give no interval: the verdict is undecided, the half-width not yet known,
-// and the estimate stores no infinity (JSON has none).
+// and the finding writes null bounds (JSON has no infinity) and reads them back as none.
 func TestTooFewPairs(t *testing.T) {
 	r, c := pairedRun(5, 1.10)
 	f := Judge(r, c)
-	if f.QPS.Verdict != stats.Undecided || f.QPS.Lo != 0 || f.QPS.Hi != 0 || f.QPS.RatioEstimate().HasInterval() {
+	if f.QPS.Verdict != stats.Undecided || f.QPS.HasInterval() {
 		t.Errorf("5 pairs: %+v", *f.QPS)
 	}
 	if _, ok := HalfWidth(f); ok {
 		t.Error("a half-width without an interval")
 	}
-	if _, err := json.Marshal(f); err != nil {
-		t.Errorf("a finding without an interval does not encode: %v", err)
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatalf("a finding without an interval does not encode: %v", err)
+	}
+	if !strings.Contains(string(b), `"lo":null,"hi":null`) {
+		t.Errorf("no interval written as %s, want null bounds", b)
+	}
+	var back results.Finding
+	if err := json.Unmarshal(b, &back); err != nil || back.QPS.HasInterval() || back.QPS.N != 5 || back.QPS.Verdict != stats.Undecided {
+		t.Errorf("read back %+v, %v; want 5 pairs, no interval, undecided", back.QPS, err)
 	}
 }
 
@@ -78,12 +87,12 @@ func TestOf(t *testing.T) {
 	if f := Of(r, c); f.QPS == nil || f.QPS.Verdict != stats.Different {
 		t.Fatalf("no stored finding: %+v", f)
 	}
-	c.Finding = &results.Finding{Margin: Margin, QPS: &results.Estimate{Ratio: 7, Verdict: stats.Undecided}}
+	c.Finding = &results.Finding{Margin: Margin, QPS: &results.Judged{Estimate: stats.NoInterval(7), Verdict: stats.Undecided}}
 	if f := Of(r, c); f != c.Finding {
 		t.Errorf("the stored finding was judged again: %+v", f)
 	}
 	c.Finding.Margin = 0.05
-	if f := Of(r, c); f == c.Finding || f.QPS.Ratio == 7 {
+	if f := Of(r, c); f == c.Finding || f.QPS.Value == 7 {
 		t.Errorf("a finding stored at another margin was kept: %+v", f)
 	}
 	r.AB = &results.AB{Threshold: 0.03}

@@ -21,7 +21,7 @@ func Ratios(r *results.Run, c *results.Comparison, unit string) []float64 {
 // Estimate is a comparison's estimate of Other ÷ Base in unit from its pairs: the
 // typical per-pair ratio with its 95% interval (stats.PairedRatio). runners/judge/findings
 // alone calls it, and judges what it gives once for every output.
-func Estimate(r *results.Run, c *results.Comparison, unit string) (stats.RatioEstimate, error) {
+func Estimate(r *results.Run, c *results.Comparison, unit string) (stats.Estimate, error) {
 	return stats.PairedRatio(Ratios(r, c, unit))
 }
 

@@ -38,7 +38,7 @@ func TestEstimateReadsThePairs(t *testing.T) {
 		c.Pairs = append(c.Pairs, results.Pair{Base: []int{i + 1}, Other: []int{i + 1}})
 	}
 	e, err := Estimate(r, c, units.QPS)
-	if err != nil || e.N != 7 || !e.HasInterval() || e.Ratio < 1.14 || e.Ratio > 1.16 || e.Lo > 1.12 || e.Hi < 1.15 {
+	if err != nil || e.N != 7 || !e.HasInterval() || e.Value < 1.14 || e.Value > 1.16 || e.Lo > 1.12 || e.Hi < 1.15 {
 		t.Errorf("Estimate = %+v, %v; want about 1.15 from 7 pairs with its interval", e, err)
 	}
 	if _, err := Estimate(r, &results.Comparison{Base: "a", Other: "b"}, units.QPS); err == nil {

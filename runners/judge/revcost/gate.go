@@ -14,9 +14,9 @@ func (a *Answer) Regressions() []string {
 		if v.Commands.Grew() {
 			out = append(out, Label(v.B)+": "+v.Commands.String())
 		}
-		for _, e := range v.Estimates {
+		for _, e := range v.Figures {
 			if e.Gates && e.Worse && e.Beyond {
-				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.RatioEstimate), 100*a.AB.Threshold))
+				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.Estimate), 100*a.AB.Threshold))
 			}
 		}
 	}

@@ -37,12 +37,11 @@ var Metrics = []Metric{
 	{units.AllocBytes, "bytes allocated per request", "B/req", false},
 }
 
-// Estimate is one figure of one variant: B ÷ A with its paired interval, and what the
+// Figure is one figure of one variant: B ÷ A with its paired interval, and what the
 // run's findings decided of it at the run's threshold.
-type Estimate struct {
+type Figure struct {
 	Metric
-	stats.RatioEstimate
-	Decision stats.Decision
+	results.Judged
 	// Worse says B moved the figure the bad way (its ratio is on that side of 1).
 	Worse bool
 	// Beyond says the whole interval lies past the threshold: B changed the figure by
@@ -52,19 +51,19 @@ type Estimate struct {
 
 // Changed says the interval excludes no change and reaches past the threshold: B is
 // worse or better (Worse says which).
-func (e Estimate) Changed() bool { return e.Decision == stats.Different }
+func (e Figure) Changed() bool { return e.Verdict == stats.Different }
 
 // Same says the interval lies inside the threshold.
-func (e Estimate) Same() bool {
-	return e.Decision == stats.Equivalent || e.Decision == stats.DifferentWithinMargin
+func (e Figure) Same() bool {
+	return e.Verdict == stats.Equivalent || e.Verdict == stats.DifferentWithinMargin
 }
 
 // Pair is one variant's answer: B's against A's, its two measurements paired.
 type Pair struct {
-	A, B      *results.Variant
-	Reached   bool // the comparison reached the run's precision target
-	Estimates []Estimate
-	Commands  *Commands // nil when a side's commands were not captured
+	A, B     *results.Variant
+	Reached  bool // the comparison reached the run's precision target
+	Figures  []Figure
+	Commands *Commands // nil when a side's commands were not captured
 }
 
 // Answer is the answer of a whole run.
@@ -97,7 +96,7 @@ func Of(r *results.Run) (*Answer, error) {
 		v := Pair{A: base, B: other, Reached: c.Reached, Commands: commandsOf(base, other)}
 		for _, m := range Metrics {
 			if e := findings.In(r, c, m.Unit); e != nil { // nil: no pair measured m
-				v.Estimates = append(v.Estimates, judge(m, e.RatioEstimate(), e.Verdict, findings.MarginOf(r, c.Question)))
+				v.Figures = append(v.Figures, judge(m, *e, findings.MarginOf(r, c.Question)))
 			}
 		}
 		a.Variants = append(a.Variants, v)
@@ -126,18 +125,18 @@ func unpairedReason(v *results.Variant) string {
 	return v.Key + ": no pair measured"
 }
 
-// judge reads findings' decision d of est (at threshold, the run's own) in the
-// figure's direction.
-func judge(m Metric, est stats.RatioEstimate, d stats.Decision, threshold float64) Estimate {
-	up := est.Ratio > 1 // B's figure is higher
-	e := Estimate{Metric: m, RatioEstimate: est, Decision: d, Worse: up == (units.Better(m.Unit) == units.Lower)}
-	e.Beyond = d == stats.Different && findings.Past(est, threshold)
+// judge reads findings' verdict of j (at threshold, the run's own) in the figure's
+// direction.
+func judge(m Metric, j results.Judged, threshold float64) Figure {
+	up := j.Value > 1 // B's figure is higher
+	e := Figure{Metric: m, Judged: j, Worse: up == (units.Better(m.Unit) == units.Lower)}
+	e.Beyond = j.Verdict == stats.Different && findings.Past(j.Estimate, threshold)
 	return e
 }
 
 // Word is the verdict as a sentence says it of this figure: slower or faster for
 // times and throughput, more or fewer for counts and bytes, "same within ±3%".
-func (e Estimate) Word(threshold float64) string {
+func (e Figure) Word(threshold float64) string {
 	count := e.Unit == units.Allocs || e.Unit == units.AllocBytes
 	switch {
 	case e.Same():
@@ -161,9 +160,9 @@ func Label(v *results.Variant) string {
 
 // Change is a ratio B ÷ A as a change with its interval: "+4.9% [+1.8%, +8.1%]", or
 // "+4.9% (no interval: 5 pairs)".
-func Change(e stats.RatioEstimate) string {
+func Change(e stats.Estimate) string {
 	if !e.HasInterval() {
-		return fmt.Sprintf("%s (no interval: %s)", units.RatioChange(e.Ratio-1), units.Count(e.N, "pair"))
+		return fmt.Sprintf("%s (no interval: %s)", units.RatioChange(e.Value-1), units.Count(e.N, "pair"))
 	}
-	return units.Estimate(units.RatioChange(e.Ratio-1), units.RatioChange(e.Lo-1), units.RatioChange(e.Hi-1))
+	return units.Estimate(units.RatioChange(e.Value-1), units.RatioChange(e.Lo-1), units.RatioChange(e.Hi-1))
 }

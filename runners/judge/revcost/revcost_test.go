@@ -35,10 +35,10 @@ func TestJudgeReadsTheIntervalAgainstTheThreshold(t *testing.T) {
 		{cpu, 1.00, 0.95, 1.06, false, "undecided"},
 		{allocs, 1.20, 1.10, 1.30, true, "more"},
 		{allocs, 0.80, 0.70, 0.90, true, "fewer"},
-		{cpu, 1.30, 0, math.Inf(1), false, "undecided"}, // no interval: too few pairs
+		{cpu, 1.30, math.Inf(-1), math.Inf(1), false, "undecided"}, // no interval: too few pairs
 	} {
-		est := stats.RatioEstimate{Ratio: tc.ratio, Lo: tc.lo, Hi: tc.hi, N: 8}
-		e := judge(tc.m, est, findings.Decide(est, 0.03).Verdict, 0.03)
+		est := stats.Estimate{Value: tc.ratio, Lo: tc.lo, Hi: tc.hi, N: 8}
+		e := judge(tc.m, *findings.Decide(est, 0.03), 0.03)
 		if e.Beyond != tc.beyond || e.Word(0.03) != tc.word {
 			t.Errorf("%s %.2f [%.3f, %.3f]: beyond=%v %q, want beyond=%v %q", tc.m.Name, tc.ratio, tc.lo, tc.hi,
 				e.Beyond, e.Word(0.03), tc.beyond, tc.word)
@@ -106,21 +106,21 @@ func TestAnswerFindsThePlantedChangeAndNothingElse(t *testing.T) {
 	}
 	verdicts := func(v Pair) string {
 		var out []string
-		for _, e := range v.Estimates {
+		for _, e := range v.Figures {
 			out = append(out, e.Unit+" "+e.Word(0.03))
 		}
 		return strings.Join(out, ", ")
 	}
 	raw, orm, hello := a.Variants[0], a.Variants[1], a.Variants[2]
-	cpu := raw.Estimates[0]
+	cpu := raw.Figures[0]
 	if cpu.Unit != units.AppCPU || !cpu.Changed() || !cpu.Worse || !cpu.Beyond || cpu.Lo > 1.3 || cpu.Hi < 1.3 {
-		t.Errorf("raw's CPU: %s %s beyond=%v; want worse, past 3%%, its interval holding 1.30", Change(cpu.RatioEstimate), cpu.Word(0.03), cpu.Beyond)
+		t.Errorf("raw's CPU: %s %s beyond=%v; want worse, past 3%%, its interval holding 1.30", Change(cpu.Estimate), cpu.Word(0.03), cpu.Beyond)
 	}
-	if slices.ContainsFunc(orm.Estimates, Estimate.Changed) {
+	if slices.ContainsFunc(orm.Figures, Figure.Changed) {
 		got := verdicts(orm)
 		t.Errorf("orm changed nothing, but: %s", got)
 	}
-	if hello.Estimates[0].Decision != stats.Undecided || hello.Commands.Changed() {
+	if hello.Figures[0].Verdict != stats.Undecided || hello.Commands.Changed() {
 		t.Errorf("hello with one pair: %s, commands %v; want undecided, no commands", verdicts(hello), hello.Commands)
 	}
 	if want := "1 → 2 commands per request: Ping appeared (1)"; raw.Commands.String() != want {

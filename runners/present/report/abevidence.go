@@ -55,22 +55,22 @@ func abSection(a *revcost.Answer, ans answer) section {
 
 // abCell is one figure of one variant: "+4.9% [+1.8%, +8.1%]" over its verdict.
 func abCell(v revcost.Pair, m revcost.Metric, t float64) cell {
-	i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == m.Unit })
+	i := slices.IndexFunc(v.Figures, func(e revcost.Figure) bool { return e.Unit == m.Unit })
 	if i < 0 {
 		return textCell("not measured")
 	}
-	e := v.Estimates[i]
+	e := v.Figures[i]
 	word := e.Word(t)
 	if e.Beyond {
 		word += fmt.Sprintf(", past ±%g%%", 100*t)
 	}
-	return cell{Lines: []string{revcost.Change(e.RatioEstimate), word}, Sort: e.Ratio}
+	return cell{Lines: []string{revcost.Change(e.Estimate), word}, Sort: e.Value}
 }
 
 func abPairs(v revcost.Pair) cell {
 	n := 0
-	if len(v.Estimates) > 0 {
-		n = v.Estimates[0].N
+	if len(v.Figures) > 0 {
+		n = v.Figures[0].N
 	}
 	text := units.Count(n, "pair")
 	if !v.Reached {

@@ -134,7 +134,7 @@ type count struct{ all, worsePast, same, undecided int }
 func tally(a *revcost.Answer) count {
 	var n count
 	for _, v := range a.Variants {
-		for _, e := range v.Estimates {
+		for _, e := range v.Figures {
 			n.all++
 			switch {
 			case e.Worse && e.Beyond:
@@ -192,9 +192,9 @@ func figures(a *revcost.Answer, worse, beyond bool) []string {
 	var out []string
 	for _, v := range a.Variants {
 		var of []string
-		for _, e := range v.Estimates {
+		for _, e := range v.Figures {
 			if e.Changed() && e.Worse == worse && e.Beyond == beyond {
-				of = append(of, fmt.Sprintf("%s %s", e.Name, revcost.Change(e.RatioEstimate)))
+				of = append(of, fmt.Sprintf("%s %s", e.Name, revcost.Change(e.Estimate)))
 			}
 		}
 		if len(of) > 0 {
@@ -218,18 +218,18 @@ func abForest(a *revcost.Answer) *chart.Forest {
 	var rows []chart.ForestRow
 	last := ""
 	for _, v := range a.Variants {
-		i := slices.IndexFunc(v.Estimates, func(e revcost.Estimate) bool { return e.Unit == revcost.Metrics[0].Unit })
+		i := slices.IndexFunc(v.Figures, func(e revcost.Figure) bool { return e.Unit == revcost.Metrics[0].Unit })
 		if i < 0 {
 			continue
 		}
-		e := v.Estimates[i]
+		e := v.Figures[i]
 		if head := langName(v.B.Lang) + " under " + serverName(v.B.Server); head != last {
 			rows = append(rows, chart.ForestRow{Label: head, Head: true})
 			last = head
 		}
-		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Ratio, Value: units.Ratio(e.Ratio),
+		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Value, Value: units.Ratio(e.Value),
 			Color: chart.StmtColor(v.B.Stmt), Hollow: chart.Hollow(v.B.Conn),
-			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.RatioEstimate), e.Word(a.AB.Threshold))}
+			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.Estimate), e.Word(a.AB.Threshold))}
 		if e.HasInterval() {
 			r.Lo, r.Hi = e.Lo, e.Hi
 		}

@@ -174,7 +174,7 @@ func undecided(fs []finding) string {
 			name string
 			e    estimate
 		}{{"QPS", f.QPS}, {"app CPU", f.CPU}} {
-			if e.e.OK && e.e.Decision == stats.Undecided {
+			if e.e.OK && e.e.Verdict == stats.Undecided {
 				what = append(what, e.name)
 			}
 		}

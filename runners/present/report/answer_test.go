@@ -14,7 +14,7 @@ import (
 // undecided, so "all 2 reached the target" never stands beside an unexplained ?.
 func TestEvidenceAgreesWithTheMarks(t *testing.T) {
 	decided := func(d stats.Decision) estimate {
-		return estimate{RatioEstimate: stats.RatioEstimate{N: 21, Ratio: 0.98, Lo: 0.95, Hi: 1.003}, OK: true, Decision: d}
+		return estimate{Judged: results.Judged{Estimate: stats.Estimate{N: 21, Value: 0.98, Lo: 0.95, Hi: 1.003}, Verdict: d}, OK: true}
 	}
 	p := &results.Pairing{Design: "interleave", Turn: "100ms", Precision: 0.03}
 	sqlx := &results.Variant{Variant: matrix.Variant{Lang: "go", Server: "nethttp", Layer: "sqlx"}, Library: "sqlx"}

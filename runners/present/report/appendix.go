@@ -145,7 +145,7 @@ func estimateWords(e estimate, f finding) string {
 	if e.Confidence > 0 {
 		method += fmt.Sprintf(", %.1f%% coverage", 100*e.Confidence)
 	}
-	return fmt.Sprintf("%s (%s: %s)", ratioCI(e), e.Decision, method)
+	return fmt.Sprintf("%s (%s: %s)", ratioCI(e), e.Verdict, method)
 }
 
 func commandsText(v *results.Variant) string {

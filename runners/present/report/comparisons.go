@@ -25,5 +25,5 @@ func marked(e estimate) string {
 	if !e.OK {
 		return ratioCI(e)
 	}
-	return ratioCI(e) + " " + marks[e.Decision]
+	return ratioCI(e) + " " + marks[e.Verdict]
 }

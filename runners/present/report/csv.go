@@ -67,7 +67,7 @@ func estimateCells(e estimate) []string {
 	if e.HasInterval() {
 		lo, hi = number(e.Lo), number(e.Hi)
 	}
-	return []string{number(e.Ratio), lo, hi, string(e.Decision)}
+	return []string{number(e.Value), lo, hi, string(e.Verdict)}
 }
 
 // number is x in full, "" for NaN (not measured).

@@ -57,7 +57,7 @@ func (t twin) differs() bool {
 		return false
 	}
 	apart := a.Hi < b.Lo || b.Hi < a.Lo
-	return apart && math.Abs(b.Ratio/a.Ratio-1) > findings.Margin
+	return apart && math.Abs(b.Value/a.Value-1) > findings.Margin
 }
 
 // dbAnswer is the answer and section for a run on several servers; ok false otherwise.
@@ -86,7 +86,7 @@ func (d *data) dbAnswer(fs []finding) (answer, section, bool) {
 		if byCause[c] == nil {
 			causes = append(causes, c)
 		}
-		figure := fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs)+onOther(t, second), t.On.QPS.Ratio, t.Ref.QPS.Ratio)
+		figure := fmt.Sprintf("%s %.2f× against %.2f×", shortTwinName(t, fs)+onOther(t, second), t.On.QPS.Value, t.Ref.QPS.Value)
 		byCause[c] = append(byCause[c], figure)
 		names = append(names, figure)
 	}
@@ -162,10 +162,10 @@ func qpsRange(fs []finding, keep func(finding) bool) (lo, hi *finding) {
 		if !f.QPS.OK || !keep(f) {
 			continue
 		}
-		if lo == nil || f.QPS.Ratio < lo.QPS.Ratio {
+		if lo == nil || f.QPS.Value < lo.QPS.Value {
 			lo = &fs[i]
 		}
-		if hi == nil || f.QPS.Ratio > hi.QPS.Ratio {
+		if hi == nil || f.QPS.Value > hi.QPS.Value {
 			hi = &fs[i]
 		}
 	}

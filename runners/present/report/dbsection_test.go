@@ -33,7 +33,7 @@ func TestDBAnswerNamesWhatDiffersAndWhy(t *testing.T) {
 		return v
 	}
 	ratio := func(r, lo, hi float64) estimate {
-		return estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}, OK: true}
+		return estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}}, OK: true}
 	}
 	conn := func(db string, r, lo, hi float64) finding {
 		return finding{Question: questions.Conn, Base: variant("go", "interpolate", "persistent", db), Other: variant("go", "interpolate", "per-request", db), QPS: ratio(r, lo, hi)}
@@ -91,7 +91,7 @@ func TestDBAnswerGivesEachVariantAgainstItselfAndWhatFailed(t *testing.T) {
 	}
 	self := func(stmt string, r, lo, hi float64) finding {
 		return finding{Question: questions.DB, Base: variant(stmt, "postgres"), Other: variant(stmt, "pgbouncer"),
-			QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}, OK: true}}
+			QPS: estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}}, OK: true}}
 	}
 	fs := []finding{self("exec", 0.93, 0.90, 0.95), self("simple_protocol", 0.90, 0.87, 0.93)}
 	fs = append(fs, finding{Question: questions.DB, Base: variant("exec", "postgres"), Other: variant("exec", "pgbouncer")}) // no estimate

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"dbbench/runners/results"
-	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
 
@@ -25,12 +24,11 @@ type finding struct {
 	ExtraCPU, ExtraAllocs, ExtraBytes float64
 }
 
-// estimate is a ratio with its interval and what its interval decides; OK is false
-// when the figure was not measured on both sides.
+// estimate is a ratio judged, as the run's findings give it; OK is false when the
+// figure was not measured on both sides.
 type estimate struct {
-	stats.RatioEstimate
-	OK       bool
-	Decision stats.Decision
+	results.Judged
+	OK bool
 }
 
 // findings answers every comparison of the run: from its pairs when it has any, else
@@ -75,11 +73,11 @@ func (d *data) validVariant(key string) *results.Variant {
 }
 
 // stored is a finding's estimate as the report's tables take it; nil: not measured.
-func stored(e *results.Estimate) estimate {
+func stored(e *results.Judged) estimate {
 	if e == nil {
 		return estimate{}
 	}
-	return estimate{RatioEstimate: e.RatioEstimate(), OK: true, Decision: e.Verdict}
+	return estimate{Judged: *e, OK: true}
 }
 
 // withCounts fills in the differences of medians: app CPU, allocations, bytes, each of

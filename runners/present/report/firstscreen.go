@@ -107,7 +107,7 @@ func byKind(fs []finding) []finding {
 		if d := kindRank(a) - kindRank(b); d != 0 {
 			return d
 		}
-		return cmpFloat(a.QPS.Ratio, b.QPS.Ratio)
+		return cmpFloat(a.QPS.Value, b.QPS.Value)
 	})
 	return out
 }
@@ -135,7 +135,7 @@ func kindPart(fs []finding, one, many string) []string {
 		return []string{lib + " " + ratioCI(fs[0].QPS)}
 	}
 	fs = slices.Clone(fs)
-	slices.SortFunc(fs, func(a, b finding) int { return cmpFloat(a.QPS.Ratio, b.QPS.Ratio) })
+	slices.SortFunc(fs, func(a, b finding) int { return cmpFloat(a.QPS.Value, b.QPS.Value) })
 	lo, hi := fs[0], fs[len(fs)-1]
 	if ratioCI(lo.QPS) == ratioCI(hi.QPS) { // a range whose ends read the same is one figure
 		var names []string
@@ -248,7 +248,7 @@ func bestModes(fs []finding) map[string]bool {
 		if ref == questions.RefStmt || f.Other.Kind != "raw" || !f.QPS.OK {
 			continue
 		}
-		if b, ok := best[ref]; !ok || f.QPS.Ratio > b.QPS.Ratio {
+		if b, ok := best[ref]; !ok || f.QPS.Value > b.QPS.Value {
 			best[ref] = f
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // expectedRatio is what the report must say of other's QPS against base's in
 // pairedRun: the Hodges–Lehmann estimate of the per-slice ratios, computed here from
 // the specs (the pace cancels in each pair).
-func expectedRatio(t *testing.T, base, other int) stats.RatioEstimate {
+func expectedRatio(t *testing.T, base, other int) stats.Estimate {
 	t.Helper()
 	var ratios []float64
 	for i := 1; i <= pairedSlices; i++ {
@@ -31,7 +31,7 @@ func expectedRatio(t *testing.T, base, other int) stats.RatioEstimate {
 }
 
 // expectedCPURatio is the same for app CPU per request, which goes as 1/jitter.
-func expectedCPURatio(t *testing.T, base, other int) stats.RatioEstimate {
+func expectedCPURatio(t *testing.T, base, other int) stats.Estimate {
 	t.Helper()
 	var ratios []float64
 	for i := 1; i <= pairedSlices; i++ {
@@ -42,7 +42,7 @@ func expectedCPURatio(t *testing.T, base, other int) stats.RatioEstimate {
 	return hodgesLehmann(t, ratios)
 }
 
-func hodgesLehmann(t *testing.T, ratios []float64) stats.RatioEstimate {
+func hodgesLehmann(t *testing.T, ratios []float64) stats.Estimate {
 	e, err := stats.PairedRatio(ratios)
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +50,8 @@ func hodgesLehmann(t *testing.T, ratios []float64) stats.RatioEstimate {
 	return e
 }
 
-func ci(e stats.RatioEstimate) string {
-	return fmt.Sprintf("%.2f× [%.2f, %.2f]", e.Ratio, e.Lo, e.Hi)
+func ci(e stats.Estimate) string {
+	return fmt.Sprintf("%.2f× [%.2f, %.2f]", e.Value, e.Lo, e.Hi)
 }
 
 // The synthetic runs' report.md, line by line: wording and layout are the goldens'
@@ -115,10 +115,10 @@ func findingOf(t *testing.T, a answer, lang, lib string) finding {
 	return finding{}
 }
 
-func sameRatio(t *testing.T, what string, got estimate, want stats.RatioEstimate) {
+func sameRatio(t *testing.T, what string, got estimate, want stats.Estimate) {
 	t.Helper()
-	if !got.OK || math.Abs(got.Ratio-want.Ratio) > 1e-9 || math.Abs(got.Lo-want.Lo) > 1e-9 || math.Abs(got.Hi-want.Hi) > 1e-9 {
-		t.Errorf("%s: %.4f [%.4f, %.4f], want the pairs' %.4f [%.4f, %.4f]", what, got.Ratio, got.Lo, got.Hi, want.Ratio, want.Lo, want.Hi)
+	if !got.OK || math.Abs(got.Value-want.Value) > 1e-9 || math.Abs(got.Lo-want.Lo) > 1e-9 || math.Abs(got.Hi-want.Hi) > 1e-9 {
+		t.Errorf("%s: %.4f [%.4f, %.4f], want the pairs' %.4f [%.4f, %.4f]", what, got.Value, got.Lo, got.Hi, want.Value, want.Lo, want.Hi)
 	}
 }
 
@@ -201,8 +201,8 @@ func TestUnpairedRunIsAnsweredFromMedians(t *testing.T) {
 		if f.Paired {
 			t.Errorf("%s against %s: paired in a run without pairs", f.Other.Key, f.Base.Key)
 		}
-		if f.Question == questions.Layer && f.Other.Stmt == "prepare" && math.Abs(f.QPS.Ratio-4025.0/5025) > 1e-9 {
-			t.Errorf("lib-orm against raw: %.4f, want the medians' %.4f", f.QPS.Ratio, 4025.0/5025)
+		if f.Question == questions.Layer && f.Other.Stmt == "prepare" && math.Abs(f.QPS.Value-4025.0/5025) > 1e-9 {
+			t.Errorf("lib-orm against raw: %.4f, want the medians' %.4f", f.QPS.Value, 4025.0/5025)
 		}
 	}
 }
@@ -284,8 +284,8 @@ func TestFindingsCSVHoldsTheReportsEstimates(t *testing.T) {
 	for _, row := range rows[1:] {
 		if row[0] == "conn" && strings.Contains(row[2], "layer=raw/stmt=interpolate/conn=per-request") && strings.HasPrefix(row[1], "lang=go/") {
 			got, _ := strconv.ParseFloat(row[3], 64)
-			if math.Abs(got-perReq.Ratio) > 1e-6 || row[6] == "" || row[11] != "8" {
-				t.Errorf("per-request against persistent: %q, want ratio %v with its verdict and 8 pairs", row, perReq.Ratio)
+			if math.Abs(got-perReq.Value) > 1e-6 || row[6] == "" || row[11] != "8" {
+				t.Errorf("per-request against persistent: %q, want ratio %v with its verdict and 8 pairs", row, perReq.Value)
 			}
 			if got := row[len(row)-2:]; got[0] != "0" || got[1] != "1" {
 				t.Errorf("dials per request %q, want the persistent pool's 0 and per-request's 1", got)

@@ -114,7 +114,7 @@ func opsGrid(fs []finding, name string, ops []*results.Variant) grid {
 				r = append(r, textCell("–"))
 				continue
 			}
-			c := textCell("QPS "+ratioCI(f.QPS)+" "+marks[f.QPS.Decision], "CPU "+ratioCI(f.CPU)+" "+marks[f.CPU.Decision], pairsText(f))
+			c := textCell("QPS "+ratioCI(f.QPS)+" "+marks[f.QPS.Verdict], "CPU "+ratioCI(f.CPU)+" "+marks[f.CPU.Verdict], pairsText(f))
 			c.Link = "#" + findingID(f)
 			r = append(r, c)
 		}
@@ -138,11 +138,11 @@ func (d *data) perRowGrid(fs []finding, name string) grid {
 	for _, f := range fs {
 		cpu, okCPU := d.perRow(f, units.AppCPU)
 		if f.Other.Kind == "raw" && f.Other.Layer == d.run.BaselineOf(f.Other) && okCPU {
-			raw = cpu.Shift
+			raw = cpu.Value
 		}
 		over := "–"
 		if okCPU && !math.IsNaN(raw) && f.Other.Layer != d.run.BaselineOf(f.Other) {
-			over = units.MicrosDelta(cpu.Shift - raw)
+			over = units.MicrosDelta(cpu.Value - raw)
 		}
 		r := []cell{textCell(layerName(f.Other)), d.perRowCell(f, units.AppCPU, 1e6, "µs"), textCell(over),
 			d.perRowCell(f, units.Allocs, 1, ""), d.perRowCell(f, units.AllocBytes, 1, "B"), textCell(pairsText(f))}
@@ -158,7 +158,7 @@ func (d *data) perRowGrid(fs []finding, name string) grid {
 
 // perRow is a rows finding's cost per row in unit: from the pairs' differences when
 // paired, else the medians' difference without an interval.
-func (d *data) perRow(f finding, unit string) (stats.ShiftEstimate, bool) {
+func (d *data) perRow(f finding, unit string) (stats.Estimate, bool) {
 	n := float64(f.Other.Rows - f.Base.Rows)
 	if f.Paired && f.Comp != nil {
 		e, ok := d.judged.Comparisons[f.Comp].Shifts[unit]
@@ -166,7 +166,7 @@ func (d *data) perRow(f finding, unit string) (stats.ShiftEstimate, bool) {
 	}
 	a, okA := d.median(f.Base, unit)
 	b, okB := d.median(f.Other, unit)
-	return stats.ShiftEstimate{Shift: (b - a) / n, Lo: math.Inf(-1), Hi: math.Inf(1)}, okA && okB
+	return stats.NoInterval((b - a) / n), okA && okB
 }
 
 func (d *data) perRowCell(f finding, unit string, factor float64, suffix string) cell {
@@ -174,7 +174,7 @@ func (d *data) perRowCell(f finding, unit string, factor float64, suffix string)
 	if !ok {
 		return textCell("–")
 	}
-	return numCell(e.Shift*factor, units.WithInterval(e.Shift*factor, e.Lo*factor, e.Hi*factor, suffix))
+	return numCell(e.Value*factor, units.WithInterval(e.Value*factor, e.Lo*factor, e.Hi*factor, suffix))
 }
 
 // otherOpGrids are the layer comparisons the ratio table leaves out, as question 1's
@@ -257,10 +257,10 @@ func (d *data) opsPointer(layer []finding) string {
 		if len(of) == 0 {
 			continue
 		}
-		slices.SortFunc(of, func(a, b finding) int { return cmpFloat(a.QPS.Ratio, b.QPS.Ratio) })
-		r := units.Ratio(of[0].QPS.Ratio)
+		slices.SortFunc(of, func(a, b finding) int { return cmpFloat(a.QPS.Value, b.QPS.Value) })
+		r := units.Ratio(of[0].QPS.Value)
 		if len(of) > 1 {
-			r += " to " + units.Ratio(of[len(of)-1].QPS.Ratio)
+			r += " to " + units.Ratio(of[len(of)-1].QPS.Value)
 		}
 		parts = append(parts, langName(g.lang)+" "+r)
 	}

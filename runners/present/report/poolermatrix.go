@@ -247,14 +247,14 @@ func fastestThrough(fs []finding, p string) []string {
 		if !seen {
 			libs = append(libs, lib)
 		}
-		if !seen || f.QPS.Ratio > b.QPS.Ratio {
+		if !seen || f.QPS.Value > b.QPS.Value {
 			best[lib] = f
 		}
 	}
 	var out []string
 	for _, lib := range libs {
 		f := best[lib]
-		if f.QPS.Ratio < 1 {
+		if f.QPS.Value < 1 {
 			out = append(out, fmt.Sprintf("%s at %s (%s %s of it)", lib, f.Base.Stmt, f.Other.Stmt, ratioCI(f.QPS)))
 			continue
 		}

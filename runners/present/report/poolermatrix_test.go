@@ -34,7 +34,7 @@ func TestPoolerGridGivesWorksOrTheErrorAndTheCounts(t *testing.T) {
 	}}
 	d := load(judged(t, run))
 	fs := []finding{{Question: questions.DB, Base: direct, Other: through,
-		QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 0.69, Lo: 0.67, Hi: 0.71, N: 8, Confidence: 0.95}, OK: true}}}
+		QPS: estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: 0.69, Lo: 0.67, Hi: 0.71, N: 8, Confidence: 0.95}}, OK: true}}}
 	g := d.poolerGrid(fs)
 	if g == nil {
 		t.Fatal("no pooler grid for a run through two poolers")
@@ -79,7 +79,7 @@ func TestPoolerClauseNamesRangesFailuresAndTheFastestMode(t *testing.T) {
 		}
 	}
 	est := func(r, lo, hi float64) estimate {
-		return estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}, OK: true}
+		return estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: r, Lo: lo, Hi: hi, N: 8, Confidence: 0.95}}, OK: true}
 	}
 	run := &results.Run{Environment: map[string]string{
 		results.EnvKey("pooler", "pgbouncer"):     "PgBouncer 1.24.1",

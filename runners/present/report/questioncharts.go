@@ -37,8 +37,8 @@ func answerPanel(a answer) chart.Panel {
 // findingRow is a finding as a forest row, coloured by its other side's stmt and
 // hollow for a connection per request.
 func findingRow(f finding, label string, e estimate, what string) chart.ForestRow {
-	r := chart.ForestRow{Label: label, Est: e.Ratio, Value: units.Ratio(e.Ratio), Color: chart.StmtColor(f.Other.Stmt), Hollow: chart.Hollow(f.Other.Conn),
-		Tip: fmt.Sprintf("%s vs %s: %s %s, %s, %s", label, sideName(f.Base, f.Question), what, ratioCI(e), e.Decision, pairsText(f))}
+	r := chart.ForestRow{Label: label, Est: e.Value, Value: units.Ratio(e.Value), Color: chart.StmtColor(f.Other.Stmt), Hollow: chart.Hollow(f.Other.Conn),
+		Tip: fmt.Sprintf("%s vs %s: %s %s, %s, %s", label, sideName(f.Base, f.Question), what, ratioCI(e), e.Verdict, pairsText(f))}
 	if e.HasInterval() {
 		r.Lo, r.Hi = e.Lo, e.Hi
 	}

@@ -108,9 +108,9 @@ func (d *data) relatedLines(v *results.Variant, fetch []finding) []string {
 	var out []string
 	if i := slices.IndexFunc(fetch, func(f finding) bool { return f.Other == v }); i >= 0 {
 		f := fetch[i]
-		out = append(out, "QPS "+ratioCI(f.QPS)+" "+marks[f.QPS.Decision])
+		out = append(out, "QPS "+ratioCI(f.QPS)+" "+marks[f.QPS.Verdict])
 		if f.CPU.OK {
-			out = append(out, "CPU "+ratioCI(f.CPU)+" "+marks[f.CPU.Decision])
+			out = append(out, "CPU "+ratioCI(f.CPU)+" "+marks[f.CPU.Verdict])
 		}
 	} else if v.Fetch == "join" {
 		out = append(out, "the reference")
@@ -231,7 +231,7 @@ func bestPerLayer(fs []finding) []finding {
 			if out[i].Other.Fetch == "lazy" {
 				out[i] = f
 			}
-		case f.QPS.Ratio > out[i].QPS.Ratio:
+		case f.QPS.Value > out[i].QPS.Value:
 			out[i] = f
 		}
 	}

@@ -75,9 +75,9 @@ func ratioCI(e estimate) string {
 	case !e.OK:
 		return "not measured"
 	case !e.HasInterval():
-		return fmt.Sprintf("%s (no interval: %d pairs)", units.Ratio(e.Ratio), e.N)
+		return fmt.Sprintf("%s (no interval: %d pairs)", units.Ratio(e.Value), e.N)
 	}
-	return units.Estimate(units.Ratio(e.Ratio), fmt.Sprintf("%.2f", e.Lo), fmt.Sprintf("%.2f", e.Hi))
+	return units.Estimate(units.Ratio(e.Value), fmt.Sprintf("%.2f", e.Lo), fmt.Sprintf("%.2f", e.Hi))
 }
 
 // halfWidth is "±2%", "±0.6%", or "no interval".

@@ -23,7 +23,7 @@ func TestShippedClausesLeadWithTheDefaultsCost(t *testing.T) {
 		}
 	}
 	langs := map[string]*results.Lang{"go": {Modes: map[string]*results.ModeSetting{"persistent": {Set: "set `SetMaxIdleConns` = `SetMaxOpenConns`", Default: "2 idle"}}}}
-	f := finding{Base: v("persistent", 0), Other: v("shipped", 0.09), QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 1, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}, OK: true}}
+	f := finding{Base: v("persistent", 0), Other: v("shipped", 0.09), QPS: estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: 1, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}}, OK: true}}
 	got := shippedClauses([]finding{f}, langs)
 	want := "As shipped, of the throughput with the settings named — Go (`SetMaxIdleConns` = `SetMaxOpenConns`): database/sql 1.00× [0.99, 1.02], dialling 0.09 per request: a pool that churns"
 	if len(got) != 1 || got[0] != want {
@@ -45,7 +45,7 @@ func TestShippedClausesSayEverySettingToChange(t *testing.T) {
 	langs := map[string]*results.Lang{"php": {Modes: map[string]*results.ModeSetting{
 		"interpolate": {Set: "set `PDO::ATTR_EMULATE_PREPARES => true`"}, "persistent": {Set: "set `PDO::ATTR_PERSISTENT => true`"}}}}
 	qps := func(r float64) estimate {
-		return estimate{RatioEstimate: stats.RatioEstimate{Ratio: r, Lo: r - 0.01, Hi: r + 0.01, N: 8, Confidence: 0.95}, OK: true}
+		return estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: r, Lo: r - 0.01, Hi: r + 0.01, N: 8, Confidence: 0.95}}, OK: true}
 	}
 	fs := []finding{
 		{Base: v("PDO", "interpolate", "persistent"), Other: v("PDO", "interpolate", "per-request"), QPS: qps(0.5)},

@@ -201,7 +201,7 @@ func rowName(f finding) string {
 // findingCell holds one comparison: QPS and CPU ratios with their half-widths and
 // decisions, the extra CPU, allocations and bytes, the round trips, the pairs.
 func findingCell(f finding) cell {
-	c := cell{Sort: f.QPS.Ratio, Link: "#" + findingID(f)}
+	c := cell{Sort: f.QPS.Value, Link: "#" + findingID(f)}
 	c.Lines = append(c.Lines, estimateLine("QPS", f.QPS))
 	if f.CPU.OK {
 		c.Lines = append(c.Lines, estimateLine("CPU", f.CPU))
@@ -230,7 +230,7 @@ func estimateLine(name string, e estimate) string {
 	if !e.OK {
 		return name + " not measured"
 	}
-	return fmt.Sprintf("%s %s %s %s", name, units.Ratio(e.Ratio), halfWidth(e), marks[e.Decision])
+	return fmt.Sprintf("%s %s %s %s", name, units.Ratio(e.Value), halfWidth(e), marks[e.Verdict])
 }
 
 func signedBytes(b float64) string {

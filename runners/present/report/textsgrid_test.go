@@ -34,7 +34,7 @@ func TestTextsGridGivesEachWorkingSetOrItsError(t *testing.T) {
 	thousand.InvalidReason = "round-trip warm-up: get id 7 = 503; database error: ERROR: prepared statement \"s\" does not exist (SQLSTATE 26000)"
 	d := &data{run: &results.Run{Variants: []*results.Variant{get, hundred, thousand}}}
 	fs := []finding{{Question: questions.Texts, Base: get, Other: hundred,
-		QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 0.97, Lo: 0.95, Hi: 0.99, N: 8, Confidence: 0.95}, OK: true}}}
+		QPS: estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: 0.97, Lo: 0.95, Hi: 0.99, N: 8, Confidence: 0.95}}, OK: true}}}
 	g := d.textsGrid(fs)
 	if g == nil {
 		t.Fatal("no working-set table for a run with working sets")
@@ -80,7 +80,7 @@ func TestTextsPointerNamesOverflowAndWhatHeld(t *testing.T) {
 	interp, interpK := variant("interpolate", "", 0, 0), variant("interpolate", "texts1000", 1000, 0)
 	d := &data{run: &results.Run{Variants: []*results.Variant{prepared, preparedK, interp, interpK}}}
 	fs := []finding{{Question: questions.Texts, Base: interp, Other: interpK,
-		QPS: estimate{RatioEstimate: stats.RatioEstimate{Ratio: 1.00, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}, OK: true}}}
+		QPS: estimate{Judged: results.Judged{Estimate: stats.Estimate{Value: 1.00, Lo: 0.99, Hi: 1.02, N: 8, Confidence: 0.95}}, OK: true}}}
 	want := "At 1000 statement texts against one (below): database/sql prepared fails (Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)); " +
 		"database/sql interpolate keeps 1.00× [0.99, 1.02]. Where the statements outnumber a cache or a limit, they cost as above; what this many texts did not slow: database/sql interpolate. " +
 		"To keep 1000 texts prepared, set max_prepared_stmt_count to at least 1000 texts × 64 connections = 64000 (MariaDB and MySQL ship 16382), or interpolate."
