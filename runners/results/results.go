@@ -105,9 +105,9 @@ type CheckedPoint struct {
 type AB struct {
 	A *Rev `json:"a"`
 	B *Rev `json:"b"`
-	// Threshold is the smallest change that matters, a fraction (0.03 is ±3%): the
+	// Margin is the smallest change that matters, a fraction (0.03 is ±3%): the
 	// report's verdicts and the gate of dbbench ab --fail-on regression use it.
-	Threshold float64 `json:"threshold"`
+	Margin float64 `json:"threshold"`
 }
 
 // Rev is one revision of an A/B run.

@@ -22,6 +22,14 @@ const (
 	Undecided Decision = "undecided"
 )
 
+// Past says the whole interval lies past the margin m, on either side of 1: the figure
+// changed by more than m at the interval's confidence. It is what a gate fails on
+// (dbbench ab and compare --fail-on regression); an estimate without an interval is
+// never past. A ratio past the margin is always Different.
+func (e Estimate) Past(m float64) bool {
+	return e.HasInterval() && (e.Lo > 1+m || e.Hi < 1/(1+m))
+}
+
 // Decide classifies the estimate against a margin m (a fraction: 0.02 for ±2%), the
 // four outcomes of an interval read both as a test and as an equivalence test
 // (Schuirmann 1987, J. Pharmacokin. Biopharm. 15:657-680, the two one-sided tests; a

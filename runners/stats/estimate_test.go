@@ -47,3 +47,22 @@ func TestEstimateJSON(t *testing.T) {
 		t.Errorf("bounds left out read as %+v, %v; want no interval", old, err)
 	}
 }
+
+// Past is a whole interval beyond the margin's band, on either side; touching the band
+// or having no interval is not past.
+func TestPast(t *testing.T) {
+	for _, tc := range []struct {
+		e    Estimate
+		past bool
+	}{
+		{Estimate{Value: 1.10, Lo: 1.05, Hi: 1.15, Confidence: 0.95}, true},
+		{Estimate{Value: 0.90, Lo: 0.85, Hi: 0.95, Confidence: 0.95}, true},
+		{Estimate{Value: 1.04, Lo: 1.02, Hi: 1.06, Confidence: 0.95}, false}, // excludes 1, reaches into the band
+		{Estimate{Value: 1.00, Lo: 0.99, Hi: 1.01, Confidence: 0.95}, false},
+		{NoInterval(1.5), false},
+	} {
+		if got := tc.e.Past(0.03); got != tc.past {
+			t.Errorf("%v past ±3%%: %v, want %v", tc.e, got, tc.past)
+		}
+	}
+}

@@ -172,16 +172,17 @@ func TestABFindsAPlantedChangeAndNothingInAnAA(t *testing.T) {
 }
 
 // A and B may stand before, between or after the flags, as people type them; after
-// "--" everything is a revision.
+// "--" everything is a revision. --threshold is --margin's earlier name.
 func TestABReadsRevisionsAmongFlags(t *testing.T) {
 	for _, args := range [][]string{
+		{"main", "WORKTREE", "--margin", "5", "--fail-on", "regression"},
 		{"main", "WORKTREE", "--threshold", "5", "--fail-on", "regression"},
 		{"--threshold", "5", "main", "--fail-on", "regression", "WORKTREE"},
 		{"--threshold", "5", "--fail-on", "regression", "--", "main", "WORKTREE"},
 	} {
 		c, err := readAB(newFlagSet("ab", io.Discard), args)
-		if err != nil || c.a != "main" || c.b != "WORKTREE" || !c.gate || c.opts.Threshold != 0.05 {
-			t.Errorf("%q: a=%q b=%q gate=%v threshold=%v, %v", args, c.a, c.b, c.gate, c.opts.Threshold, err)
+		if err != nil || c.a != "main" || c.b != "WORKTREE" || !c.gate || c.opts.Margin != 0.05 {
+			t.Errorf("%q: a=%q b=%q gate=%v margin=%v, %v", args, c.a, c.b, c.gate, c.opts.Margin, err)
 		}
 	}
 	if _, err := readAB(newFlagSet("ab", io.Discard), []string{"main", "WORKTREE", "extra"}); !errors.Is(err, errUsage) {

@@ -12,6 +12,7 @@ import (
 
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/judge"
+	"dbbench/runners/judge/compare"
 	"dbbench/runners/judge/revcost"
 	"dbbench/runners/measure/revision"
 	"dbbench/runners/measure/run"
@@ -38,7 +39,8 @@ var parseAB = actionOf(readAB)
 func readAB(fs *flagSet, args []string) (abConfig, error) {
 	var pf presetFlags
 	pf.register(fs, "keep only variants whose key matches this regular expression (without rev=, it selects both sides)")
-	threshold := fs.Percent("threshold", 0.03, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
+	margin := fs.Percent("margin", compare.DefaultMargin, percent, "the smallest change that matters, in percent: a figure is the same within ± this, and --fail-on regression fails past it")
+	fs.Alias("threshold", "margin")
 	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-ab-fail-on", map[string]any{"Status": exitGate}))
 	budget := fs.Duration("budget", 0, above0, fmt.Sprintf("time for all the paired slices (default: the preset's); no comparison stops below %d pairs", stats.MinPairs))
 	precision := precisionFlag(fs)
@@ -65,7 +67,7 @@ func readAB(fs *flagSet, args []string) (abConfig, error) {
 		Checks:    run.Checks{Profile: run.ProfilingOf(fs.given("profile"), *profile)},
 		Shape:     run.Shape{KeepAlive: true, Seed: 1},
 		Output:    run.Output{Out: dir, Command: fs.command(args)},
-		Versus:    run.Versus{Threshold: *threshold},
+		Versus:    run.Versus{Margin: *margin},
 	}}, nil
 }
 
@@ -157,7 +159,7 @@ func printAnswer(w io.Writer, j *judge.Run) {
 	if text, err := report.FirstAnswer(j); err == nil {
 		fmt.Fprintf(w, "\n%s\n\n", text)
 	}
-	t := a.AB.Threshold
+	t := a.AB.Margin
 	fmt.Fprintf(w, "B ÷ A, 95%% intervals; \"past\": the whole interval lies past ±%g%%. %s\n", 100*t, report.MarksLegendAt(t))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"variant"}

@@ -11,7 +11,7 @@ import (
 	"dbbench/runners/units"
 )
 
-// compareConfig is `dbbench compare [--noise PCT] [--format text|json] [--fail-on
+// compareConfig is `dbbench compare [--margin PCT] [--format text|json] [--fail-on
 // regression] (--baseline NAME | OLD_DIR) NEW_DIR`. Without --fail-on its exit status
 // says only whether the comparison could be made; with --fail-on regression it is 3
 // when a regression survives normalisation or a deterministic count changed (which
@@ -19,13 +19,14 @@ import (
 // figures cannot be judged ("cannot tell").
 type compareConfig struct {
 	baseline, baselines, oldDir, newDir string
-	noise                               float64 // a fraction
+	margin                              float64 // a fraction
 	json, gate                          bool
 }
 
 func parseCompare(fs *flagSet, args []string) (action, error) {
 	baseline := fs.String("baseline", "", anything, "compare with the baseline saved under this name (dbbench run --save-baseline NAME)")
-	noise := fs.Percent("noise", compare.DefaultNoise, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "noise threshold in percent: a change counts when its whole 95% interval lies beyond it")
+	margin := fs.Percent("margin", compare.DefaultMargin, numeric("a percentage from 0 to below 100", func(v float64) bool { return v >= 0 && v < 100 }), "the smallest change that matters (the noise threshold), in percent: a change counts when its whole 95% interval lies beyond it")
+	fs.Alias("noise", "margin")
 	baselines := fs.String("baselines", "", anything, "baseline directory (default reports/baselines)")
 	format := fs.String("format", "text", oneOf("text", "json"), "text (the summary first, then every variant and metric) or json (the same data, for tools)")
 	failOn := fs.String("fail-on", "", oneOf("", "regression"), say("flag-compare-fail-on", map[string]any{"Status": exitGate, "CannotTell": exitRising}))
@@ -40,7 +41,7 @@ func parseCompare(fs *flagSet, args []string) (action, error) {
 		return nil, fmt.Errorf("%w: compare: want (--baseline NAME | OLD_DIR) NEW_DIR, got %d directories", errUsage, fs.NArg())
 	}
 	c := compareConfig{baseline: *baseline, baselines: *baselines, oldDir: fs.Arg(0), newDir: fs.Arg(fs.NArg() - 1),
-		noise: *noise, json: *format == "json", gate: *failOn == "regression"}
+		margin: *margin, json: *format == "json", gate: *failOn == "regression"}
 	return c.run, nil
 }
 
@@ -53,7 +54,7 @@ func (c compareConfig) run(_ context.Context, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := compare.Compare(old, new, compare.Options{Noise: c.noise, OldLabel: oldLabel, NewLabel: c.newDir})
+	res, err := compare.Compare(old, new, compare.Options{Margin: c.margin, OldLabel: oldLabel, NewLabel: c.newDir})
 	if err != nil {
 		return err
 	}

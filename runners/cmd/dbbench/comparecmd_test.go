@@ -79,7 +79,8 @@ func TestCompareExitStatus(t *testing.T) {
 			"dbbench: compare --fail-on regression: 7 regressions that survive normalisation, 0 deterministic counts changed"},
 		{"more commands, gated", []string{"--fail-on=regression", old, commandsDir}, 3, "deterministic counts  3 changed (3 up, 0 down)",
 			"dbbench: compare --fail-on regression: 0 regressions that survive normalisation, 3 deterministic counts changed"},
-		{"noise 50%", []string{"--noise", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
+		{"margin 50%", []string{"--margin", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
+		{"noise 50%, the margin's earlier name", []string{"--noise", "50", "--fail-on", "regression", old, slowDir}, 0, "noise threshold 50.0%", ""},
 		{"another kernel, gated", []string{"--fail-on", "regression", old, kernelDir}, 4, "cannot tell, absolute figures: the machine changed (kernel",
 			"dbbench: compare cannot tell: nothing regressed among the figures that could be judged, and some could not be, for 2 reasons (the gate's lines)"},
 		{"another kernel, no gate", []string{old, kernelDir}, 0, "gate: cannot tell", ""},
@@ -172,6 +173,7 @@ func TestCompareBadInput(t *testing.T) {
 		{[]string{"--format", "xml", dir, dir}, 2, "--format xml: must be one of text, json"},
 		{[]string{"--fail-on", "slower", dir, dir}, 2, "--fail-on slower: must be one of regression"},
 		{[]string{"--noise", "100", dir, dir}, 2, "--noise 100: must be a percentage from 0 to below 100"},
+		{[]string{"--margin", "100", dir, dir}, 2, "--margin 100: must be a percentage from 0 to below 100"},
 		{[]string{dir, filepath.Join(dir, "missing")}, 1, "no such file or directory"},
 	} {
 		code, _, stderr := dbbench(t, nil, append([]string{"compare"}, tc.args...)...)

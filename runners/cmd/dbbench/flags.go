@@ -130,6 +130,14 @@ func (f *flagSet) Bool(name string, def bool, usage string) *bool {
 	return f.FlagSet.Bool(name, def, f.add(name, anything, usage))
 }
 
+// Alias lets old, a flag's earlier name, set flag name: names users type are kept
+// when a flag is renamed. The alias shares the flag's value and rule.
+func (f *flagSet) Alias(old, name string) {
+	fl := f.Lookup(name)
+	f.rules[old] = f.rules[name]
+	f.Var(fl.Value, old, "the earlier name of --"+name)
+}
+
 // Percent defines a flag typed and shown in percent whose value is a fraction (def too):
 // the user's interface is percent (here and in matrix.yaml); inside dbbench a share is
 // a fraction everywhere, and this is the one conversion. r applies to the percent typed.

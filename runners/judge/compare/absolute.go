@@ -17,7 +17,7 @@ func latency(unit string) bool { return unit == units.P50 || unit == units.P99 }
 // latency) divided by it; the change's interval is divided by the yardstick's
 // (quotient), so the yardstick's own uncertainty widens it. Without one, as it is.
 // Then each interval is widened by the between-run spread of its unit (spread.go).
-func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
+func absoluteRows(p pairing, n norm, margin float64, res *Result) []Row {
 	var cands []absCand
 	for _, k := range p.keys {
 		o, nv := p.old[k], p.new[k]
@@ -37,7 +37,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 		}
 	}
 	spread, few := betweenRunSpread(cands, res)
-	res.Yardstick.Hello = hellos(p, n, noise, spread[units.QPS])
+	res.Yardstick.Hello = hellos(p, n, margin, spread[units.QPS])
 	if note := helloNote(res.Yardstick.Hello, n); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
@@ -48,7 +48,7 @@ func absoluteRows(p pairing, n norm, noise float64, res *Result) []Row {
 	res.CannotTell = append(res.CannotTell, fewCannotTell(Absolute, few, "variants")...)
 	rows := make([]Row, 0, len(cands))
 	for _, c := range cands {
-		rows = append(rows, absoluteRow(c, n, noise, spread[c.unit], res.cannotTell(Absolute, c.unit, "")))
+		rows = append(rows, absoluteRow(c, n, margin, spread[c.unit], res.cannotTell(Absolute, c.unit, "")))
 	}
 	return rows
 }
@@ -75,16 +75,16 @@ func normalise(asIs stats.Estimate, unit string, n norm) stats.Estimate {
 
 // absoluteRow is c's row; cannot: its unit cannot be judged (canttell.go), so it has
 // no verdict and does not count for the gate.
-func absoluteRow(c absCand, n norm, noise, spread float64, cannot bool) Row {
+func absoluteRow(c absCand, n norm, margin, spread float64, cannot bool) Row {
 	dir := units.Better(c.unit)
 	judged := widen(c.judged, spread)
 	row := Row{
 		Kind: Absolute, Variant: c.key, Unit: c.unit, Old: Num(c.old), New: Num(c.new),
-		AsIs: change(c.asIs), Judged: change(judged), Verdict: judge(judged, dir, noise),
+		AsIs: change(c.asIs), Judged: change(judged), Verdict: judge(judged, dir, margin),
 	}
 	row.hello = c.hello
-	narrow := judge(c.judged, dir, noise)
-	row.Explained = !cannot && n.on && judge(c.asIs, dir, noise) != Unchanged && narrow == Unchanged
+	narrow := judge(c.judged, dir, margin)
+	row.Explained = !cannot && n.on && judge(c.asIs, dir, margin) != Unchanged && narrow == Unchanged
 	if !cannot && narrow != Unchanged && row.Verdict == Unchanged {
 		row.Labels = append(row.Labels, WithinSpread)
 	}

@@ -41,19 +41,20 @@ const (
 // Kinds in the order the output gives them.
 var Kinds = []Kind{Ratio, Count, Absolute}
 
-// DefaultNoise is compare's default noise threshold (--noise): changes up to 3% are noise.
-const DefaultNoise = 0.03
+// DefaultMargin is the smallest change that matters unless --margin says otherwise, in
+// compare and in ab: changes up to 3% are noise.
+const DefaultMargin = 0.03
 
-// Verdict is a row's outcome.
-type Verdict string
+// Outcome is a row's outcome.
+type Outcome string
 
 const (
-	Improved  Verdict = "improved"
-	Regressed Verdict = "regressed"
-	Unchanged Verdict = "unchanged"
-	Changed   Verdict = "changed" // a deterministic count moved beyond its exactness
+	Improved  Outcome = "improved"
+	Regressed Outcome = "regressed"
+	Unchanged Outcome = "unchanged"
+	Changed   Outcome = "changed" // a deterministic count moved beyond its exactness
 	// CannotTellVerdict: the evidence cannot judge the row (Result.CannotTell says why).
-	CannotTellVerdict Verdict = "cannot tell"
+	CannotTellVerdict Outcome = "cannot tell"
 )
 
 // Labels a row may carry beside its verdict.
@@ -80,8 +81,8 @@ const (
 
 // Options of a comparison.
 type Options struct {
-	// Noise is the threshold below which a change is noise, a fraction (0.03 = 3%).
-	Noise float64
+	// Margin is the threshold below which a change is noise, a fraction (0.03 = 3%).
+	Margin float64
 	// OldLabel and NewLabel name the runs in the output (a directory, "baseline main").
 	OldLabel, NewLabel string
 }
@@ -91,7 +92,7 @@ type Options struct {
 type Result struct {
 	Old         RunInfo     `json:"old"`
 	New         RunInfo     `json:"new"`
-	Noise       float64     `json:"noise"`
+	Margin      float64     `json:"noise"`
 	Environment Environment `json:"environment"`
 	Yardstick   Yardstick   `json:"yardstick"`
 	// Spread is the between-run spread of each absolute unit (spread.go): the 95%
@@ -141,7 +142,7 @@ type Row struct {
 	// figures, relative to the yardstick; for the others, AsIs).
 	AsIs    Change  `json:"as_is"`
 	Judged  Change  `json:"judged"`
-	Verdict Verdict `json:"verdict"`
+	Verdict Outcome `json:"verdict"`
 	// Explained: an absolute figure that changed beyond the noise as it is, and not
 	// relative to the yardstick: the machine explains it.
 	Explained bool     `json:"explained_by_yardstick,omitempty"`
@@ -190,10 +191,10 @@ type Gate struct {
 
 // Compare judges new against old. Only variants valid in both runs are compared.
 func Compare(old, new *results.Run, o Options) (*Result, error) {
-	if !(o.Noise >= 0 && o.Noise < 1) {
-		return nil, fmt.Errorf("compare: noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Noise)
+	if !(o.Margin >= 0 && o.Margin < 1) {
+		return nil, fmt.Errorf("compare: noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Margin)
 	}
-	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Noise: o.Noise}
+	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Margin: o.Margin}
 	res.Environment = environment(old, new)
 	for _, note := range []string{topologyNote(old, new), loadNote(res.Environment.Settings)} {
 		if note != "" {
@@ -204,11 +205,11 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if len(pair.keys) == 0 {
 		res.Notes = append(res.Notes, "no variant is valid and measured in both runs: there is nothing to compare")
 	}
-	m := machine(old, new, o.Noise, res)
+	m := machine(old, new, o.Margin, res)
 	res.Yardstick.Outside = outsideCPU(pair, cores(new))
-	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Noise, res)...)
+	res.Rows = append(res.Rows, ratioRows(old, new, pair, o.Margin, res)...)
 	res.Rows = append(res.Rows, countRows(old, new, pair, res)...)
-	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Noise, res)...)
+	res.Rows = append(res.Rows, absoluteRows(pair, m, o.Margin, res)...)
 	res.summarise()
 	return res, nil
 }

@@ -15,7 +15,7 @@ import (
 
 func run(t *testing.T, old, new *results.Run) *Result {
 	t.Helper()
-	r, err := Compare(old, new, Options{Noise: 0.03, OldLabel: "old", NewLabel: "new"})
+	r, err := Compare(old, new, Options{Margin: 0.03, OldLabel: "old", NewLabel: "new"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestTwoMoreCommandsIsACountChange(t *testing.T) {
 	key := comparetest.Key("php", "fpm", "raw", "interpolate", "persistent", 8)
 	new := comparetest.Run(2)
 	comparetest.AddCommands(new, key, 2)
-	r, err := Compare(comparetest.Run(1), new, Options{Noise: 0.5}) // a 50% threshold changes nothing for counts
+	r, err := Compare(comparetest.Run(1), new, Options{Margin: 0.5}) // a 50% threshold changes nothing for counts
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +576,7 @@ func TestVariantsOnOneSide(t *testing.T) {
 
 func TestBadNoise(t *testing.T) {
 	for _, n := range []float64{-0.1, 1, math.NaN()} {
-		if _, err := Compare(comparetest.Run(1), comparetest.Run(1), Options{Noise: n}); err == nil {
+		if _, err := Compare(comparetest.Run(1), comparetest.Run(1), Options{Margin: n}); err == nil {
 			t.Errorf("noise %v accepted", n)
 		}
 	}

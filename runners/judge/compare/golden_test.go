@@ -41,7 +41,7 @@ func TestGoldenText(t *testing.T) {
 		{"v1-quick", v1, v1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := Compare(c.old(), c.new(), Options{Noise: 0.03, OldLabel: "old", NewLabel: "new"})
+			r, err := Compare(c.old(), c.new(), Options{Margin: 0.03, OldLabel: "old", NewLabel: "new"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,6 @@ package compare
 import (
 	"math"
 
-	"dbbench/runners/judge/findings"
-
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -34,11 +32,11 @@ func change(e stats.Estimate) Change {
 
 // judge is the verdict on an estimate of new/old in a unit that is better in direction
 // dir: improved or regressed only when the whole interval lies past the noise margin
-// (findings.Past, what dbbench ab's gate reads too), else unchanged. An estimate
+// (stats.Estimate.Past, what dbbench ab's gate reads too), else unchanged. An estimate
 // without an interval is unchanged.
-func judge(e stats.Estimate, dir units.Direction, noise float64) Verdict {
+func judge(e stats.Estimate, dir units.Direction, margin float64) Outcome {
 	switch {
-	case !findings.Past(e, noise):
+	case !e.Past(margin):
 		return Unchanged
 	case (e.Value > 1) == (dir == units.Higher):
 		return Improved

@@ -124,7 +124,7 @@ type norm struct {
 	kernelOff bool
 }
 
-func machine(old, new *results.Run, noise float64, res *Result) norm {
+func machine(old, new *results.Run, margin float64, res *Result) norm {
 	y := &res.Yardstick
 	y.Old, y.New = side(old.Yardstick), side(new.Yardstick)
 	var n norm
@@ -140,9 +140,9 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 	default:
 		n.speed = e
 		n.on, y.Speed, y.Normalised = true, &e, true
-		n.moved = judge(n.speed, units.Higher, noise) != Unchanged
+		n.moved = judge(n.speed, units.Higher, margin) != Unchanged
 		y.Moved = n.moved
-		kernelCheck(old, new, noise, &n, res)
+		kernelCheck(old, new, margin, &n, res)
 	}
 	return n
 }
@@ -150,7 +150,7 @@ func machine(old, new *results.Run, noise float64, res *Result) norm {
 // kernelCheck compares the kernel's part of the yardstick with the fixed work: a
 // kernel that got slower (or faster) alone moves every request and not the fixed work.
 // Runs made before the kernel's part was timed are not checked, with a note.
-func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
+func kernelCheck(old, new *results.Run, margin float64, n *norm, res *Result) {
 	e, err := kernelRatio(old.Yardstick, new.Yardstick)
 	switch {
 	case errors.Is(err, errNoYardstick):
@@ -161,7 +161,7 @@ func kernelCheck(old, new *results.Run, noise float64, n *norm, res *Result) {
 		return
 	}
 	n.kernel = e
-	n.kernelOff = judge(quotient(n.kernel, n.speed), units.Higher, noise) != Unchanged
+	n.kernelOff = judge(quotient(n.kernel, n.speed), units.Higher, margin) != Unchanged
 	res.Yardstick.Kernel, res.Yardstick.KernelAgrees = &e, !n.kernelOff
 }
 
@@ -197,7 +197,7 @@ func side(y *results.Yardstick) *Side {
 // hellos estimates each hello variant's QPS ratio and checks it against the yardstick,
 // its interval widened by tau, the between-run spread of QPS (spread.go): a hello
 // variant is one variant of one run, and moves between runs as much as any other.
-func hellos(p pairing, n norm, noise, tau float64) []Hello {
+func hellos(p pairing, n norm, margin, tau float64) []Hello {
 	var out []Hello
 	for _, k := range p.keys {
 		o, nv := p.old[k], p.new[k]
@@ -208,8 +208,8 @@ func hellos(p pairing, n norm, noise, tau float64) []Hello {
 		if err != nil {
 			continue // a hello without QPS figures is not a yardstick
 		}
-		h := Hello{Variant: k, Ratio: e, Moved: judge(e, units.Higher, noise) != Unchanged}
-		h.Agrees = n.on && judge(widen(quotient(e, n.speed), tau), units.Higher, noise) == Unchanged
+		h := Hello{Variant: k, Ratio: e, Moved: judge(e, units.Higher, margin) != Unchanged}
+		h.Agrees = n.on && judge(widen(quotient(e, n.speed), tau), units.Higher, margin) == Unchanged
 		out = append(out, h)
 	}
 	return out

@@ -58,7 +58,7 @@ func (c comparison) ratio(r *results.Run, valid map[string]*results.Variant, uni
 // variants measured in the same run carries no machine speed. Changed only when the
 // change, its interval the two runs' (quotient) widened by the between-run spread of
 // the comparisons (judgeRatios), lies beyond the noise.
-func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []Row {
+func ratioRows(old, new *results.Run, p pairing, margin float64, res *Result) []Row {
 	oc, nc := comparisons(old, p.old), comparisons(new, p.new)
 	if !res.Old.Paired && len(oc) > 0 {
 		res.Notes = append(res.Notes, say("unpaired", map[string]any{"Side": "old", "Label": Unpaired}))
@@ -82,7 +82,7 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 			}
 		}
 	}
-	judgeRatios(rows, qs, noise, res)
+	judgeRatios(rows, qs, margin, res)
 	return rows
 }
 
@@ -91,7 +91,7 @@ func ratioRows(old, new *results.Run, p pairing, noise float64, res *Result) []R
 // compare A/A on fresh clones of one commit found the same ratio steady within each run
 // and apart between runs, by more than either run's interval (runners/judge/compare/README.md,
 // "The between-run spread", has the figures).
-func judgeRatios(rows []Row, qs []stats.Estimate, noise float64, res *Result) {
+func judgeRatios(rows []Row, qs []stats.Estimate, margin float64, res *Result) {
 	byUnit := map[string][]float64{}
 	for i, row := range rows {
 		byUnit[row.Unit] = append(byUnit[row.Unit], math.Log(qs[i].Value))
@@ -106,12 +106,12 @@ func judgeRatios(rows []Row, qs []stats.Estimate, noise float64, res *Result) {
 	for i := range rows {
 		row, dir := &rows[i], units.Better(rows[i].Unit)
 		judged := widen(qs[i], tau[row.Unit])
-		row.Judged, row.Verdict = change(judged), judge(judged, dir, noise)
+		row.Judged, row.Verdict = change(judged), judge(judged, dir, margin)
 		if res.cannotTell(Ratio, row.Unit, row.Question) {
 			row.Verdict = CannotTellVerdict
 			continue
 		}
-		if judge(qs[i], dir, noise) != Unchanged && row.Verdict == Unchanged {
+		if judge(qs[i], dir, margin) != Unchanged && row.Verdict == Unchanged {
 			row.Labels = append(row.Labels, WithinSpread)
 		}
 		row.Gate = row.Verdict == Regressed

@@ -145,7 +145,7 @@ func (r *Result) normalisation() string {
 }
 
 func (r *Result) verdictsText(b *strings.Builder) {
-	fmt.Fprintf(b, "verdicts (noise threshold %.1f%%: a change counts when its whole 95%% interval lies beyond it)\n", 100*r.Noise)
+	fmt.Fprintf(b, "verdicts (noise threshold %.1f%%: a change counts when its whole 95%% interval lies beyond it)\n", 100*r.Margin)
 	for _, s := range r.Summary {
 		switch s.Kind {
 		case Ratio:
@@ -210,7 +210,7 @@ func (r *Result) gateText(b *strings.Builder) {
 			g.NotGated, units.Plural(g.NotGated, "regression", "regressions"), HelloNotGated)
 	}
 	if !g.CannotTell {
-		if s := max(r.Spread[units.AppCPU], r.Spread[units.QPS]); s > r.Noise && r.judged(Absolute) {
+		if s := max(r.Spread[units.AppCPU], r.Spread[units.QPS]); s > r.Margin && r.judged(Absolute) {
 			fmt.Fprintf(b, "  req/s and app CPU move by up to ±%.1f%% from one run to the next here (the between-run spread): a smaller change needs %s\n", 100*s, say("ab-hint", nil))
 		}
 		return

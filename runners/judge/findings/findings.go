@@ -19,8 +19,8 @@ const Margin = 0.02
 // MarginOf is the margin a comparison of question q in r is judged at: a run of two
 // revisions (dbbench ab) states its own threshold, which its verdicts use.
 func MarginOf(r *results.Run, q string) float64 {
-	if q == questions.Rev && r.AB != nil && r.AB.Threshold > 0 {
-		return r.AB.Threshold
+	if q == questions.Rev && r.AB != nil && r.AB.Margin > 0 {
+		return r.AB.Margin
 	}
 	return Margin
 }
@@ -90,12 +90,4 @@ func HalfWidth(f *results.Finding) (w float64, ok bool) {
 		w = max(w, e.HalfWidth())
 	}
 	return w, true
-}
-
-// Past says e's whole interval lies past margin m, on either side of 1: the figure
-// changed by more than m at the interval's confidence. It is what a gate fails on
-// (dbbench ab and compare --fail-on regression); an estimate without an interval is
-// never past.
-func Past(e stats.Estimate, m float64) bool {
-	return e.HasInterval() && (e.Lo > 1+m || e.Hi < 1/(1+m))
 }

@@ -95,7 +95,7 @@ func TestOf(t *testing.T) {
 	if f := Of(r, c); f == c.Finding || f.QPS.Value == 7 {
 		t.Errorf("a finding stored at another margin was kept: %+v", f)
 	}
-	r.AB = &results.AB{Threshold: 0.03}
+	r.AB = &results.AB{Margin: 0.03}
 	c.Question = "rev"
 	if f := Judge(r, c); f.Margin != 0.03 {
 		t.Errorf("ab's comparison judged at %v, want its threshold 0.03", f.Margin)
@@ -124,7 +124,7 @@ func TestFindingsThroughResultsJSON(t *testing.T) {
 	if old.Schema != results.Schema || oc.Finding != nil || !reflect.DeepEqual(Of(old, oc), Judge(r, c)) {
 		t.Errorf("v3: schema %s, stored %+v: want it read as %s and judged from its pairs", old.Schema, oc.Finding, results.Schema)
 	}
-	r.AB, c.Question = &results.AB{Threshold: 0.05}, "rev"
+	r.AB, c.Question = &results.AB{Margin: 0.05}, "rev"
 	c.Finding = Judge(r, c)
 	now, nc := read(results.Schema)
 	if nc.Finding == nil || nc.Finding.Margin != 0.05 || !reflect.DeepEqual(Of(now, nc), c.Finding) {

@@ -16,7 +16,7 @@ func (a *Answer) Regressions() []string {
 		}
 		for _, e := range v.Figures {
 			if e.Gates && e.Worse && e.Beyond {
-				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.Estimate), 100*a.AB.Threshold))
+				out = append(out, fmt.Sprintf("%s: %s %s, past the ±%g%% threshold", Label(v.B), e.Name, Change(e.Estimate), 100*a.AB.Margin))
 			}
 		}
 	}

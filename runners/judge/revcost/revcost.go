@@ -82,8 +82,8 @@ func Of(r *results.Run) (*Answer, error) {
 	if r.AB == nil || r.AB.A == nil || r.AB.B == nil {
 		return nil, fmt.Errorf("revcost: the run measured one revision, not two (dbbench ab)")
 	}
-	if !(r.AB.Threshold > 0) {
-		return nil, fmt.Errorf("revcost: threshold %v, want a fraction above 0", r.AB.Threshold)
+	if !(r.AB.Margin > 0) {
+		return nil, fmt.Errorf("revcost: threshold %v, want a fraction above 0", r.AB.Margin)
 	}
 	a := &Answer{AB: r.AB}
 	paired := map[string]bool{}
@@ -127,20 +127,20 @@ func unpairedReason(v *results.Variant) string {
 
 // judge reads findings' verdict of j (at threshold, the run's own) in the figure's
 // direction.
-func judge(m Metric, j results.Judged, threshold float64) Figure {
+func judge(m Metric, j results.Judged, margin float64) Figure {
 	up := j.Value > 1 // B's figure is higher
 	e := Figure{Metric: m, Judged: j, Worse: up == (units.Better(m.Unit) == units.Lower)}
-	e.Beyond = j.Verdict == stats.Different && findings.Past(j.Estimate, threshold)
+	e.Beyond = j.Verdict == stats.Different && j.Past(margin)
 	return e
 }
 
 // Word is the verdict as a sentence says it of this figure: slower or faster for
 // times and throughput, more or fewer for counts and bytes, "same within ±3%".
-func (e Figure) Word(threshold float64) string {
+func (e Figure) Word(margin float64) string {
 	count := e.Unit == units.Allocs || e.Unit == units.AllocBytes
 	switch {
 	case e.Same():
-		return fmt.Sprintf("same within ±%g%%", 100*threshold)
+		return fmt.Sprintf("same within ±%g%%", 100*margin)
 	case !e.Changed():
 		return "undecided"
 	case e.Worse && count:

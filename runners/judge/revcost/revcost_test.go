@@ -51,7 +51,7 @@ func TestJudgeReadsTheIntervalAgainstTheThreshold(t *testing.T) {
 // requests) and sends a Ping more; orm is unchanged; hello has one pair only.
 func abRun() *results.Run {
 	r := &results.Run{Schema: results.Schema, Status: "complete",
-		AB: &results.AB{A: &results.Rev{ID: "aaa1111", Subject: "A"}, B: &results.Rev{ID: "bbb2222", Subject: "B"}, Threshold: 0.03}}
+		AB: &results.AB{A: &results.Rev{ID: "aaa1111", Subject: "A"}, B: &results.Rev{ID: "bbb2222", Subject: "B"}, Margin: 0.03}}
 	type side struct {
 		layer string
 		cpu   float64

@@ -61,7 +61,7 @@ func (o *Options) ab() *results.AB {
 	if len(o.Revisions) == 0 {
 		return nil
 	}
-	return &results.AB{A: o.Revisions[0].Rev, B: o.Revisions[1].Rev, Threshold: o.Threshold}
+	return &results.AB{A: o.Revisions[0].Rev, B: o.Revisions[1].Rev, Margin: o.Margin}
 }
 
 // targetOptions are what a target of revision rev ("" in a run of one) starts from.

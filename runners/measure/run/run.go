@@ -145,7 +145,7 @@ type Placement struct {
 // the threshold the report's verdicts are judged at.
 type Versus struct {
 	Revisions []Revision
-	Threshold float64
+	Margin    float64
 }
 
 // Profiling is whether a run profiles its variants.

@@ -18,7 +18,7 @@ func abSection(a *revcost.Answer, ans answer) section {
 		s.Empty = ans.Sentence
 		return s
 	}
-	t := a.AB.Threshold
+	t := a.AB.Margin
 	var as []*results.Variant
 	for _, v := range a.Variants {
 		as = append(as, v.A)

@@ -81,7 +81,7 @@ func sharedLabel(v *results.Variant) string {
 // figures B made worse (past the threshold first), those it made better, and how many
 // stayed the same or are undecided.
 func abAnswer(a *revcost.Answer, fs []finding) answer {
-	t := a.AB.Threshold
+	t := a.AB.Margin
 	ans := answer{ID: "q-ab", Title: "Did B cost anything?", Evidence: evidence(fs), Forest: abForest(a)}
 	if len(a.Variants) == 0 {
 		ans.Sentence = "No variant was measured at both revisions: nothing could be compared. " + strings.Join(a.Broken, "; ")
@@ -111,7 +111,7 @@ func abAnswer(a *revcost.Answer, fs []finding) answer {
 // amount the interval cannot tell from it, with how many would by chance alone, and
 // how many are the same or undecided.
 func insideClause(a *revcost.Answer, n count) string {
-	t := 100 * a.AB.Threshold
+	t := 100 * a.AB.Margin
 	s := fmt.Sprintf("of the %d figures compared, %d are the same within ±%g%% and %d undecided", n.all, n.same, t, n.undecided)
 	var inside []string
 	for _, worse := range []bool{true, false} {
@@ -161,7 +161,7 @@ func leadWord(a *revcost.Answer, n count) string {
 	case n.same == n.all || len(figures(a, true, false))+n.undecided == 0:
 		return "No."
 	}
-	return fmt.Sprintf("Nothing past ±%g%%.", 100*a.AB.Threshold)
+	return fmt.Sprintf("Nothing past ±%g%%.", 100*a.AB.Margin)
 }
 
 // commandClause names every variant whose commands per request changed.
@@ -229,7 +229,7 @@ func abForest(a *revcost.Answer) *chart.Forest {
 		}
 		r := chart.ForestRow{Label: rowLabel(v.B), Est: e.Value, Value: units.Ratio(e.Value),
 			Color: chart.StmtColor(v.B.Stmt), Hollow: chart.Hollow(v.B.Conn),
-			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.Estimate), e.Word(a.AB.Threshold))}
+			Tip: fmt.Sprintf("%s: %s %s, %s", sharedLabel(v.B), e.Name, revcost.Change(e.Estimate), e.Word(a.AB.Margin))}
 		if e.HasInterval() {
 			r.Lo, r.Hi = e.Lo, e.Hi
 		}

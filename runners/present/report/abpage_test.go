@@ -17,7 +17,7 @@ func abRun(t *testing.T) *results.Run {
 	t.Helper()
 	r := pairedRun(t)
 	r.Variants, r.Comparisons = nil, nil
-	r.AB = &results.AB{Threshold: 0.03,
+	r.AB = &results.AB{Margin: 0.03,
 		A: &results.Rev{ID: "aaa1111", Name: "HEAD~1", Commit: "aaa1111ffff", Subject: "go: GORM v1.30.0", Environment: map[string]string{"gotarget-go": "go1.26.8", "go-gorm": "gorm.io/gorm v1.30.0"}},
 		B: &results.Rev{ID: "bbb2222", Name: "HEAD", Commit: "bbb2222ffff", Subject: "go: GORM v1.31.2", Environment: map[string]string{"gotarget-go": "go1.26.8", "go-gorm": "gorm.io/gorm v1.31.2"}}}
 	for i, s := range pairedSpecs {

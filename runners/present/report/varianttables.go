@@ -268,7 +268,7 @@ func (d *data) environmentGrid() grid {
 		rows = append(rows, [2]string{k, d.run.Environment[k]})
 	}
 	if ab := d.run.AB; ab != nil {
-		rows = append(rows, [2]string{"threshold", fmt.Sprintf("±%g%%", 100*ab.Threshold)})
+		rows = append(rows, [2]string{"threshold", fmt.Sprintf("±%g%%", 100*ab.Margin)})
 		for _, side := range []struct {
 			name string
 			rev  *results.Rev
