@@ -3,7 +3,8 @@
 // the model sizes, a revision's cost, and the machine's drift by round and by the
 // yardstick. The commands judge a run when it ends (or on `dbbench report`) and hand
 // the result to package report, which only formats it: two outputs cannot judge the
-// same pairs two ways, and a page can be drawn without redoing the statistics.
+// same pairs two ways, and a page can be drawn without redoing the statistics. The same
+// Run is written to judgement.json beside results.json (stored.go), for tools.
 package judge
 
 import (

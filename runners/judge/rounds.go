@@ -13,10 +13,12 @@ import (
 // machine ran during it: each valid variant's QPS in that round divided by its median
 // over all rounds. Pace is the median of those ratios, Lo and Hi their extremes.
 type Round struct {
-	Rep          int
-	Started      time.Time
-	Pace, Lo, Hi float64
-	Variants     int
+	Rep      int       `json:"rep"`
+	Started  time.Time `json:"started"`
+	Pace     float64   `json:"pace"` // the median of the variants' req/s over their own medians
+	Lo       float64   `json:"lo"`   // the slowest variant's, and the fastest's
+	Hi       float64   `json:"hi"`
+	Variants int       `json:"variants"`
 }
 
 // rounds finds machine-wide drift, which per-variant intervals cannot tell apart from
@@ -59,8 +61,8 @@ func rounds(r *results.Run) []Round {
 
 // Reading is the yardstick's median at one of its readings.
 type Reading struct {
-	Phase  string
-	Median float64 // seconds per op
+	Phase  string  `json:"phase"`
+	Median float64 `json:"median_seconds"` // seconds per op
 }
 
 // readings are the medians of y's trials at each reading it has trials for.

@@ -118,11 +118,17 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 	} else {
 		j.Ratio = &v
 	}
-	if e.HasInterval() {
-		lo, hi := e.Lo, e.Hi
-		j.Lo, j.Hi = &lo, &hi
-	}
+	j.Lo, j.Hi = bounds(e.Lo, e.Hi)
 	return json.Marshal(j)
+}
+
+// bounds are an interval's bounds as JSON writes them: both null without an interval
+// (either infinite), since JSON has no infinity.
+func bounds(lo, hi float64) (*float64, *float64) {
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil, nil
+	}
+	return &lo, &hi
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. Null or missing bounds are no interval.
@@ -142,4 +148,20 @@ func (e *Estimate) UnmarshalJSON(b []byte) error {
 		e.Lo, e.Hi = *j.Lo, *j.Hi
 	}
 	return nil
+}
+
+// MarshalJSON writes a summary with its median and interval, null bounds without one
+// (as an Estimate writes them).
+func (s Summary) MarshalJSON() ([]byte, error) {
+	j := struct {
+		Unit       string   `json:"unit"`
+		N          int      `json:"n"`
+		Center     float64  `json:"median"`
+		Lo         *float64 `json:"lo"`
+		Hi         *float64 `json:"hi"`
+		Confidence float64  `json:"confidence,omitempty"`
+		Warnings   []string `json:"warnings,omitempty"`
+	}{Unit: s.Unit, N: s.N, Center: s.Center, Confidence: s.Confidence, Warnings: s.Warnings}
+	j.Lo, j.Hi = bounds(s.Lo, s.Hi)
+	return json.Marshal(j)
 }

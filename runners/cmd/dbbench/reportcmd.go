@@ -31,11 +31,14 @@ func parseReport(fs *flagSet, args []string) (action, error) {
 }
 
 // writeReport judges the run in dir (package judge computes every figure once) and
-// writes its report there; it returns the run judged and the comparisons as the report
+// writes the judgement (judgement.json) and its report there; it returns the run judged and the comparisons as the report
 // words them, so that the terminal prints the same figures.
 func writeReport(dir string) (*judge.Run, []report.Comparison, error) {
 	j, err := judge.File(dir)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := j.Write(dir); err != nil {
 		return nil, nil, err
 	}
 	cs, err := report.WriteComparisons(dir, j)

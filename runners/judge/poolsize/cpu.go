@@ -9,11 +9,11 @@ import (
 
 // CPU is what one request costs the processors, in CPU seconds, by role.
 type CPU struct {
-	App float64 // the target: the Go process, or nginx with its php-fpm children or workers
-	DB  float64 // the database server
+	App float64 `json:"app"` // the target: the Go process, or nginx with its php-fpm children or workers
+	DB  float64 `json:"db"`  // the database server
 	// Other is what else shares the app's host where it was measured: the load
 	// generator and a delay proxy. It counts on this machine, never in production.
-	Other float64
+	Other float64 `json:"other"`
 }
 
 // Known is whether the run measured the CPU at all (older runs did not).

@@ -29,22 +29,23 @@ const Limit = 1024
 
 // Need is what a team sizes a pool for.
 type Need struct {
-	Rate           float64       // peak requests per second, per app instance
-	P99            time.Duration // the latency target
-	RTT            time.Duration // round trip from the app to the database in production
-	Instances      int           // app instances sharing the database
-	MaxConnections int           // the database server's
+	Rate           float64       `json:"rate"`            // peak requests per second, per app instance
+	P99            time.Duration `json:"p99_ns"`          // the latency target
+	RTT            time.Duration `json:"rtt_ns"`          // round trip from the app to the database in production
+	Instances      int           `json:"instances"`       // app instances sharing the database
+	MaxConnections int           `json:"max_connections"` // the database server's
 	// AppCores and DBCores are production's hosts: the app instance's and the
 	// database's cores. Zero in runs before the CPU was modelled.
-	AppCores, DBCores int
+	AppCores int `json:"app_cores"`
+	DBCores  int `json:"db_cores"`
 	// Current is the pool the user runs today, to say what it does at the rate; 0: none given.
-	Current int
+	Current int `json:"current,omitempty"`
 	// AppMemory is the memory of an app instance's host, bytes: what bounds how many
 	// php-fpm children or workers it runs. 0: not given (older runs).
-	AppMemory int64
+	AppMemory int64 `json:"app_memory_bytes,omitempty"`
 	// Arrivals is how the rate arrives: at random in production (the zero value), evenly
 	// spaced from dbbench's own generator when the model predicts a measurement here.
-	Arrivals Arrivals
+	Arrivals Arrivals `json:"arrivals"`
 }
 
 // Arrivals is the pattern of the gaps between requests, which sets how long a queue
@@ -59,6 +60,27 @@ const (
 	// dbbench's open-loop generator sends (runners/measure/loadgen): the sweep's and the check's.
 	Even
 )
+
+// MarshalText names the pattern in JSON: random or even.
+func (a Arrivals) MarshalText() ([]byte, error) {
+	if a == Even {
+		return []byte("even"), nil
+	}
+	return []byte("random"), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (a *Arrivals) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "even":
+		*a = Even
+	case "random":
+		*a = Random
+	default:
+		return fmt.Errorf("arrivals %q: want random or even", b)
+	}
+	return nil
+}
 
 // cv2 is the squared coefficient of variation of the gaps between arrivals.
 func (a Arrivals) cv2() float64 {
@@ -106,23 +128,25 @@ const (
 
 // Hold is what one request costs a pooled resource, measured alone.
 type Hold struct {
-	Seconds, Lo, Hi float64 // mean hold per request with its 95% interval
-	P99             float64 // the p99 of a request alone (its latency)
-	RTT             float64 // the round-trip time it was measured at
+	Seconds float64 `json:"seconds"` // mean hold per request with its 95% interval
+	Lo      float64 `json:"lo"`
+	Hi      float64 `json:"hi"`
+	P99     float64 `json:"p99"` // the p99 of a request alone (its latency)
+	RTT     float64 `json:"rtt"` // the round-trip time it was measured at
 	// Added is the part of RTT a delay proxy added by sleeping (results.Link.Added); 0
 	// when none did.
-	Added      float64
-	RoundTrips float64  // per request: each adds one round-trip time to the hold
-	Resource   Resource // what is held
+	Added      float64  `json:"added,omitempty"`
+	RoundTrips float64  `json:"round_trips"` // per request: each adds one round-trip time to the hold
+	Resource   Resource `json:"resource"`    // what is held
 	// InTarget: the hold was timed in the target: a Go connection's from checkout to
 	// return (go/held), a php-fpm child's from accepting the request to its end (its
 	// status page); false: at the counting proxy (Go runs before that) or a PHP
 	// request's whole latency (workers, and php-fpm runs before that).
-	InTarget bool
-	CPU      CPU // per request, measured under load (not alone)
+	InTarget bool `json:"in_target"`
+	CPU      CPU  `json:"cpu_per_request"` // measured under load (not alone)
 	// Memory is what each php-fpm child or worker keeps for itself (its private
 	// memory, results.WorkerMemory), bytes; 0 for a connection or when not measured.
-	Memory int64
+	Memory int64 `json:"memory_bytes,omitempty"`
 }
 
 // Of is the hold of a variant measured by its round-trip count: a Go request holds its
@@ -177,25 +201,31 @@ const Headroom = 0.7
 
 // Advice is the pool one family needs on production's hosts.
 type Advice struct {
-	Need Need
-	Hold Hold // at Need.RTT
+	Need Need `json:"need"`
+	Hold Hold `json:"hold"` // at Need.RTT
 	// Budget is how long a request may wait for the resource: the p99 target less a
 	// request's own p99 alone at that distance. None when it is not positive.
-	Budget float64
+	Budget float64 `json:"budget_seconds"`
 	// Pool is the smallest pool that holds the rate with the hold's upper bound (at
 	// least 2); Model is the model's own answer before that floor. Recommended is the
 	// smallest pool that also keeps its own utilisation within Headroom; Upper the most
 	// each instance may open, max_connections ÷ instances.
-	Pool, Model, Recommended, Upper int
+	Pool        int `json:"pool"`
+	Model       int `json:"model"`
+	Recommended int `json:"recommended"`
+	Upper       int `json:"upper"`
 	// Capacity of Pool at the target, req/s, at the mean hold, with the interval the
 	// hold's interval gives.
-	Capacity, CapLo, CapHi float64
+	Capacity float64 `json:"capacity"`
+	CapLo    float64 `json:"capacity_lo"`
+	CapHi    float64 `json:"capacity_hi"`
 	// AppUse and DBUse are the hosts' CPU utilisations at the rate (0: not modelled).
-	AppUse, DBUse float64
+	AppUse float64 `json:"app_use"`
+	DBUse  float64 `json:"db_use"`
 	// MemoryBound is how many php-fpm children or workers of the hold's private memory
 	// the app host's memory holds, before anything they share; 0: not known.
-	MemoryBound int
-	Why         string // when no pool holds
+	MemoryBound int    `json:"memory_bound,omitempty"`
+	Why         string `json:"why,omitempty"` // when no pool holds
 }
 
 // Size gives the pool h needs for n on production's hosts (n.Hosts).

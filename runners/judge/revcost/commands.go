@@ -12,14 +12,16 @@ import (
 // counted exactly (one request at a time, on the wire), so any difference is a change
 // of the code path: a finding of its own, with no interval.
 type Commands struct {
-	A, B    float64 // every command per request
-	Changes []CommandChange
+	A       float64         `json:"a"` // every command per request
+	B       float64         `json:"b"`
+	Changes []CommandChange `json:"changes,omitempty"`
 }
 
 // CommandChange is one command whose count per request differs.
 type CommandChange struct {
-	Name string
-	A, B float64
+	Name string  `json:"name"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
 }
 
 // commandsOf compares the captures of a and b; nil when a side has none (a variant
