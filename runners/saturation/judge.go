@@ -61,18 +61,22 @@ const (
 
 // Verdict is what Judge says of one repetition.
 type Verdict struct {
-	State  string // OK, PastCapacity, GeneratorBehind or Queueing
-	Reason string // in words, with the numbers that decided it
+	State  string `json:"state"`  // OK, PastCapacity, GeneratorBehind or Queueing
+	Reason string `json:"reason"` // in words, with the numbers that decided it
 	// Offered is the rate asked for (0 in closed loop); Achieved the throughput kept in
 	// the steady part of the window, requests per second.
-	Offered, Achieved float64
+	Offered  float64 `json:"offered"`
+	Achieved float64 `json:"achieved"`
 	// The signals as measured, whether or not they decided the state.
-	Shortfall                 bool    // open loop: Achieved short of Offered beyond Tolerance
-	Backlog                   bool    // latency from the intended send grows across the window
-	LatencyStart, LatencyEnd  float64 // seconds: medians of the timeline's first and last thirds
-	LateTarget, LateGenerator float64 // shares of the sends late for each side's sake
-	GeneratorBusy             float64
-	PoolWait, Queue           float64 // shares of the requests' time; -1 where not measured
+	Shortfall     bool    `json:"shortfall"`     // open loop: Achieved short of Offered beyond Tolerance
+	Backlog       bool    `json:"backlog"`       // latency from the intended send grows across the window
+	LatencyStart  float64 `json:"latency_start"` // seconds: medians of the timeline's first and last thirds
+	LatencyEnd    float64 `json:"latency_end"`
+	LateTarget    float64 `json:"late_target"` // shares of the sends late for each side's sake
+	LateGenerator float64 `json:"late_generator"`
+	GeneratorBusy float64 `json:"generator_busy"`
+	PoolWait      float64 `json:"pool_wait"` // shares of the requests' time; -1 where not measured
+	Queue         float64 `json:"queue"`
 }
 
 // Marked says the point's latency is not service time: any state but OK.

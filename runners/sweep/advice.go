@@ -10,21 +10,22 @@ import (
 
 // Curve is one family of a pool sweep: its points by pool.
 type Curve struct {
-	Family, Lang string
-	Points       []Point
+	Family string  `json:"family"`
+	Lang   string  `json:"lang"`
+	Points []Point `json:"points"`
 	// Cores is the machine's, which every role of the sweep shared (0 when the run did
 	// not say: the model then knows no CPU).
-	Cores int
+	Cores int `json:"cores"`
 	// Advice is the pool the curve gives for the need, and the model's (JudgePool).
-	Advice Advice
+	Advice Advice `json:"advice"`
 }
 
 // PoolSweep is a pool sweep's run judged: its families' curves, each with its advice
 // and every point's predicted capacity, which the page then only formats.
 type PoolSweep struct {
-	Run    *results.Run
-	Need   poolsize.Need
-	Curves []Curve
+	Run    *results.Run  `json:"-"`
+	Need   poolsize.Need `json:"need"`
+	Curves []Curve       `json:"curves"`
 }
 
 // JudgePool groups r's variants into curves, reads each one's advice for need, and
@@ -44,21 +45,22 @@ func JudgePool(r *results.Run, need poolsize.Need) *PoolSweep {
 
 // Point is one pool size of one family.
 type Point struct {
-	Pool    int
-	Invalid string  // why the variant was invalid; "" when valid
-	Ceiling float64 // median closed-loop QPS
+	Pool    int     `json:"pool"`
+	Invalid string  `json:"invalid,omitempty"` // why the variant was invalid; "" when valid
+	Ceiling float64 `json:"ceiling"`           // median closed-loop QPS
 	// Capacity is the capacity search (nil when none ran); AtCapacity the slice of the
 	// highest rate that held.
-	Capacity   *results.Capacity
-	AtCapacity *results.Repetition
+	Capacity   *results.Capacity   `json:"capacity,omitempty"`
+	AtCapacity *results.Repetition `json:"-"` // in results.json
 	// Hold is what a request of this point holds alone (the round-trip count's
 	// requests, runners/judge/poolsize); HasHold is false in sweeps before it was measured.
-	Hold    poolsize.Hold
-	HasHold bool
+	Hold    poolsize.Hold `json:"hold"`
+	HasHold bool          `json:"has_hold"`
 	// Predicted is the model's capacity of the point on this machine, Limit the pool's
 	// alone (Predicted); HasPrediction is false without a hold.
-	Predicted, Limit float64
-	HasPrediction    bool
+	Predicted     float64 `json:"predicted"`
+	Limit         float64 `json:"limit"`
+	HasPrediction bool    `json:"has_prediction"`
 	// closed is the variant with only its closed-loop (ceiling) slices, held with only
 	// the open-loop slices of the probes that held: for its CPU (Curve.CPU).
 	closed, held *results.Variant
@@ -156,21 +158,22 @@ func (cv Curve) Hold() (poolsize.Hold, bool) {
 
 // Advice is what a pool sweep says of one family for a need.
 type Advice struct {
-	Need poolsize.Need
+	Need poolsize.Need `json:"need"`
 	// Pool is the smallest pool whose measured capacity holds the rate with its whole
 	// 95% interval; 0 when none does. Undecided is a smaller pool whose interval holds
 	// the rate inside it: it may hold, or not.
-	Pool, Undecided int
-	Capacity        *results.Capacity // Pool's
+	Pool      int               `json:"pool"`
+	Undecided int               `json:"undecided,omitempty"`
+	Capacity  *results.Capacity `json:"capacity,omitempty"` // Pool's
 	// Model is the queueing model's answer from the family's hold at the sweep's
 	// distance (runners/judge/poolsize); HasModel is false without a hold.
-	Model    poolsize.Advice
-	HasModel bool
+	Model    poolsize.Advice `json:"model"`
+	HasModel bool            `json:"has_model"`
 	// Here is the same model on this machine's cores, which every role shared: what it
 	// says where the sweep measured; HasHere is false without a hold, the machine's
 	// cores or production's.
-	Here    poolsize.Advice
-	HasHere bool
+	Here    poolsize.Advice `json:"here"`
+	HasHere bool            `json:"has_here"`
 }
 
 // Advise reads the advice off a curve.

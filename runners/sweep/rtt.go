@@ -131,11 +131,11 @@ func rttRun(ctx context.Context, o RTTOptions, d time.Duration, mode string) err
 
 // RTTPoint is one run of an rtt sweep, read back.
 type RTTPoint struct {
-	Delay time.Duration
-	Mode  string
-	Run   *results.Run
+	Delay time.Duration `json:"delay_ns"`
+	Mode  string        `json:"mode"`
+	Run   *results.Run  `json:"-"` // its results.json
 	// Figures are Run's variants' figures as the page prints them, by key.
-	Figures map[string]*RTTFigures
+	Figures map[string]*RTTFigures `json:"figures"`
 }
 
 // LoadRTT reads an rtt sweep's plan and every run of it that exists.

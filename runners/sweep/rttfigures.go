@@ -26,12 +26,12 @@ var rttPicks = map[string]func(*results.Repetition) float64{
 // read (LoadRTT), so that the page only formats: the medians over its slices and
 // what package saturation decides of its latency.
 type RTTFigures struct {
-	Invalid bool
-	Medians map[string]float64 // by figure (figQPS …); absent: not measured
+	Invalid bool               `json:"invalid,omitempty"`
+	Medians map[string]float64 `json:"medians"` // by figure (figQPS …); absent: not measured
 	// Verdict is package saturation's on the variant's latency; Past says it is
 	// queueing or the generator fell behind, not the service time.
-	Verdict saturation.Verdict
-	Past    bool
+	Verdict saturation.Verdict `json:"verdict"`
+	Past    bool               `json:"past"`
 }
 
 // rttFiguresOf computes every variant's figures in r, by key.

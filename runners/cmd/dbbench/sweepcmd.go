@@ -143,7 +143,11 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 		if stored, ok := poolsize.NeedOf(r.Settings.PoolNeed); ok && reportOnly {
 			need = keepStored(fs, need, stored)
 		}
-		return writeSweep(stdout, dir, sweep.PoolPage(sweep.JudgePool(r, need)), runErr)
+		judged := sweep.JudgePool(r, need)
+		if err := judged.WriteJudgement(dir); err != nil {
+			return errors.Join(runErr, err)
+		}
+		return writeSweep(stdout, dir, sweep.PoolPage(judged), runErr)
 	}, nil
 }
 
@@ -184,6 +188,9 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 		}
 		plan, points, err := sweep.LoadRTT(dir)
 		if err != nil {
+			return errors.Join(runErr, err)
+		}
+		if err := sweep.WriteRTTJudgement(dir, points); err != nil {
 			return errors.Join(runErr, err)
 		}
 		return writeSweep(stdout, dir, sweep.RTTPage(plan, points), runErr)
