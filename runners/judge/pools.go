@@ -8,13 +8,13 @@ import (
 )
 
 // poolsOf sizes every valid persistent variant that reads the database for the run's
-// need; nil when the run has no need or no link (runs before dbbench sized pools).
+// need; nil when the run has no need or no link.
 func poolsOf(r *results.Run, valid []*results.Variant) *Pools {
 	need, ok := poolsize.NeedOf(r.Settings.PoolNeed)
 	if !ok || r.Link == nil {
 		return nil
 	}
-	if need.AppCores == 0 { // runs before --app-cores: its default, the run's host's cores
+	if need.AppCores == 0 { // not recorded: --app-cores' default, the run's host's cores
 		cores, _ := strconv.Atoi(r.Environment["cpu-count"])
 		need.AppCores, need.DBCores = cores, cores
 	}

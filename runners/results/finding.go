@@ -10,8 +10,8 @@ import (
 // Finding is a comparison judged: Other ÷ Base in req/s and in app CPU per request,
 // each with its interval and its verdict at Margin. runners/judge/findings computes it, the
 // run stores it beside the pairs it came from, and the report and the terminal read
-// it, so that no output judges the same pairs another way. Runs before schema v4 have
-// none: findings.Of computes it on read.
+// it, so that no output judges the same pairs another way. A comparison stored without
+// one is judged on read (findings.Of).
 type Finding struct {
 	Margin float64 `json:"margin"`            // the equivalence margin, a fraction: 0.02 for ±2%
 	QPS    *Judged `json:"qps,omitempty"`     // nil: too few pairs for an estimate

@@ -541,7 +541,7 @@ type Roundtrips struct {
 	Mismatch string         `json:"mismatch,omitempty"`
 	Queries  []string       `json:"queries,omitempty"`
 	// Bytes per request each way between target and database, counted on the wire by
-	// the proxy (0 in runs made before it counted them).
+	// the proxy (0: not counted).
 	BytesToDB   float64 `json:"bytes_to_db,omitempty"`
 	BytesFromDB float64 `json:"bytes_from_db,omitempty"`
 	// WireFrom is the addresses the counted commands came from, as the counting proxy

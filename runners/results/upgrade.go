@@ -14,11 +14,15 @@ import (
 // every reader takes empty as "not measured": Run.Yardstick, Link and Topology (every
 // role then on one host's loopback), Connections, Lang.Modes, Settings.Pairing,
 // PoolNeed.AppCores, DBCores, Current and AppMemory, Variant.WorkerMemory,
-// Roundtrips.PerfSchema, ZeroLoad's hold (Held), Repetition.OutsideCPU. Variant.Op was
-// "" when runs measured get alone, and Variant.Database "" when they measured MariaDB
-// alone; both still mean that. Settings.SaturatedP99 is the fixed p99 rule runs used
-// before package saturation judged each point. Schema v4 added each comparison's
-// finding.
+// Roundtrips.PerfSchema, BytesToDB and BytesFromDB, ZeroLoad's hold (Held: the hold was
+// then the time at the counting proxy for Go, a request's latency for php-fpm), the
+// Yardstick's kernel trials, Repetition.OutsideCPU. Variant.Op was "" when runs measured
+// get alone, and Variant.Database "" when they measured MariaDB alone; both still mean
+// that. Settings.SaturatedP99 is the fixed p99 rule runs used before package saturation
+// judged each point (its flags begin "saturated:"). Schema v4 added each comparison's
+// finding; runs before it are judged on read. Runs of this time also carried
+// req-peak-B/op, which results.Values leaves out, and meant nothing by a PHP target's
+// app-syscalls/op.
 
 // schemaV1 is the layout before servers had a name and before results.json carried the
 // matrix's facts about layers and languages.

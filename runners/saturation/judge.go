@@ -86,7 +86,7 @@ func (v Verdict) Marked() bool { return v.State != OK }
 func (v Verdict) Flag() string { return v.State + ": " + v.Reason }
 
 // IsFlag says whether a variant's flag is a verdict of this package (or the fixed p99
-// rule of older runs), so that a new verdict replaces it.
+// rule's "saturated", results/upgrade.go), so that a new verdict replaces it.
 func IsFlag(flag string) bool {
 	for _, s := range []string{PastCapacity, GeneratorBehind, Queueing, "saturated"} {
 		if strings.HasPrefix(flag, s+":") {

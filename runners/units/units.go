@@ -45,8 +45,7 @@ const (
 	GCCycles   = "gc-cycles/op"
 	// ReqPeak is PHP's real peak of a request (memory_get_peak_usage(true)), in whole
 	// 2 MiB chunks of its allocator: the same for nearly every layer (php/README.md,
-	// "Memory per request", has the figures). Runs before dbbench stopped showing it
-	// have it; results.Values leaves it out.
+	// "Memory per request", has the figures). results.Values leaves it out.
 	ReqPeak = "req-peak-B/op"
 	// ReqPeakAlloc is the most a resident worker's request had emalloc'ed at once
 	// (memory_get_peak_usage() after memory_reset_peak_usage(), the worker's own

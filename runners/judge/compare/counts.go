@@ -25,7 +25,7 @@ import (
 //     (slices differ widely);
 //   - gen-syscalls/op: the load generator is dbbench's, not the code under test;
 //   - db-syscalls/op, a PHP target's app-syscalls/op and req-peak-B/op measure nothing
-//     (results.Variant.Counted): results.Values leaves them out of old runs too;
+//     (results.Variant.Counted): results.Values leaves them out wherever stored;
 //   - req-peak-alloc-B/op, a resident PHP worker's emalloc'ed peak in one request: the
 //     slices of one run agree closely, but two runs of the same code (compare A/A on
 //     fresh clones) differed well beyond that in Eloquent and the query builder: the

@@ -149,7 +149,7 @@ func machine(old, new *results.Run, margin float64, res *Result) norm {
 
 // kernelCheck compares the kernel's part of the yardstick with the fixed work: a
 // kernel that got slower (or faster) alone moves every request and not the fixed work.
-// Runs made before the kernel's part was timed are not checked, with a note.
+// A run without kernel trials is not checked, with a note.
 func kernelCheck(old, new *results.Run, margin float64, n *norm, res *Result) {
 	e, err := kernelRatio(old.Yardstick, new.Yardstick)
 	switch {

@@ -12,8 +12,7 @@ import (
 	"dbbench/runners/stats"
 )
 
-// errNoYardstick is returned when a run has no yardstick trials (runs made before dbbench
-// measured one).
+// errNoYardstick is returned when a run has no yardstick trials.
 var errNoYardstick = errors.New("no yardstick")
 
 // yardstickTrials returns every trial of y's readings, in order; errNoYardstick when there are none.
@@ -22,7 +21,7 @@ func yardstickTrials(y *results.Yardstick) ([]float64, error) {
 }
 
 // kernelTrials returns every kernel trial of y's readings, in order; errNoYardstick when
-// there are none (runs made before the kernel's part was timed).
+// there are none.
 func kernelTrials(y *results.Yardstick) ([]float64, error) {
 	return collect(y, func(r *results.Reading) []float64 { return r.Kernel })
 }

@@ -39,8 +39,8 @@ func Judge(r *results.Run, c *results.Comparison) *results.Finding {
 	return f
 }
 
-// Of is c's finding: the one the run stored, or, for runs before findings were stored
-// (or judged at another margin than today's), judged now from the same pairs.
+// Of is c's finding: the one the run stored, or, where it stored none or judged it at
+// another margin than today's, judged now from the same pairs.
 func Of(r *results.Run, c *results.Comparison) *results.Finding {
 	if f := c.Finding; f != nil && f.Margin == MarginOf(r, c.Question) {
 		return f

@@ -16,7 +16,7 @@ type CPU struct {
 	Other float64 `json:"other"`
 }
 
-// Known is whether the run measured the CPU at all (older runs did not).
+// Known is whether the run measured the CPU at all.
 func (c CPU) Known() bool { return c.App > 0 }
 
 // CPUOf is a variant's CPU per request: the median of its repetitions, by role. A role
@@ -45,7 +45,7 @@ func CPUOf(v *results.Variant) CPU {
 // Hosts is where the roles run and how many cores each has. Shared is this machine:
 // every role (app, database, load generator, delay proxy) on one host of AppCores.
 // Otherwise the app has a host of AppCores and the database one of DBCores, as in
-// production, and Other costs nothing. Zero cores: the CPU is not modelled (older runs).
+// production, and Other costs nothing. Zero cores: the CPU is not modelled.
 type Hosts struct {
 	Shared            bool
 	AppCores, DBCores int

@@ -35,13 +35,13 @@ type Need struct {
 	Instances      int           `json:"instances"`       // app instances sharing the database
 	MaxConnections int           `json:"max_connections"` // the database server's
 	// AppCores and DBCores are production's hosts: the app instance's and the
-	// database's cores. Zero in runs before the CPU was modelled.
+	// database's cores. Zero: not modelled.
 	AppCores int `json:"app_cores"`
 	DBCores  int `json:"db_cores"`
 	// Current is the pool the user runs today, to say what it does at the rate; 0: none given.
 	Current int `json:"current,omitempty"`
 	// AppMemory is the memory of an app instance's host, bytes: what bounds how many
-	// php-fpm children or workers it runs. 0: not given (older runs).
+	// php-fpm children or workers it runs. 0: not given.
 	AppMemory int64 `json:"app_memory_bytes,omitempty"`
 	// Arrivals is how the rate arrives: at random in production (the zero value), evenly
 	// spaced from dbbench's own generator when the model predicts a measurement here.
@@ -140,8 +140,8 @@ type Hold struct {
 	Resource   Resource `json:"resource"`    // what is held
 	// InTarget: the hold was timed in the target: a Go connection's from checkout to
 	// return (go/held), a php-fpm child's from accepting the request to its end (its
-	// status page); false: at the counting proxy (Go runs before that) or a PHP
-	// request's whole latency (workers, and php-fpm runs before that).
+	// status page); false: at the counting proxy (Go) or a PHP request's whole latency
+	// (workers, and php-fpm where the run did not time it).
 	InTarget bool `json:"in_target"`
 	CPU      CPU  `json:"cpu_per_request"` // measured under load (not alone)
 	// Memory is what each php-fpm child or worker keeps for itself (its private

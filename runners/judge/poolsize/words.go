@@ -81,8 +81,9 @@ func firstOf(hs []Hold, r Resource) (Hold, bool) {
 }
 
 // HowHeld says how a request's hold was timed, as a clause that follows "holds its
-// connection" (Go) or "holds its php-fpm child or worker" (PHP): in the target, or in
-// runs before that at the counting proxy (Go) or as the request's latency (PHP).
+// connection" (Go) or "holds its php-fpm child or worker" (PHP): in the target, or,
+// where the run did not time it there, at the counting proxy (Go) or as the request's
+// latency (PHP).
 func (h Hold) HowHeld() string {
 	return say("held", map[string]bool{"InTarget": h.InTarget, "Connection": h.Resource == Connection})
 }

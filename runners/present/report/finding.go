@@ -17,7 +17,7 @@ type finding struct {
 	Paired      bool                // from pairs of adjacent slices; false: from each side's median
 	Comp        *results.Comparison // the pairs, when Paired
 	Reached     bool                // the run's precision target (paired only)
-	Pairing     *results.Pairing    // how the pairs were measured; nil for runs before pairing
+	Pairing     *results.Pairing    // how the pairs were measured; nil: measured without pairs
 	QPS, CPU    estimate
 	// Extra app CPU per request (seconds), allocations and bytes allocated per request
 	// (Go), Other's median minus Base's; NaN where a side lacks the figure.

@@ -24,7 +24,7 @@ type sized struct {
 }
 
 // pools are the variants judge sized for the run's need; nil when the run has no
-// need or no link (older runs).
+// need or no link.
 func (d *data) pools() (poolsize.Need, []sized) {
 	p := d.judged.Pools
 	if p == nil {
