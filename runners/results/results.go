@@ -6,8 +6,10 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"dbbench/dsn/protocol"
@@ -676,16 +678,19 @@ func CountedProtocols(vs []*Variant) (mysql, postgres bool) {
 // as one, though its handshake takes more). Wire counts are used when present, since
 // the general log misses COM_PING.
 func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
+	// Summed in the names' order: a map's order would move the last bits of a sum of
+	// fractions from one reading to the next.
 	if rt.Protocol == protocol.Postgres {
-		for _, n := range rt.Wire {
-			commands += n
+		for _, k := range slices.Sorted(maps.Keys(rt.Wire)) {
+			commands += rt.Wire[k]
 		}
 		return commands, rt.Trips
 	}
-	for k, n := range rt.PerCommand() {
-		commands += n
+	per := rt.PerCommand()
+	for _, k := range slices.Sorted(maps.Keys(per)) {
+		commands += per[k]
 		if protocol.Waits(k) {
-			roundtrips += n
+			roundtrips += per[k]
 		}
 	}
 	return commands, roundtrips

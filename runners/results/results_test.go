@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/units"
 )
@@ -52,6 +54,21 @@ func TestCommandsCountsRoundTrips(t *testing.T) {
 	c, rt := (&Roundtrips{Wire: map[string]float64{"Connect": 1, "Prepare": 1, "Execute": 1, "Close stmt": 1, "Quit": 1}}).Commands()
 	if c != 5 || rt != 3 {
 		t.Fatalf("Commands = %v, %v; want 5 commands, 3 round trips", c, rt)
+	}
+}
+
+// A sum of fractional counts is the same at every reading: summed in the names' order,
+// not the map's, so that bench.txt and judgement.json do not move in their last bits.
+func TestCommandsSumsInOneOrder(t *testing.T) {
+	wire := map[string]float64{}
+	for i := range 40 {
+		wire[fmt.Sprintf("Message%02d", i)] = 0.1 * float64(i%7+1) / 3
+	}
+	first, _ := (&Roundtrips{Protocol: protocol.Postgres, Wire: wire}).Commands()
+	for range 200 {
+		if c, _ := (&Roundtrips{Protocol: protocol.Postgres, Wire: wire}).Commands(); c != first {
+			t.Fatalf("Commands = %v, then %v", first, c)
+		}
 	}
 }
 
