@@ -46,6 +46,18 @@ type StoredSummary struct {
 	stats.Summary
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *StoredSummary) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Variant string `json:"variant"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	s.Variant = v.Variant
+	return json.Unmarshal(b, &s.Summary)
+}
+
 // MarshalJSON writes the variant beside the summary's own fields.
 func (s StoredSummary) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(s.Summary)

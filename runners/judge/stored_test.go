@@ -59,6 +59,16 @@ func TestStoredIsTheRunJudged(t *testing.T) {
 			if got.Schema != StoredSchema || len(got.Valid) != len(j.Valid) || len(got.Summaries) != len(j.Summaries) {
 				t.Fatalf("schema %q, %d valid, %d summaries; want %q, %d, %d", got.Schema, len(got.Valid), len(got.Summaries), StoredSchema, len(j.Valid), len(j.Summaries))
 			}
+			var back Stored // and it reads back into Go as it was
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("read back: %v", err)
+			}
+			for _, s := range back.Summaries {
+				want, _ := j.Summary(j.Results.Variant(s.Variant), s.Unit)
+				if s.Center != want.Center || s.Lo != want.Lo || s.Hi != want.Hi || s.N != want.N {
+					t.Errorf("%s %s read back as %+v, the page's %+v", s.Variant, s.Unit, s.Summary, want)
+				}
+			}
 			for _, s := range got.Summaries {
 				v := j.Results.Variant(s.Variant)
 				want, ok := j.Summary(v, s.Unit)

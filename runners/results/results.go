@@ -652,8 +652,7 @@ func (rt *Roundtrips) PerCommand() map[string]float64 {
 	return rt.Log
 }
 
-// Speaks is the protocol the capture counted: MySQL's when it names none (every run
-// before PostgreSQL).
+// Speaks is the protocol the capture counted: MySQL's when it names none.
 func (rt *Roundtrips) Speaks() protocol.Protocol {
 	if rt.Protocol == "" {
 		return protocol.MySQL

@@ -28,6 +28,9 @@ type Estimate struct {
 	Warnings   []string
 }
 
+// The zero Estimate is not "no interval": it is 0 with the interval [0, 0]. An estimate
+// known without an interval is made with NoInterval.
+
 // HasInterval reports whether there were enough values for a finite interval.
 func (e Estimate) HasInterval() bool { return !math.IsInf(e.Lo, 0) && !math.IsInf(e.Hi, 0) }
 
@@ -150,18 +153,34 @@ func (e *Estimate) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// summaryJSON is a Summary as JSON writes it.
+type summaryJSON struct {
+	Unit       string   `json:"unit"`
+	N          int      `json:"n"`
+	Center     float64  `json:"median"`
+	Lo         *float64 `json:"lo"`
+	Hi         *float64 `json:"hi"`
+	Confidence float64  `json:"confidence,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
 // MarshalJSON writes a summary with its median and interval, null bounds without one
 // (as an Estimate writes them).
 func (s Summary) MarshalJSON() ([]byte, error) {
-	j := struct {
-		Unit       string   `json:"unit"`
-		N          int      `json:"n"`
-		Center     float64  `json:"median"`
-		Lo         *float64 `json:"lo"`
-		Hi         *float64 `json:"hi"`
-		Confidence float64  `json:"confidence,omitempty"`
-		Warnings   []string `json:"warnings,omitempty"`
-	}{Unit: s.Unit, N: s.N, Center: s.Center, Confidence: s.Confidence, Warnings: s.Warnings}
+	j := summaryJSON{Unit: s.Unit, N: s.N, Center: s.Center, Confidence: s.Confidence, Warnings: s.Warnings}
 	j.Lo, j.Hi = bounds(s.Lo, s.Hi)
 	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; null bounds are no interval.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var j summaryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Summary{Unit: j.Unit, N: j.N, Center: j.Center, Lo: math.Inf(-1), Hi: math.Inf(1), Confidence: j.Confidence, Warnings: j.Warnings}
+	if j.Lo != nil && j.Hi != nil {
+		s.Lo, s.Hi = *j.Lo, *j.Hi
+	}
+	return nil
 }

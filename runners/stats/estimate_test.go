@@ -66,3 +66,19 @@ func TestPast(t *testing.T) {
 		}
 	}
 }
+
+// A summary too small for an interval writes null bounds and reads back without one.
+func TestSummaryJSON(t *testing.T) {
+	s, err := Summarize([]float64{3, 4}, "req/s")
+	if err != nil || s.HasInterval() {
+		t.Fatalf("two values: %+v, %v; want a summary without an interval", s, err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(b, &back); err != nil || back.HasInterval() || back.Center != s.Center || back.Unit != s.Unit {
+		t.Errorf("%s read back as %+v, %v", b, back, err)
+	}
+}

@@ -183,7 +183,7 @@ func TestPairedRatioTooFewPairs(t *testing.T) {
 			t.Errorf("%s: %+v, want the estimate exp(0.03) with n = 5", e.Method, e)
 		}
 		if e.HasInterval() || e.ExcludesOne() || !math.IsInf(e.HalfWidth(), 1) || !math.IsInf(e.Lo, -1) || !math.IsInf(e.Hi, 1) || e.Confidence != 0 {
-			t.Errorf("%s: %+v, want no interval: [0, +Inf), infinite half-width, not different", e.Method, e)
+			t.Errorf("%s: %+v, want no interval: (−Inf, +Inf), infinite half-width, not different", e.Method, e)
 		}
 		if !hasWarning(e.Warnings, "need >= 6 pairs for a 95% interval, have 5") {
 			t.Errorf("%s: warnings %q, want the need-6-pairs warning", e.Method, e.Warnings)

@@ -53,7 +53,7 @@ type Point struct {
 	Capacity   *results.Capacity   `json:"capacity,omitempty"`
 	AtCapacity *results.Repetition `json:"-"` // in results.json
 	// Hold is what a request of this point holds alone (the round-trip count's
-	// requests, runners/judge/poolsize); HasHold is false in sweeps before it was measured.
+	// requests, runners/judge/poolsize); HasHold is false where the sweep did not measure it.
 	Hold    poolsize.Hold `json:"hold"`
 	HasHold bool          `json:"has_hold"`
 	// Predicted is the model's capacity of the point on this machine, Limit the pool's

@@ -38,9 +38,9 @@ func writeReport(dir string) (*judge.Run, []report.Comparison, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := j.Write(dir); err != nil {
-		return nil, nil, err
-	}
 	cs, err := report.WriteComparisons(dir, j)
-	return j, cs, err
+	if err != nil {
+		return j, cs, err
+	}
+	return j, cs, j.Write(dir) // after the page: a judgement that cannot be written loses no page
 }

@@ -144,10 +144,7 @@ func parseSweepPool(fs *flagSet, args []string) (action, error) {
 			need = keepStored(fs, need, stored)
 		}
 		judged := sweep.JudgePool(r, need)
-		if err := judged.WriteJudgement(dir); err != nil {
-			return errors.Join(runErr, err)
-		}
-		return writeSweep(stdout, dir, sweep.PoolPage(judged), runErr)
+		return writeSweep(stdout, dir, sweep.PoolPage(judged), errors.Join(runErr, judged.WriteJudgement(dir)))
 	}, nil
 }
 
@@ -190,10 +187,7 @@ func parseSweepRTT(fs *flagSet, args []string) (action, error) {
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
-		if err := sweep.WriteRTTJudgement(dir, points); err != nil {
-			return errors.Join(runErr, err)
-		}
-		return writeSweep(stdout, dir, sweep.RTTPage(plan, points), runErr)
+		return writeSweep(stdout, dir, sweep.RTTPage(plan, points), errors.Join(runErr, sweep.WriteRTTJudgement(dir, points)))
 	}, nil
 }
 

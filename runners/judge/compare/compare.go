@@ -192,7 +192,7 @@ type Gate struct {
 // Compare judges new against old. Only variants valid in both runs are compared.
 func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if !(o.Margin >= 0 && o.Margin < 1) {
-		return nil, fmt.Errorf("compare: noise %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Margin)
+		return nil, fmt.Errorf("compare: margin %v: want a fraction in [0, 1), e.g. 0.03 for 3%%", o.Margin)
 	}
 	res := &Result{Old: info(old, o.OldLabel), New: info(new, o.NewLabel), Margin: o.Margin}
 	res.Environment = environment(old, new)

@@ -150,8 +150,8 @@ type Hold struct {
 }
 
 // Of is the hold of a variant measured by its round-trip count: a Go request holds its
-// connection from the pool's handing it over to its return (timed in the target; runs
-// before that was measured give the time its commands waited at the counting proxy,
+// connection from the pool's handing it over to its return (timed in the target; where
+// the run did not time it there, the time its commands waited at the counting proxy,
 // which leaves out the app's work in between); a PHP request holds its child or worker
 // for all of its latency. link is the round trip the count was measured at (the run's
 // Link.Path); ok is false without a measurement.

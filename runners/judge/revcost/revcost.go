@@ -38,7 +38,8 @@ var Metrics = []Metric{
 }
 
 // Figure is one figure of one variant: B ÷ A with its paired interval, and what the
-// run's findings decided of it at the run's threshold.
+// run's findings decided of it at the run's margin. It is not encoded itself (the
+// embedded Judged's JSON would stand for it): judgement.json stores a StoredFigure.
 type Figure struct {
 	Metric
 	results.Judged
@@ -125,7 +126,7 @@ func unpairedReason(v *results.Variant) string {
 	return v.Key + ": no pair measured"
 }
 
-// judge reads findings' verdict of j (at threshold, the run's own) in the figure's
+// judge reads findings' verdict of j (at margin, the run's own) in the figure's
 // direction.
 func judge(m Metric, j results.Judged, margin float64) Figure {
 	up := j.Value > 1 // B's figure is higher
