@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"dbbench/runners/measure/procstat"
 	"dbbench/runners/measure/provider"
 )
@@ -63,7 +65,11 @@ func start(t testing.TB, o provider.Options) *DB {
 	if err := os.WriteFile(dsnFile, []byte(db.DSN()+"\n"), 0o600); err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
-	return &DB{DB: db, DSNFile: dsnFile}
+	cfg, err := mysql.ParseDSN(db.DSN())
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	return &DB{DB: db, DSNFile: dsnFile, Config: cfg}
 }
 
 // AssertNoChildren fails the test if a process started by it (a database, a target,
@@ -138,6 +144,9 @@ func (db *DB) Query(t testing.TB, q string, col int) string {
 type DB struct {
 	*provider.DB
 	DSNFile string
+	// Config is the server's go-sql-driver config, password included: tests take its
+	// address, user and password apart.
+	Config *mysql.Config
 }
 
 type logWriter struct{ t testing.TB }

@@ -53,7 +53,7 @@ func attachDSN(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dsn provider: %w", err)
 	}
-	db := &DB{Kind: "dsn", Config: cfg}
+	db := &DB{Kind: "dsn", conn: mysqlConn{cfg}}
 	if err := checkServer(ctx, db, o.MaxConnections); err != nil {
 		return nil, err
 	}

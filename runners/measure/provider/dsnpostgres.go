@@ -38,7 +38,7 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	if u, _ := url.Parse(o.DSN); u.Query().Get("sslmode") != "disable" {
 		return nil, fmt.Errorf("dsn provider: %s: add sslmode=disable: every target connects without TLS, so that the drivers agree and the wire can be counted", dsn.RedactURL(o.DSN))
 	}
-	db := &DB{Kind: "dsn", Server: "postgres", URL: o.DSN, Rows: o.Rows}
+	db := &DB{Kind: "dsn", Server: "postgres", conn: postgresConn{o.DSN}, Rows: o.Rows}
 	pool, err := db.Open()
 	if err != nil {
 		return nil, fmt.Errorf("dsn provider: %s: %s", db.Redacted(), secret.Scrub(err.Error()))

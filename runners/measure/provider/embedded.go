@@ -142,7 +142,7 @@ func startEmbedded(ctx context.Context, o Options) (db *DB, err error) {
 		Kind:   "embedded",
 		Server: e.server,
 		Daemon: e.daemon,
-		Config: srv.cfg,
+		conn:   mysqlConn{srv.cfg},
 		PID:    srv.cmd.Process.Pid,
 		Dir:    dir,
 		close: func() error {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"dbbench/fixtures"
 	"dbbench/runners/measure/topology"
 	"dbbench/runners/results"
@@ -98,8 +100,8 @@ func TestTwoEmbeddedServersGetTwoPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if a.Config.Addr == b.Config.Addr || a.Config.Passwd == b.Config.Passwd {
-		t.Fatalf("two servers share an address (%s, %s) or a password", a.Config.Addr, b.Config.Addr)
+	if mysqlConfig(a).Addr == mysqlConfig(b).Addr || mysqlConfig(a).Passwd == mysqlConfig(b).Passwd {
+		t.Fatalf("two servers share an address (%s, %s) or a password", a.Addr(), b.Addr())
 	}
 }
 
@@ -179,8 +181,8 @@ func TestEmbeddedInANamespace(t *testing.T) {
 		db.Close()
 		assertGone(t, pid, dir)
 	}()
-	if host, _, _ := net.SplitHostPort(db.Config.Addr); host != topo.DB.Addr {
-		t.Fatalf("the server is at %s, want %s", db.Config.Addr, topo.DB.Addr)
+	if host, _, _ := net.SplitHostPort(db.Addr()); host != topo.DB.Addr {
+		t.Fatalf("the server is at %s, want %s", db.Addr(), topo.DB.Addr)
 	}
 	pool, err := db.Open()
 	if err != nil {
@@ -212,3 +214,6 @@ func TestSettingsWithInstruments(t *testing.T) {
 		t.Errorf("without: %v (MariaDB's settings %v), want performance_schema off in both", off, mariadb.settings)
 	}
 }
+
+// mysqlConfig is the go-sql-driver config a server on MySQL's protocol is reached by.
+func mysqlConfig(d *DB) *mysql.Config { return d.conn.(mysqlConn).cfg }

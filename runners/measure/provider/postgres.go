@@ -121,7 +121,7 @@ func startPostgres(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Kind: "embedded", Server: "postgres", Daemon: "postgres", URL: pg.URL(), Rows: o.Rows, Version: pg.Version,
+	db := &DB{Kind: "embedded", Server: "postgres", Daemon: "postgres", conn: postgresConn{pg.URL()}, Rows: o.Rows, Version: pg.Version,
 		PID: pg.cmd.Process.Pid, Dir: pg.dir, close: pg.Close}
 	switch o.Pooler {
 	case "":

@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"dbbench/dsn"
 	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/schema"
@@ -106,10 +104,8 @@ type DB struct {
 	// (mariadbd, mysqld) as messages name it. "" for servers dbbench did not start.
 	Server string
 	Daemon string
-	Config *mysql.Config // full, with the password: never print it, use Redacted; nil on PostgreSQL
-	// URL is a PostgreSQL server's connection URL, with the password (never print it,
-	// use Redacted); "" on MySQL's protocol, whose DSN is Config.
-	URL string
+	// conn reaches the server, password included (never print it: use Redacted).
+	conn conn
 	// Pooler is the transaction pooler the targets reach the server through (Options'),
 	// nil without one.
 	Pooler *PgBouncer
@@ -135,33 +131,13 @@ func (d *DB) Restart(ctx context.Context) (ok bool, err error) {
 
 // DSN is the full go-sql-driver DSN, or PostgreSQL's URL, password included: write it
 // only to a 0600 file.
-func (d *DB) DSN() string {
-	if d.Protocol() == protocol.Postgres {
-		return d.URL
-	}
-	return d.Config.FormatDSN()
-}
+func (d *DB) DSN() string { return d.conn.DSN() }
 
-// Protocol is the wire protocol the server speaks: PostgreSQL's when it has a URL,
-// MySQL's (Config) otherwise.
-func (d *DB) Protocol() protocol.Protocol {
-	if d.URL != "" {
-		return protocol.Postgres
-	}
-	return protocol.MySQL
-}
+// Protocol is the wire protocol the server speaks.
+func (d *DB) Protocol() protocol.Protocol { return d.conn.Protocol() }
 
 // Addr is the server's host:port.
-func (d *DB) Addr() string {
-	if d.Protocol() == protocol.Postgres {
-		u, err := url.Parse(d.URL)
-		if err != nil {
-			return ""
-		}
-		return u.Host
-	}
-	return d.Config.Addr
-}
+func (d *DB) Addr() string { return d.conn.Addr() }
 
 // TargetAddr is where the targets reach the server: its pooler when it has one.
 func (d *DB) TargetAddr() string {
@@ -172,24 +148,10 @@ func (d *DB) TargetAddr() string {
 }
 
 // Redacted is the DSN with the password masked, for people and logs.
-func (d *DB) Redacted() string {
-	if d.Protocol() == protocol.Postgres {
-		return dsn.RedactURL(d.URL)
-	}
-	return dsn.Redact(d.Config)
-}
+func (d *DB) Redacted() string { return d.conn.Redacted() }
 
 // Open returns a new pool on the database; the caller closes it.
-func (d *DB) Open() (*sql.DB, error) {
-	if d.Protocol() == protocol.Postgres {
-		return sql.Open("pgx", d.URL)
-	}
-	c, err := mysql.NewConnector(d.Config)
-	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
-	}
-	return sql.OpenDB(c), nil
-}
+func (d *DB) Open() (*sql.DB, error) { return d.conn.Open() }
 
 // Close stops what Start started (for embedded: the server and its datadir). Safe to
 // call more than once.
@@ -226,12 +188,8 @@ func (d *DB) loadOrders(ctx context.Context, o Options) error {
 		return err
 	}
 	defer pool.Close()
-	load := fixtures.LoadOrders
-	if d.Protocol() == protocol.Postgres {
-		load = fixtures.LoadOrdersPostgres
-	}
 	t0 := time.Now()
-	if err := load(ctx, pool, d.Rows, o.OrdersPerUser, o.ReplaceTable == schema.OrdersTable); err != nil {
+	if err := d.conn.LoadOrders(ctx, pool, d.Rows, o.OrdersPerUser, o.ReplaceTable == schema.OrdersTable); err != nil {
 		return fmt.Errorf("%s provider: %w", d.Kind, err)
 	}
 	fmt.Fprintf(o.Log, "loaded %d orders per user in %.2fs, checksum verified\n", o.OrdersPerUser, time.Since(t0).Seconds())
@@ -319,21 +277,5 @@ func ping(ctx context.Context, cfg *mysql.Config) error {
 }
 
 // Rebind is a query of the runner's own, written with MySQL's ? placeholders, as the
-// server takes it: PostgreSQL numbers them ($1, $2, …). The runner's queries hold no ?
-// in a string literal.
-func (d *DB) Rebind(q string) string {
-	if d.Protocol() != protocol.Postgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// server takes it (PostgreSQL numbers them: $1, $2, …).
+func (d *DB) Rebind(q string) string { return d.conn.Rebind(q) }

@@ -46,9 +46,9 @@ func startContainer(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("testcontainers provider: %w", err)
 	}
 	return &DB{
-		Kind:   "testcontainers",
-		Config: cfg,
-		close:  func() error { return testcontainers.TerminateContainer(c) },
+		Kind:  "testcontainers",
+		conn:  mysqlConn{cfg},
+		close: func() error { return testcontainers.TerminateContainer(c) },
 	}, nil
 }
 

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/provider"
@@ -313,7 +315,7 @@ var badIDs = []string{
 
 func TestGoVariants(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxyOn("127.0.0.1", db.Config.Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", db.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +661,7 @@ func TestGoDatabaseGoneThenBack(t *testing.T) {
 	db, _, _ := sharedDB(t)
 	for _, v := range goDBVariants(t, 2) {
 		t.Run(v.Key(), func(t *testing.T) {
-			proxy := startSwitchProxy(t, db.Config.Addr)
+			proxy := startSwitchProxy(t, db.Addr())
 			tg := startGoTarget(t, v, viaProxy(t, db, proxy.addr))
 			for round := range 2 {
 				proxy.down()
@@ -695,7 +697,7 @@ func waitFor(t *testing.T, timeout time.Duration, ok func() bool) {
 // SIGTERM lets a request in flight finish, refuses new ones, and the process exits 0.
 func TestGoSIGTERMIsGraceful(t *testing.T) {
 	db, _, _ := sharedDB(t)
-	proxy := startSwitchProxy(t, db.Config.Addr)
+	proxy := startSwitchProxy(t, db.Addr())
 	tg := startGoTarget(t, goVariant("raw", "interpolate", "per-request", 2), viaProxy(t, db, proxy.addr))
 	pid := tg.PIDs()[0]
 
@@ -889,10 +891,11 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 	db, _, _ := sharedDB(t)
 	dir := t.TempDir()
 	const wrong = "Wr0ngPassw0rdXYZ"
-	bad := db.Config.Clone()
+	cfg := configOf(t, db)
+	bad := cfg.Clone()
 	bad.Passwd = wrong
 	wrongPW, _ := writeDSN(dir, "wrong", bad.FormatDSN())
-	closed := db.Config.Clone()
+	closed := cfg.Clone()
 	closed.Addr = "127.0.0.1:1"
 	noServer, _ := writeDSN(dir, "closed", closed.FormatDSN())
 	malformed, _ := writeDSN(dir, "malformed", "dbbench:"+wrong+"@tcp(127.0.0.1:1/dbbench")
@@ -901,10 +904,10 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 		file, password string
 		want           []string
 	}{
-		{wrongPW, wrong, []string{"cannot reach the database at dbbench:****@tcp(" + db.Config.Addr + ")/dbbench", "Access denied"}},
-		{noServer, db.Config.Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
+		{wrongPW, wrong, []string{"cannot reach the database at dbbench:****@tcp(" + db.Addr() + ")/dbbench", "Access denied"}},
+		{noServer, configOf(t, db).Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
 		{malformed, wrong, []string{"malformed DSN (want user:password@tcp(host:port)/database)"}},
-		{twoLines, db.Config.Passwd, []string{"has more than one line"}},
+		{twoLines, configOf(t, db).Passwd, []string{"has more than one line"}},
 		{filepath.Join(dir, "missing"), "", []string{"read DSN file", "no such file"}},
 	} {
 		for _, layer := range []string{"raw", "orm", "gorm"} {
@@ -960,4 +963,14 @@ func TestSwitchProxyKeepsItsPort(t *testing.T) {
 		c.Close()
 	}
 	p.up(t)
+}
+
+// configOf is the go-sql-driver config of db's DSN, password included.
+func configOf(t testing.TB, db *provider.DB) *mysql.Config {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(db.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
