@@ -32,13 +32,7 @@ const Form = "user:password@tcp(host:port)/database"
 func Parse(line string) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		// The driver's message is about this line alone (it quotes a bad parameter's
-		// value, say): any text of the password in it is the password.
-		msg := err.Error()
-		if pw := PasswordOf(line); pw != "" {
-			msg = strings.ReplaceAll(msg, pw, Mask)
-		}
-		return nil, fmt.Errorf("malformed DSN (want %s): %s", Form, msg)
+		return nil, fmt.Errorf("malformed DSN (want %s): %s", Form, masked(err.Error(), line))
 	}
 	if cfg.DBName == "" {
 		return nil, fmt.Errorf("malformed DSN %s: it names no database (want %s)", Redact(cfg), Form)

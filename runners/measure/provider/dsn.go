@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -25,20 +23,12 @@ func ParseDSN(line string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// CheckURL reads a PostgreSQL URL and registers its password with secret, so that
-// nothing printed afterwards shows it. Its errors never contain the password.
-func CheckURL(line string) error {
-	u, err := url.Parse(line)
-	if err != nil {
-		return fmt.Errorf("malformed PostgreSQL URL %s", dsn.RedactURL(line))
-	}
-	if pw, ok := u.User.Password(); ok {
-		secret.Register(pw)
-	}
-	if u.Host == "" || strings.Trim(u.Path, "/") == "" {
-		return fmt.Errorf("PostgreSQL URL %s names no host or no database", dsn.RedactURL(line))
-	}
-	return nil
+// CheckLine checks a connection line of either protocol (dsn.Check) and registers its
+// password with secret first, so that nothing printed afterwards shows it. Its errors
+// never contain the password.
+func CheckLine(line string) error {
+	secret.RegisterDSN(line)
+	return dsn.Check(line)
 }
 
 // attachDSN connects to an existing server. It changes nothing there but dbbench's own

@@ -29,7 +29,7 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	case protocol.Of(o.DSN) != protocol.Postgres:
 		return nil, errors.New("dsn provider: --db postgres takes a PostgreSQL URL (postgres://user:password@host:port/database), not a MySQL DSN")
 	}
-	if err := CheckURL(o.DSN); err != nil {
+	if err := CheckLine(o.DSN); err != nil {
 		return nil, fmt.Errorf("dsn provider: %w", err)
 	}
 	// Every target connects as the URL says: pgx and lib/pq would use TLS where the

@@ -2,19 +2,16 @@ package roundtrip
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net"
-	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"dbbench/dsn"
 	"dbbench/dsn/protocol"
 )
 
@@ -317,20 +314,11 @@ func (c countingWriter) Write(b []byte) (int, error) {
 }
 
 // RewriteDSN returns dsn with its host:port replaced by addr (to route it through a
-// Proxy): a go-sql-driver DSN, or a PostgreSQL URL.
+// Proxy): a go-sql-driver DSN, or a PostgreSQL URL (dsn.WithAddr).
 func RewriteDSN(line, addr string) (string, error) {
-	if protocol.Of(line) == protocol.Postgres {
-		u, err := url.Parse(line)
-		if err != nil {
-			return "", errors.New("roundtrip: malformed PostgreSQL URL")
-		}
-		u.Host = addr
-		return u.String(), nil
-	}
-	cfg, err := mysql.ParseDSN(line)
+	s, err := dsn.WithAddr(line, addr)
 	if err != nil {
-		return "", errors.New("roundtrip: malformed DSN: " + err.Error())
+		return "", fmt.Errorf("roundtrip: %w", err)
 	}
-	cfg.Net, cfg.Addr = "tcp", addr
-	return cfg.FormatDSN(), nil
+	return s, nil
 }

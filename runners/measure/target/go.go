@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/measure/secret"
@@ -202,11 +201,7 @@ func goArgs(s matrix.Spec, dsnFile string) ([]string, error) {
 	// Registers the password with secret, so the target's output is scrubbed even when
 	// the DSN came from a file this process did not write.
 	line := strings.TrimSpace(string(b))
-	check := func(line string) error { _, err := provider.ParseDSN(line); return err }
-	if protocol.Of(line) == protocol.Postgres {
-		check = provider.CheckURL
-	}
-	if err := check(line); err != nil {
+	if err := provider.CheckLine(line); err != nil {
 		return nil, fmt.Errorf("target %s: DSN file %s: %w", v.Key(), dsnFile, err)
 	}
 	args := []string{"--layer", s.Layer.TargetName(), "--stmt", v.Stmt, "--conn", v.Conn,

@@ -2,14 +2,11 @@ package target
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +17,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"dbbench/dsn"
 	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/environment"
@@ -597,15 +593,12 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	}
 	line := strings.TrimSpace(string(b))
 	secret.RegisterDSN(line)
-	parse := phpMySQL
-	if protocol.Of(line) == protocol.Postgres {
-		parse = phpPostgres
-	}
-	vals, err := parse(line)
+	t, err := dsn.TCPOf(line)
 	if err != nil {
-		return nil, fmt.Errorf("php target: DSN in %s: %w", dsnFile, err)
+		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.Scrub(err.Error()))
 	}
-	secret.Register(vals[4])
+	secret.Register(t.Password)
+	vals := []string{t.Host, t.Port, t.Database, t.User, t.Password, pdoDriver[protocol.Of(line)]}
 	if vals[2] == "" || vals[3] == "" {
 		return nil, fmt.Errorf("php target: DSN in %s names no database or no user", dsnFile)
 	}
@@ -619,36 +612,8 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	return env, nil
 }
 
-// phpMySQL reads a go-sql-driver DSN as phpDBVars' values, in their order.
-func phpMySQL(line string) ([]string, error) {
-	cfg, err := mysql.ParseDSN(line)
-	if err != nil {
-		return nil, errors.New(secret.ScrubDSNError(err.Error(), line))
-	}
-	if cfg.Net != "tcp" {
-		return nil, fmt.Errorf("uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", cfg.Net)
-	}
-	host, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("address %q: %w", cfg.Addr, err)
-	}
-	return []string{host, port, cfg.DBName, cfg.User, cfg.Passwd, "mysql"}, nil
-}
-
-// phpPostgres reads a PostgreSQL URL (postgres://user:pass@host:port/db) as phpDBVars'
-// values, in their order; PDO's driver is pgsql.
-func phpPostgres(line string) ([]string, error) {
-	u, err := url.Parse(line)
-	if err != nil {
-		return nil, errors.New("not a PostgreSQL URL (postgres://user:pass@host:port/db)")
-	}
-	if u.Hostname() == "" {
-		return nil, errors.New("names no host: PHP targets connect over TCP, want postgres://user:pass@host:port/db")
-	}
-	port := cmp.Or(u.Port(), "5432")
-	pass, _ := u.User.Password()
-	return []string{u.Hostname(), port, strings.TrimPrefix(u.Path, "/"), u.User.Username(), pass, "pgsql"}, nil
-}
+// pdoDriver is PDO's driver for each protocol, DBBENCH_DB_DRIVER's value.
+var pdoDriver = map[protocol.Protocol]string{protocol.MySQL: "mysql", protocol.Postgres: "pgsql"}
 
 // lookSbin finds the first of names on PATH or in the sbin directories a non-login PATH
 // may lack (Debian keeps php-fpm8.2 and nginx in /usr/sbin).
