@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"dbbench/runners/measure/servers"
 	"dbbench/runners/measure/target"
 
 	"dbbench/dsn/protocol"
@@ -39,10 +40,10 @@ func (r *runner) expectation(v matrix.Variant) Expectation {
 // counted is where a count reads its figures: the database's own counters (admin),
 // the counting proxy, and the target's timer of its holds (nil where it has none).
 type counted struct {
-	admin    *sql.DB
-	proxy    *roundtrip.Proxy
-	holds    target.HoldTimer
-	postgres bool // the server speaks PostgreSQL (roundtrip.CapturePostgres)
+	admin  *sql.DB
+	proxy  *roundtrip.Proxy
+	holds  target.HoldTimer
+	server servers.Server // what counts the server's commands
 	// pooler reads the running totals of the pooler the targets reach the server
 	// through (PgBouncer's SHOW STATS); nil without one.
 	pooler func(ctx context.Context) (map[string]int64, error)
@@ -118,12 +119,7 @@ func countRoundtrips(ctx context.Context, via counted, base string, op *matrix.O
 			return nil, err
 		}
 	}
-	if via.postgres {
-		res, err = roundtrip.CapturePostgres(ctx, via.admin, n, send, via.proxy)
-	} else {
-		res, err = roundtrip.Capture(ctx, via.admin, n, send, roundtrip.WithProxy(via.proxy))
-	}
-	if err != nil {
+	if res, err = via.server.Capture(ctx, via.admin, n, send, via.proxy); err != nil {
 		return nil, err
 	}
 	out := &results.Roundtrips{

@@ -16,13 +16,13 @@ import (
 	"syscall"
 	"time"
 
-	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/judge/findings"
 	"dbbench/runners/judge/questions"
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/measure/remote"
+	"dbbench/runners/measure/servers"
 	"dbbench/runners/measure/target"
 	"dbbench/runners/measure/topology"
 	"dbbench/runners/measure/yardstick"
@@ -568,7 +568,7 @@ func (r *runner) check(ctx context.Context, v matrix.Variant) error {
 	if !db {
 		return nil // no database, nothing to count
 	}
-	via := counted{admin: d.admin, proxy: d.proxy, holds: t.Holds, postgres: d.db.Protocol() == protocol.Postgres}
+	via := counted{admin: d.admin, proxy: d.proxy, holds: t.Holds, server: servers.For(d.db.Protocol())}
 	if d.db.Pooler != nil {
 		via.pooler = d.db.Pooler.Stats
 	}

@@ -211,6 +211,12 @@ func (mysql) Ping(ctx context.Context, line string, dial Dial) (func() error, fu
 	return func() error { return conn.PingContext(ctx) }, func() { conn.Close(); db.Close() }, nil
 }
 
+// Capture reads the general log and the status counters around the requests, and the
+// proxy's count of the wire.
+func (mysql) Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, proxy *roundtrip.Proxy) (*roundtrip.Result, error) {
+	return roundtrip.Capture(ctx, admin, requests, do, roundtrip.WithProxy(proxy))
+}
+
 func (mysql) CountingProxy(host, upstream string) (*roundtrip.Proxy, error) {
 	return roundtrip.StartProxyOn(host, upstream)
 }

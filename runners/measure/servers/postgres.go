@@ -188,6 +188,11 @@ func (postgres) Ping(ctx context.Context, line string, dial Dial) (func() error,
 	return func() error { return conn.Ping(ctx) }, func() { conn.Close(ctx) }, nil
 }
 
+// Capture counts the frontend messages on the wire: PostgreSQL keeps no log of them.
+func (postgres) Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, proxy *roundtrip.Proxy) (*roundtrip.Result, error) {
+	return roundtrip.CapturePostgres(ctx, admin, requests, do, proxy)
+}
+
 func (postgres) CountingProxy(host, upstream string) (*roundtrip.Proxy, error) {
 	return roundtrip.StartPostgresProxyOn(host, upstream)
 }

@@ -43,6 +43,9 @@ type Server interface {
 	Durability(ctx context.Context, db *sql.DB) (settings string, safe bool, err error)
 	// Probe names what Ping sends: one round trip each.
 	Probe() string
+	// Capture counts what requests calls of do send this server: the wire through proxy
+	// and, where the server keeps one, its own log (runners/measure/roundtrip).
+	Capture(ctx context.Context, admin *sql.DB, requests int, do func(ctx context.Context) error, proxy *roundtrip.Proxy) (*roundtrip.Result, error)
 	// CountingProxy starts the proxy that counts this protocol's commands between the
 	// targets and upstream, listening on host (runners/measure/roundtrip).
 	CountingProxy(host, upstream string) (*roundtrip.Proxy, error)
