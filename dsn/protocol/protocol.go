@@ -63,6 +63,11 @@ func (p Protocol) Commands() string {
 	return "commands"
 }
 
+// Batched says p's commands are messages that a Sync answers in batches, so that their
+// count is no count of round trips (PostgreSQL's extended protocol); a count of MySQL's
+// commands is one of round trips where each command waits (Waits).
+func (p Protocol) Batched() bool { return p == Postgres }
+
 // order is the order a request sends its commands (messages) in, for lists.
 var order = map[Protocol][]string{
 	MySQL:    {"Connect", "Init DB", "Ping", "Query", "Prepare", "Execute", "Close stmt", "Reset stmt", "Quit"},

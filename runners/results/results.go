@@ -679,7 +679,7 @@ func CountedProtocols(vs []*Variant) (mysql, postgres bool) {
 func (rt *Roundtrips) Commands() (commands, roundtrips float64) {
 	// Summed in the names' order: a map's order would move the last bits of a sum of
 	// fractions from one reading to the next.
-	if rt.Protocol == protocol.Postgres {
+	if rt.Speaks().Batched() { // its round trips are counted apart (Trips)
 		for _, k := range slices.Sorted(maps.Keys(rt.Wire)) {
 			commands += rt.Wire[k]
 		}

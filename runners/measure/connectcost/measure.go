@@ -51,13 +51,14 @@ type door interface {
 	drop(ctx context.Context) error
 }
 
-// doorOf is the door of the server o.DSN names.
-func doorOf(o Options) (door, error) {
-	if protocol.Of(o.DSN) == protocol.Postgres {
-		return newPostgresDoor(o)
-	}
-	return newMySQLDoor(o)
+// doors open each protocol's door (mysql.go, postgres.go).
+var doors = map[protocol.Protocol]func(Options) (door, error){
+	protocol.MySQL:    func(o Options) (door, error) { return newMySQLDoor(o) },
+	protocol.Postgres: func(o Options) (door, error) { return newPostgresDoor(o) },
 }
+
+// doorOf is the door of the server o.DSN names.
+func doorOf(o Options) (door, error) { return doors[protocol.Of(o.DSN)](o) }
 
 // Measure opens o.Rounds × o.PerRound connections on every path the server offers,
 // with and without TLS where the server has it, each path's users made beforehand and

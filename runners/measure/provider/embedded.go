@@ -22,11 +22,20 @@ import (
 	"dbbench/runners/measure/secret"
 )
 
+// TakesServerArgs says whether db's server takes Options.ServerArgs: an engine of
+// engines.go (MariaDB, MySQL) does; PostgreSQL, directly or behind a pooler, does not.
+func TakesServerArgs(db string) bool {
+	started, _ := Behind(db)
+	_, err := engineOf(started)
+	return err == nil
+}
+
 // Settings are the options beyond the per-run ones that an embedded server started
 // with o has: its engine's, with performance_schema on for Instruments (every
 // instrument as shipped) or PerfSchema (every instrument off until the round-trip
 // count switches the statement ones on), then ServerArgs. They are written into
-// results.json next to the measurements.
+// results.json next to the measurements. Nil for a server that is no engine here
+// (PostgreSQL).
 func Settings(o Options) []string {
 	e, err := engineOf(o.Server)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/connectcost"
 	"dbbench/runners/measure/delay"
@@ -206,8 +205,8 @@ func (r *runner) provisionOne(ctx context.Context, d *database) error {
 		version = "MySQL " + version // MySQL's version says only "8.0.31"
 	}
 	r.res.Environment[key] = db.Kind + " " + version
-	if db.Kind == "embedded" && db.Protocol() != protocol.Postgres {
-		r.res.Environment[key+"-settings"] = fmt.Sprint(provider.Settings(opts))
+	if s := provider.Settings(opts); db.Kind == "embedded" && s != nil { // an engine's options (MariaDB's, MySQL's)
+		r.res.Environment[key+"-settings"] = fmt.Sprint(s)
 	}
 	// The targets reach the server through its pooler when it has one (--pooler); the
 	// runner's own connections (admin) stay direct.

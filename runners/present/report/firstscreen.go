@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"dbbench/dsn/protocol"
 	"dbbench/runners/judge/questions"
 	"dbbench/runners/results"
 	"dbbench/runners/units"
@@ -274,7 +273,7 @@ func settingChunk(lang string, fs []finding, shown [][]finding, l *results.Lang)
 		switch {
 		case st != nil:
 			change += tripChange(f.Base, f.Other)
-		case f.Base.Roundtrips.Protocol == protocol.Postgres:
+		case f.Base.Roundtrips.Speaks().Batched():
 			// A Sync answers a batch: messages are no round trips, so both are given;
 			// which messages, the answer's section lists.
 			change += tripChange(f.Base, f.Other)
