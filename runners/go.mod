@@ -89,6 +89,7 @@ require (
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
 	github.com/yuin/goldmark v1.8.7
 )
 

@@ -23,25 +23,26 @@ import (
 // drop a table. pg_stat_statements is used where it is installed; without it the server's
 // own count is left out, and said so.
 func attachPostgres(ctx context.Context, o Options) (*DB, error) {
+	who := o.KindName() + " provider" // dsn, or testcontainers attaching to its container
 	switch {
 	case o.DSN == "":
-		return nil, errors.New("dsn provider: no PostgreSQL URL given (--dsn-file holding postgres://user:password@host:port/database)")
+		return nil, errors.New(who + ": no PostgreSQL URL given (--dsn-file holding postgres://user:password@host:port/database)")
 	case protocol.Of(o.DSN) != protocol.Postgres:
-		return nil, errors.New("dsn provider: --db postgres takes a PostgreSQL URL (postgres://user:password@host:port/database), not a MySQL DSN")
+		return nil, errors.New(who + ": --db postgres takes a PostgreSQL URL (postgres://user:password@host:port/database), not a MySQL DSN")
 	}
 	if err := CheckLine(o.DSN); err != nil {
-		return nil, fmt.Errorf("dsn provider: %w", err)
+		return nil, fmt.Errorf(who+": %w", err)
 	}
 	// Every target connects as the URL says: pgx and lib/pq would use TLS where the
 	// server offers it (lib/pq insists), PHP's DSN has it off, and the counting proxy
 	// reads the wire. As on MySQL, a run goes without TLS, and the URL must say so.
 	if u, _ := url.Parse(o.DSN); u.Query().Get("sslmode") != "disable" {
-		return nil, fmt.Errorf("dsn provider: %s: add sslmode=disable: every target connects without TLS, so that the drivers agree and the wire can be counted", dsn.RedactURL(o.DSN))
+		return nil, fmt.Errorf(who+": %s: add sslmode=disable: every target connects without TLS, so that the drivers agree and the wire can be counted", dsn.RedactURL(o.DSN))
 	}
-	db := &DB{Kind: "dsn", Server: "postgres", conn: postgresConn{o.DSN}, Rows: o.Rows}
+	db := &DB{Kind: o.KindName(), Server: "postgres", conn: postgresConn{o.DSN}, Rows: o.Rows}
 	pool, err := db.Open()
 	if err != nil {
-		return nil, fmt.Errorf("dsn provider: %s: %s", db.Redacted(), secret.Scrub(err.Error()))
+		return nil, fmt.Errorf(who+": %s: %s", db.Redacted(), secret.Scrub(err.Error()))
 	}
 	defer pool.Close()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -49,14 +50,14 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	var max, reserved int
 	q := "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int, version()"
 	if err := pool.QueryRowContext(pctx, q).Scan(&max, &reserved, &db.Version); err != nil {
-		return nil, fmt.Errorf("dsn provider: cannot reach %s: %s", db.Redacted(), secret.Scrub(err.Error()))
+		return nil, fmt.Errorf(who+": cannot reach %s: %s", db.Redacted(), secret.Scrub(err.Error()))
 	}
 	if max-reserved < o.MaxConnections {
-		return nil, fmt.Errorf("dsn provider: %s", say("max-connections-short-postgres",
+		return nil, fmt.Errorf(who+": %s", say("max-connections-short-postgres",
 			map[string]any{"Max": max, "Reserved": reserved, "Need": o.MaxConnections, "Total": o.MaxConnections + reserved}))
 	}
 	if err := preflightPostgres(ctx, pool); err != nil {
-		return nil, fmt.Errorf("dsn provider: %s: %w", db.Redacted(), err)
+		return nil, fmt.Errorf(who+": %s: %w", db.Redacted(), err)
 	}
 	load := fixtures.LoadPostgres
 	if o.ReplaceTable != "" {
@@ -64,10 +65,10 @@ func attachPostgres(ctx context.Context, o Options) (*DB, error) {
 	}
 	t0 := time.Now()
 	if err := load(ctx, pool, o.Rows); err != nil {
-		return nil, fmt.Errorf("dsn provider: %w", err)
+		return nil, fmt.Errorf(who+": %w", err)
 	}
 	if err := fixtures.VerifyPostgres(ctx, pool, o.Rows); err != nil {
-		return nil, fmt.Errorf("dsn provider: %w", err)
+		return nil, fmt.Errorf(who+": %w", err)
 	}
 	fmt.Fprintf(o.Log, "loaded %d users in %.2fs, fixtures verified\n", o.Rows, time.Since(t0).Seconds())
 	return db, nil

@@ -109,9 +109,11 @@ func startPostgres(ctx context.Context, o Options) (*DB, error) {
 			return nil, fmt.Errorf("--db postgres: the dsn provider attaches to a server as it is; a pooler goes in front of the embedded one")
 		}
 		return attachPostgres(ctx, o)
+	case "testcontainers":
+		return startPostgresContainer(ctx, o)
 	case "embedded":
 	default:
-		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded and dsn ones do", o.KindName())
+		return nil, fmt.Errorf("--db postgres: the %s provider does not bring up PostgreSQL; the embedded, dsn and testcontainers ones do", o.KindName())
 	}
 	if o.Place != nil && o.Pooler != "" {
 		return nil, fmt.Errorf("--pooler %s: the pooler runs on this host's loopback only, not in a topology's namespace", o.Pooler)
