@@ -3,6 +3,8 @@ package dsn
 import (
 	"strings"
 	"testing"
+
+	"dbbench/dsn/protocol"
 )
 
 // Each protocol's lines are checked, pointed elsewhere and taken apart by its own file;
@@ -38,5 +40,15 @@ func TestLinesOfEitherProtocol(t *testing.T) {
 	bad := "u:" + pw + "@tcp(127.0.0.1:3306/db?x=" + pw
 	if _, err := WithAddr(bad, "x"); err == nil || strings.Contains(err.Error(), pw) {
 		t.Errorf("WithAddr of a malformed DSN: %v; want an error without the password", err)
+	}
+}
+
+// Every protocol has its lines' reader: a protocol added without one fails here, not
+// with a nil interface at run time.
+func TestEveryProtocolHasLines(t *testing.T) {
+	for _, p := range protocol.All {
+		if byProtocol[p] == nil {
+			t.Errorf("protocol %s has no lines in byProtocol (line.go)", p)
+		}
 	}
 }

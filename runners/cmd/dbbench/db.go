@@ -97,7 +97,7 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 	}
 	if n := *f.maxStmtCount; n > 0 {
 		for _, s := range servers {
-			if !provider.TakesServerArgs(s) {
+			if slices.Contains(provider.Servers, s) && !provider.TakesServerArgs(s) { // an unknown one is refused where it starts
 				return o, fmt.Errorf("%w: --max-prepared-stmt-count %d is MariaDB's and MySQL's setting; --db %s has no such limit", errUsage, n, s)
 			}
 		}

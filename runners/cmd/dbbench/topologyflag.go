@@ -7,8 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"dbbench/dsn"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/measure/remote"
@@ -88,11 +87,11 @@ func checkAppHostDB(fs *flagSet, db provider.Options, rtt time.Duration) error {
 	case "testcontainers":
 		return fs.named("app-host", errors.New("the container's port is on this host's loopback, which the app host cannot reach: use the embedded provider or --provider dsn"))
 	case "dsn":
-		cfg, err := mysql.ParseDSN(db.DSN)
+		at, err := dsn.TCPOf(db.DSN) // a MySQL DSN or a PostgreSQL URL
 		if err != nil || rtt > 0 {
 			return nil // the provider says what is wrong with it
 		}
-		host, _, _ := net.SplitHostPort(cfg.Addr)
+		host := at.Host
 		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
 			return fs.named("app-host", fmt.Errorf("the database's DSN names %s, this host's loopback, which the app host cannot reach: give an address it reaches", host))
 		}

@@ -103,3 +103,13 @@ func TestEachPathOnPostgres(t *testing.T) {
 		t.Errorf("md5 role left behind: %d, %v", left, err)
 	}
 }
+
+// Every protocol has its door: a protocol added without one fails here, not with a nil
+// func at run time.
+func TestEveryProtocolHasADoor(t *testing.T) {
+	for _, p := range protocol.All {
+		if doors[p] == nil {
+			t.Errorf("protocol %s has no door in doors (measure.go)", p)
+		}
+	}
+}

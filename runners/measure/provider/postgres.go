@@ -100,8 +100,8 @@ func StartPostgresAt(ctx context.Context, rows, maxConnections int, place Place,
 }
 
 // startPostgres is Start for --db postgres: an embedded PostgreSQL as a DB, its fixtures
-// loaded and verified, or an existing server (the dsn provider, attachPostgres). The
-// testcontainers provider does not bring up PostgreSQL yet.
+// loaded and verified, an existing server (the dsn provider, attachPostgres), or
+// PostgreSQL 15 in a container (testcontainers.go), attached to alike.
 func startPostgres(ctx context.Context, o Options) (*DB, error) {
 	switch o.KindName() {
 	case "dsn":

@@ -1,6 +1,6 @@
 // Package provider brings up the database a run measures against: a private embedded
-// server (MariaDB by default, or MySQL 8.0), an existing server named by a DSN, or MySQL
-// in a container.
+// server (MariaDB by default, MySQL 8.0 or PostgreSQL, with PgBouncer in front where
+// asked), an existing server named by a DSN, or MySQL or PostgreSQL in a container.
 // Whatever the kind, the caller gets a *DB whose Close undoes what Start did.
 package provider
 

@@ -84,13 +84,19 @@ func startPostgresContainer(ctx context.Context, o Options) (*DB, error) {
 }
 
 // PostgresContainerArgs are the postgres options the container gets, after the image's
-// own: the embedded server's (max_connections, pg_stat_statements for the server's count
-// of statements) and fsync back on, which the module turns off, so that a commit costs
-// what it costs on the embedded server.
+// own: the run's connections, pg_stat_statements for the server's count of statements,
+// and fsync back on, which the module turns off, so that a commit costs what it costs on
+// the embedded server. max_connections counts the superusers' reserved ones too, which
+// attachPostgres leaves out of what the run may use.
 func PostgresContainerArgs(maxConnections int) []string {
-	return []string{"-c", "fsync=on", "-c", "max_connections=" + strconv.Itoa(maxConnections),
+	return []string{"-c", "fsync=on", "-c", "superuser_reserved_connections=" + strconv.Itoa(superuserReserved),
+		"-c", "max_connections=" + strconv.Itoa(maxConnections+superuserReserved),
 		"-c", "shared_preload_libraries=pg_stat_statements"}
 }
+
+// superuserReserved is PostgreSQL 15's default superuser_reserved_connections, set
+// explicitly so that the sum above holds.
+const superuserReserved = 3
 
 // runContainer starts image by run, with a new password (a secret from then on), once a
 // Docker engine answers; a container that failed to start is removed again.

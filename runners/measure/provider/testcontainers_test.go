@@ -55,12 +55,13 @@ func TestTestcontainersWithoutDockerSaysSo(t *testing.T) {
 	}
 }
 
-// The PostgreSQL container runs as the embedded server does: max_connections for the
-// run, pg_stat_statements for the server's own count, and fsync on, which the module's
-// image command turns off (a later -c wins).
+// The PostgreSQL container runs as the embedded server does: the run's 300 connections
+// usable beside the superusers' 3 reserved ones (attachPostgres refuses fewer),
+// pg_stat_statements for the server's own count, and fsync on, which the module's image
+// command turns off (a later -c wins).
 func TestPostgresContainerArgsMatchTheEmbeddedServer(t *testing.T) {
 	args := strings.Join(PostgresContainerArgs(300), " ")
-	for _, want := range []string{"-c max_connections=300", "-c shared_preload_libraries=pg_stat_statements", "-c fsync=on"} {
+	for _, want := range []string{"-c max_connections=303", "-c superuser_reserved_connections=3", "-c shared_preload_libraries=pg_stat_statements", "-c fsync=on"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("PostgresContainerArgs(300) = %s, lacks %s", args, want)
 		}

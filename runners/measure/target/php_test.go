@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
 	"dbbench/runners/measure/roundtrip"
@@ -902,6 +903,15 @@ func TestFPMStatusReadAgainAfterA500(t *testing.T) {
 		}
 		if c.ok && (len(st.Processes) != 1 || st.Processes[0].PID != 7) {
 			t.Errorf("%d 500s: read %+v, want the page's one child", c.fails, st)
+		}
+	}
+}
+
+// Every protocol names PDO's driver for it.
+func TestEveryProtocolHasAPDODriver(t *testing.T) {
+	for _, p := range protocol.All {
+		if pdoDriver[p] == "" {
+			t.Errorf("protocol %s has no PDO driver in pdoDriver (php.go)", p)
 		}
 	}
 }
