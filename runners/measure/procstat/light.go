@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -92,4 +93,64 @@ func TakeLightTree(pid int) (Light, error) {
 	}
 	sum.CPU += st.times.ChildUser + st.times.ChildSystem
 	return sum, nil
+}
+
+// TakeCPUFamily is the CPU time of pid, of each of its children alive now and of the
+// children it has waited for: the whole of a server whose every process is the main
+// one's child (PostgreSQL's postmaster and its backends). It lists the children from
+// /proc/PID/task/*/children, one small file, where TakeLightTree reads every process's
+// stat to find them, and it reads no io file: a reading of a postmaster with a thousand
+// backends costs a thousand stat reads instead of three thousand files, at every turn.
+// Without the children files (a kernel without CONFIG_PROC_CHILDREN) it is
+// TakeLightTree's CPU.
+func TakeCPUFamily(pid int) (time.Duration, error) {
+	kids, err := childrenOf(pid)
+	if errors.Is(err, os.ErrNotExist) {
+		l, err := TakeLightTree(pid)
+		return l.CPU, err
+	}
+	if err != nil {
+		return 0, err
+	}
+	st, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	cpu := st.times.Own() + st.times.ChildUser + st.times.ChildSystem
+	for _, k := range kids {
+		s, err := readStat(k)
+		if exited(err) {
+			continue // its CPU reaches pid's children's times once pid waits for it
+		}
+		if err != nil {
+			return 0, err
+		}
+		cpu += s.times.Own()
+	}
+	return cpu, nil
+}
+
+// childrenOf lists pid's children from the children file of each of its threads.
+func childrenOf(pid int) ([]int, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("procstat: %w", err)
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && len(out) == 0 {
+				return nil, err // no children files: the kernel lacks them
+			}
+			continue // the thread ended
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package procstat
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -62,4 +63,61 @@ func TestExitedReadsEveryWayAProcessGoes(t *testing.T) {
 	if exited(&os.PathError{Op: "read", Path: "/proc/1/io", Err: syscall.EACCES}) {
 		t.Error("exited(EACCES) = true: a refusal is an error, not an exit")
 	}
+}
+
+// TakeCPUFamily sees what TakeLightTree sees of a parent whose children work: their CPU
+// while they live, and the parent's children's times once they have exited and been
+// waited for.
+func TestTakeCPUFamilyIsTheTreesCPU(t *testing.T) {
+	cmd := exec.Command("bash", "-c", `for i in 1 2 3; do (x=0; while [ $x -lt 60000 ]; do x=$((x+1)); done; read) & done; wait; sleep 10`)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	near := func(when string) time.Duration {
+		t.Helper()
+		family, err := TakeCPUFamily(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := TakeLightTree(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := family - tree.CPU; d < -30*time.Millisecond || d > 30*time.Millisecond {
+			t.Errorf("%s: family %v, tree %v; want the same within a few ticks", when, family, tree.CPU)
+		}
+		return family
+	}
+	still(t, pid, 50*time.Millisecond) // the loops end; the children wait on stdin
+	alive := near("children alive")
+	stdin.Close() // they read EOF and exit; bash waits for them, then sleeps
+	still(t, pid, alive-20*time.Millisecond)
+	waited := near("children exited and waited for")
+	if alive < 50*time.Millisecond || waited < alive-20*time.Millisecond {
+		t.Errorf("three children counting to 60000: %v of CPU alive, %v once waited for; want more, and no less after", alive, waited)
+	}
+}
+
+// still waits until pid's family has used at least least and uses no more: two readings
+// 200 ms apart agree.
+func still(t *testing.T, pid int, least time.Duration) {
+	t.Helper()
+	prev := time.Duration(-1)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		c, err := TakeCPUFamily(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == prev && c >= least {
+			return
+		}
+		prev = c
+	}
+	t.Fatal("the family's CPU kept growing for 20 s")
 }

@@ -143,8 +143,16 @@ func (postgres) Untraced(t Traced) string {
 		"backends are not on this host: statements no target holds are not seen"
 }
 
-// Light: the postmaster and every backend, each a process of its own.
-func (postgres) Light(pid int) (procstat.Light, error) { return procstat.TakeLightTree(pid) }
+// Light: the CPU of the postmaster and every backend, each a process of its own and
+// each the postmaster's child (procstat.TakeCPUFamily). Read at every turn of a block,
+// with a thousand backends or so (16 targets × 64 connections): for a parent of 960
+// children on this machine, the whole tree with its io files took 41 ms a reading, this
+// 14 ms. The database's system calls
+// are not read: results keep none (results.Variant.Counted).
+func (postgres) Light(pid int) (procstat.Light, error) {
+	cpu, err := procstat.TakeCPUFamily(pid)
+	return procstat.Light{CPU: cpu}, err
+}
 
 // Running: the active backends, the asker's own left out.
 func (postgres) Running(ctx context.Context, db *sql.DB) (int64, bool) {
