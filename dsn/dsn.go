@@ -32,7 +32,7 @@ const Form = "user:password@tcp(host:port)/database"
 func Parse(line string) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		return nil, fmt.Errorf("malformed DSN (want %s): %s", Form, masked(err.Error(), line))
+		return nil, fmt.Errorf("malformed DSN (want %s): %s", Form, MaskedIn(err.Error(), line))
 	}
 	if cfg.DBName == "" {
 		return nil, fmt.Errorf("malformed DSN %s: it names no database (want %s)", Redact(cfg), Form)

@@ -20,7 +20,7 @@ func (mysqlLines) check(line string) error {
 func (mysqlLines) withAddr(line, addr string) (string, error) {
 	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		return "", errors.New("malformed DSN: " + masked(err.Error(), line))
+		return "", errors.New("malformed DSN: " + MaskedIn(err.Error(), line))
 	}
 	cfg.Net, cfg.Addr = "tcp", addr
 	return cfg.FormatDSN(), nil
@@ -29,7 +29,7 @@ func (mysqlLines) withAddr(line, addr string) (string, error) {
 func (mysqlLines) tcp(line string) (TCP, error) {
 	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		return TCP{}, errors.New(masked(err.Error(), line))
+		return TCP{}, errors.New(MaskedIn(err.Error(), line))
 	}
 	if cfg.Net != "tcp" {
 		return TCP{}, fmt.Errorf("uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", cfg.Net)
@@ -41,10 +41,10 @@ func (mysqlLines) tcp(line string) (TCP, error) {
 	return TCP{Host: host, Port: port, Database: cfg.DBName, User: cfg.User, Password: cfg.Passwd}, nil
 }
 
-// masked is a driver's error about line with line's password masked wherever it stands:
-// the message is about this line alone, so any text of the password in it is the
-// password.
-func masked(msg, line string) string {
+// MaskedIn is msg, a driver's error about line, with line's password masked wherever it
+// stands: the message is about this line alone, so any text of the password in it is
+// the password.
+func MaskedIn(msg, line string) string {
 	if pw := PasswordOf(line); pw != "" {
 		msg = strings.ReplaceAll(msg, pw, Mask)
 	}
