@@ -1,9 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,32 +37,11 @@ type Stored struct {
 	Yardstick   []Reading          `json:"yardstick,omitempty"`
 }
 
-// StoredSummary is one variant's median and interval in one unit.
+// StoredSummary is one variant's median and interval in one unit (the summary names
+// its unit).
 type StoredSummary struct {
-	Variant string `json:"variant"`
-	stats.Summary
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (s *StoredSummary) UnmarshalJSON(b []byte) error {
-	var v struct {
-		Variant string `json:"variant"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	s.Variant = v.Variant
-	return json.Unmarshal(b, &s.Summary)
-}
-
-// MarshalJSON writes the variant beside the summary's own fields.
-func (s StoredSummary) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(s.Summary)
-	if err != nil {
-		return nil, err
-	}
-	v, _ := json.Marshal(s.Variant)
-	return fmt.Appendf([]byte(`{"variant":`), "%s,%s", v, b[1:]), nil
+	Variant string        `json:"variant"`
+	Summary stats.Summary `json:"summary"`
 }
 
 // StoredComparison is a question's pair judged: Other ÷ Base.
@@ -122,7 +98,7 @@ type StoredFigure struct {
 
 // Store is j in the form judgement.json holds.
 func (j *Run) Store() *Stored {
-	s := &Stored{Schema: StoredSchema, Valid: keys(j.Valid), Invalid: keys(j.Invalid),
+	s := &Stored{Schema: StoredSchema, Valid: results.Keys(j.Valid), Invalid: results.Keys(j.Invalid),
 		Rounds: j.Rounds, Yardstick: j.Yardstick}
 	key := map[string]string{} // bench.txt's name → the variant's key
 	for _, v := range j.Results.Variants {
@@ -132,7 +108,7 @@ func (j *Run) Store() *Stored {
 		s.Summaries = append(s.Summaries, StoredSummary{Variant: key[k.Name], Summary: sum})
 	}
 	slices.SortFunc(s.Summaries, func(a, b StoredSummary) int {
-		return strings.Compare(a.Variant+" "+a.Unit, b.Variant+" "+b.Unit)
+		return strings.Compare(a.Variant+" "+a.Summary.Unit, b.Variant+" "+b.Summary.Unit)
 	})
 	for _, c := range j.Results.Comparisons {
 		jc := j.Comparisons[c]
@@ -174,22 +150,7 @@ func storedRevision(a *revcost.Answer) *StoredRevision {
 	return r
 }
 
-func keys(vs []*results.Variant) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Key
-	}
-	return out
-}
-
-// Write writes j's judgement.json into dir.
+// Write writes j's judgement.json into dir, atomically as results.json is written.
 func (j *Run) Write(dir string) error {
-	b, err := json.MarshalIndent(j.Store(), "", " ")
-	if err != nil {
-		return fmt.Errorf("judge: encode %s: %w", StoredFile, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, StoredFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("judge: %w", err)
-	}
-	return nil
+	return results.WriteJSON(filepath.Join(dir, StoredFile), j.Store())
 }

@@ -29,9 +29,12 @@ func TestStoredIsTheRunJudged(t *testing.T) {
 				Schema    string
 				Valid     []string
 				Summaries []struct {
-					Variant, Unit string
-					Median        float64
-					Lo, Hi        *float64
+					Variant string
+					Summary struct {
+						Unit   string
+						Median float64
+						Lo, Hi *float64
+					}
 				}
 				Comparisons []struct {
 					Question, Base, Other string
@@ -63,17 +66,19 @@ func TestStoredIsTheRunJudged(t *testing.T) {
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatalf("read back: %v", err)
 			}
-			for _, s := range back.Summaries {
-				want, _ := j.Summary(j.Results.Variant(s.Variant), s.Unit)
+			for _, b := range back.Summaries {
+				s := b.Summary
+				want, _ := j.Summary(j.Results.Variant(b.Variant), s.Unit)
 				if s.Center != want.Center || s.Lo != want.Lo || s.Hi != want.Hi || s.N != want.N {
-					t.Errorf("%s %s read back as %+v, the page's %+v", s.Variant, s.Unit, s.Summary, want)
+					t.Errorf("%s %s read back as %+v, the page's %+v", b.Variant, s.Unit, s, want)
 				}
 			}
-			for _, s := range got.Summaries {
-				v := j.Results.Variant(s.Variant)
+			for _, g := range got.Summaries {
+				s := g.Summary
+				v := j.Results.Variant(g.Variant)
 				want, ok := j.Summary(v, s.Unit)
 				if v == nil || !ok || want.Center != s.Median || (s.Lo == nil) != math.IsInf(want.Lo, 0) {
-					t.Errorf("%s %s: median %v, lo %v; the page's %+v", s.Variant, s.Unit, s.Median, s.Lo, want)
+					t.Errorf("%s %s: median %v, lo %v; the page's %+v", g.Variant, s.Unit, s.Median, s.Lo, want)
 				}
 			}
 			for i, c := range got.Comparisons {

@@ -791,6 +791,15 @@ func (v *Variant) Latency() (*histogram.Histogram, error) {
 	return histogram.Merge(enc...)
 }
 
+// Keys are the variants' keys, in their order.
+func Keys(vs []*Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Key
+	}
+	return out
+}
+
 // WriteJSON writes v as indented JSON to path atomically: a temporary file in the same
 // directory, synced, then renamed over path.
 func WriteJSON(path string, v any) error {

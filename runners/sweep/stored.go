@@ -1,10 +1,9 @@
 package sweep
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
+
+	"dbbench/runners/results"
 )
 
 // PoolSweepSchema names judgement.json of a pool sweep: the need, and each family's
@@ -18,7 +17,7 @@ const RTTSweepSchema = "dbbench/judgement/rtt-sweep/v1"
 
 // WriteJudgement writes ps as judgement.json into dir, beside the sweep's results.json.
 func (ps *PoolSweep) WriteJudgement(dir string) error {
-	return writeJudgement(dir, struct {
+	return results.WriteJSON(filepath.Join(dir, "judgement.json"), struct {
 		Schema string `json:"schema"`
 		*PoolSweep
 	}{PoolSweepSchema, ps})
@@ -27,19 +26,8 @@ func (ps *PoolSweep) WriteJudgement(dir string) error {
 // WriteRTTJudgement writes an rtt sweep's points as judgement.json into dir, beside
 // plan.json.
 func WriteRTTJudgement(dir string, points []RTTPoint) error {
-	return writeJudgement(dir, struct {
+	return results.WriteJSON(filepath.Join(dir, "judgement.json"), struct {
 		Schema string     `json:"schema"`
 		Points []RTTPoint `json:"points"`
 	}{RTTSweepSchema, points})
-}
-
-func writeJudgement(dir string, v any) error {
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return fmt.Errorf("sweep: encode judgement.json: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "judgement.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	return nil
 }

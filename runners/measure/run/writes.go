@@ -192,7 +192,7 @@ func (r *runner) countLedger(ctx context.Context, d *database) ([]results.Writte
 		if err != nil {
 			return nil, err
 		}
-		c := results.WrittenCount{Variants: keys(l.updates), Op: string(loadgen.Update)}
+		c := results.WrittenCount{Variants: results.Keys(l.updates), Op: string(loadgen.Update)}
 		for _, v := range l.updates {
 			for _, res := range l.res[v] {
 				c.Acknowledged += successes(res)
@@ -211,7 +211,7 @@ func (r *runner) countLedger(ctx context.Context, d *database) ([]results.Writte
 // are set against its rows.
 func countInserts(ctx context.Context, d *database) (results.WrittenCount, error) {
 	l := d.ledger
-	c := results.WrittenCount{Variants: keys(l.inserts), Op: string(loadgen.Insert)}
+	c := results.WrittenCount{Variants: results.Keys(l.inserts), Op: string(loadgen.Insert)}
 	rows, err := d.admin.QueryContext(ctx, d.db.Rebind("SELECT name FROM users WHERE id > ?"), l.maxID)
 	if err != nil {
 		return c, fmt.Errorf("read the inserted rows: %w", err)
@@ -244,14 +244,6 @@ func countInserts(ctx context.Context, d *database) (results.WrittenCount, error
 		c.Extra += max(0, p-acked[name])
 	}
 	return c, nil
-}
-
-func keys(vs []*results.Variant) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.Key
-	}
-	return out
 }
 
 // writesSummary is the line a user reads: found against acknowledged, per op.
