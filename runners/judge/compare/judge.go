@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"math"
-
 	"dbbench/runners/stats"
 	"dbbench/runners/units"
 )
@@ -22,11 +20,8 @@ func quotient(a, b stats.Estimate) stats.Estimate {
 }
 
 // change turns an estimate of new/old into a relative change; without an interval its
-// bounds are infinite (null in JSON).
+// bounds stay infinite (an estimate's −Inf and +Inf less 1; null in JSON).
 func change(e stats.Estimate) Change {
-	if !e.HasInterval() {
-		return Change{Lo: Num(math.Inf(-1)), Mid: Num(e.Value - 1), Hi: Num(math.Inf(1))}
-	}
 	return Change{Lo: Num(e.Lo - 1), Mid: Num(e.Value - 1), Hi: Num(e.Hi - 1)}
 }
 
