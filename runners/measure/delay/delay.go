@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -17,9 +16,9 @@ import (
 	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 
 	"dbbench/runners/measure/echo"
+	"dbbench/runners/measure/precise"
 )
 
 // Proxy is a TCP proxy that holds every byte for a fixed time in each direction,
@@ -65,10 +64,11 @@ func (t *delayToxic) GetBufferSize() int { return 1024 }
 
 func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 	d := time.Duration(t.Micros) * time.Microsecond
-	// Without a timerfd (out of descriptors) timer is nil and sleeps with a Go timer,
-	// late by up to a millisecond when the process is idle, rather than break the link.
-	timer, _ := newPreciseTimer()
-	defer timer.close()
+	// A precise timer, not a Go timer or nanosleep (runners/measure/precise). Without a
+	// timerfd (out of descriptors) timer is nil and sleeps with a Go timer, late by up to
+	// a millisecond when the process is idle, rather than break the link.
+	timer, _ := precise.New()
+	defer timer.Close()
 	for {
 		select {
 		case <-stub.Interrupt:
@@ -78,62 +78,13 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 				stub.Close()
 				return
 			}
-			timer.sleepUntil(c.Timestamp.Add(d))
+			timer.SleepUntil(c.Timestamp.Add(d))
 			stub.Output <- c
 		}
 	}
 }
 
 func init() { toxics.Register(delayToxicName, new(delayToxic)) }
-
-// preciseTimer waits with a timerfd read through Go's network poller. The obvious ways
-// fail, measured (README.md, "Measured"): a Go timer, when the process is otherwise
-// idle, is waited for in epoll with a timeout of whole milliseconds, so a sub-millisecond
-// delay was rounded up to a whole one; nanosleep is exact but holds the goroutine's P for the
-// whole sleep, and with two Ps a few sleeping links starved everything else in the
-// process. A timerfd fires on the kernel's high-resolution timer and wakes the
-// poller at once, and a goroutine blocked on it holds no P. The wait cannot be
-// interrupted, which is harmless: toxiproxy interrupts a toxic only to change the
-// chain, which the sweep never does while connections are open.
-type preciseTimer struct {
-	fd  int
-	f   *os.File // registered with the poller; never call its Fd, which would make it blocking
-	buf [8]byte
-}
-
-func newPreciseTimer() (*preciseTimer, error) {
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("delay: timerfd: %w", err)
-	}
-	return &preciseTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}, nil
-}
-
-// sleepUntil returns at t (at once when t has passed). A nil timer sleeps with Go's.
-func (p *preciseTimer) sleepUntil(t time.Time) {
-	wait := time.Until(t)
-	if wait <= 0 {
-		return
-	}
-	if p == nil {
-		time.Sleep(wait)
-		return
-	}
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(wait.Nanoseconds())}
-	if err := unix.TimerfdSettime(p.fd, 0, &spec, nil); err != nil {
-		time.Sleep(wait) // not expected; a late chunk beats a lost one
-		return
-	}
-	if _, err := p.f.Read(p.buf[:]); err != nil {
-		time.Sleep(time.Until(t))
-	}
-}
-
-func (p *preciseTimer) close() {
-	if p != nil {
-		p.f.Close()
-	}
-}
 
 // proxyServer is the toxiproxy server every Proxy belongs to: it only carries the
 // logger (silent) and metrics (a private registry, never served).
