@@ -28,10 +28,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"dbbench/runners/histogram"
+	"dbbench/runners/measure/precise"
 	"dbbench/runners/measure/procstat"
 )
 
@@ -370,6 +370,11 @@ func (w *worker) loop() {
 		return true
 	}
 	var timer *time.Timer
+	var last *precise.Timer // nil (a Go timer's last millisecond) in closed loop or without a timerfd
+	if r.interval > 0 {
+		last, _ = precise.New()
+		defer last.Close()
+	}
 	// When the connection would have been free had every send gone out as early as the
 	// target allowed (see classifyLate).
 	var idealFree time.Time
@@ -386,7 +391,7 @@ func (w *worker) loop() {
 			if !r.end.IsZero() && !intended.Before(r.end) {
 				return
 			}
-			if !w.sleepUntil(intended, &timer) {
+			if !w.sleepUntil(intended, &timer, last) {
 				return
 			}
 		}
@@ -446,10 +451,10 @@ func (w *worker) leave() {
 // sleepUntil waits for t; false means the run was aborted meanwhile. Go's timers wake
 // through epoll, whose timeout is in milliseconds, so they wake late by up to that
 // millisecond (README.md, "Measured"), which open loop would add to every latency. So
-// the timer only covers all but the last millisecond, and nanosleep (far more
-// punctual) the rest; it blocks this goroutine's thread for at most that millisecond,
-// which the runtime copes with.
-func (w *worker) sleepUntil(t time.Time, timer **time.Timer) bool {
+// the Go timer, which an abort interrupts, only covers all but the last millisecond, and
+// a precise timer the rest: nanosleep, as punctual, held the goroutine's P while it
+// slept, and starved the delay proxy sharing this process (README.md, "Measured").
+func (w *worker) sleepUntil(t time.Time, timer **time.Timer, last *precise.Timer) bool {
 	if wait := time.Until(t) - time.Millisecond; wait > 0 {
 		if *timer == nil {
 			*timer = time.NewTimer(wait)
@@ -462,10 +467,7 @@ func (w *worker) sleepUntil(t time.Time, timer **time.Timer) bool {
 			return false
 		}
 	}
-	if wait := time.Until(t); wait > 0 {
-		ts := syscall.NsecToTimespec(int64(wait))
-		_ = syscall.Nanosleep(&ts, nil) // EINTR: waking early is harmless
-	}
+	last.SleepUntil(t)
 	return true
 }
 

@@ -216,8 +216,8 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	if res.Scheduled != rate || res.Requests+res.Unsent != res.Scheduled {
 		t.Fatalf("scheduled %d, requests %d + unsent %d: want 400 scheduled, all accounted for", res.Scheduled, res.Requests, res.Unsent)
 	}
-	// Sends are paced, never early (but for a nanosleep cut short by a signal, by at most
-	// the millisecond sleepUntil leaves to it): the connections' sends fall every 1/rate,
+	// Sends are paced, never early (a millisecond's slack below, the part sleepUntil
+	// leaves to its precise timer): the connections' sends fall every 1/rate,
 	// so the last of Requests sends was due at (Requests-1)/rate at the earliest. A
 	// generator that did not wait would be done with 400 sends to an idle server in a few
 	// tens of milliseconds.
