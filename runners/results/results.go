@@ -180,6 +180,26 @@ type RoleLink struct {
 	Pings int     `json:"pings"`
 }
 
+// The roles a RoleLink joins (runners/measure/topology places them).
+const (
+	RoleLoad = "load"
+	RoleApp  = "app"
+	RoleDB   = "db"
+)
+
+// DBProbe names the ping that timed the app's direct link to the database (per server:
+// "COM_PING", "empty query"); "ping" for a run that recorded no such link.
+func (t *Topology) DBProbe() string {
+	if t != nil {
+		for _, l := range t.Links {
+			if l.From == RoleApp && l.To == RoleDB && l.Via == "direct" && l.Probe != "" {
+				return l.Probe
+			}
+		}
+	}
+	return "ping"
+}
+
 // TopologyKind is where a run placed its roles (runners/measure/topology).
 type TopologyKind string
 

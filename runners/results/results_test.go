@@ -213,3 +213,20 @@ func TestDurationKeepsItsText(t *testing.T) {
 		t.Error(`p99 "fast" read without an error`)
 	}
 }
+
+// TestDBProbeIsTheAppsDirectLink: the ping named beside a link's round trip is the
+// one that timed the app's direct link, whichever server it was.
+func TestDBProbeIsTheAppsDirectLink(t *testing.T) {
+	var none *Topology
+	if got := none.DBProbe(); got != "ping" {
+		t.Errorf("no topology: %q, want ping", got)
+	}
+	top := &Topology{Links: []*RoleLink{
+		{From: RoleLoad, To: RoleApp, Via: "direct", Probe: "TCP echo"},
+		{From: RoleApp, To: RoleDB, Via: "counting proxy", Probe: "COM_PING"},
+		{From: RoleApp, To: RoleDB, Via: "direct", Probe: "empty query"},
+	}}
+	if got := top.DBProbe(); got != "empty query" {
+		t.Errorf("DBProbe = %q, want the app's direct link's, empty query", got)
+	}
+}

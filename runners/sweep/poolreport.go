@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/internal/words"
 	"dbbench/runners/present/doc"
 	"dbbench/runners/units"
 
@@ -43,8 +44,8 @@ func poolIntro(r *results.Run, need poolsize.Need) []string {
 	}
 	link := "on loopback"
 	if r.Link != nil {
-		link = fmt.Sprintf("%s between the targets and the database (%s added by a delay proxy, half each way; a COM_PING's round trip on the targets' path, %s direct)",
-			units.Seconds(r.Link.Path), units.Seconds(r.Link.Added), units.Seconds(r.Link.Direct))
+		link = fmt.Sprintf("%s between the targets and the database (%s added by a delay proxy, half each way; %s's round trip on the targets' path, %s direct)",
+			units.Seconds(r.Link.Path), units.Seconds(r.Link.Added), words.A(r.Topology.DBProbe()), units.Seconds(r.Link.Direct))
 	}
 	return append(out,
 		say("pool-method", map[string]any{"Link": link, "P99": need.P99, "MaxErrors": fmt.Sprintf("%.2g%%", 100*s.MaxErrorRate),

@@ -39,6 +39,15 @@ var funcs = template.FuncMap{
 // sentence outside a template says it alike.
 func Percent(f float64) string { return fmt.Sprintf("%g%%", 100*f) }
 
+// A is noun after its indefinite article as the letter sounds: "a COM_PING", "an empty
+// query". Words that break the spelling rule ("an hour") are not passed here.
+func A(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
 // Say is template name filled with data, its lines joined (Load). It panics when the
 // template is missing or the data does not fit it: a programming error, which every
 // test that renders the sentence finds.

@@ -33,3 +33,11 @@ func TestSayPanicsOnAMissingTemplate(t *testing.T) {
 	}()
 	b.Say("b", nil)
 }
+
+func TestAPicksTheArticleByTheFirstLetter(t *testing.T) {
+	for noun, want := range map[string]string{"COM_PING": "a COM_PING", "empty query": "an empty query", "ping": "a ping", "Echo": "an Echo"} {
+		if got := A(noun); got != want {
+			t.Errorf("A(%q) = %q, want %q", noun, got, want)
+		}
+	}
+}

@@ -26,11 +26,11 @@ import (
 // Kinds lists those --topology takes (results.SSH is --app-host's, OverSSH).
 var Kinds = []results.TopologyKind{results.Loopback, results.Netns}
 
-// Role names.
+// Role names, as results records them.
 const (
-	Load = "load"
-	App  = "app"
-	DB   = "db"
+	Load = results.RoleLoad
+	App  = results.RoleApp
+	DB   = results.RoleDB
 )
 
 // Topology is where the roles run.

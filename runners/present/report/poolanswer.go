@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/internal/words"
 	"dbbench/runners/units"
 
 	"dbbench/runners/judge/poolsize"
@@ -450,7 +451,8 @@ func (d *data) poolSection(a answer) section {
 	conn, child := poolsize.HowTimed(holds)
 	s.Intro = []string{
 		say("pool-sized", map[string]any{"Assumptions": need.Assumptions(),
-			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added)}),
+			"Path": units.Seconds(link.Path), "Direct": units.Seconds(link.Direct), "Added": units.Seconds(link.Added),
+			"Probe": words.A(d.run.Topology.DBProbe())}),
 		say("pool-how", map[string]any{"HowHeld": conn, "FPMHeld": child, "Tail": poolsize.Tail}),
 	}
 	g := grid{ID: "t-pool", Caption: "The pool each persistent variant needs",

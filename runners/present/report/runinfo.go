@@ -54,7 +54,7 @@ func topologyText(t *results.Topology) string {
 		roles = append(roles, r)
 	}
 	for _, l := range t.Links {
-		if l.Via == "direct" && l.From != "load" || l.To == "app" {
+		if l.Via == "direct" && l.From != results.RoleLoad || l.To == results.RoleApp {
 			rtts = append(rtts, fmt.Sprintf("%s→%s %s", l.From, l.To, units.Seconds(l.RTT)))
 		}
 	}
