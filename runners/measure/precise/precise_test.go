@@ -50,7 +50,7 @@ func TestSleeperHoldsNoP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	wake := time.Now().Add(2 * time.Second)
+	wake := time.Now().Add(500 * time.Millisecond)
 	done := make(chan struct{})
 	go func() { sleeperMark(p, wake); close(done) }()
 	for time.Now().Before(wake) {
