@@ -129,7 +129,7 @@ type Rev struct {
 }
 
 // Link is the distance between the targets and the database: the round-trip time added
-// on purpose (--rtt), and a COM_PING's round trip on an idle connection as measured
+// on purpose (--rtt), and a ping's round trip (Topology.DBProbe) on an idle connection as measured
 // from the targets' side (their namespace, on netns), direct and on the targets' path
 // (through the counting proxy, and the delay proxy when there is one). Seconds;
 // medians of the pings.
@@ -169,8 +169,8 @@ type Place struct {
 }
 
 // RoleLink is a round trip measured between two roles: the median of Pings on one
-// idle connection, by Probe (COM_PING to the database, a one-byte TCP echo to the
-// app's host), Via a proxy of the runner's or direct.
+// idle connection, by Probe (the server's ping, COM_PING or an empty query, to the
+// database; a one-byte TCP echo to the app's host), Via a proxy of the runner's or direct.
 type RoleLink struct {
 	From  string  `json:"from"`
 	To    string  `json:"to"`

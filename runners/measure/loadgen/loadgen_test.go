@@ -216,12 +216,12 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	if res.Scheduled != rate || res.Requests+res.Unsent != res.Scheduled {
 		t.Fatalf("scheduled %d, requests %d + unsent %d: want 400 scheduled, all accounted for", res.Scheduled, res.Requests, res.Unsent)
 	}
-	// Sends are paced, never early (a millisecond's slack below, the part sleepUntil
-	// leaves to its precise timer): the connections' sends fall every 1/rate,
-	// so the last of Requests sends was due at (Requests-1)/rate at the earliest. A
+	// Sends are paced, never early (neither of sleepUntil's timers returns before its
+	// time): the connections' sends fall every 1/rate, so the last of Requests sends was
+	// due at (Requests-1)/rate at the earliest. A
 	// generator that did not wait would be done with 400 sends to an idle server in a few
 	// tens of milliseconds.
-	if earliest := time.Duration(res.Requests-1)*time.Second/rate - time.Millisecond; res.Elapsed < earliest {
+	if earliest := time.Duration(res.Requests-1) * time.Second / rate; res.Elapsed < earliest {
 		t.Fatalf("%d sends at %d/s done after %v, before the last was due (%v)", res.Requests, rate, res.Elapsed, earliest)
 	}
 	// Against an idle server a connection is free whenever a send is due, so a send goes

@@ -24,7 +24,7 @@ import (
 // process is out of descriptors.
 type Timer struct {
 	fd  int
-	f   *os.File // registered with the poller; never call its Fd, which would make it blocking
+	f   *os.File // registered with the poller, which parks a Read instead of blocking a thread
 	buf [8]byte
 }
 

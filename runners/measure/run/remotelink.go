@@ -17,9 +17,9 @@ import (
 	"dbbench/runners/results"
 )
 
-// measureRemoteLink is measureLink for an app on another machine: COM_PING from there
-// (gotarget --ping, run there) direct to the database and on the targets' path,
-// COM_PING from the runner, and a TCP handshake from the runner to the app's host.
+// measureRemoteLink is measureLink for an app on another machine: the server's ping
+// from there (gotarget --ping, run there) direct to the database and on the targets'
+// path, the same from the runner, and a TCP handshake from the runner to the app's host.
 func (r *runner) measureRemoteLink(ctx context.Context, direct, path string) (*results.Link, []*results.RoleLink, error) {
 	h := r.topo.Remote
 	bin, err := h.Copy(ctx, filepath.Join(r.o.BinDir, target.GoBinary))
