@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-
-	"dbbench/dsn/protocol"
 )
 
 // Mask replaces a password where it stood.
@@ -96,30 +94,25 @@ func Redact(cfg *mysql.Config) string {
 	return c.FormatDSN()
 }
 
-// PasswordOf is the password of dsn as go-sql-driver (or, for a PostgreSQL URL, the
-// URL's userinfo, decoded) reads it, even when dsn is too malformed to parse: what
-// stands between the first ':' and the last '@' before the database name; "" when
-// there is none.
-func PasswordOf(dsn string) string {
-	if protocol.Of(dsn) == protocol.Postgres {
-		if u, err := url.Parse(dsn); err == nil {
-			pw, _ := u.User.Password()
-			return pw
-		}
-		dsn = dsn[strings.Index(dsn, "://")+3:] // malformed: user:password@host… as below
-	}
-	at := strings.LastIndex(dsn, "@")
+// PasswordOf is the password of dsn as its protocol's driver reads it (line.go), even
+// when dsn is too malformed to parse; "" when there is none.
+func PasswordOf(dsn string) string { return linesOf(dsn).password(dsn) }
+
+// passwordField is what stands between the first ':' and the last '@' before the
+// database name of s, as go-sql-driver reads a DSN's password; "" when there is none.
+func passwordField(s string) string {
+	at := strings.LastIndex(s, "@")
 	if at < 0 {
 		return ""
 	}
-	if slash := strings.LastIndex(dsn, "/"); slash >= 0 && slash < at {
+	if slash := strings.LastIndex(s, "/"); slash >= 0 && slash < at {
 		// "@" after the last "/": the database name or a parameter holds it, not the userinfo.
-		if strings.Contains(dsn[:slash], "@") {
-			at = strings.LastIndex(dsn[:slash], "@")
+		if strings.Contains(s[:slash], "@") {
+			at = strings.LastIndex(s[:slash], "@")
 		}
 	}
-	if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
-		return dsn[colon+1 : at]
+	if colon := strings.Index(s[:at], ":"); colon >= 0 {
+		return s[colon+1 : at]
 	}
 	return ""
 }

@@ -114,3 +114,21 @@ func TestPostgresURLs(t *testing.T) {
 		t.Errorf("ReadLine = %q, %v", got, err)
 	}
 }
+
+// TestPasswordOfEachProtocol: the password a driver would read, from a good line or a
+// malformed one, on either protocol (each line file's own reading).
+func TestPasswordOfEachProtocol(t *testing.T) {
+	for line, want := range map[string]string{
+		"u:s3cr@t@tcp(127.0.0.1:3306)/db":                       "s3cr@t",
+		"u:pw@tcp(127.0.0.1:3306)/db?x=a@b":                     "pw",
+		"u@tcp(127.0.0.1:3306)/db":                              "",
+		"postgres://u:p%40ss@127.0.0.1:5432/db?sslmode=disable": "p@ss",
+		"postgresql://u:pw@localhost/db":                        "pw",
+		"postgres://u:bad%zz@127.0.0.1:5432/db":                 "bad%zz", // malformed escape: read as a DSN would be
+		"postgres://u@127.0.0.1/db":                             "",
+	} {
+		if got := PasswordOf(line); got != want {
+			t.Errorf("PasswordOf(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

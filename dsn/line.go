@@ -10,6 +10,7 @@ type lines interface {
 	check(line string) error
 	withAddr(line, addr string) (string, error)
 	tcp(line string) (TCP, error)
+	password(line string) string // even from a malformed line
 }
 
 var byProtocol = map[protocol.Protocol]lines{protocol.MySQL: mysqlLines{}, protocol.Postgres: postgresLines{}}

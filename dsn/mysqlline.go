@@ -41,6 +41,8 @@ func (mysqlLines) tcp(line string) (TCP, error) {
 	return TCP{Host: host, Port: port, Database: cfg.DBName, User: cfg.User, Password: cfg.Passwd}, nil
 }
 
+func (mysqlLines) password(line string) string { return passwordField(line) }
+
 // MaskedIn is msg, a driver's error about line, with line's password masked wherever it
 // stands: the message is about this line alone, so any text of the password in it is
 // the password.

@@ -42,3 +42,13 @@ func (postgresLines) tcp(line string) (TCP, error) {
 	pass, _ := u.User.Password()
 	return TCP{Host: u.Hostname(), Port: cmp.Or(u.Port(), "5432"), Database: strings.TrimPrefix(u.Path, "/"), User: u.User.Username(), Password: pass}, nil
 }
+
+// password is the URL's userinfo password, decoded; from a malformed URL, what stands
+// where a DSN's password would.
+func (postgresLines) password(line string) string {
+	if u, err := url.Parse(line); err == nil {
+		pw, _ := u.User.Password()
+		return pw
+	}
+	return passwordField(line[strings.Index(line, "://")+3:])
+}
