@@ -28,9 +28,9 @@ const Form = "user:password@tcp(host:port)/database"
 // Parse parses one DSN. Its errors never contain the password, even when the DSN is
 // too malformed for the driver to find it; a DSN that names no database is an error.
 func Parse(line string) (*mysql.Config, error) {
-	cfg, err := mysql.ParseDSN(line)
+	cfg, err := parseMySQL(line)
 	if err != nil {
-		return nil, fmt.Errorf("malformed DSN (want %s): %s", Form, MaskedIn(err.Error(), line))
+		return nil, fmt.Errorf("malformed DSN (want %s): %w", Form, err)
 	}
 	if cfg.DBName == "" {
 		return nil, fmt.Errorf("malformed DSN %s: it names no database (want %s)", Redact(cfg), Form)
@@ -97,6 +97,16 @@ func Redact(cfg *mysql.Config) string {
 // PasswordOf is the password of dsn as its protocol's driver reads it (line.go), even
 // when dsn is too malformed to parse; "" when there is none.
 func PasswordOf(dsn string) string { return linesOf(dsn).password(dsn) }
+
+// MaskedIn is msg, a driver's error about line, with line's password masked wherever it
+// stands: the message is about this line alone, so any text of the password in it is
+// the password.
+func MaskedIn(msg, line string) string {
+	if pw := PasswordOf(line); pw != "" {
+		msg = strings.ReplaceAll(msg, pw, Mask)
+	}
+	return msg
+}
 
 // passwordField is what stands between the first ':' and the last '@' before the
 // database name of s, as go-sql-driver reads a DSN's password; "" when there is none.

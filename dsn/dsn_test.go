@@ -132,3 +132,20 @@ func TestPasswordOfEachProtocol(t *testing.T) {
 		}
 	}
 }
+
+// A parse error is about the DSN alone: the password is masked wherever the driver
+// quotes it, on either protocol.
+func TestMaskedIn(t *testing.T) {
+	for line, msg := range map[string]string{
+		"u:S3cret@tcp(127.0.0.1:1)/db?interpolateParams=S3cret": "invalid bool value: S3cret",
+		"postgres://u:S3cret@127.0.0.1/db?x=S3cret":             "bad value S3cret",
+	} {
+		if got := MaskedIn(msg, line); strings.Contains(got, "S3cret") || !strings.Contains(got, Mask) {
+			t.Errorf("MaskedIn(%q) = %q", msg, got)
+		}
+	}
+	// The driver's own message, end to end.
+	if _, err := Parse("u:S3cret@tcp(127.0.0.1:1)/db?interpolateParams=S3cret"); err == nil || strings.Contains(err.Error(), "S3cret") {
+		t.Errorf("Parse's error = %v, want one without the password", err)
+	}
+}

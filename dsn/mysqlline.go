@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -17,19 +16,29 @@ func (mysqlLines) check(line string) error {
 	return err
 }
 
-func (mysqlLines) withAddr(line, addr string) (string, error) {
+// parseMySQL is go-sql-driver's reading of line, its error without the password (the
+// driver's message quotes a bad parameter's value, say).
+func parseMySQL(line string) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(line)
 	if err != nil {
-		return "", errors.New("malformed DSN: " + MaskedIn(err.Error(), line))
+		return nil, errors.New(MaskedIn(err.Error(), line))
+	}
+	return cfg, nil
+}
+
+func (mysqlLines) withAddr(line, addr string) (string, error) {
+	cfg, err := parseMySQL(line)
+	if err != nil {
+		return "", fmt.Errorf("malformed DSN: %w", err)
 	}
 	cfg.Net, cfg.Addr = "tcp", addr
 	return cfg.FormatDSN(), nil
 }
 
 func (mysqlLines) tcp(line string) (TCP, error) {
-	cfg, err := mysql.ParseDSN(line)
+	cfg, err := parseMySQL(line)
 	if err != nil {
-		return TCP{}, errors.New(MaskedIn(err.Error(), line))
+		return TCP{}, err
 	}
 	if cfg.Net != "tcp" {
 		return TCP{}, fmt.Errorf("uses %q: PHP targets connect over TCP, want user:pass@tcp(host:port)/db", cfg.Net)
@@ -42,13 +51,3 @@ func (mysqlLines) tcp(line string) (TCP, error) {
 }
 
 func (mysqlLines) password(line string) string { return passwordField(line) }
-
-// MaskedIn is msg, a driver's error about line, with line's password masked wherever it
-// stands: the message is about this line alone, so any text of the password in it is
-// the password.
-func MaskedIn(msg, line string) string {
-	if pw := PasswordOf(line); pw != "" {
-		msg = strings.ReplaceAll(msg, pw, Mask)
-	}
-	return msg
-}

@@ -48,11 +48,6 @@ func Register(s string) {
 // RegisterDSN registers the password of d, even when d is too malformed to parse.
 func RegisterDSN(d string) { Register(PasswordOf(d)) }
 
-// ScrubDSNError masks the password of d anywhere in msg, an error about d alone
-// (the driver's parse error quotes a bad parameter's value, say): there, any text of
-// the password is the password.
-func ScrubDSNError(msg, d string) string { return Scrub(dsn.MaskedIn(msg, d)) }
-
 // PasswordOf is the password of a DSN, even one too malformed to parse (dsn.PasswordOf).
 func PasswordOf(d string) string { return dsn.PasswordOf(d) }
 

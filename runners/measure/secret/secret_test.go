@@ -112,13 +112,3 @@ func TestScrubMasksAURLsPassword(t *testing.T) {
 		}
 	}
 }
-
-// A parse error is about the DSN alone: the password is masked wherever the driver
-// quotes it.
-func TestScrubDSNError(t *testing.T) {
-	withSecrets(t)
-	dsn := "u:S3cret@tcp(127.0.0.1:1)/db?interpolateParams=S3cret"
-	if got, want := ScrubDSNError("invalid bool value: S3cret", dsn), "invalid bool value: ****"; got != want {
-		t.Errorf("ScrubDSNError = %q, want %q", got, want)
-	}
-}
