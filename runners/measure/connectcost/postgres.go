@@ -137,18 +137,19 @@ type closer struct{ c *pgx.Conn }
 func (c closer) Close() error { return c.c.Close(context.Background()) }
 
 // cpuFrom counts the CPU of the postmaster and every backend, those that exited
-// meanwhile included (its children's times).
+// meanwhile included (its children's times): procstat.TakeCPUFamily, as the run reads
+// the server (runners/measure/servers/postgres.go).
 func (d *postgresDoor) cpuFrom() (func() (time.Duration, error), error) {
-	before, err := procstat.TakeLightTree(d.pid)
+	before, err := procstat.TakeCPUFamily(d.pid)
 	if err != nil {
 		return nil, err
 	}
 	return func() (time.Duration, error) {
-		after, err := procstat.TakeLightTree(d.pid)
+		after, err := procstat.TakeCPUFamily(d.pid)
 		if err != nil {
 			return 0, err
 		}
-		return after.CPU - before.CPU, nil
+		return after - before, nil
 	}, nil
 }
 
