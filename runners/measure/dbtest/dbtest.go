@@ -65,11 +65,18 @@ func start(t testing.TB, o provider.Options) *DB {
 	if err := os.WriteFile(dsnFile, []byte(db.DSN()+"\n"), 0o600); err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
+	return &DB{DB: db, DSNFile: dsnFile, Config: ConfigOf(t, db)}
+}
+
+// ConfigOf is the go-sql-driver config of a MySQL-protocol server's DSN, password
+// included, for a test that takes its address, user and password apart.
+func ConfigOf(t testing.TB, db *provider.DB) *mysql.Config {
+	t.Helper()
 	cfg, err := mysql.ParseDSN(db.DSN())
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
-	return &DB{DB: db, DSNFile: dsnFile, Config: cfg}
+	return cfg
 }
 
 // AssertNoChildren fails the test if a process started by it (a database, a target,

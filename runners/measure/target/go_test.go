@@ -21,10 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/dbtest"
 	"dbbench/runners/measure/provider"
 	"dbbench/runners/measure/revision"
 	"dbbench/runners/measure/roundtrip"
@@ -891,7 +890,7 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 	db, _, _ := sharedDB(t)
 	dir := t.TempDir()
 	const wrong = "Wr0ngPassw0rdXYZ"
-	cfg := configOf(t, db)
+	cfg := dbtest.ConfigOf(t, db)
 	bad := cfg.Clone()
 	bad.Passwd = wrong
 	wrongPW, _ := writeDSN(dir, "wrong", bad.FormatDSN())
@@ -905,9 +904,9 @@ func TestGoStartFailuresNeverShowThePassword(t *testing.T) {
 		want           []string
 	}{
 		{wrongPW, wrong, []string{"cannot reach the database at dbbench:****@tcp(" + db.Addr() + ")/dbbench", "Access denied"}},
-		{noServer, configOf(t, db).Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
+		{noServer, dbtest.ConfigOf(t, db).Passwd, []string{"cannot reach the database at dbbench:****@tcp(127.0.0.1:1)/dbbench", "connection refused"}},
 		{malformed, wrong, []string{"malformed DSN (want user:password@tcp(host:port)/database)"}},
-		{twoLines, configOf(t, db).Passwd, []string{"has more than one line"}},
+		{twoLines, dbtest.ConfigOf(t, db).Passwd, []string{"has more than one line"}},
 		{filepath.Join(dir, "missing"), "", []string{"read DSN file", "no such file"}},
 	} {
 		for _, layer := range []string{"raw", "orm", "gorm"} {
@@ -963,14 +962,4 @@ func TestSwitchProxyKeepsItsPort(t *testing.T) {
 		c.Close()
 	}
 	p.up(t)
-}
-
-// configOf is the go-sql-driver config of db's DSN, password included.
-func configOf(t testing.TB, db *provider.DB) *mysql.Config {
-	t.Helper()
-	cfg, err := mysql.ParseDSN(db.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }

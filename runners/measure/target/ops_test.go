@@ -26,6 +26,7 @@ import (
 
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/dbtest"
 	"dbbench/runners/measure/revision"
 	"dbbench/runners/measure/roundtrip"
 )
@@ -447,7 +448,7 @@ func opsSample(vs []matrix.Variant) []matrix.Variant {
 // no lost update at 64 clients, and what each op costs in MySQL commands.
 func TestGoOps(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxyOn("127.0.0.1", configOf(t, db).Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", dbtest.ConfigOf(t, db).Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +509,7 @@ func TestGoLostUpdateIsCaught(t *testing.T) {
 // clients, and what each op costs in MySQL commands.
 func TestPHPOps(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxyOn("127.0.0.1", configOf(t, db).Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", dbtest.ConfigOf(t, db).Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"dbbench/dsn/protocol"
 	"dbbench/fixtures"
 	"dbbench/runners/define/matrix"
+	"dbbench/runners/measure/dbtest"
 	"dbbench/runners/measure/roundtrip"
 )
 
@@ -144,7 +145,7 @@ func warmPHP(t *testing.T, tg *Target, v matrix.Variant, proxy *roundtrip.Proxy)
 
 func TestPHPVariants(t *testing.T) {
 	db, _, admin := sharedDB(t)
-	proxy, err := roundtrip.StartProxyOn("127.0.0.1", configOf(t, db).Addr)
+	proxy, err := roundtrip.StartProxyOn("127.0.0.1", dbtest.ConfigOf(t, db).Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,13 +234,13 @@ func assertPHPCounts(t *testing.T, v matrix.Variant, res *roundtrip.Result, n in
 // is back. The password appears in no file and no log.
 func TestPHPDatabaseGoneThenBack(t *testing.T) {
 	db, _, _ := sharedDB(t)
-	password := configOf(t, db).Passwd
+	password := dbtest.ConfigOf(t, db).Passwd
 	for _, v := range phpVariants(t, 2) {
 		if v.Layer == "hello" {
 			continue
 		}
 		t.Run(v.Key(), func(t *testing.T) {
-			proxy := startSwitchProxy(t, configOf(t, db).Addr)
+			proxy := startSwitchProxy(t, dbtest.ConfigOf(t, db).Addr)
 			runDir := t.TempDir()
 			tg := startPHPTarget(t, v, viaProxy(t, db, proxy.addr), runDir)
 			if err := concurrently(tg.URL, 10, 2)(context.Background()); err != nil {
@@ -291,7 +292,7 @@ func TestPHPConnectionsCutWhileIdle(t *testing.T) {
 			continue
 		}
 		t.Run(v.Key(), func(t *testing.T) {
-			proxy := startSwitchProxy(t, configOf(t, db).Addr)
+			proxy := startSwitchProxy(t, dbtest.ConfigOf(t, db).Addr)
 			tg := startPHPTarget(t, v, viaProxy(t, db, proxy.addr), "")
 			// New client connections each round until every process holds its database
 			// connection (two proxied sockets each): the kernel spreads new connections
@@ -786,15 +787,15 @@ func sum(m map[string]int64) int64 {
 func TestPHPUnitAgainstMariaDB(t *testing.T) {
 	db, _, admin := sharedDB(t)
 	reloadFixtures(t, admin) // the ops tests insert rows; they delete them, but leave the AUTO_INCREMENT counter
-	host, port, err := net.SplitHostPort(configOf(t, db).Addr)
+	host, port, err := net.SplitHostPort(dbtest.ConfigOf(t, db).Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("phpunit", "--colors=never", "--filter", "ResidentDatabaseTest")
 	cmd.Dir = filepath.Join(phpRepoRoot, "php")
 	cmd.Env = append(os.Environ(), "DBBENCH_TEST_DB_HOST="+host, "DBBENCH_TEST_DB_PORT="+port,
-		"DBBENCH_TEST_DB_NAME="+configOf(t, db).DBName, "DBBENCH_TEST_DB_USER="+configOf(t, db).User,
-		"DBBENCH_TEST_DB_PASSWORD="+configOf(t, db).Passwd)
+		"DBBENCH_TEST_DB_NAME="+dbtest.ConfigOf(t, db).DBName, "DBBENCH_TEST_DB_USER="+dbtest.ConfigOf(t, db).User,
+		"DBBENCH_TEST_DB_PASSWORD="+dbtest.ConfigOf(t, db).Passwd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("phpunit: %v\n%s", err, out)
