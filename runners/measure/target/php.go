@@ -597,11 +597,11 @@ func phpDatabaseEnv(spec matrix.Spec, dsnFile string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("php target: DSN in %s: %s", dsnFile, secret.Scrub(err.Error()))
 	}
-	secret.Register(t.Password)
-	vals := []string{t.Host, t.Port, t.Database, t.User, t.Password, pdoDriver[protocol.Of(line)]}
-	if vals[2] == "" || vals[3] == "" {
+	secret.Register(t.Password) // the driver's reading, should it differ from RegisterDSN's
+	if t.Database == "" || t.User == "" {
 		return nil, fmt.Errorf("php target: DSN in %s names no database or no user", dsnFile)
 	}
+	vals := []string{t.Host, t.Port, t.Database, t.User, t.Password, pdoDriver[protocol.Of(line)]}
 	env := make([]string, len(phpDBVars))
 	for i, name := range phpDBVars {
 		if strings.ContainsAny(vals[i], "\x00\n") {
