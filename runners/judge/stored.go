@@ -18,7 +18,7 @@ import (
 // written whenever the page is (a run's end, ab, profile, dbbench report DIR), from the
 // same Run the page formats.
 const (
-	StoredFile   = "judgement.json"
+	StoredFile   = results.JudgementFile
 	StoredSchema = "dbbench/judgement/v1"
 )
 

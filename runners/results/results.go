@@ -820,6 +820,10 @@ func Keys(vs []*Variant) []string {
 	return out
 }
 
+// JudgementFile is the file beside results.json that keeps what a run's or a sweep's
+// page shows, judged from it once (runners/judge, runners/sweep).
+const JudgementFile = "judgement.json"
+
 // WriteJSON writes v as indented JSON to path atomically: a temporary file in the same
 // directory, synced, then renamed over path.
 func WriteJSON(path string, v any) error {

@@ -17,7 +17,7 @@ const RTTSweepSchema = "dbbench/judgement/rtt-sweep/v1"
 
 // WriteJudgement writes ps as judgement.json into dir, beside the sweep's results.json.
 func (ps *PoolSweep) WriteJudgement(dir string) error {
-	return results.WriteJSON(filepath.Join(dir, "judgement.json"), struct {
+	return results.WriteJSON(filepath.Join(dir, results.JudgementFile), struct {
 		Schema string `json:"schema"`
 		*PoolSweep
 	}{PoolSweepSchema, ps})
@@ -26,7 +26,7 @@ func (ps *PoolSweep) WriteJudgement(dir string) error {
 // WriteRTTJudgement writes an rtt sweep's points as judgement.json into dir, beside
 // plan.json.
 func WriteRTTJudgement(dir string, points []RTTPoint) error {
-	return results.WriteJSON(filepath.Join(dir, "judgement.json"), struct {
+	return results.WriteJSON(filepath.Join(dir, results.JudgementFile), struct {
 		Schema string     `json:"schema"`
 		Points []RTTPoint `json:"points"`
 	}{RTTSweepSchema, points})
