@@ -134,21 +134,27 @@ func bounds(lo, hi float64) (*float64, *float64) {
 	return &lo, &hi
 }
 
+// interval reads bounds back: no interval (−Inf, +Inf) unless both are there.
+func interval(lo, hi *float64) (float64, float64) {
+	if lo == nil || hi == nil {
+		return math.Inf(-1), math.Inf(1)
+	}
+	return *lo, *hi
+}
+
 // UnmarshalJSON reads what MarshalJSON writes. Null or missing bounds are no interval.
 func (e *Estimate) UnmarshalJSON(b []byte) error {
 	var j estimateJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*e = Estimate{Method: j.Method, N: j.N, Confidence: j.Confidence, Warnings: j.Warnings, Lo: math.Inf(-1), Hi: math.Inf(1)}
+	*e = Estimate{Method: j.Method, N: j.N, Confidence: j.Confidence, Warnings: j.Warnings}
+	e.Lo, e.Hi = interval(j.Lo, j.Hi)
 	switch {
 	case j.Shift != nil:
 		e.Value, e.Shift = *j.Shift, true
 	case j.Ratio != nil:
 		e.Value = *j.Ratio
-	}
-	if j.Lo != nil && j.Hi != nil {
-		e.Lo, e.Hi = *j.Lo, *j.Hi
 	}
 	return nil
 }
@@ -178,9 +184,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*s = Summary{Unit: j.Unit, N: j.N, Center: j.Center, Lo: math.Inf(-1), Hi: math.Inf(1), Confidence: j.Confidence, Warnings: j.Warnings}
-	if j.Lo != nil && j.Hi != nil {
-		s.Lo, s.Hi = *j.Lo, *j.Hi
-	}
+	*s = Summary{Unit: j.Unit, N: j.N, Center: j.Center, Confidence: j.Confidence, Warnings: j.Warnings}
+	s.Lo, s.Hi = interval(j.Lo, j.Hi)
 	return nil
 }
