@@ -104,7 +104,7 @@ func (f *dbFlags) options(maxConnections int, log io.Writer) (provider.Options, 
 		o.ServerArgs = append(o.ServerArgs, fmt.Sprintf("--max-prepared-stmt-count=%d", n))
 	}
 	if *f.pooler != "" {
-		if len(servers) > 1 || o.Server != "postgres" {
+		if len(servers) > 1 || !provider.TakesPooler(o.Server) {
 			return o, fmt.Errorf("%w: --pooler %s sits in front of PostgreSQL: it needs --db postgres alone (or --db postgres,pgbouncer to pair the two)", errUsage, *f.pooler)
 		}
 		o.Pooler = *f.pooler

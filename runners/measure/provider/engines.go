@@ -23,12 +23,19 @@ var poolerDBs = map[string]*PgBouncerSettings{
 	"pgbouncer-off": {Version: "1.24", MaxPreparedStatements: new(int)},
 }
 
+// pooled is the server a pooler goes in front of: what every pooler db starts behind
+// PgBouncer, and the one --pooler takes.
+const pooled = "postgres"
+
+// TakesPooler says whether --pooler may go in front of db.
+func TakesPooler(db string) bool { return db == pooled }
+
 // Behind is what a db that is another server behind a pooler starts: the server and
 // the pooler (matrix.yaml's server and pooler of that db, a test checks); server
 // itself and "" for any other.
 func Behind(server string) (started, pooler string) {
 	if _, ok := poolerDBs[server]; ok {
-		return "postgres", "pgbouncer"
+		return pooled, "pgbouncer"
 	}
 	return server, ""
 }
